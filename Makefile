@@ -1,0 +1,41 @@
+# Thin wrapper over CMake for the README's two commands; the package list lives in scripts/deps.sh.
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+JOBS       ?= $(shell nproc)
+
+.PHONY: all demo test build build-asan unit valgrind e2e format bench screenshots clean
+
+all: build
+
+build:
+	sh scripts/deps.sh
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan:
+	sh scripts/deps.sh
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DVELTOP_SANITIZE=ON >/dev/null
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/veltop --demo
+
+# The whole suite: every test under ASan+UBSan, then the unit suites again under valgrind.
+test: build-asan build
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j 2
+	sh scripts/valgrind.sh $(BUILD)
+
+valgrind: build
+	sh scripts/valgrind.sh $(BUILD)
+
+format:
+	clang-format -i include/*/*.h kubeclient/*.[ch] tui/*.[ch] sim/*.[ch] tests/*.[ch] bench/*.c
+
+bench: build
+	sh bench/run.sh $(BUILD)
+
+screenshots: build
+	sh scripts/screenshots.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

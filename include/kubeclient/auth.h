@@ -1,0 +1,26 @@
+/* auth.h: credentials for requests: static token, tokenFile (re-read once a minute), basic auth,
+ * client certificates (as memory blobs) and exec credential plugins run as children of the loop. */
+#pragma once
+#include <curl/curl.h>
+#include "kubeclient/kubeconfig.h"
+#include "kubeclient/loop.h"
+
+typedef struct kc_auth kc_auth;
+
+kc_auth *kc_auth_new(const kc_rest_config *cfg, kc_loop *loop); /* cfg must outlive it */
+void kc_auth_free(kc_auth *a);
+
+/* Returns 1 when credentials are ready now. Otherwise returns 0, starts the exec plugin if it is
+ * not running, and calls cb(arg, err) once it finished (err->msg empty on success). */
+typedef void (*kc_auth_ready_fn)(void *arg, const kc_err *err);
+int kc_auth_ready(kc_auth *a, kc_auth_ready_fn cb, void *arg);
+/* Forgets a pending cb (the requester went away). */
+void kc_auth_forget(kc_auth *a, void *arg);
+
+/* Sets TLS client blobs and auth options on the handle and appends headers (Authorization). */
+struct curl_slist *kc_auth_apply(kc_auth *a, CURL *easy, struct curl_slist *headers);
+
+/* After a 401: the cached exec credential is dropped so the next kc_auth_ready re-runs the
+ * plugin. Returns 1 if a retry makes sense (an exec plugin or tokenFile is in use), once per
+ * credential. */
+int kc_auth_invalidate(kc_auth *a);

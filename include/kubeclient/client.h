@@ -1,0 +1,53 @@
+/* client.h: requests to the API server over the loop's curl multi handle, with the kubeconfig's
+ * TLS and credentials, Kubernetes Status errors turned into messages a person can act on. */
+#pragma once
+#include <stddef.h>
+#include "kubeclient/kubeconfig.h"
+#include "kubeclient/loop.h"
+
+typedef struct kc_client kc_client;
+typedef struct kc_request kc_request;
+
+/* Copies what it needs from cfg. */
+kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err);
+void kc_client_free(kc_client *c);
+kc_loop *kc_client_loop(kc_client *c);
+const char *kc_client_server(kc_client *c);
+
+typedef struct kc_request_opts {
+    const char *method; /* NULL = GET */
+    const char *path;   /* "/apis/velero.io/v1/..." (with query), or an absolute URL (downloads:
+                           then no credentials are sent unless it is the API server's host) */
+    const char *body;
+    size_t body_len;
+    const char *content_type; /* of the body */
+    const char *accept;       /* NULL = application/json */
+    const char *accept_encoding; /* NULL: none requested; "identity" for downloads */
+    int stream;               /* 1: body delivered by on_data as it arrives, not buffered */
+    long timeout_ms;          /* whole request; 0 = none (watches rely on timeoutSeconds) */
+    long low_speed_secs;      /* abort when < 1 byte/s for this long; 0 = off */
+} kc_request_opts;
+
+typedef struct kc_response {
+    long status;      /* HTTP status, 0 if none arrived */
+    const char *body; /* buffered body (not for stream requests), NUL-terminated */
+    size_t body_len;
+    long retry_after; /* seconds from Retry-After, -1 if absent */
+} kc_response;
+
+typedef void (*kc_data_fn)(void *arg, const char *data, size_t n);
+/* err->msg is empty for a 2xx answer; otherwise it holds the message (err->code = HTTP status). */
+typedef void (*kc_done_fn)(void *arg, const kc_response *resp, const kc_err *err);
+
+/* Starts a request; callbacks run from the loop. Never blocks. */
+kc_request *kc_client_request(kc_client *c, const kc_request_opts *opts, kc_data_fn on_data,
+                              kc_done_fn on_done, void *arg);
+/* Cancels a request; no callback runs after this. */
+void kc_request_cancel(kc_request *r);
+
+/* The message for a failed request (also used by the program for --once):
+ * 401 `unauthorized: the server rejected the credentials of user "u"`, 403 the server's message,
+ * 404 on velero.io `Velero's resources are not installed in this cluster (no velero.io API group)`,
+ * TLS failures naming the certificate, connection errors naming the server URL. */
+void kc_client_describe_error(kc_client *c, long status, const char *body, CURLcode res,
+                              const char *path, kc_err *err);

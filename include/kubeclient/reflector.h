@@ -1,0 +1,46 @@
+/* reflector.h: keeps a store in sync with one resource: paginated LIST, then WATCH with bookmarks,
+ * resume from the last resourceVersion, re-list on 410, exponential backoff with jitter. */
+#pragma once
+#include <stdint.h>
+#include "kubeclient/client.h"
+#include "kubeclient/store.h"
+
+typedef enum {
+    KC_REFL_SYNCING,  /* listing (first time or after 410) */
+    KC_REFL_LIVE,     /* watching */
+    KC_REFL_RETRYING, /* waiting to try again */
+    KC_REFL_FAILED    /* will not retry (e.g. the resource does not exist) */
+} kc_refl_state;
+
+typedef struct kc_refl_status {
+    kc_refl_state state;
+    int attempt;              /* consecutive failures */
+    int64_t next_try_ms;      /* monotonic time of the next try when RETRYING */
+    char last_error[512];     /* person-readable; empty when none */
+    int last_status;          /* HTTP status of the last failure */
+    char resource_version[64];
+    int synced;               /* the first list completed at least once */
+    unsigned long events;     /* watch events applied */
+    unsigned long malformed;  /* watch lines that could not be decoded (skipped) */
+    unsigned long relists;
+} kc_refl_status;
+
+typedef struct kc_reflector kc_reflector;
+
+typedef struct kc_reflector_opts {
+    const char *api_path;       /* "/apis/velero.io/v1" or "/api/v1" */
+    const char *resource;       /* plural, e.g. "backups" */
+    const char *ns;             /* NULL = all namespaces */
+    const char *label_selector; /* NULL = none */
+    const char *field_selector; /* NULL = none */
+    int page_size;              /* 0 = 500 */
+    size_t max_line;            /* 0 = 16 MiB */
+} kc_reflector_opts;
+
+kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *opts, kc_store *store);
+void kc_reflector_start(kc_reflector *r);
+void kc_reflector_free(kc_reflector *r);
+const kc_refl_status *kc_reflector_status(const kc_reflector *r);
+/* Called whenever the status changes (state, attempt, error). */
+void kc_reflector_on_status(kc_reflector *r, void (*fn)(void *arg, const kc_refl_status *st),
+                            void *arg);

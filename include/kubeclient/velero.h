@@ -1,0 +1,170 @@
+/* velero.h: Velero's resources decoded from JSON into C structs: runs (Backup, Restore), pod volume
+ * and data mover progress (PVB, PVR, DataUpload, DataDownload), DownloadRequest, Schedule, BSL.
+ * A missing field means zero or absent (NULL / 0), never a failure. Times are unix seconds, 0 when
+ * absent. Strings are owned by the struct. */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    VL_BACKUP,
+    VL_RESTORE,
+    VL_PVB, /* PodVolumeBackup, velero.io/v1 */
+    VL_PVR, /* PodVolumeRestore, velero.io/v1 */
+    VL_DU,  /* DataUpload, velero.io/v2alpha1 */
+    VL_DD,  /* DataDownload, velero.io/v2alpha1 */
+    VL_DOWNLOAD_REQUEST,
+    VL_SCHEDULE,
+    VL_BSL
+} vl_kind;
+
+const char *vl_kind_name(vl_kind k); /* "Backup", "PodVolumeBackup", ... */
+
+/* Phases of runs and volumes. Unknown phase text is kept in the struct's phase string with
+ * VL_PH_UNKNOWN. An empty phase is New. */
+typedef enum {
+    VL_PH_UNKNOWN,
+    VL_PH_NEW,
+    VL_PH_QUEUED,
+    VL_PH_READY_TO_START,
+    VL_PH_FAILED_VALIDATION,
+    VL_PH_IN_PROGRESS,
+    VL_PH_WAITING_PLUGIN_OPS,
+    VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED,
+    VL_PH_FINALIZING,
+    VL_PH_FINALIZING_PARTIALLY_FAILED,
+    VL_PH_COMPLETED,
+    VL_PH_PARTIALLY_FAILED,
+    VL_PH_FAILED,
+    VL_PH_DELETING,
+    /* volume phases (v1.17+; v1.16 uses New/InProgress/Completed/Failed) */
+    VL_PH_ACCEPTED,
+    VL_PH_PREPARED,
+    VL_PH_CANCELING,
+    VL_PH_CANCELED
+} vl_phase;
+
+vl_phase vl_phase_parse(const char *s); /* NULL or "" -> VL_PH_NEW */
+int vl_phase_terminal(vl_phase p);      /* Completed, PartiallyFailed, Failed, FailedValidation, Canceled */
+int vl_phase_active(vl_phase p);        /* running: InProgress .. Finalizing*, Accepted, Prepared, Canceling */
+
+typedef struct vl_meta {
+    char *name, *ns, *uid, *resource_version;
+    double created, deleted; /* creationTimestamp, deletionTimestamp */
+    size_t nlabels;
+    char **label_keys, **label_values;
+} vl_meta;
+const char *vl_label(const vl_meta *m, const char *key); /* NULL if absent */
+
+typedef struct vl_res_progress {
+    char *resource; /* group-qualified resource, e.g. "deployments.apps", "pods" */
+    int64_t processed, total;
+} vl_res_progress;
+
+/* Backup or Restore. */
+typedef struct vl_run {
+    vl_kind kind; /* VL_BACKUP or VL_RESTORE */
+    vl_meta meta;
+    char *phase; /* the text as given ("New" when empty) */
+    vl_phase phase_id;
+    /* spec */
+    char *storage_location; /* backup spec.storageLocation (or label velero.io/storage-location) */
+    char *schedule;         /* label velero.io/schedule-name, or restore spec.scheduleName */
+    char *backup_name;      /* restore spec.backupName */
+    char **included_ns, **excluded_ns;
+    size_t n_included_ns, n_excluded_ns;
+    char *ttl;
+    /* status */
+    double started, completed, expiration;
+    int has_progress;       /* status.progress present */
+    int64_t items_total, items_done; /* totalItems, itemsBackedUp / itemsRestored */
+    int64_t errors, warnings;
+    char *failure_reason;
+    char **validation_errors;
+    size_t n_validation_errors;
+    int64_t queue_position;
+    int64_t hooks_attempted, hooks_failed;
+    int64_t ops_attempted, ops_completed, ops_failed; /* backup/restoreItemOperations* */
+    int64_t snapshots_attempted, snapshots_completed;
+    int64_t csi_snapshots_attempted, csi_snapshots_completed;
+    char *format_version;
+    int has_resource_progress; /* status.resourceProgress present */
+    vl_res_progress *resources; /* in the order given */
+    size_t n_resources;
+} vl_run;
+
+/* PodVolumeBackup / PodVolumeRestore / DataUpload / DataDownload. */
+typedef struct vl_volume {
+    vl_kind kind;
+    vl_meta meta;
+    char *run_name; /* label velero.io/backup-name or velero.io/restore-name */
+    char *node;     /* PVB spec.node; PVR/DU/DD status.node */
+    char *pod_ns, *pod_name; /* PVB/PVR spec.pod; DU: sourceNamespace; DD: targetVolume.namespace */
+    char *volume;   /* PVB/PVR spec.volume; DU spec.sourcePVC; DD spec.targetVolume.pvc */
+    char *uploader; /* "kopia", "restic", or "data mover" for DU/DD (spec.datamover or "velero") */
+    char *phase;
+    vl_phase phase_id;
+    int64_t bytes_total, bytes_done, incremental_bytes;
+    double started, completed, accepted;
+    char *message;
+    char *snapshot_id;
+    char *storage_location;
+} vl_volume;
+
+typedef struct vl_download_request {
+    vl_meta meta;
+    char *target_kind, *target_name;
+    char *phase; /* New | Processed | Failed */
+    char *download_url;
+    double expiration;
+    char *message;
+} vl_download_request;
+
+typedef struct vl_schedule {
+    vl_meta meta;
+    char *schedule; /* cron */
+    int paused;
+    char *phase;
+    double last_backup;
+    char *storage_location;
+} vl_schedule;
+
+typedef struct vl_bsl {
+    vl_meta meta;
+    char *provider, *bucket, *prefix, *access_mode;
+    int is_default;
+    char *phase; /* Available | Unavailable */
+    double last_validated;
+    char *message;
+} vl_bsl;
+
+/* Decoders: never fail on missing fields; return NULL only when obj is not an object. The kind of
+ * a run is taken from obj.kind ("Backup"/"Restore"), else from the hint. */
+vl_run *vl_run_decode(const cJSON *obj, vl_kind hint);
+vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind);
+vl_download_request *vl_download_request_decode(const cJSON *obj);
+vl_schedule *vl_schedule_decode(const cJSON *obj);
+vl_bsl *vl_bsl_decode(const cJSON *obj);
+
+void vl_run_free(vl_run *r);
+void vl_volume_free(vl_volume *v);
+void vl_download_request_free(vl_download_request *d);
+void vl_schedule_free(vl_schedule *s);
+void vl_bsl_free(vl_bsl *b);
+
+/* Store adapters (kc_decode_fn / kc_release_fn shapes). */
+void *vl_decode_backup(const cJSON *obj);
+void *vl_decode_restore(const cJSON *obj);
+void *vl_decode_pvb(const cJSON *obj);
+void *vl_decode_pvr(const cJSON *obj);
+void *vl_decode_du(const cJSON *obj);
+void *vl_decode_dd(const cJSON *obj);
+void *vl_decode_download_request(const cJSON *obj);
+void *vl_decode_schedule(const cJSON *obj);
+void *vl_decode_bsl(const cJSON *obj);
+void vl_release_run(void *p);
+void vl_release_volume(void *p);
+void vl_release_download_request(void *p);
+void vl_release_schedule(void *p);
+void vl_release_bsl(void *p);

@@ -1,0 +1,222 @@
+/* util.c: allocation wrappers, error messages, buffers, clocks, time and base64 helpers. */
+#include "kubeclient/util.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "veltop: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) oom(n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) oom(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s);
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n + 1);
+    return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) n = 0;
+    char *p = xmalloc((size_t)n + 1);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = xvasprintf(fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void kc_err_set(kc_err *e, const char *fmt, ...)
+{
+    if (!e) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+}
+
+void kc_err_clear(kc_err *e)
+{
+    if (!e) return;
+    e->code = 0;
+    e->msg[0] = '\0';
+}
+
+void kc_buf_append(kc_buf *b, const void *data, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1) cap *= 2;
+        b->data = xrealloc(b->data, cap);
+        b->cap = cap;
+    }
+    if (n) memcpy(b->data + b->len, data, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void kc_buf_printf(kc_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    kc_buf_append(b, s, strlen(s));
+    free(s);
+}
+
+void kc_buf_free(kc_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+char *kc_buf_cstr(kc_buf *b)
+{
+    if (!b->data) kc_buf_append(b, "", 0);
+    return b->data;
+}
+
+int64_t kc_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+double kc_wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int kc_parse_time(const char *s, double *out)
+{
+    if (!s || !*s) return -1;
+    struct tm tm = {0};
+    const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!p) return -1;
+    double frac = 0;
+    if (*p == '.') {
+        char *end;
+        frac = strtod(p, &end);
+        p = end;
+    }
+    long off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int hh, mm;
+        if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2) return -1;
+        off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
+        p += 6;
+    } else {
+        return -1;
+    }
+    if (*p) return -1;
+    *out = (double)timegm(&tm) + frac - (double)off;
+    return 0;
+}
+
+void kc_format_time(double t, char *buf, size_t n)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+unsigned char *kc_base64_decode(const char *in, size_t *outlen)
+{
+    /* EVP_DecodeUpdate tolerates line breaks (PEM-style), as kubeconfig data fields may carry. */
+    size_t n = strlen(in);
+    unsigned char *out = xmalloc(n / 4 * 3 + 4);
+    EVP_ENCODE_CTX *ctx = EVP_ENCODE_CTX_new();
+    if (!ctx) oom(sizeof(void *));
+    int len = 0, fin = 0;
+    EVP_DecodeInit(ctx);
+    if (EVP_DecodeUpdate(ctx, out, &len, (const unsigned char *)in, (int)n) < 0 ||
+        EVP_DecodeFinal(ctx, out + len, &fin) < 0) {
+        EVP_ENCODE_CTX_free(ctx);
+        free(out);
+        return NULL;
+    }
+    EVP_ENCODE_CTX_free(ctx);
+    *outlen = (size_t)(len + fin);
+    out[*outlen] = '\0';
+    return out;
+}
+
+char *kc_base64_encode(const unsigned char *in, size_t len)
+{
+    char *out = xmalloc(4 * ((len + 2) / 3) + 1);
+    EVP_EncodeBlock((unsigned char *)out, in, (int)len);
+    return out;
+}
+
+char *kc_url_escape(const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = strlen(s);
+    char *out = xmalloc(n * 3 + 1), *o = out;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '_' || *p == '.' || *p == '~') {
+            *o++ = (char)*p;
+        } else {
+            *o++ = '%';
+            *o++ = hex[*p >> 4];
+            *o++ = hex[*p & 15];
+        }
+    }
+    *o = '\0';
+    return out;
+}

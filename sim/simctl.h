@@ -1,0 +1,24 @@
+/* simctl.h: the simulated Velero controller: runs scenario backups and restores over simulated
+ * time, writes their status, volumes, pod log and artifacts, processes DownloadRequests. */
+#pragma once
+#include <stddef.h>
+#include "simstore.h"
+
+typedef struct simctl simctl;
+
+typedef struct simctl_opts {
+    const char *scenario; /* "demo", "empty", or a YAML path */
+    double speed;
+    unsigned seed;
+    int no_resource_progress;
+    const char *base_url; /* the sim's URL, for DownloadRequest downloadURLs */
+    const char *ns;       /* Velero namespace, "velero" */
+    int quiet;
+} simctl_opts;
+
+/* Loads the scenario and starts the controller thread. NULL with err on a bad scenario. */
+simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t errlen);
+void simctl_stop(simctl *c);
+
+/* Serves GET /download/<token>: the gzip bytes of an artifact, or 404/410 (expired) with *status. */
+int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *len, int *status);

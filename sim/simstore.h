@@ -1,0 +1,73 @@
+/* simstore.h: the sim's object storage shared by the API server and the simulated controller:
+ * JSON objects per resource, one global resourceVersion counter, an event history for watches,
+ * and the Velero server pod's log. Thread-safe: every call takes the store's lock. */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct simstore simstore;
+
+typedef struct sim_resource {
+    const char *group;   /* "" for core */
+    const char *version; /* "v1", "v2alpha1" */
+    const char *plural;  /* "backups" */
+    const char *singular;
+    const char *kind;    /* "Backup" */
+    int namespaced;
+} sim_resource;
+
+/* The resources the sim serves (backups, restores, podvolumebackups, podvolumerestores,
+ * downloadrequests, schedules, backupstoragelocations, datauploads, datadownloads, pods). */
+const sim_resource *sim_resources(size_t *n);
+const sim_resource *sim_resource_find(const char *group, const char *version, const char *plural);
+const sim_resource *sim_resource_by_plural(const char *plural);
+
+simstore *simstore_new(size_t history_events); /* events kept for watch resume */
+void simstore_free(simstore *s);
+uint64_t simstore_rv(simstore *s); /* current resourceVersion */
+
+/* Creating, reading and changing objects. Returned objects are deep copies the caller frees.
+ * Errors: *status gets the HTTP status and *msg a malloc'd Kubernetes-style message. */
+cJSON *simstore_create(simstore *s, const char *plural, const char *ns, cJSON *obj /* taken */,
+                       int *status, char **msg);
+cJSON *simstore_get(simstore *s, const char *plural, const char *ns, const char *name);
+cJSON *simstore_update(simstore *s, const char *plural, const char *ns, const char *name,
+                       cJSON *obj /* taken */, int *status, char **msg);
+cJSON *simstore_merge_patch(simstore *s, const char *plural, const char *ns, const char *name,
+                            const cJSON *patch, int *status, char **msg);
+cJSON *simstore_delete(simstore *s, const char *plural, const char *ns, const char *name,
+                       int *status, char **msg); /* returns the deleted object */
+
+/* For the controller: change an object in place under the lock; the store bumps
+ * resourceVersion and records MODIFIED when fn returns nonzero. Returns 0 if the object is gone. */
+typedef int (*simstore_mutate_fn)(cJSON *obj, void *arg);
+int simstore_mutate(simstore *s, const char *plural, const char *ns, const char *name,
+                    simstore_mutate_fn fn, void *arg);
+
+/* Listing: a deep-copied array of matching objects (selectors already applied), and the RV. */
+cJSON *simstore_list(simstore *s, const char *plural, const char *ns /* NULL = all */,
+                     const char *label_selector, const char *field_selector, uint64_t *rv,
+                     int *status, char **msg);
+
+/* Watching: events after since_rv. simstore_watch_next waits up to timeout_ms for the next
+ * matching event; returns NULL on timeout. *type is ADDED/MODIFIED/DELETED. *gone is set when
+ * since_rv is older than the history kept (the caller sends 410). */
+typedef struct simstore_watch simstore_watch;
+simstore_watch *simstore_watch_open(simstore *s, const char *plural, const char *ns,
+                                    const char *label_selector, const char *field_selector,
+                                    uint64_t since_rv, int *gone);
+cJSON *simstore_watch_next(simstore_watch *w, int timeout_ms, const char **type, uint64_t *rv);
+void simstore_watch_close(simstore_watch *w);
+/* Forces every older resourceVersion to be expired (fault injection). */
+void simstore_expire_history(simstore *s);
+
+/* Label selector matching (=, ==, !=, in, notin, key, !key). Returns -1 on a syntax error. */
+int sim_label_selector_match(const char *selector, const cJSON *labels, char **err);
+
+/* The Velero server pod's log: lines appended by the controller, read by the /log handler. */
+void simstore_log_append(simstore *s, const char *pod, double when, const char *line);
+/* Copies lines with index >= *pos (waiting up to timeout_ms for one); advances *pos. Returns a
+ * malloc'd array of malloc'd strings and their count, or NULL/0 on timeout. */
+char **simstore_log_read(simstore *s, const char *pod, size_t *pos, int timeout_ms, size_t *n,
+                         double **times);
