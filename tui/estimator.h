@@ -1,0 +1,33 @@
+/* estimator.h: rate, ETA and stall detection for one progress counter from its sample history
+ * (design.md "Rate, ETA, stall"). Pure computation: times are passed in, nothing reads a clock. */
+#pragma once
+#include <stdint.h>
+
+typedef struct est est;
+
+typedef struct est_opts {
+    double window_s;            /* least-squares window: 60 for items, >= 60 for bytes */
+    double expected_interval_s; /* how often the counter normally moves: 1 for items, 10 for bytes */
+} est_opts;
+
+est *est_new(const est_opts *o);
+void est_free(est *e);
+
+/* Records the counter at monotonic time t (seconds). Only changes are kept (a repeated value only
+ * refreshes "seen at"). A value lower than the last one resets the history (counter reset). */
+void est_sample(est *e, double t, int64_t value, int64_t total);
+/* Seeds the rate from the average since the run's start, for a run already in flight when we
+ * attached: value units were done in elapsed_s seconds up to time t. */
+void est_seed(est *e, double t, int64_t value, double elapsed_s);
+/* Marks the run finished: rate becomes the whole-run average over elapsed_s. */
+void est_finish(est *e, int64_t value, double elapsed_s);
+
+double est_rate(const est *e, double now);   /* units per second; < 0 when unknown */
+double est_eta(const est *e, double now);    /* seconds to reach total; < 0 when unknown/meaningless */
+/* Seconds since the counter last moved; stalled when that exceeds 3 x expected interval (and at
+ * least the update cadence allows). Returns 1 if stalled and sets *since_s. */
+int est_stalled(const est *e, double now, double *since_s);
+double est_last_change(const est *e); /* time of the last change, < 0 if none */
+int est_total_estimated(const est *e); /* 1 while the total has been seen to change (show "~N") */
+/* Rate history for a sparkline: fills up to n values, oldest first (one per bucket_s). */
+int est_rate_history(const est *e, double now, double bucket_s, double *out, int n);
