@@ -1,0 +1,85 @@
+/* test_format.c: durations, ETAs, bytes, rates and counts read the way the screens promise. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "format.h"
+
+START_TEST(durations_pick_two_units)
+{
+    char b[32];
+    ck_assert_str_eq(fmt_duration(b, sizeof b, -1), "-");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 0), "0s");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 45.2), "45s");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 192), "3m12s");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 3840), "1h04m");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 2 * 86400 + 3 * 3600 + 59), "2d03h");
+}
+END_TEST
+
+START_TEST(eta_is_capped_and_unknown_is_a_dash)
+{
+    char b[32];
+    ck_assert_str_eq(fmt_eta(b, sizeof b, -1), "-");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 90), "1m30s");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 3 * 86400), "> 2d");
+}
+END_TEST
+
+START_TEST(bytes_in_binary_units)
+{
+    char b[32];
+    ck_assert_str_eq(fmt_bytes(b, sizeof b, 0), "0 B");
+    ck_assert_str_eq(fmt_bytes(b, sizeof b, 512), "512 B");
+    ck_assert_str_eq(fmt_bytes(b, sizeof b, 1024), "1.0 KiB");
+    ck_assert_str_eq(fmt_bytes(b, sizeof b, 2147483648LL), "2.0 GiB");
+    ck_assert_str_eq(fmt_bytes(b, sizeof b, 10737418240LL), "10.0 GiB");
+    ck_assert_str_eq(fmt_bytes(b, sizeof b, 1048575), "1.0 MiB");
+    ck_assert_str_eq(fmt_byte_rate(b, sizeof b, 12582912), "12.0 MiB/s");
+    ck_assert_str_eq(fmt_byte_rate(b, sizeof b, -1), "-");
+}
+END_TEST
+
+START_TEST(rates_and_counts_are_compact)
+{
+    char b[32];
+    ck_assert_str_eq(fmt_rate(b, sizeof b, -1), "-");
+    ck_assert_str_eq(fmt_rate(b, sizeof b, 0.44), "0.4/s");
+    ck_assert_str_eq(fmt_rate(b, sizeof b, 12.4), "12/s");
+    ck_assert_str_eq(fmt_rate(b, sizeof b, 1234), "1.2k/s");
+    ck_assert_str_eq(fmt_count(b, sizeof b, 987), "987");
+    ck_assert_str_eq(fmt_count(b, sizeof b, 12345), "12.3k");
+    ck_assert_str_eq(fmt_count(b, sizeof b, 4500000), "4.5M");
+    ck_assert_str_eq(fmt_ago(b, sizeof b, 4), "4s ago");
+    ck_assert_str_eq(fmt_ago(b, sizeof b, 180), "3m00s ago");
+}
+END_TEST
+
+START_TEST(clock_times_are_local_and_dash_when_absent)
+{
+    char b[32];
+    setenv("TZ", "UTC", 1);
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 0, 0), "-");
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 0), "11:21:59");
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 1), "2024-01-07 11:21");
+    ck_assert_str_eq(fmt_started(b, sizeof b, 1704626519.0, 1704626519.0 + 60), "11:21:59");
+    ck_assert_str_eq(fmt_started(b, sizeof b, 1704626519.0, 1704626519.0 + 3 * 86400),
+                     "01-07 11:21");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("format");
+    TCase *tc = tcase_create("format");
+    tcase_add_test(tc, durations_pick_two_units);
+    tcase_add_test(tc, eta_is_capped_and_unknown_is_a_dash);
+    tcase_add_test(tc, bytes_in_binary_units);
+    tcase_add_test(tc, rates_and_counts_are_compact);
+    tcase_add_test(tc, clock_times_are_local_and_dash_when_absent);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,119 @@
+/* test_sanitize.c: text from the cluster never reaches the terminal with control characters,
+ * escape sequences or invalid UTF-8, and valid text (multibyte included) is kept. */
+#include <check.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sanitize.h"
+
+static void check_san(const char *in, const char *want)
+{
+    char *s = san_str(in);
+    ck_assert_str_eq(s, want);
+    free(s);
+}
+
+START_TEST(esc_and_csi_become_caret_notation)
+{
+    san_set_ascii(0);
+    check_san("\x1b[31mred\x1b[0m", "^[[31mred^[[0m");
+    check_san("a\x1b"
+              "c",
+              "a^[c"); /* RIS, full reset */
+    check_san("\x1b[2J\x1b[H", "^[[2J^[[H");
+}
+END_TEST
+
+START_TEST(osc_title_and_hyperlink_are_neutralised)
+{
+    san_set_ascii(0);
+    check_san("\x1b]0;pwned\x07x", "^[]0;pwned^Gx");
+    check_san("\x1b]8;;http://e\x1b\\l\x1b]8;;\x1b\\", "^[]8;;http://e^[\\l^[]8;;^[\\");
+}
+END_TEST
+
+START_TEST(c0_del_and_c1_controls_are_replaced)
+{
+    san_set_ascii(0);
+    check_san("a\rb\nc\td\x7f", "a^Mb^Jc d^?");
+    /* U+009B (single-byte CSI in UTF-8 form) and U+0085 NEL */
+    check_san("x\xc2\x9b"
+              "31my\xc2\x85",
+              "x\xef\xbf\xbd"
+              "31my\xef\xbf\xbd");
+    /* a bidi override that would reorder what follows */
+    check_san("a\xe2\x80\xae"
+              "b",
+              "a\xef\xbf\xbd"
+              "b");
+}
+END_TEST
+
+START_TEST(invalid_utf8_becomes_replacement_per_byte)
+{
+    san_set_ascii(0);
+    check_san("a\xff"
+              "b",
+              "a\xef\xbf\xbd"
+              "b");
+    check_san("\xc3", "\xef\xbf\xbd");                                 /* truncated */
+    check_san("\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd");                 /* overlong '/' */
+    check_san("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"); /* surrogate */
+    check_san("\x9b", "\xef\xbf\xbd");                                 /* raw 8-bit CSI */
+}
+END_TEST
+
+START_TEST(valid_multibyte_is_kept)
+{
+    san_set_ascii(0);
+    check_san("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x93\xa6",
+              "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x93\xa6");
+    check_san("nightly-20240107", "nightly-20240107");
+    check_san(NULL, "");
+}
+END_TEST
+
+START_TEST(ascii_mode_replaces_every_non_ascii_character)
+{
+    san_set_ascii(1);
+    check_san("caf\xc3\xa9\xff\x1b", "caf??^[");
+    san_set_ascii(0);
+}
+END_TEST
+
+START_TEST(fit_cuts_at_columns_without_splitting_characters)
+{
+    char out[64];
+    san_set_ascii(0);
+    ck_assert_int_eq(san_fit(out, sizeof out, "backup-\x1b[1m", 9), 9);
+    ck_assert_str_eq(out, "backup-^[");
+    /* wide CJK: 2 columns each; a 5-column cut keeps two of them */
+    ck_assert_int_eq(san_fit(out, sizeof out, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 5), 4);
+    ck_assert_str_eq(out, "\xe6\x97\xa5\xe6\x9c\xac");
+    /* small buffer: never a partial character */
+    ck_assert_int_eq(san_fit(out, 5, "\xc3\xa9\xc3\xa9\xc3\xa9", 10), 2);
+    ck_assert_str_eq(out, "\xc3\xa9\xc3\xa9");
+    ck_assert_int_eq(san_width("\xe6\x97\xa5x"), 3);
+}
+END_TEST
+
+int main(void)
+{
+    setlocale(LC_CTYPE, "C.UTF-8");
+    Suite *s = suite_create("sanitize");
+    TCase *tc = tcase_create("sanitize");
+    tcase_add_test(tc, esc_and_csi_become_caret_notation);
+    tcase_add_test(tc, osc_title_and_hyperlink_are_neutralised);
+    tcase_add_test(tc, c0_del_and_c1_controls_are_replaced);
+    tcase_add_test(tc, invalid_utf8_becomes_replacement_per_byte);
+    tcase_add_test(tc, valid_multibyte_is_kept);
+    tcase_add_test(tc, ascii_mode_replaces_every_non_ascii_character);
+    tcase_add_test(tc, fit_cuts_at_columns_without_splitting_characters);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,157 @@
+/* app.h: the veltop program's model (runs, volumes, their trackers) and the app that fills it from
+ * reflectors over the event loop. The model is plain data so tests can build one by hand. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "estimator.h"
+#include "kubeclient/client.h"
+#include "kubeclient/loop.h"
+#include "kubeclient/reflector.h"
+#include "kubeclient/store.h"
+#include "kubeclient/velero.h"
+
+/* ---- model ---------------------------------------------------------------------------------- */
+
+/* Progress of one resource type of a run, with its own tracker (rate/ETA of the active one). */
+typedef struct model_res {
+    char *resource; /* "pods", "deployments.apps" */
+    int64_t done, total;
+    est *est;
+} model_res;
+
+/* Sum over the volumes (PVB/PVR/DU/DD) of a run. */
+typedef struct model_vol_sum {
+    int n, n_done, n_active, n_failed, n_pending;
+    int64_t bytes_done, bytes_total;
+} model_vol_sum;
+
+/* One PodVolumeBackup/Restore or DataUpload/Download, joined to its run by label. */
+typedef struct model_volume {
+    vl_kind kind;
+    char *name;           /* owned copy of meta.name */
+    const vl_volume *vol; /* current decoded state; owned by the store (or the test) */
+    est *bytes;           /* tracker of bytes_done */
+} model_volume;
+
+typedef struct model_run {
+    vl_kind kind;      /* VL_BACKUP or VL_RESTORE */
+    char *name;        /* owned copy of meta.name (raw; sanitise before display) */
+    const vl_run *run; /* current decoded state; owned by the store (or the test) */
+    est *items;        /* tracker of items_done */
+    double attached;   /* monotonic seconds when first seen */
+    int seeded, finished;
+    /* per resource, from status.resourceProgress (vl_run.resources), in the order given */
+    model_res *res;
+    size_t n_res;
+    /* Hook for runs without resourceProgress: per-resource progress derived from the Velero
+     * log (h7's log parser calls model_run_set_derived). Shown when n_res == 0. */
+    model_res *derived;
+    size_t n_derived;
+    int derived_from_log; /* 1 once derived rows were set: the detail screen says so */
+    model_vol_sum vols;   /* recomputed by model_refresh_volumes */
+} model_run;
+
+typedef struct model {
+    model_run **runs; /* unordered; screens sort their own view */
+    size_t n_runs, cap_runs;
+    model_volume **vols;
+    size_t n_vols, cap_vols;
+    unsigned long gen; /* bumps on every change: screens redraw when it moved */
+} model;
+
+model *model_new(void);
+void model_free(model *m);
+
+/* now = monotonic seconds; wall = unix seconds (for est_seed from startTimestamp). The run and
+ * volume pointers are borrowed: the caller keeps them valid until the next upsert/remove. */
+model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall);
+void model_remove_run(model *m, vl_kind kind, const char *name);
+model_run *model_find_run(const model *m, vl_kind kind, const char *name);
+void model_upsert_volume(model *m, const vl_volume *v, double now);
+void model_remove_volume(model *m, vl_kind kind, const char *name);
+/* Volumes of a run (PVB+DU for a backup, PVR+DD for a restore); returns the count, fills up to
+ * max pointers into out (out may be NULL to count). */
+size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max);
+/* Recomputes vols of every run (cheap; called after volume changes). */
+void model_refresh_volumes(model *m);
+/* Replaces the log-derived per-resource progress of a run (copied), feeding its trackers. */
+void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n,
+                           double now);
+/* The rows the detail screen shows: res when the server gives resourceProgress, else derived. */
+const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log);
+
+/* The item rate (items/s, < 0 unknown) and ETA (s, < 0 unknown) of a run at monotonic now. */
+double model_run_rate(const model_run *r, double now);
+double model_run_eta(const model_run *r, double now);
+/* Duration so far (in progress) or whole (finished), seconds; < 0 when not started. */
+double model_run_duration(const model_run *r, double wall);
+
+/* ---- list view: sort, filter, selection ---------------------------------------------------- */
+
+typedef enum { VIEW_SORT_START, VIEW_SORT_NAME, VIEW_SORT_PHASE, VIEW_SORT_PROGRESS } view_sort;
+
+typedef struct view {
+    view_sort sort;
+    char filter[128]; /* substring of name, phase or schedule (case-insensitive); "" = all */
+    model_run **rows; /* the visible rows in order (pointers into the model) */
+    size_t n_rows, cap_rows;
+    int sel;                 /* index into rows, -1 when empty */
+    int top;                 /* first row shown */
+    char sel_kind_name[300]; /* "B/name" or "R/name" of the selected run: selection follows it */
+} view;
+
+void view_init(view *v);
+void view_clear(view *v);
+/* Rebuilds rows from the model with the sort and filter; keeps the selection on the same run
+ * (by kind and name) if still visible, else clamps the index. */
+void view_rebuild(view *v, const model *m);
+void view_select(view *v, int idx); /* clamps; records the selected run's name */
+model_run *view_selected(const view *v);
+/* Selects the newest run in progress (for `f`); returns 1 if one was found. */
+int view_follow(view *v);
+
+/* ---- app: loop, client, reflectors, stores ------------------------------------------------- */
+
+enum {
+    APP_R_BACKUPS,
+    APP_R_RESTORES,
+    APP_R_PVBS,
+    APP_R_PVRS,
+    APP_R_DUS,
+    APP_R_DDS,
+    APP_R_SCHEDULES,
+    APP_R_BSLS,
+    APP_NREFL
+};
+
+typedef struct app {
+    kc_loop *loop;
+    kc_client *client;
+    char *context, *server, *ns; /* for the header */
+    kc_store *stores[APP_NREFL];
+    kc_reflector *refl[APP_NREFL];
+    model *model;
+    unsigned long gen_status;     /* bumps when a reflector status changes */
+    double down_since;            /* monotonic seconds when the connection was lost; 0 while live */
+    void (*on_change)(void *arg); /* called after any model or status change */
+    void *on_change_arg;
+} app;
+
+/* Starts reflectors for every resource in namespace ns over client (not owned). */
+app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
+             const char *ns);
+void app_free(app *a);
+/* 1 when every reflector completed its first list (or failed for good). */
+int app_synced(const app *a);
+
+/* Connection summary for the header lamp. */
+typedef struct app_conn {
+    int live;           /* every reflector watching */
+    int retrying;       /* at least one waiting to retry */
+    int attempt;        /* the highest attempt among retrying ones */
+    double next_try_s;  /* seconds until the earliest next try */
+    char error[512];    /* the last error, "" when none */
+    double stale_since; /* monotonic seconds when data stopped being live; 0 while live */
+} app_conn;
+void app_connection(const app *a, double now, app_conn *out);

@@ -1,0 +1,127 @@
+/* format.c: short human forms of durations, byte counts, rates and times (see format.h). */
+#include "format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+char *fmt_duration(char *buf, size_t n, double s)
+{
+    if (s < 0 || isnan(s)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    long long t = (long long)(s + 0.5);
+    if (t < 60)
+        snprintf(buf, n, "%llds", t);
+    else if (t < 3600)
+        snprintf(buf, n, "%lldm%02llds", t / 60, t % 60);
+    else if (t < 86400)
+        snprintf(buf, n, "%lldh%02lldm", t / 3600, (t % 3600) / 60);
+    else
+        snprintf(buf, n, "%lldd%02lldh", t / 86400, (t % 86400) / 3600);
+    return buf;
+}
+
+char *fmt_eta(char *buf, size_t n, double s)
+{
+    if (s > 2 * 86400) {
+        snprintf(buf, n, "> 2d");
+        return buf;
+    }
+    return fmt_duration(buf, n, s);
+}
+
+char *fmt_bytes(char *buf, size_t n, int64_t bytes)
+{
+    static const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        snprintf(buf, n, "%lld B", (long long)(bytes < 0 ? 0 : bytes));
+        return buf;
+    }
+    double v = (double)bytes / 1024.0;
+    int u = 0;
+    while (v >= 1023.95 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, n, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+char *fmt_rate(char *buf, size_t n, double r)
+{
+    if (r < 0 || isnan(r))
+        snprintf(buf, n, "-");
+    else if (r < 9.95)
+        snprintf(buf, n, "%.1f/s", r);
+    else if (r < 999.5)
+        snprintf(buf, n, "%.0f/s", r);
+    else if (r < 999500)
+        snprintf(buf, n, "%.1fk/s", r / 1000);
+    else
+        snprintf(buf, n, "%.1fM/s", r / 1e6);
+    return buf;
+}
+
+char *fmt_byte_rate(char *buf, size_t n, double r)
+{
+    if (r < 0 || isnan(r)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    char b[32];
+    fmt_bytes(b, sizeof b, (int64_t)(r + 0.5));
+    snprintf(buf, n, "%s/s", b);
+    return buf;
+}
+
+char *fmt_count(char *buf, size_t n, int64_t v)
+{
+    if (v < 10000)
+        snprintf(buf, n, "%lld", (long long)v);
+    else if (v < 999500)
+        snprintf(buf, n, "%.1fk", (double)v / 1000);
+    else if (v < 999500000)
+        snprintf(buf, n, "%.1fM", (double)v / 1e6);
+    else
+        snprintf(buf, n, "%.1fG", (double)v / 1e9);
+    return buf;
+}
+
+char *fmt_clock(char *buf, size_t n, double t, int with_date)
+{
+    if (t <= 0) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    time_t tt = (time_t)t;
+    struct tm tm;
+    localtime_r(&tt, &tm);
+    strftime(buf, n, with_date ? "%Y-%m-%d %H:%M" : "%H:%M:%S", &tm);
+    return buf;
+}
+
+char *fmt_started(char *buf, size_t n, double t, double now)
+{
+    if (t <= 0) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    time_t tt = (time_t)t;
+    struct tm tm;
+    localtime_r(&tt, &tm);
+    strftime(buf, n, fabs(now - t) < 86400 ? "%H:%M:%S" : "%m-%d %H:%M", &tm);
+    return buf;
+}
+
+char *fmt_ago(char *buf, size_t n, double s)
+{
+    if (s < 0 || isnan(s)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    char d[32];
+    snprintf(buf, n, "%s ago", fmt_duration(d, sizeof d, s));
+    return buf;
+}

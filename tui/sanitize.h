@@ -1,0 +1,24 @@
+/* sanitize.h: makes text from the cluster safe for the terminal: control characters, escape
+ * sequences (ESC, CSI, OSC), C1 controls, bidi overrides and invalid UTF-8 become visible
+ * placeholders; nothing from the cluster reaches the terminal unfiltered. */
+#pragma once
+#include <stddef.h>
+
+#include "kubeclient/util.h"
+
+/* ASCII mode (non-UTF-8 locale): every non-ASCII character becomes '?'. Set once at start. */
+void san_set_ascii(int ascii);
+int san_ascii(void);
+
+/* Appends the safe form of s[0..n) to b:
+ *   ESC -> "^[", other C0 controls and DEL -> "^X" caret notation, TAB -> one space,
+ *   C1 controls, bidi overrides/isolates, U+2028/9 and every invalid UTF-8 byte -> U+FFFD
+ *   (or '?' in ASCII mode); valid printable UTF-8 is kept as is. */
+void san_append(kc_buf *b, const char *s, size_t n);
+/* The safe form of s (NULL -> ""), malloc'd. */
+char *san_str(const char *s);
+/* Writes the safe form of s cut to at most cols terminal columns into out (NUL-terminated, never
+ * more than outsz bytes, never a partial character); returns the columns used. */
+int san_fit(char *out, size_t outsz, const char *s, int cols);
+/* Terminal columns of an already safe string. */
+int san_width(const char *safe);

@@ -1,0 +1,39 @@
+/* widgets.h: drawing helpers shared by every screen: sanitised text, progress bars, phase
+ * colours, sparklines, with UTF-8 / ASCII and colour / monochrome variants. */
+#pragma once
+#include <curses.h>
+
+#include "kubeclient/velero.h"
+
+/* Colour roles (pairs are set up by w_init; attributes fall back to bold/dim/reverse). */
+typedef enum {
+    W_NORMAL,
+    W_GOOD,     /* completed, live */
+    W_ACTIVE,   /* in progress */
+    W_WARN,     /* partially failed, retrying, stalled, warnings */
+    W_BAD,      /* failed, errors, disconnected */
+    W_DIM,      /* pending, labels, stale data */
+    W_HEADER,   /* the header and footer bars */
+    W_SELECTED, /* the selected row */
+    W_BAR_FILL, /* the done part of a bar */
+    W_BAR_EMPTY
+} w_role;
+
+/* Call once after initscr: color = 0 for monochrome (NO_COLOR, no colours); utf8 = block bars. */
+void w_init(int color, int utf8);
+int w_utf8(void);
+attr_t w_attr(w_role role);
+w_role w_phase_role(vl_phase p);
+
+/* Draws cluster text (sanitised) at y,x in at most maxcols columns; returns columns used. */
+int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a);
+/* Draws program text (no sanitising needed; plain ASCII or our own UTF-8) likewise. */
+int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* A bar of width columns filled to frac (0..1; < 0 = unknown: drawn empty and dim). UTF-8 uses
+ * eighth blocks, ASCII uses '#' and '.'. */
+void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill);
+/* A sparkline of n values (>= 0; < 0 = gap) scaled to their max, one column each. */
+void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a);
+/* Fills from x to the end of line y with spaces in attribute a. */
+void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a);
