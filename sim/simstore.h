@@ -71,3 +71,37 @@ void simstore_log_append(simstore *s, const char *pod, double when, const char *
  * malloc'd array of malloc'd strings and their count, or NULL/0 on timeout. */
 char **simstore_log_read(simstore *s, const char *pod, size_t *pos, int timeout_ms, size_t *n,
                          double **times);
+
+/* ---- additions (h4) ---- */
+
+/* Name of the simulated Velero server pod in the velero namespace (its log is kept under it). */
+const char *sim_velero_pod_name(void);
+
+/* Field selector matching (metadata.name, metadata.namespace; =, ==, !=). -1 with *err
+ * ("field label not supported: X") on anything else. */
+int sim_field_selector_match(const char *selector, const cJSON *obj, char **err);
+
+/* Update and merge-patch with status_only set write only .status (the /status subresource);
+ * without it the whole object is written (Velero's CRDs have no status subresource). */
+cJSON *simstore_update_ex(simstore *s, const char *plural, const char *ns, const char *name,
+                          cJSON *obj /* taken */, int status_only, int *status, char **msg);
+cJSON *simstore_merge_patch_ex(simstore *s, const char *plural, const char *ns, const char *name,
+                               const cJSON *patch, int status_only, int *status, char **msg);
+
+/* One page of a list in key order (namespace, name): at most limit objects (0 = all) after
+ * (after_ns, after_name) when given. next_ns and next_name (malloc'd) get the last key returned when
+ * more remain, else NULL; remaining counts the matching objects after this page. */
+cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
+                          const char *label_selector, const char *field_selector, size_t limit,
+                          const char *after_ns, const char *after_name, uint64_t *rv,
+                          char **next_ns, char **next_name, long *remaining, int *status,
+                          char **msg);
+
+/* The oldest resourceVersion a watch may resume from (older ones are gone). */
+uint64_t simstore_floor(simstore *s);
+/* The last resourceVersion a watch has looked at (for bookmarks). */
+uint64_t simstore_watch_pos(simstore_watch *w);
+/* Wakes every waiting watch_next/log_read (they re-check and go back to waiting). */
+void simstore_wake(simstore *s);
+/* Number of lines in a pod's log. */
+size_t simstore_log_count(simstore *s, const char *pod);
