@@ -1,7 +1,11 @@
 /* velero.h: Velero's resources decoded from JSON into C structs: runs (Backup, Restore), pod volume
  * and data mover progress (PVB, PVR, DataUpload, DataDownload), DownloadRequest, Schedule, BSL.
  * A missing field means zero or absent (NULL / 0), never a failure. Times are unix seconds, 0 when
- * absent. Strings are owned by the struct. */
+ * absent. Strings are owned by the struct and freed only by its vl_*_free: decoded structs share
+ * repeated strings (namespace, labels, phase, node...) through a pool, so treat them as read-only
+ * and never free() one on its own. Hand-built structs with xstrdup'd strings are freed correctly.
+ * Decode and free on one thread (the loop's). Integers are exact up to 2^53 (cJSON keeps numbers
+ * as doubles); larger ones are the nearest double, saturating at INT64_MAX. */
 #pragma once
 #include <cjson/cJSON.h>
 #include <stddef.h>

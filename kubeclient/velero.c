@@ -1,0 +1,645 @@
+/* velero.c: decodes Velero's resources (runs, volume progress, DownloadRequest, Schedule, BSL)
+ * from cJSON into compact C structs that keep only the fields veltop shows. */
+#include "kubeclient/velero.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/util.h"
+
+/* ---- string pool ----
+ * Tens of thousands of objects repeat the same few strings (namespace, label keys, phase, node,
+ * uploader, run name), so repeated strings are shared through a reference-counted pool instead of
+ * one malloc each: that roughly halves the memory of a volume object. Unique strings (name, uid,
+ * resourceVersion, snapshot ID) are plain xstrdup copies. The free functions give a string back
+ * to the pool only when the pool owns that very pointer, so structs built by hand with xstrdup'd
+ * strings are freed correctly. The pool is not thread-safe: decode on the loop's thread. Written
+ * by hand because neither cJSON nor libc has a string interner. */
+typedef struct vl_pool_ent {
+    struct vl_pool_ent *next;
+    uint32_t hash, refs;
+    char s[];
+} vl_pool_ent;
+
+static struct {
+    vl_pool_ent **b;
+    size_t nb, n;
+} vl_pool;
+
+static uint32_t vl_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void vl_pool_grow(void)
+{
+    size_t nb = vl_pool.nb ? vl_pool.nb * 2 : 256;
+    vl_pool_ent **b = xcalloc(nb, sizeof *b);
+    for (size_t i = 0; i < vl_pool.nb; i++) {
+        vl_pool_ent *e = vl_pool.b[i];
+        while (e) {
+            vl_pool_ent *next = e->next;
+            e->next = b[e->hash & (nb - 1)];
+            b[e->hash & (nb - 1)] = e;
+            e = next;
+        }
+    }
+    free(vl_pool.b);
+    vl_pool.b = b;
+    vl_pool.nb = nb;
+}
+
+static char *vl_intern(const char *s)
+{
+    if (!s) return NULL;
+    uint32_t h = vl_hash(s);
+    if (vl_pool.nb) {
+        for (vl_pool_ent *e = vl_pool.b[h & (vl_pool.nb - 1)]; e; e = e->next)
+            if (e->hash == h && strcmp(e->s, s) == 0) {
+                e->refs++;
+                return e->s;
+            }
+    }
+    if (vl_pool.n >= vl_pool.nb) vl_pool_grow();
+    size_t len = strlen(s);
+    vl_pool_ent *e = xmalloc(sizeof *e + len + 1);
+    memcpy(e->s, s, len + 1);
+    e->hash = h;
+    e->refs = 1;
+    e->next = vl_pool.b[h & (vl_pool.nb - 1)];
+    vl_pool.b[h & (vl_pool.nb - 1)] = e;
+    vl_pool.n++;
+    return e->s;
+}
+
+/* Frees s: gives it back to the pool when the pool owns it, else free(). */
+static void vl_str_free(char *s)
+{
+    if (!s) return;
+    if (vl_pool.nb) {
+        uint32_t h = vl_hash(s);
+        vl_pool_ent **pp = &vl_pool.b[h & (vl_pool.nb - 1)];
+        for (; *pp; pp = &(*pp)->next) {
+            vl_pool_ent *e = *pp;
+            if (e->s != s) continue;
+            if (--e->refs == 0) {
+                *pp = e->next;
+                free(e);
+                if (--vl_pool.n == 0) { /* nothing left: no memory held at exit */
+                    free(vl_pool.b);
+                    vl_pool.b = NULL;
+                    vl_pool.nb = 0;
+                }
+            }
+            return;
+        }
+    }
+    free(s);
+}
+
+static void vl_strv_free(char **v, size_t n)
+{
+    if (!v) return;
+    for (size_t i = 0; i < n; i++) vl_str_free(v[i]);
+    free(v);
+}
+
+/* ---- JSON helpers ---- */
+
+static const cJSON *vl_get(const cJSON *o, const char *key)
+{
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+static const char *vl_cstr(const cJSON *o, const char *key)
+{
+    const cJSON *v = vl_get(o, key);
+    return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
+}
+
+static char *vl_dup(const cJSON *o, const char *key)
+{
+    return xstrdup(vl_cstr(o, key));
+}
+
+static char *vl_shared(const cJSON *o, const char *key)
+{
+    return vl_intern(vl_cstr(o, key));
+}
+
+/* An integer field. cJSON (1.7) keeps a number only as a double, so integers are exact up to
+ * 2^53 (8 PiB as a byte count); beyond that the value is the nearest double (9007199254740993
+ * reads as 9007199254740992), and values past the int64 range saturate. A number sent as a
+ * string is parsed exactly with strtoll. Missing or not a number: 0. */
+static int64_t vl_int(const cJSON *o, const char *key)
+{
+    const cJSON *v = vl_get(o, key);
+    if (cJSON_IsString(v) && v->valuestring) {
+        char *end;
+        long long n = strtoll(v->valuestring, &end, 10);
+        return end != v->valuestring && *end == '\0' ? (int64_t)n : 0;
+    }
+    if (!cJSON_IsNumber(v)) return 0;
+    double d = v->valuedouble;
+    if (isnan(d)) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX; /* 2^63: first double past the range */
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)d;
+}
+
+static int vl_bool(const cJSON *o, const char *key)
+{
+    return cJSON_IsTrue(vl_get(o, key));
+}
+
+static double vl_time(const cJSON *o, const char *key)
+{
+    double t;
+    const char *s = vl_cstr(o, key);
+    return s && kc_parse_time(s, &t) == 0 ? t : 0;
+}
+
+/* A []string field; strings shared through the pool. */
+static char **vl_strv(const cJSON *o, const char *key, size_t *n)
+{
+    const cJSON *a = vl_get(o, key);
+    *n = 0;
+    if (!cJSON_IsArray(a)) return NULL;
+    size_t cap = (size_t)cJSON_GetArraySize(a);
+    if (cap == 0) return NULL;
+    char **v = xcalloc(cap, sizeof *v);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    {
+        if (cJSON_IsString(it)) v[(*n)++] = vl_intern(it->valuestring);
+    }
+    if (*n == 0) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* ---- kinds and phases ---- */
+
+const char *vl_kind_name(vl_kind k)
+{
+    static const char *const names[] = {
+        [VL_BACKUP] = "Backup",
+        [VL_RESTORE] = "Restore",
+        [VL_PVB] = "PodVolumeBackup",
+        [VL_PVR] = "PodVolumeRestore",
+        [VL_DU] = "DataUpload",
+        [VL_DD] = "DataDownload",
+        [VL_DOWNLOAD_REQUEST] = "DownloadRequest",
+        [VL_SCHEDULE] = "Schedule",
+        [VL_BSL] = "BackupStorageLocation",
+    };
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "Unknown";
+}
+
+static const struct {
+    const char *name;
+    vl_phase id;
+} vl_phases[] = {
+    {"New", VL_PH_NEW},
+    {"Queued", VL_PH_QUEUED},
+    {"ReadyToStart", VL_PH_READY_TO_START},
+    {"FailedValidation", VL_PH_FAILED_VALIDATION},
+    {"InProgress", VL_PH_IN_PROGRESS},
+    {"WaitingForPluginOperations", VL_PH_WAITING_PLUGIN_OPS},
+    {"WaitingForPluginOperationsPartiallyFailed", VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED},
+    {"Finalizing", VL_PH_FINALIZING},
+    {"FinalizingPartiallyFailed", VL_PH_FINALIZING_PARTIALLY_FAILED},
+    {"Completed", VL_PH_COMPLETED},
+    {"PartiallyFailed", VL_PH_PARTIALLY_FAILED},
+    {"Failed", VL_PH_FAILED},
+    {"Deleting", VL_PH_DELETING},
+    {"Accepted", VL_PH_ACCEPTED},
+    {"Prepared", VL_PH_PREPARED},
+    {"Canceling", VL_PH_CANCELING},
+    {"Canceled", VL_PH_CANCELED},
+};
+
+vl_phase vl_phase_parse(const char *s)
+{
+    if (!s || !*s) return VL_PH_NEW;
+    for (size_t i = 0; i < sizeof vl_phases / sizeof vl_phases[0]; i++)
+        if (strcmp(s, vl_phases[i].name) == 0) return vl_phases[i].id;
+    return VL_PH_UNKNOWN;
+}
+
+int vl_phase_terminal(vl_phase p)
+{
+    switch (p) {
+    case VL_PH_COMPLETED:
+    case VL_PH_PARTIALLY_FAILED:
+    case VL_PH_FAILED:
+    case VL_PH_FAILED_VALIDATION:
+    case VL_PH_CANCELED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int vl_phase_active(vl_phase p)
+{
+    switch (p) {
+    case VL_PH_IN_PROGRESS:
+    case VL_PH_WAITING_PLUGIN_OPS:
+    case VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED:
+    case VL_PH_FINALIZING:
+    case VL_PH_FINALIZING_PARTIALLY_FAILED:
+    case VL_PH_ACCEPTED:
+    case VL_PH_PREPARED:
+    case VL_PH_CANCELING:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Phase text as given, "New" when absent or empty. */
+static char *vl_phase_text(const cJSON *status, vl_phase *id)
+{
+    const char *s = vl_cstr(status, "phase");
+    *id = vl_phase_parse(s);
+    return vl_intern(s ? s : "New");
+}
+
+/* ---- metadata ---- */
+
+static void vl_meta_decode(vl_meta *m, const cJSON *obj)
+{
+    const cJSON *md = vl_get(obj, "metadata");
+    m->name = vl_dup(md, "name");
+    m->ns = vl_shared(md, "namespace");
+    m->uid = vl_dup(md, "uid");
+    m->resource_version = vl_dup(md, "resourceVersion");
+    m->created = vl_time(md, "creationTimestamp");
+    m->deleted = vl_time(md, "deletionTimestamp");
+    const cJSON *labels = vl_get(md, "labels");
+    int n = cJSON_IsObject(labels) ? cJSON_GetArraySize(labels) : 0;
+    if (n <= 0) return;
+    /* keys and values in one array: label_values points into label_keys' block */
+    m->label_keys = xcalloc((size_t)n * 2, sizeof(char *));
+    m->label_values = m->label_keys + n;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, labels)
+    {
+        if (!cJSON_IsString(l) || !l->string) continue;
+        m->label_keys[m->nlabels] = vl_intern(l->string);
+        m->label_values[m->nlabels] = vl_intern(l->valuestring);
+        m->nlabels++;
+    }
+    if (m->nlabels < (size_t)n) { /* skipped non-string values: close the gap */
+        memmove(m->label_keys + m->nlabels, m->label_values, m->nlabels * sizeof(char *));
+        m->label_values = m->label_keys + m->nlabels;
+    }
+}
+
+static void vl_meta_free(vl_meta *m)
+{
+    vl_str_free(m->name);
+    vl_str_free(m->ns);
+    vl_str_free(m->uid);
+    vl_str_free(m->resource_version);
+    for (size_t i = 0; i < m->nlabels; i++) {
+        vl_str_free(m->label_keys[i]);
+        vl_str_free(m->label_values[i]);
+    }
+    /* decoded metas share one block; hand-built ones may have two */
+    if (!m->label_keys || m->label_values != m->label_keys + m->nlabels) free(m->label_values);
+    free(m->label_keys);
+}
+
+const char *vl_label(const vl_meta *m, const char *key)
+{
+    if (!m || !key) return NULL;
+    for (size_t i = 0; i < m->nlabels; i++)
+        if (m->label_keys[i] && strcmp(m->label_keys[i], key) == 0) return m->label_values[i];
+    return NULL;
+}
+
+/* ---- runs ---- */
+
+static void vl_res_progress_decode(vl_run *r, const cJSON *rp)
+{
+    r->has_resource_progress = 1;
+    int n = cJSON_GetArraySize(rp);
+    if (n <= 0) return;
+    r->resources = xcalloc((size_t)n, sizeof *r->resources);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, rp)
+    {
+        if (!it->string) continue;
+        vl_res_progress *p = &r->resources[r->n_resources++];
+        p->resource = vl_intern(it->string);
+        p->processed = vl_int(it, "processed");
+        p->total = vl_int(it, "total");
+    }
+}
+
+vl_run *vl_run_decode(const cJSON *obj, vl_kind hint)
+{
+    if (!cJSON_IsObject(obj)) return NULL;
+    vl_run *r = xcalloc(1, sizeof *r);
+    const char *kind = vl_cstr(obj, "kind");
+    if (kind && strcmp(kind, "Backup") == 0)
+        r->kind = VL_BACKUP;
+    else if (kind && strcmp(kind, "Restore") == 0)
+        r->kind = VL_RESTORE;
+    else
+        r->kind = hint == VL_RESTORE ? VL_RESTORE : VL_BACKUP;
+    int backup = r->kind == VL_BACKUP;
+    vl_meta_decode(&r->meta, obj);
+    const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
+
+    r->phase = vl_phase_text(st, &r->phase_id);
+    const char *loc = vl_cstr(spec, "storageLocation");
+    if (!loc) loc = vl_label(&r->meta, "velero.io/storage-location");
+    r->storage_location = vl_intern(loc);
+    const char *sched = backup ? NULL : vl_cstr(spec, "scheduleName");
+    if (!sched) sched = vl_label(&r->meta, "velero.io/schedule-name");
+    r->schedule = vl_intern(sched);
+    if (!backup) r->backup_name = vl_shared(spec, "backupName");
+    r->included_ns = vl_strv(spec, "includedNamespaces", &r->n_included_ns);
+    r->excluded_ns = vl_strv(spec, "excludedNamespaces", &r->n_excluded_ns);
+    r->ttl = vl_shared(spec, "ttl");
+
+    r->started = vl_time(st, "startTimestamp");
+    r->completed = vl_time(st, "completionTimestamp");
+    r->expiration = vl_time(st, "expiration");
+    const cJSON *prog = vl_get(st, "progress");
+    if (cJSON_IsObject(prog)) {
+        r->has_progress = 1;
+        r->items_total = vl_int(prog, "totalItems");
+        const char *done = backup ? "itemsBackedUp" : "itemsRestored";
+        r->items_done = vl_get(prog, done)
+                            ? vl_int(prog, done)
+                            : vl_int(prog, backup ? "itemsRestored" : "itemsBackedUp");
+    }
+    r->errors = vl_int(st, "errors");
+    r->warnings = vl_int(st, "warnings");
+    r->failure_reason = vl_shared(st, "failureReason");
+    r->validation_errors = vl_strv(st, "validationErrors", &r->n_validation_errors);
+    r->queue_position = vl_int(st, "queuePosition");
+    const cJSON *hooks = vl_get(st, "hookStatus");
+    r->hooks_attempted = vl_int(hooks, "hooksAttempted");
+    r->hooks_failed = vl_int(hooks, "hooksFailed");
+    if (backup) {
+        r->ops_attempted = vl_int(st, "backupItemOperationsAttempted");
+        r->ops_completed = vl_int(st, "backupItemOperationsCompleted");
+        r->ops_failed = vl_int(st, "backupItemOperationsFailed");
+    } else {
+        r->ops_attempted = vl_int(st, "restoreItemOperationsAttempted");
+        r->ops_completed = vl_int(st, "restoreItemOperationsCompleted");
+        r->ops_failed = vl_int(st, "restoreItemOperationsFailed");
+    }
+    r->snapshots_attempted = vl_int(st, "volumeSnapshotsAttempted");
+    r->snapshots_completed = vl_int(st, "volumeSnapshotsCompleted");
+    r->csi_snapshots_attempted = vl_int(st, "csiVolumeSnapshotsAttempted");
+    r->csi_snapshots_completed = vl_int(st, "csiVolumeSnapshotsCompleted");
+    r->format_version = vl_shared(st, "formatVersion");
+    const cJSON *rp = vl_get(st, "resourceProgress");
+    if (cJSON_IsObject(rp)) vl_res_progress_decode(r, rp);
+    return r;
+}
+
+void vl_run_free(vl_run *r)
+{
+    if (!r) return;
+    vl_meta_free(&r->meta);
+    vl_str_free(r->phase);
+    vl_str_free(r->storage_location);
+    vl_str_free(r->schedule);
+    vl_str_free(r->backup_name);
+    vl_strv_free(r->included_ns, r->n_included_ns);
+    vl_strv_free(r->excluded_ns, r->n_excluded_ns);
+    vl_str_free(r->ttl);
+    vl_str_free(r->failure_reason);
+    vl_strv_free(r->validation_errors, r->n_validation_errors);
+    vl_str_free(r->format_version);
+    for (size_t i = 0; i < r->n_resources; i++) vl_str_free(r->resources[i].resource);
+    free(r->resources);
+    free(r);
+}
+
+/* ---- volumes ---- */
+
+vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
+{
+    if (!cJSON_IsObject(obj)) return NULL;
+    vl_volume *v = xcalloc(1, sizeof *v);
+    v->kind = kind;
+    vl_meta_decode(&v->meta, obj);
+    const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
+    int restore = kind == VL_PVR || kind == VL_DD;
+    const char *run =
+        vl_label(&v->meta, restore ? "velero.io/restore-name" : "velero.io/backup-name");
+    if (!run)
+        run = vl_label(&v->meta, restore ? "velero.io/backup-name" : "velero.io/restore-name");
+    v->run_name = vl_intern(run);
+
+    const char *node = kind == VL_PVB ? vl_cstr(spec, "node") : vl_cstr(st, "node");
+    if (!node) node = kind == VL_PVB ? vl_cstr(st, "node") : vl_cstr(spec, "node");
+    v->node = vl_intern(node);
+
+    if (kind == VL_PVB || kind == VL_PVR) {
+        const cJSON *pod = vl_get(spec, "pod");
+        v->pod_ns = vl_shared(pod, "namespace");
+        v->pod_name = vl_shared(pod, "name");
+        v->volume = vl_shared(spec, "volume");
+        v->uploader = vl_shared(spec, "uploaderType");
+    } else {
+        if (kind == VL_DU) {
+            v->pod_ns = vl_shared(spec, "sourceNamespace");
+            v->volume = vl_shared(spec, "sourcePVC");
+        } else {
+            const cJSON *tv = vl_get(spec, "targetVolume");
+            v->pod_ns = vl_shared(tv, "namespace");
+            v->volume = vl_shared(tv, "pvc");
+        }
+        const char *dm = vl_cstr(spec, "datamover");
+        v->uploader = vl_intern(dm && strcmp(dm, "velero") != 0 ? dm : "data mover");
+    }
+    v->phase = vl_phase_text(st, &v->phase_id);
+    const cJSON *prog = vl_get(st, "progress");
+    v->bytes_total = vl_int(prog, "totalBytes");
+    v->bytes_done = vl_int(prog, "bytesDone");
+    v->incremental_bytes = vl_int(st, "incrementalBytes");
+    v->started = vl_time(st, "startTimestamp");
+    v->completed = vl_time(st, "completionTimestamp");
+    v->accepted = vl_time(st, "acceptedTimestamp");
+    v->message = vl_shared(st, "message");
+    v->snapshot_id = vl_dup(st, "snapshotID");
+    if (!v->snapshot_id) v->snapshot_id = vl_dup(spec, "snapshotID");
+    v->storage_location = vl_shared(spec, "backupStorageLocation");
+    return v;
+}
+
+void vl_volume_free(vl_volume *v)
+{
+    if (!v) return;
+    vl_meta_free(&v->meta);
+    vl_str_free(v->run_name);
+    vl_str_free(v->node);
+    vl_str_free(v->pod_ns);
+    vl_str_free(v->pod_name);
+    vl_str_free(v->volume);
+    vl_str_free(v->uploader);
+    vl_str_free(v->phase);
+    vl_str_free(v->message);
+    vl_str_free(v->snapshot_id);
+    vl_str_free(v->storage_location);
+    free(v);
+}
+
+/* ---- DownloadRequest, Schedule, BackupStorageLocation ---- */
+
+vl_download_request *vl_download_request_decode(const cJSON *obj)
+{
+    if (!cJSON_IsObject(obj)) return NULL;
+    vl_download_request *d = xcalloc(1, sizeof *d);
+    vl_meta_decode(&d->meta, obj);
+    const cJSON *target = vl_get(vl_get(obj, "spec"), "target"), *st = vl_get(obj, "status");
+    d->target_kind = vl_shared(target, "kind");
+    d->target_name = vl_shared(target, "name");
+    const char *phase = vl_cstr(st, "phase");
+    d->phase = vl_intern(phase ? phase : "New");
+    d->download_url = vl_dup(st, "downloadURL");
+    d->expiration = vl_time(st, "expiration");
+    d->message = vl_shared(st, "message");
+    return d;
+}
+
+void vl_download_request_free(vl_download_request *d)
+{
+    if (!d) return;
+    vl_meta_free(&d->meta);
+    vl_str_free(d->target_kind);
+    vl_str_free(d->target_name);
+    vl_str_free(d->phase);
+    vl_str_free(d->download_url);
+    vl_str_free(d->message);
+    free(d);
+}
+
+vl_schedule *vl_schedule_decode(const cJSON *obj)
+{
+    if (!cJSON_IsObject(obj)) return NULL;
+    vl_schedule *s = xcalloc(1, sizeof *s);
+    vl_meta_decode(&s->meta, obj);
+    const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
+    s->schedule = vl_shared(spec, "schedule");
+    s->paused = vl_bool(spec, "paused");
+    const char *phase = vl_cstr(st, "phase");
+    s->phase = vl_intern(phase ? phase : "New");
+    s->last_backup = vl_time(st, "lastBackup");
+    s->storage_location = vl_shared(vl_get(spec, "template"), "storageLocation");
+    return s;
+}
+
+void vl_schedule_free(vl_schedule *s)
+{
+    if (!s) return;
+    vl_meta_free(&s->meta);
+    vl_str_free(s->schedule);
+    vl_str_free(s->phase);
+    vl_str_free(s->storage_location);
+    free(s);
+}
+
+vl_bsl *vl_bsl_decode(const cJSON *obj)
+{
+    if (!cJSON_IsObject(obj)) return NULL;
+    vl_bsl *b = xcalloc(1, sizeof *b);
+    vl_meta_decode(&b->meta, obj);
+    const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
+    const cJSON *os = vl_get(spec, "objectStorage");
+    b->provider = vl_shared(spec, "provider");
+    b->bucket = vl_shared(os, "bucket");
+    b->prefix = vl_shared(os, "prefix");
+    b->access_mode = vl_shared(spec, "accessMode");
+    b->is_default = vl_bool(spec, "default");
+    b->phase = vl_shared(st, "phase");
+    b->last_validated = vl_time(st, "lastValidationTime");
+    b->message = vl_shared(st, "message");
+    return b;
+}
+
+void vl_bsl_free(vl_bsl *b)
+{
+    if (!b) return;
+    vl_meta_free(&b->meta);
+    vl_str_free(b->provider);
+    vl_str_free(b->bucket);
+    vl_str_free(b->prefix);
+    vl_str_free(b->access_mode);
+    vl_str_free(b->phase);
+    vl_str_free(b->message);
+    free(b);
+}
+
+/* ---- store adapters ---- */
+
+void *vl_decode_backup(const cJSON *obj)
+{
+    return vl_run_decode(obj, VL_BACKUP);
+}
+void *vl_decode_restore(const cJSON *obj)
+{
+    return vl_run_decode(obj, VL_RESTORE);
+}
+void *vl_decode_pvb(const cJSON *obj)
+{
+    return vl_volume_decode(obj, VL_PVB);
+}
+void *vl_decode_pvr(const cJSON *obj)
+{
+    return vl_volume_decode(obj, VL_PVR);
+}
+void *vl_decode_du(const cJSON *obj)
+{
+    return vl_volume_decode(obj, VL_DU);
+}
+void *vl_decode_dd(const cJSON *obj)
+{
+    return vl_volume_decode(obj, VL_DD);
+}
+void *vl_decode_download_request(const cJSON *obj)
+{
+    return vl_download_request_decode(obj);
+}
+void *vl_decode_schedule(const cJSON *obj)
+{
+    return vl_schedule_decode(obj);
+}
+void *vl_decode_bsl(const cJSON *obj)
+{
+    return vl_bsl_decode(obj);
+}
+void vl_release_run(void *p)
+{
+    vl_run_free(p);
+}
+void vl_release_volume(void *p)
+{
+    vl_volume_free(p);
+}
+void vl_release_download_request(void *p)
+{
+    vl_download_request_free(p);
+}
+void vl_release_schedule(void *p)
+{
+    vl_schedule_free(p);
+}
+void vl_release_bsl(void *p)
+{
+    vl_bsl_free(p);
+}
