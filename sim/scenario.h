@@ -1,0 +1,99 @@
+/* scenario.h: what the simulated Velero server does: runs (backups, restores) with their
+ * resources, volumes and outcomes, and schedules; loaded from YAML or built in (demo, empty). */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { SCN_BACKUP, SCN_RESTORE } scn_kind;
+
+typedef enum {
+    SCN_KOPIA,
+    SCN_RESTIC,
+    SCN_RESTIC_REAL, /* runs the real restic binary over generated data */
+    SCN_DATAMOVER    /* DataUpload / DataDownload of a PVC */
+} scn_uploader;
+
+typedef struct scn_resource {
+    char *name; /* group-qualified resource as Velero logs it: "pods", "deployments.apps" */
+    int items;  /* final number of items */
+    int added;  /* items plugins add: the estimate grows by this when the resource starts */
+} scn_resource;
+
+typedef struct scn_volume {
+    scn_uploader uploader;
+    char *pod, *ns, *volume; /* pod volumes */
+    char *pvc;               /* datamover */
+    char *node;              /* NULL = worker-<n> */
+    int64_t size;            /* bytes */
+    double rate;             /* bytes per simulated second */
+    double stall_after;      /* fraction; < 0 = never */
+    double stall_for;        /* seconds; 0 = for good */
+    double fail_after;       /* fraction; < 0 = never */
+    char *fail_message;
+} scn_volume;
+
+typedef struct scn_run {
+    scn_kind kind;
+    char *name;
+    double start;  /* simulated seconds from the sim's start */
+    char *outcome; /* "Completed", "PartiallyFailed", "Failed"; NULL = derived */
+    double rate;   /* items per second */
+    int errors, warnings;
+    char *failure_reason;
+    double fail_at; /* fraction */
+    double ttl;     /* seconds */
+    char *storage_location;
+    char *backup;   /* restores: spec.backupName */
+    char *schedule; /* backups made by a schedule */
+    char **namespaces;
+    size_t n_namespaces;
+    int hooks_attempted, hooks_failed;
+    scn_resource *resources;
+    size_t n_resources;
+    scn_volume *volumes;
+    size_t n_volumes;
+} scn_run;
+
+typedef struct scn_schedule {
+    char *name;
+    char *cron;
+    int paused;
+    scn_run tmpl; /* kind backup; name/start unused */
+} scn_schedule;
+
+typedef struct scenario {
+    int has_epoch;
+    double epoch; /* unix seconds of the sim's start when has_epoch */
+    char **namespaces;
+    size_t n_namespaces;
+    scn_run *runs;
+    size_t n_runs;
+    scn_schedule *schedules;
+    size_t n_schedules;
+} scenario;
+
+/* Loads "demo", "empty" or a YAML file. NULL with err ("file:line: message") on failure. */
+scenario *scenario_load(const char *name_or_path, unsigned seed, char *err, size_t errlen);
+/* Parses YAML text; `file` only names it in messages. */
+scenario *scenario_parse(const char *text, size_t len, const char *file, char *err, size_t errlen);
+void scenario_free(scenario *s);
+
+/* Deep copy of a run (for schedule templates). */
+void scn_run_copy(scn_run *dst, const scn_run *src);
+void scn_run_clear(scn_run *r);
+/* Fills a run with the defaults (rate 10, fail_at 0.5, ttl 720h, location "default"). */
+void scn_run_defaults(scn_run *r);
+
+/* Parses "200Mi", "1G", "123" into bytes; "90s", "-2h", "5m", "1.5" into seconds. -1 on error. */
+int scn_parse_bytes(const char *s, double *out);
+int scn_parse_duration(const char *s, double *out);
+
+/* A minimal cron: 5 fields (each "*", N, a-b, a,b, or a step "/N" after "*" or a range) or
+ * "@every <duration>". */
+typedef struct scn_cron {
+    int every;                         /* seconds for @every, else 0 */
+    uint64_t min, hour, dom, mon, dow; /* bit sets */
+} scn_cron;
+int scn_cron_parse(const char *spec, scn_cron *c, char *err, size_t errlen);
+/* The first firing time strictly after t (unix seconds, UTC); `origin` anchors @every. */
+double scn_cron_next(const scn_cron *c, double origin, double t);
