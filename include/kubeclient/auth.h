@@ -24,3 +24,11 @@ struct curl_slist *kc_auth_apply(kc_auth *a, CURL *easy, struct curl_slist *head
  * plugin. Returns 1 if a retry makes sense (an exec plugin or tokenFile is in use), once per
  * credential. */
 int kc_auth_invalidate(kc_auth *a);
+
+/* Clocks, injectable for tests: mono_ms drives the tokenFile re-read interval, wall (unix
+ * seconds) the exec credential expiry. NULL means the real clock (kc_now_ms, kc_wall_now). */
+void kc_auth_set_clocks(kc_auth *a, int64_t (*mono_ms)(void *), double (*wall)(void *), void *arg);
+/* The tokenFile re-read interval (default 60 000 ms, as client-go's cached file token source). */
+void kc_auth_set_token_file_interval(kc_auth *a, int64_t ms);
+/* How many times the exec plugin has been started (for tests and the debug screen). */
+unsigned kc_auth_exec_runs(const kc_auth *a);

@@ -43,12 +43,13 @@ typedef struct kc_rest_config {
 /* Where to look; NULL fields mean "as kubectl": $KUBECONFIG, ~/.kube/config, in-cluster. The env
  * and paths are injectable for tests. */
 typedef struct kc_config_opts {
-    const char *kubeconfig; /* --kubeconfig: that file only */
-    const char *context;    /* --context */
-    const char *env_kubeconfig;  /* value of $KUBECONFIG (NULL: read the environment) */
-    const char *home;            /* $HOME (NULL: read the environment) */
-    const char *sa_dir;          /* default /var/run/secrets/kubernetes.io/serviceaccount */
+    const char *kubeconfig;     /* --kubeconfig: that file only */
+    const char *context;        /* --context */
+    const char *env_kubeconfig; /* value of $KUBECONFIG (NULL: read the environment) */
+    const char *home;           /* $HOME (NULL: read the environment) */
+    const char *sa_dir;         /* default /var/run/secrets/kubernetes.io/serviceaccount */
     const char *service_host, *service_port; /* NULL: read KUBERNETES_SERVICE_HOST/PORT */
+    const char *pod_namespace;               /* NULL: read POD_NAMESPACE */
 } kc_config_opts;
 
 /* Returns NULL with err set (one line, no secrets) when the configuration cannot be used. */

@@ -1,0 +1,752 @@
+/* kubeconfig.c: loads kubeconfig files as kubectl does (--kubeconfig, $KUBECONFIG merge,
+ * ~/.kube/config, in-cluster) and resolves one context into connection settings. */
+#include "kubeclient/kubeconfig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#define KC_DEFAULT_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+typedef struct {
+    char *path; /* as given */
+    char *dir;  /* absolute directory, for relative paths inside */
+    yaml_document_t doc;
+    int loaded; /* doc holds a document */
+} cfg_file;
+
+typedef struct {
+    const char *name;
+    cfg_file *file;
+    yaml_node_t *node; /* the inner cluster/user/context mapping (NULL if absent) */
+} cfg_entry;
+
+typedef struct {
+    cfg_entry *v;
+    size_t n, cap;
+} cfg_entries;
+
+typedef struct {
+    cfg_file *files;
+    size_t nfiles;
+    cfg_entries clusters, users, contexts;
+    const char *current_context;
+    char *source_files;
+} cfg_merged;
+
+/* ---- yaml helpers ---- */
+
+static int cfg_is_null(const yaml_node_t *n)
+{
+    if (!n) return 1;
+    if (n->type != YAML_SCALAR_NODE) return 0;
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+    const char *v = (const char *)n->data.scalar.value;
+    return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
+static yaml_node_t *cfg_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key)) {
+            yaml_node_t *v = yaml_document_get_node(doc, p->value);
+            return cfg_is_null(v) ? NULL : v;
+        }
+    }
+    return NULL;
+}
+
+static const char *cfg_scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* ---- reading one file ---- */
+
+static char *cfg_abs_dir(const char *path)
+{
+    char *copy = xstrdup(path);
+    char *slash = strrchr(copy, '/');
+    char *dir;
+    if (!slash) {
+        dir = xstrdup(".");
+    } else if (slash == copy) {
+        dir = xstrdup("/");
+    } else {
+        *slash = '\0';
+        dir = xstrdup(copy);
+    }
+    free(copy);
+    if (dir[0] != '/') {
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd)) {
+            char *abs = strcmp(dir, ".") ? xasprintf("%s/%s", cwd, dir) : xstrdup(cwd);
+            free(dir);
+            dir = abs;
+        }
+    }
+    return dir;
+}
+
+/* Returns 1 when loaded, 0 when the file does not exist (and missing_ok), -1 on error. */
+static int cfg_load_file(cfg_file *f, const char *path, int missing_ok, kc_err *err)
+{
+    memset(f, 0, sizeof *f);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        if (missing_ok && errno == ENOENT) return 0;
+        kc_err_set(err, "cannot read kubeconfig %s: %s", path, strerror(errno));
+        return -1;
+    }
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, fp);
+    int ok = yaml_parser_load(&parser, &f->doc);
+    if (!ok) {
+        if (parser.error == YAML_READER_ERROR)
+            kc_err_set(err, "cannot read kubeconfig %s: %s", path,
+                       parser.problem ? parser.problem : "read error");
+        else
+            kc_err_set(err, "yaml syntax error in %s at line %zu, column %zu: %s%s%s", path,
+                       parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                       parser.problem ? parser.problem : "invalid yaml", parser.context ? " " : "",
+                       parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        fclose(fp);
+        return -1;
+    }
+    yaml_parser_delete(&parser);
+    fclose(fp);
+    f->loaded = 1;
+    f->path = xstrdup(path);
+    f->dir = cfg_abs_dir(path);
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
+    if (root && !cfg_is_null(root) && root->type != YAML_MAPPING_NODE) {
+        kc_err_set(err, "%s is not a kubeconfig: its top level is not a mapping", path);
+        return -1;
+    }
+    return 1;
+}
+
+static void cfg_file_clear(cfg_file *f)
+{
+    if (f->loaded) yaml_document_delete(&f->doc);
+    free(f->path);
+    free(f->dir);
+}
+
+/* ---- merging ---- */
+
+static cfg_entry *cfg_find(cfg_entries *es, const char *name)
+{
+    for (size_t i = 0; i < es->n; i++)
+        if (!strcmp(es->v[i].name, name)) return &es->v[i];
+    return NULL;
+}
+
+/* Adds the entries of one list (clusters/users/contexts) of a file; the first file to name an
+ * entry wins and the whole entry comes from it. */
+static int cfg_merge_list(cfg_entries *es, cfg_file *f, const char *list, const char *inner,
+                          kc_err *err)
+{
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
+    yaml_node_t *seq = cfg_get(&f->doc, root, list);
+    if (!seq) return 0;
+    if (seq->type != YAML_SEQUENCE_NODE) {
+        kc_err_set(err, "%s in %s is not a list", list, f->path);
+        return -1;
+    }
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *item = yaml_document_get_node(&f->doc, *it);
+        if (!item || item->type != YAML_MAPPING_NODE) {
+            kc_err_set(err, "%s in %s: an entry is not a mapping", list, f->path);
+            return -1;
+        }
+        const char *name = cfg_scalar(cfg_get(&f->doc, item, "name"));
+        if (!name || !*name) {
+            kc_err_set(err, "%s in %s: an entry has no name", list, f->path);
+            return -1;
+        }
+        if (cfg_find(es, name)) continue;
+        yaml_node_t *in = cfg_get(&f->doc, item, inner);
+        if (in && in->type != YAML_MAPPING_NODE) {
+            kc_err_set(err, "%s[%s].%s in %s is not a mapping", list, name, inner, f->path);
+            return -1;
+        }
+        if (es->n == es->cap) {
+            es->cap = es->cap ? es->cap * 2 : 8;
+            es->v = xrealloc(es->v, es->cap * sizeof *es->v);
+        }
+        es->v[es->n++] = (cfg_entry){name, f, in};
+    }
+    return 0;
+}
+
+static int cfg_merge_file(cfg_merged *m, cfg_file *f, kc_err *err)
+{
+    yaml_node_t *root = yaml_document_get_root_node(&f->doc);
+    if (!root || cfg_is_null(root)) return 0;
+    if (cfg_merge_list(&m->clusters, f, "clusters", "cluster", err) < 0) return -1;
+    if (cfg_merge_list(&m->users, f, "users", "user", err) < 0) return -1;
+    if (cfg_merge_list(&m->contexts, f, "contexts", "context", err) < 0) return -1;
+    const char *cur = cfg_scalar(cfg_get(&f->doc, root, "current-context"));
+    if (!m->current_context && cur && *cur) m->current_context = cur;
+    return 0;
+}
+
+static void cfg_merged_free(cfg_merged *m)
+{
+    for (size_t i = 0; i < m->nfiles; i++) cfg_file_clear(&m->files[i]);
+    free(m->files);
+    free(m->clusters.v);
+    free(m->users.v);
+    free(m->contexts.v);
+    free(m->source_files);
+}
+
+/* Loads the candidate files in order (missing ones skipped unless explicit). */
+static int cfg_load_all(cfg_merged *m, char **paths, size_t npaths, int explicit_file, kc_err *err)
+{
+    m->files = xcalloc(npaths ? npaths : 1, sizeof *m->files);
+    kc_buf src = {0};
+    for (size_t i = 0; i < npaths; i++) {
+        cfg_file *f = &m->files[m->nfiles];
+        int r = cfg_load_file(f, paths[i], !explicit_file, err);
+        if (r < 0) {
+            cfg_file_clear(f);
+            kc_buf_free(&src);
+            return -1;
+        }
+        if (r == 0) continue;
+        m->nfiles++;
+        if (src.len) kc_buf_append(&src, ":", 1);
+        kc_buf_append(&src, paths[i], strlen(paths[i]));
+        if (cfg_merge_file(m, f, err) < 0) {
+            kc_buf_free(&src);
+            return -1;
+        }
+    }
+    if (!src.len) /* nothing existed: name what was looked for */
+        for (size_t i = 0; i < npaths; i++) {
+            if (src.len) kc_buf_append(&src, ":", 1);
+            kc_buf_append(&src, paths[i], strlen(paths[i]));
+        }
+    m->source_files = xstrdup(kc_buf_cstr(&src));
+    kc_buf_free(&src);
+    return 0;
+}
+
+/* ---- field readers: errors name the field as kind[name].field ---- */
+
+typedef struct {
+    const char *kind; /* clusters / users / contexts */
+    cfg_entry *e;
+    kc_err *err;
+} cfg_ctx;
+
+static yaml_node_t *cfg_field(cfg_ctx *c, const char *field)
+{
+    return c->e->node ? cfg_get(&c->e->file->doc, c->e->node, field) : NULL;
+}
+
+/* A string field: 0 with *out NULL if absent, -1 if not a scalar. */
+static int cfg_str(cfg_ctx *c, const char *field, char **out)
+{
+    *out = NULL;
+    yaml_node_t *n = cfg_field(c, field);
+    if (!n) return 0;
+    if (n->type != YAML_SCALAR_NODE) {
+        kc_err_set(c->err, "%s[%s].%s: not a string", c->kind, c->e->name, field);
+        return -1;
+    }
+    const char *v = cfg_scalar(n);
+    *out = *v ? xstrdup(v) : NULL;
+    return 0;
+}
+
+static int cfg_bool(cfg_ctx *c, const char *field, int *out)
+{
+    *out = 0;
+    yaml_node_t *n = cfg_field(c, field);
+    if (!n) return 0;
+    const char *v = cfg_scalar(n);
+    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes",
+                                      "YES",  "on",   "On",   "ON"};
+    static const char *const no[] = {"false", "False", "FALSE", "no", "No",
+                                     "NO",    "off",   "Off",   "OFF"};
+    for (size_t i = 0; v && i < sizeof yes / sizeof *yes; i++) {
+        if (!strcmp(v, yes[i])) {
+            *out = 1;
+            return 0;
+        }
+        if (!strcmp(v, no[i])) return 0;
+    }
+    kc_err_set(c->err, "%s[%s].%s: not a boolean", c->kind, c->e->name, field);
+    return -1;
+}
+
+static char *cfg_resolve(const cfg_file *f, const char *path)
+{
+    if (path[0] == '/') return xstrdup(path);
+    return xasprintf("%s/%s", f->dir, path);
+}
+
+static int cfg_read_path(const char *path, unsigned char **data, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return -1;
+    kc_buf b = {0};
+    char tmp[4096];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) kc_buf_append(&b, tmp, n);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        kc_buf_free(&b);
+        errno = EIO;
+        return -1;
+    }
+    *len = b.len;
+    *data = (unsigned char *)kc_buf_cstr(&b);
+    return 0;
+}
+
+/* Reads PEM bytes from field-data (base64) or field (a file, relative to the kubeconfig). */
+static int cfg_pem(cfg_ctx *c, const char *field, unsigned char **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    char *dfield = xasprintf("%s-data", field);
+    char *b64 = NULL, *file = NULL;
+    int rc = -1;
+    if (cfg_str(c, dfield, &b64) < 0 || cfg_str(c, field, &file) < 0) goto out;
+    if (b64) {
+        *data = kc_base64_decode(b64, len);
+        if (!*data) {
+            kc_err_set(c->err, "%s[%s].%s: invalid base64", c->kind, c->e->name, dfield);
+            goto out;
+        }
+    } else if (file) {
+        char *abs = cfg_resolve(c->e->file, file);
+        if (cfg_read_path(abs, data, len) < 0) {
+            kc_err_set(c->err, "%s[%s].%s: cannot read %s: %s", c->kind, c->e->name, field, abs,
+                       strerror(errno));
+            free(abs);
+            goto out;
+        }
+        free(abs);
+    }
+    rc = 0;
+out:
+    free(dfield);
+    free(b64);
+    free(file);
+    return rc;
+}
+
+static int cfg_has(cfg_ctx *c, const char *field)
+{
+    return cfg_field(c, field) != NULL;
+}
+
+/* ---- cluster, user, context ---- */
+
+static int cfg_read_cluster(cfg_ctx *c, kc_rest_config *r)
+{
+    if (cfg_str(c, "server", &r->server) < 0) return -1;
+    if (!r->server) {
+        kc_err_set(c->err, "cluster \"%s\" has no server", c->e->name);
+        return -1;
+    }
+    if (cfg_str(c, "tls-server-name", &r->tls_server_name) < 0 ||
+        cfg_bool(c, "insecure-skip-tls-verify", &r->insecure_skip_tls_verify) < 0 ||
+        cfg_bool(c, "disable-compression", &r->disable_compression) < 0 ||
+        cfg_str(c, "proxy-url", &r->proxy_url) < 0)
+        return -1;
+    if (r->insecure_skip_tls_verify &&
+        (cfg_has(c, "certificate-authority") || cfg_has(c, "certificate-authority-data"))) {
+        kc_err_set(c->err,
+                   "%s[%s]: certificate-authority and insecure-skip-tls-verify cannot both be set",
+                   c->kind, c->e->name);
+        return -1;
+    }
+    return cfg_pem(c, "certificate-authority", &r->ca_data, &r->ca_len);
+}
+
+static int cfg_read_exec(cfg_ctx *c, kc_rest_config *r)
+{
+    yaml_node_t *x = cfg_field(c, "exec");
+    yaml_document_t *doc = &c->e->file->doc;
+    const char *u = c->e->name;
+    if (x->type != YAML_MAPPING_NODE) {
+        kc_err_set(c->err, "users[%s].exec: not a mapping", u);
+        return -1;
+    }
+    kc_exec_config *e = xcalloc(1, sizeof *e);
+    r->exec = e;
+    /* a nested reader for the exec mapping */
+    cfg_entry sub = {c->e->name, c->e->file, x};
+    cfg_ctx sc = {"users", &sub, c->err};
+    char *cmd = NULL;
+    if (cfg_str(&sc, "command", &cmd) < 0) return -1;
+    if (!cmd) {
+        kc_err_set(c->err, "users[%s].exec.command: missing", u);
+        return -1;
+    }
+    if (strchr(cmd, '/') && cmd[0] != '/') {
+        e->command = cfg_resolve(c->e->file, cmd);
+        free(cmd);
+    } else {
+        e->command = cmd;
+    }
+    if (cfg_str(&sc, "apiVersion", &e->api_version) < 0 ||
+        cfg_str(&sc, "installHint", &e->install_hint) < 0 ||
+        cfg_bool(&sc, "provideClusterInfo", &e->provide_cluster_info) < 0 ||
+        cfg_str(&sc, "interactiveMode", &e->interactive_mode) < 0)
+        return -1;
+    if (!e->api_version) {
+        kc_err_set(c->err, "users[%s].exec.apiVersion: missing", u);
+        return -1;
+    }
+    int v1 = !strcmp(e->api_version, "client.authentication.k8s.io/v1");
+    if (!v1 && strcmp(e->api_version, "client.authentication.k8s.io/v1beta1") != 0) {
+        kc_err_set(c->err, "users[%s].exec.apiVersion: unsupported \"%.100s\"", u, e->api_version);
+        return -1;
+    }
+    if (!e->interactive_mode) {
+        if (v1) {
+            kc_err_set(c->err, "users[%s].exec.interactiveMode: required for %s", u,
+                       e->api_version);
+            return -1;
+        }
+        e->interactive_mode = xstrdup("IfAvailable");
+    }
+    if (strcmp(e->interactive_mode, "Never") && strcmp(e->interactive_mode, "IfAvailable") &&
+        strcmp(e->interactive_mode, "Always")) {
+        kc_err_set(c->err,
+                   "users[%s].exec.interactiveMode: \"%.100s\" is not Never, IfAvailable or Always",
+                   u, e->interactive_mode);
+        return -1;
+    }
+    yaml_node_t *args = cfg_get(doc, x, "args");
+    if (args) {
+        if (args->type != YAML_SEQUENCE_NODE) {
+            kc_err_set(c->err, "users[%s].exec.args: not a list", u);
+            return -1;
+        }
+        size_t n = (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
+        e->args = xcalloc(n ? n : 1, sizeof *e->args);
+        for (size_t i = 0; i < n; i++) {
+            const char *s =
+                cfg_scalar(yaml_document_get_node(doc, args->data.sequence.items.start[i]));
+            if (!s) {
+                kc_err_set(c->err, "users[%s].exec.args[%zu]: not a string", u, i);
+                return -1;
+            }
+            e->args[e->nargs++] = xstrdup(s);
+        }
+    }
+    yaml_node_t *env = cfg_get(doc, x, "env");
+    if (env) {
+        if (env->type != YAML_SEQUENCE_NODE) {
+            kc_err_set(c->err, "users[%s].exec.env: not a list", u);
+            return -1;
+        }
+        size_t n = (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
+        e->env_names = xcalloc(n ? n : 1, sizeof *e->env_names);
+        e->env_values = xcalloc(n ? n : 1, sizeof *e->env_values);
+        for (size_t i = 0; i < n; i++) {
+            yaml_node_t *it = yaml_document_get_node(doc, env->data.sequence.items.start[i]);
+            const char *name = cfg_scalar(cfg_get(doc, it, "name"));
+            const char *value = cfg_scalar(cfg_get(doc, it, "value"));
+            if (!name || !*name || strchr(name, '=')) {
+                kc_err_set(c->err, "users[%s].exec.env[%zu]: no valid name", u, i);
+                return -1;
+            }
+            e->env_names[e->nenv] = xstrdup(name);
+            e->env_values[e->nenv] = xstrdup(value ? value : "");
+            e->nenv++;
+        }
+    }
+    return 0;
+}
+
+static int cfg_read_user(cfg_ctx *c, kc_rest_config *r)
+{
+    const char *u = c->e->name;
+    /* count the authentication methods first, naming them (never their values) */
+    const char *methods[5];
+    int nm = 0;
+    if (cfg_has(c, "token") || cfg_has(c, "tokenFile")) methods[nm++] = "token";
+    if (cfg_has(c, "username") || cfg_has(c, "password")) methods[nm++] = "basic auth";
+    if (cfg_has(c, "exec")) methods[nm++] = "exec";
+    if (cfg_has(c, "auth-provider")) methods[nm++] = "auth-provider";
+    int has_cert = cfg_has(c, "client-certificate") || cfg_has(c, "client-certificate-data");
+    int has_key = cfg_has(c, "client-key") || cfg_has(c, "client-key-data");
+    if (has_cert && cfg_has(c, "exec")) methods[nm++] = "client certificate";
+    if (nm > 1) {
+        kc_buf b = {0};
+        for (int i = 0; i < nm; i++) kc_buf_printf(&b, "%s%s", i ? ", " : "", methods[i]);
+        kc_err_set(c->err, "user \"%s\" has more than one authentication method: %s", u,
+                   kc_buf_cstr(&b));
+        kc_buf_free(&b);
+        return -1;
+    }
+    if (cfg_has(c, "auth-provider")) {
+        kc_err_set(c->err, "users[%s].auth-provider: not supported, use an exec plugin", u);
+        return -1;
+    }
+    if (has_cert != has_key) {
+        kc_err_set(c->err, "users[%s]: %s given without %s", u,
+                   has_cert ? "client-certificate" : "client-key",
+                   has_cert ? "client-key" : "client-certificate");
+        return -1;
+    }
+    if (cfg_pem(c, "client-certificate", &r->client_cert_data, &r->client_cert_len) < 0 ||
+        cfg_pem(c, "client-key", &r->client_key_data, &r->client_key_len) < 0)
+        return -1;
+    char *tf = NULL;
+    if (cfg_str(c, "token", &r->token) < 0 || cfg_str(c, "tokenFile", &tf) < 0) return -1;
+    if (tf && !r->token) { /* token beats tokenFile */
+        r->token_file = cfg_resolve(c->e->file, tf);
+        if (access(r->token_file, R_OK) < 0) {
+            kc_err_set(c->err, "users[%s].tokenFile: cannot read %s: %s", u, r->token_file,
+                       strerror(errno));
+            free(tf);
+            return -1;
+        }
+    }
+    free(tf);
+    if (cfg_str(c, "username", &r->username) < 0 || cfg_str(c, "password", &r->password) < 0)
+        return -1;
+    if (cfg_has(c, "exec")) return cfg_read_exec(c, r);
+    return 0;
+}
+
+/* A server given without a scheme is https when TLS is configured, as client-go decides. */
+static void cfg_fix_server(kc_rest_config *r)
+{
+    if (strstr(r->server, "://")) return;
+    int tls = r->ca_data || r->client_cert_data || r->insecure_skip_tls_verify;
+    char *s = xasprintf("%s://%s", tls ? "https" : "http", r->server);
+    free(r->server);
+    r->server = s;
+}
+
+static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err *err)
+{
+    const char *ctxname = want && *want ? want : m->current_context;
+    if (!ctxname) {
+        kc_err_set(err, "no current context is set in %s (use --context)", m->source_files);
+        return NULL;
+    }
+    cfg_entry *ce = cfg_find(&m->contexts, ctxname);
+    if (!ce) {
+        kc_err_set(err, "context \"%s\" not found in %s", ctxname, m->source_files);
+        return NULL;
+    }
+    kc_rest_config *r = xcalloc(1, sizeof *r);
+    r->context = xstrdup(ctxname);
+    r->source_files = xstrdup(m->source_files);
+    cfg_ctx cc = {"contexts", ce, err};
+    char *clname = NULL;
+    if (cfg_str(&cc, "cluster", &clname) < 0 || cfg_str(&cc, "user", &r->user) < 0 ||
+        cfg_str(&cc, "namespace", &r->namespace) < 0)
+        goto fail;
+    if (!clname) {
+        kc_err_set(err, "context \"%s\" names no cluster", ctxname);
+        goto fail;
+    }
+    r->cluster = clname;
+    cfg_entry *cl = cfg_find(&m->clusters, clname);
+    if (!cl) {
+        kc_err_set(err, "cluster \"%s\" of context \"%s\" not found in %s", clname, ctxname,
+                   m->source_files);
+        goto fail;
+    }
+    cfg_ctx clc = {"clusters", cl, err};
+    if (cfg_read_cluster(&clc, r) < 0) goto fail;
+    if (r->user) {
+        cfg_entry *ue = cfg_find(&m->users, r->user);
+        if (!ue) {
+            kc_err_set(err, "user \"%s\" of context \"%s\" not found in %s", r->user, ctxname,
+                       m->source_files);
+            goto fail;
+        }
+        cfg_ctx uc = {"users", ue, err};
+        if (cfg_read_user(&uc, r) < 0) goto fail;
+    }
+    cfg_fix_server(r);
+    return r;
+fail:
+    kc_rest_config_free(r);
+    return NULL;
+}
+
+/* ---- in-cluster ---- */
+
+static char *cfg_env(const char *given, const char *name)
+{
+    const char *v = given ? given : getenv(name);
+    return v && *v ? xstrdup(v) : NULL;
+}
+
+static kc_rest_config *cfg_in_cluster(const kc_config_opts *o, char *host, char *port, kc_err *err)
+{
+    const char *sa = o->sa_dir ? o->sa_dir : KC_DEFAULT_SA_DIR;
+    kc_rest_config *r = xcalloc(1, sizeof *r);
+    r->in_cluster = 1;
+    r->context = xstrdup("");
+    r->cluster = xstrdup("");
+    r->user = xstrdup("");
+    r->server = strchr(host, ':') ? xasprintf("https://[%s]:%s", host, port)
+                                  : xasprintf("https://%s:%s", host, port);
+    r->token_file = xasprintf("%s/token", sa);
+    r->source_files = xstrdup("");
+    if (access(r->token_file, R_OK) < 0) {
+        kc_err_set(err, "in-cluster configuration: cannot read %s: %s", r->token_file,
+                   strerror(errno));
+        kc_rest_config_free(r);
+        return NULL;
+    }
+    char *ca = xasprintf("%s/ca.crt", sa);
+    if (cfg_read_path(ca, &r->ca_data, &r->ca_len) < 0) {
+        kc_err_set(err, "in-cluster configuration: cannot read %s: %s", ca, strerror(errno));
+        free(ca);
+        kc_rest_config_free(r);
+        return NULL;
+    }
+    free(ca);
+    char *ns = cfg_env(o->pod_namespace, "POD_NAMESPACE");
+    if (!ns) {
+        char *nsf = xasprintf("%s/namespace", sa);
+        unsigned char *d;
+        size_t n;
+        if (cfg_read_path(nsf, &d, &n) == 0) {
+            while (n && (d[n - 1] == '\n' || d[n - 1] == ' ' || d[n - 1] == '\r')) d[--n] = 0;
+            if (n)
+                ns = (char *)d;
+            else
+                free(d);
+        }
+        free(nsf);
+    }
+    r->namespace = ns ? ns : xstrdup("default");
+    return r;
+}
+
+/* ---- loading ---- */
+
+static void cfg_add_path(char ***v, size_t *n, const char *p)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*v)[i], p)) return; /* duplicates removed */
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = xstrdup(p);
+}
+
+kc_rest_config *kc_config_load(const kc_config_opts *opts, kc_err *err)
+{
+    kc_config_opts none = {0};
+    const kc_config_opts *o = opts ? opts : &none;
+    kc_err_clear(err);
+    char **paths = NULL;
+    size_t npaths = 0;
+    int explicit_file = 0;
+    if (o->kubeconfig && *o->kubeconfig) {
+        cfg_add_path(&paths, &npaths, o->kubeconfig);
+        explicit_file = 1;
+    } else {
+        const char *env = o->env_kubeconfig ? o->env_kubeconfig : getenv("KUBECONFIG");
+        if (env && *env) {
+            char *copy = xstrdup(env);
+            char *save = NULL;
+            for (char *t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save))
+                cfg_add_path(&paths, &npaths, t);
+            free(copy);
+        } else {
+            const char *home = o->home ? o->home : getenv("HOME");
+            char *p = xasprintf("%s/.kube/config", home ? home : "");
+            cfg_add_path(&paths, &npaths, p);
+            free(p);
+        }
+    }
+    cfg_merged m = {0};
+    kc_rest_config *r = NULL;
+    if (cfg_load_all(&m, paths, npaths, explicit_file, err) < 0) goto out;
+    int empty = !m.clusters.n && !m.users.n && !m.contexts.n && !m.current_context;
+    if (empty && !explicit_file && !(o->context && *o->context)) {
+        char *host = cfg_env(o->service_host, "KUBERNETES_SERVICE_HOST");
+        char *port = cfg_env(o->service_port, "KUBERNETES_SERVICE_PORT");
+        if (host && port) {
+            r = cfg_in_cluster(o, host, port, err);
+        } else {
+            kc_err_set(err, "no kubeconfig found in %s and not running in a cluster",
+                       m.source_files);
+        }
+        free(host);
+        free(port);
+        goto out;
+    }
+    r = cfg_from_context(&m, o->context, err);
+out:
+    cfg_merged_free(&m);
+    for (size_t i = 0; i < npaths; i++) free(paths[i]);
+    free(paths);
+    return r;
+}
+
+static void cfg_exec_free(kc_exec_config *e)
+{
+    if (!e) return;
+    free(e->command);
+    for (size_t i = 0; i < e->nargs; i++) free(e->args[i]);
+    free(e->args);
+    for (size_t i = 0; i < e->nenv; i++) {
+        free(e->env_names[i]);
+        free(e->env_values[i]);
+    }
+    free(e->env_names);
+    free(e->env_values);
+    free(e->api_version);
+    free(e->install_hint);
+    free(e->interactive_mode);
+    free(e);
+}
+
+static void cfg_wipe_free(void *p, size_t n)
+{
+    if (!p) return;
+    memset(p, 0, n);
+    free(p);
+}
+
+void kc_rest_config_free(kc_rest_config *r)
+{
+    if (!r) return;
+    free(r->context);
+    free(r->cluster);
+    free(r->user);
+    free(r->namespace);
+    free(r->server);
+    free(r->tls_server_name);
+    free(r->proxy_url);
+    free(r->ca_data);
+    free(r->client_cert_data);
+    cfg_wipe_free(r->client_key_data, r->client_key_len);
+    if (r->token) cfg_wipe_free(r->token, strlen(r->token));
+    free(r->token_file);
+    free(r->username);
+    if (r->password) cfg_wipe_free(r->password, strlen(r->password));
+    cfg_exec_free(r->exec);
+    free(r->source_files);
+    free(r);
+}
