@@ -74,7 +74,8 @@ char **simstore_log_read(simstore *s, const char *pod, size_t *pos, int timeout_
 
 /* ---- additions (h4) ---- */
 
-/* Name of the simulated Velero server pod in the velero namespace (its log is kept under it). */
+/* Name of the simulated Velero server pod in the velero namespace (its log is kept under it).
+ * vsim_start creates the Pod object itself before simctl_start; the controller need not. */
 const char *sim_velero_pod_name(void);
 
 /* Field selector matching (metadata.name, metadata.namespace; =, ==, !=). -1 with *err
