@@ -1,0 +1,48 @@
+/* logprogress.h: per-resource progress of a run without status.resourceProgress (stock Velero),
+ * derived from the Velero server's log, and per-resource totals of a finished run from its
+ * BackupResourceList / RestoreResourceList artifact. */
+#pragma once
+#include <stddef.h>
+
+#include "kubeclient/util.h"
+#include "kubeclient/velero.h"
+#include "logparse.h"
+
+typedef struct lprog lprog;
+
+/* run_ref is "<velero ns>/<run name>"; only lines with backup=<run_ref> (restores:
+ * restore=<run_ref>) count. */
+lprog *lprog_new(int is_restore, const char *run_ref);
+void lprog_free(lprog *p);
+void lprog_reset(lprog *p); /* forget everything (the log is being read again from the start) */
+
+/* Feeds one log line. Returns 1 when the per-resource progress changed.
+ * Backups: totals from "Retrieved N items" (resource= bare name, summed over namespace=; a group=
+ * field, when present, qualifies it), processed from "Processing item" (resource= group-qualified).
+ * A bare name is matched to the group-qualified one by the part before the first dot
+ * (`deployments` <-> `deployments.apps`). Restores: processed from "Restored N items out of an
+ * estimated total of M" lines (resource=); totals stay 0 (unknown) unless set by
+ * lprog_set_totals. */
+int lprog_feed(lprog *p, const lp_line *l);
+int lprog_feed_raw(lprog *p, const char *line, size_t len);
+/* Sets per-resource totals from elsewhere (e.g. a restore's backup resource list). */
+void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n);
+
+/* The current per-resource progress (group-qualified names where known), in first-seen order;
+ * total is never below processed. Valid until the next call on p. */
+size_t lprog_resources(lprog *p, const vl_res_progress **out);
+unsigned long lprog_lines(const lprog *p); /* lines of this run seen so far */
+
+/* Resource-list artifact JSON (`{"apps/v1/Deployment": ["ns/name", ...], "v1/Pod": [...]}`) to
+ * per-resource counts (processed = total = number of entries), sorted by resource name. Returns 0,
+ * or -1 with err on malformed JSON. Free with lprog_res_free. */
+int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out, size_t *n,
+                             kc_err *err);
+void lprog_res_free(vl_res_progress *r, size_t n);
+
+/* "<group/version>/<Kind>" to the resource name: kind lower-cased and pluralised as Kubernetes
+ * guesses it (UnsafeGuessKindToResource: "...s" -> "...ses", "...y" -> "...ies", else + "s";
+ * plus the irregular "endpoints"), then ".<group>" unless the core group: "apps/v1/Deployment" ->
+ * "deployments.apps", "v1/Pod" -> "pods", "networking.k8s.io/v1/Ingress" ->
+ * "ingresses.networking.k8s.io". malloc'd. */
+char *lprog_key_to_resource(const char *key);
