@@ -293,10 +293,31 @@ static int cfg_bool(cfg_ctx *c, const char *field, int *out)
     return -1;
 }
 
+/* Joins a relative path to the kubeconfig's directory and cleans "." and ".." lexically, as Go's
+ * filepath.Join does for kubectl. */
 static char *cfg_resolve(const cfg_file *f, const char *path)
 {
     if (path[0] == '/') return xstrdup(path);
-    return xasprintf("%s/%s", f->dir, path);
+    char *joined = xasprintf("%s/%s", f->dir, path);
+    char *out = xmalloc(strlen(joined) + 2);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *seg = strtok_r(joined, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(seg, ".")) continue;
+        if (!strcmp(seg, "..")) {
+            while (n > 0 && out[n - 1] != '/') n--;
+            if (n > 0) n--;
+            continue;
+        }
+        out[n++] = '/';
+        size_t l = strlen(seg);
+        memcpy(out + n, seg, l);
+        n += l;
+    }
+    if (n == 0) out[n++] = '/';
+    out[n] = '\0';
+    free(joined);
+    return out;
 }
 
 static int cfg_read_path(const char *path, unsigned char **data, size_t *len)

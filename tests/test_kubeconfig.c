@@ -1,0 +1,531 @@
+/* test_kubeconfig.c: kubeconfig loading as kubectl does it: merge rules, contexts, every auth
+ * kind, relative paths, in-cluster config, and precise error messages that never show a secret. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kubeclient/kubeconfig.h"
+#include "kubeclient/util.h"
+#include "testutil.h"
+
+#define KC FIXTURES_DIR "/kubeconfig"
+
+/* A file that certainly does not exist, so the real $HOME or $KUBECONFIG never leaks in. */
+#define NOWHERE "/nonexistent/veltop-test"
+
+static kc_rest_config *load_env(const char *env, const char *context, kc_err *err)
+{
+    kc_config_opts o = {.env_kubeconfig = env,
+                        .context = context,
+                        .home = NOWHERE,
+                        .service_host = "",
+                        .service_port = ""};
+    return kc_config_load(&o, err);
+}
+
+static kc_rest_config *load_file(const char *file, const char *context, kc_err *err)
+{
+    kc_config_opts o = {.kubeconfig = file,
+                        .context = context,
+                        .env_kubeconfig = "",
+                        .home = NOWHERE,
+                        .service_host = "",
+                        .service_port = ""};
+    return kc_config_load(&o, err);
+}
+
+/* Writes content as a kubeconfig in a fresh temp dir and loads it. */
+static char *tmpdir;
+static kc_rest_config *load_text(const char *content, const char *context, kc_err *err)
+{
+    char *p = tu_write(tmpdir, "config", content);
+    kc_rest_config *r = load_file(p, context, err);
+    free(p);
+    return r;
+}
+
+static void setup(void)
+{
+    tmpdir = tu_mkdtemp();
+}
+
+static void teardown(void)
+{
+    tu_rmrf(tmpdir);
+    free(tmpdir);
+    tmpdir = NULL;
+}
+
+/* Loads content expecting failure; returns the message (static) and checks no secret leaked. */
+static const char *load_error(const char *content, const char *context)
+{
+    static kc_err err;
+    kc_rest_config *r = load_text(content, context, &err);
+    ck_assert_ptr_null(r);
+    ck_assert_str_ne(err.msg, "");
+    ck_assert_ptr_null(strstr(err.msg, "s3cr3t"));
+    ck_assert_ptr_null(strstr(err.msg, "czNjcjN0")); /* base64 of the secret */
+    return err.msg;
+}
+
+START_TEST(merges_three_files_first_wins)
+{
+    kc_err err = {0};
+    const char *env = KC "/merge-a.yaml:" KC "/missing.yaml:" KC "/merge-b.yaml:" KC
+                         "/merge-a.yaml::" KC "/merge-c.yaml";
+    /* current-context comes from merge-b, the first file to set it */
+    kc_rest_config *r = load_env(env, NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->context, "ctx-b");
+    ck_assert_str_eq(r->cluster, "only-b");
+    ck_assert_str_eq(r->server, "https://only-b.example:443");
+    ck_assert_str_eq(r->tls_server_name, "kubernetes");
+    ck_assert_str_eq(r->proxy_url, "http://proxy.example:3128");
+    ck_assert_int_eq(r->disable_compression, 1);
+    ck_assert_int_eq(r->insecure_skip_tls_verify, 0);
+    ck_assert_str_eq(r->user, "bob");
+    ck_assert_str_eq(r->username, "bob");
+    ck_assert_str_eq(r->password, "hunter2");
+    ck_assert_ptr_null(r->token);
+    ck_assert_str_eq(r->namespace, "velero");
+    /* duplicates removed, missing files skipped */
+    ck_assert_str_eq(r->source_files, KC "/merge-a.yaml:" KC "/merge-b.yaml:" KC "/merge-c.yaml");
+    ck_assert_int_eq(r->in_cluster, 0);
+    kc_rest_config_free(r);
+
+    /* ctx-a, "shared" and "alice" come whole from merge-a, not from merge-b */
+    r = load_env(env, "ctx-a", &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->cluster, "shared");
+    ck_assert_str_eq(r->server, "https://a.example:6443");
+    ck_assert_int_eq(r->insecure_skip_tls_verify, 1);
+    ck_assert_str_eq(r->user, "alice");
+    ck_assert_str_eq(r->token, "token-from-a");
+    ck_assert_str_eq(r->namespace, "from-a");
+    kc_rest_config_free(r);
+
+    /* an entry only merge-c has; its tokenFile resolves against merge-c's directory */
+    r = load_env(env, "ctx-c", &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->server, "https://a.example:6443");
+    ck_assert_str_eq(r->user, "carol");
+    ck_assert_str_eq(r->token_file, KC "/tokens/carol");
+    ck_assert_ptr_null(r->namespace);
+    kc_rest_config_free(r);
+
+    /* the order decides: merge-c first makes its current-context win */
+    r = load_env(KC "/merge-c.yaml:" KC "/merge-b.yaml:" KC "/merge-a.yaml", NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->context, "ctx-c");
+    ck_assert_str_eq(r->server, "https://b.example:6443");
+    kc_rest_config_free(r);
+}
+END_TEST
+
+START_TEST(kubeconfig_flag_reads_that_file_only)
+{
+    kc_err err = {0};
+    kc_config_opts o = {.kubeconfig = KC "/merge-c.yaml",
+                        .env_kubeconfig = KC "/merge-a.yaml:" KC "/merge-b.yaml",
+                        .home = NOWHERE,
+                        .service_host = "",
+                        .service_port = ""};
+    kc_rest_config *r = kc_config_load(&o, &err);
+    ck_assert_ptr_null(r);
+    ck_assert_str_eq(err.msg,
+                     "cluster \"shared\" of context \"ctx-c\" not found in " KC "/merge-c.yaml");
+    o.kubeconfig = NOWHERE "/config";
+    ck_assert_ptr_null(kc_config_load(&o, &err));
+    ck_assert_str_eq(err.msg,
+                     "cannot read kubeconfig " NOWHERE "/config: No such file or directory");
+}
+END_TEST
+
+START_TEST(home_kube_config_is_the_default)
+{
+    char *kube = xasprintf("%s/.kube", tmpdir);
+    ck_assert_int_eq(mkdir(kube, 0700), 0);
+    free(tu_write(kube, "config",
+                  "current-context: home\n"
+                  "clusters: [{name: c, cluster: {server: 'https://home.example'}}]\n"
+                  "contexts: [{name: home, context: {cluster: c}}]\n"));
+    kc_config_opts o = {
+        .env_kubeconfig = "", .home = tmpdir, .service_host = "10.0.0.1", .service_port = "443"};
+    kc_err err = {0};
+    kc_rest_config *r = kc_config_load(&o, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->server, "https://home.example");
+    ck_assert_ptr_null(r->user);
+    ck_assert_int_eq(r->in_cluster, 0);
+    char *src = xasprintf("%s/config", kube);
+    ck_assert_str_eq(r->source_files, src);
+    free(src);
+    free(kube);
+    kc_rest_config_free(r);
+}
+END_TEST
+
+START_TEST(reads_every_auth_kind)
+{
+    kc_err err = {0};
+    /* token, basic auth: see merges_three_files_first_wins. Client certificate as data: */
+    kc_rest_config *r =
+        load_text("current-context: x\n"
+                  "clusters: [{name: c, cluster: {server: 'https://h:1', "
+                  "certificate-authority-data: Q0EtUEVN}}]\n"
+                  "users: [{name: u, user: {client-certificate-data: Q0VSVC1QRU0=, "
+                  "client-key-data: S0VZLVBFTQ==, token: t0k}}]\n"
+                  "contexts: [{name: x, context: {cluster: c, user: u, namespace: ns1}}]\n",
+                  NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_uint_eq(r->ca_len, 6);
+    ck_assert_mem_eq(r->ca_data, "CA-PEM", 6);
+    ck_assert_uint_eq(r->client_cert_len, 8);
+    ck_assert_mem_eq(r->client_cert_data, "CERT-PEM", 8);
+    ck_assert_uint_eq(r->client_key_len, 7);
+    ck_assert_mem_eq(r->client_key_data, "KEY-PEM", 7);
+    ck_assert_str_eq(r->token, "t0k"); /* a token beside a client certificate is allowed */
+    ck_assert_str_eq(r->namespace, "ns1");
+    kc_rest_config_free(r);
+
+    /* token beats tokenFile (both count as one method) */
+    r = load_text("current-context: x\n"
+                  "clusters: [{name: c, cluster: {server: 'https://h:1'}}]\n"
+                  "users: [{name: u, user: {token: t1, tokenFile: /nonexistent}}]\n"
+                  "contexts: [{name: x, context: {cluster: c, user: u}}]\n",
+                  NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->token, "t1");
+    ck_assert_ptr_null(r->token_file);
+    kc_rest_config_free(r);
+
+    /* exec, v1 with everything */
+    r = load_text("current-context: x\n"
+                  "clusters: [{name: c, cluster: {server: 'https://h:1'}}]\n"
+                  "users:\n"
+                  "- name: u\n"
+                  "  user:\n"
+                  "    exec:\n"
+                  "      apiVersion: client.authentication.k8s.io/v1\n"
+                  "      command: aws\n"
+                  "      args: [eks, get-token, --cluster-name, prod]\n"
+                  "      env: [{name: AWS_PROFILE, value: prod}, {name: EMPTY}]\n"
+                  "      installHint: install the aws cli\n"
+                  "      provideClusterInfo: true\n"
+                  "      interactiveMode: Never\n"
+                  "contexts: [{name: x, context: {cluster: c, user: u}}]\n",
+                  NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_ptr_nonnull(r->exec);
+    ck_assert_str_eq(r->exec->command, "aws"); /* no '/': looked up in PATH when run */
+    ck_assert_uint_eq(r->exec->nargs, 4);
+    ck_assert_str_eq(r->exec->args[0], "eks");
+    ck_assert_str_eq(r->exec->args[3], "prod");
+    ck_assert_uint_eq(r->exec->nenv, 2);
+    ck_assert_str_eq(r->exec->env_names[0], "AWS_PROFILE");
+    ck_assert_str_eq(r->exec->env_values[0], "prod");
+    ck_assert_str_eq(r->exec->env_names[1], "EMPTY");
+    ck_assert_str_eq(r->exec->env_values[1], "");
+    ck_assert_str_eq(r->exec->api_version, "client.authentication.k8s.io/v1");
+    ck_assert_str_eq(r->exec->install_hint, "install the aws cli");
+    ck_assert_int_eq(r->exec->provide_cluster_info, 1);
+    ck_assert_str_eq(r->exec->interactive_mode, "Never");
+    kc_rest_config_free(r);
+
+    /* exec v1beta1: interactiveMode defaults to IfAvailable */
+    r = load_text("current-context: x\n"
+                  "clusters: [{name: c, cluster: {server: 'https://h:1'}}]\n"
+                  "users: [{name: u, user: {exec: {apiVersion: "
+                  "client.authentication.k8s.io/v1beta1, command: /usr/bin/true}}}]\n"
+                  "contexts: [{name: x, context: {cluster: c, user: u}}]\n",
+                  NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->exec->command, "/usr/bin/true");
+    ck_assert_str_eq(r->exec->interactive_mode, "IfAvailable");
+    ck_assert_uint_eq(r->exec->nargs, 0);
+    ck_assert_int_eq(r->exec->provide_cluster_info, 0);
+    kc_rest_config_free(r);
+
+    /* a server without scheme is https when TLS is configured, http otherwise (client-go) */
+    r = load_text(
+        "current-context: x\n"
+        "clusters: [{name: c, cluster: {server: 'h:1', insecure-skip-tls-verify: true}},"
+        " {name: d, cluster: {server: 'h:2'}}]\n"
+        "contexts: [{name: x, context: {cluster: c}}, {name: y, context: {cluster: d}}]\n",
+        NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->server, "https://h:1");
+    kc_rest_config_free(r);
+    r = load_text(
+        "current-context: x\n"
+        "clusters: [{name: c, cluster: {server: 'h:1', insecure-skip-tls-verify: true}},"
+        " {name: d, cluster: {server: 'h:2'}}]\n"
+        "contexts: [{name: x, context: {cluster: c}}, {name: y, context: {cluster: d}}]\n",
+        "y", &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->server, "http://h:2");
+    kc_rest_config_free(r);
+}
+END_TEST
+
+START_TEST(relative_paths_resolve_against_the_file)
+{
+    kc_err err = {0};
+    kc_rest_config *r = load_file(KC "/rel/config", NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    size_t n;
+    char *ca = tu_read(KC "/certs/ca.crt", &n);
+    ck_assert_uint_eq(r->ca_len, n);
+    ck_assert_mem_eq(r->ca_data, ca, n);
+    free(ca);
+    char *crt = tu_read(KC "/certs/client.crt", &n);
+    ck_assert_uint_eq(r->client_cert_len, n);
+    ck_assert_mem_eq(r->client_cert_data, crt, n);
+    free(crt);
+    char *key = tu_read(KC "/certs/client.key", &n);
+    ck_assert_uint_eq(r->client_key_len, n);
+    ck_assert_mem_eq(r->client_key_data, key, n);
+    free(key);
+    kc_rest_config_free(r);
+
+    r = load_file(KC "/rel/config", "file", &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->token_file, KC "/rel/token");
+    kc_rest_config_free(r);
+
+    r = load_file(KC "/rel/config", "exec", &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->exec->command, KC "/rel/bin/plugin");
+    kc_rest_config_free(r);
+
+    /* a relative kubeconfig path is made absolute from the working directory */
+    char cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(KC), 0);
+    r = load_file("rel/config", "file", &err);
+    ck_assert_int_eq(chdir(cwd), 0);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->token_file, KC "/rel/token");
+    kc_rest_config_free(r);
+}
+END_TEST
+
+START_TEST(in_cluster_when_no_kubeconfig)
+{
+    free(tu_write(tmpdir, "token", "sa-token\n"));
+    free(tu_write(tmpdir, "ca.crt", "SA-CA-PEM"));
+    free(tu_write(tmpdir, "namespace", "velero\n"));
+    kc_config_opts o = {.env_kubeconfig = NOWHERE "/a:" NOWHERE "/b",
+                        .home = NOWHERE,
+                        .sa_dir = tmpdir,
+                        .service_host = "10.96.0.1",
+                        .service_port = "443",
+                        .pod_namespace = ""};
+    kc_err err = {0};
+    kc_rest_config *r = kc_config_load(&o, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_int_eq(r->in_cluster, 1);
+    ck_assert_str_eq(r->context, "");
+    ck_assert_str_eq(r->server, "https://10.96.0.1:443");
+    char *tf = xasprintf("%s/token", tmpdir);
+    ck_assert_str_eq(r->token_file, tf);
+    free(tf);
+    ck_assert_ptr_null(r->token);
+    ck_assert_uint_eq(r->ca_len, 9);
+    ck_assert_mem_eq(r->ca_data, "SA-CA-PEM", 9);
+    ck_assert_str_eq(r->namespace, "velero");
+    kc_rest_config_free(r);
+
+    /* $POD_NAMESPACE beats the file; an IPv6 host is bracketed */
+    o.pod_namespace = "from-env";
+    o.service_host = "fd00::1";
+    r = kc_config_load(&o, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->namespace, "from-env");
+    ck_assert_str_eq(r->server, "https://[fd00::1]:443");
+    kc_rest_config_free(r);
+
+    /* no namespace file: "default" */
+    char *nsf = xasprintf("%s/namespace", tmpdir);
+    unlink(nsf);
+    free(nsf);
+    o.pod_namespace = "";
+    r = kc_config_load(&o, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->namespace, "default");
+    kc_rest_config_free(r);
+
+    /* not in a cluster and no kubeconfig */
+    o.service_host = "";
+    ck_assert_ptr_null(kc_config_load(&o, &err));
+    ck_assert_str_eq(err.msg, "no kubeconfig found in " NOWHERE "/a:" NOWHERE
+                              "/b and not running in a cluster");
+}
+END_TEST
+
+START_TEST(yaml_syntax_error_names_file_line_column)
+{
+    char *p = xasprintf("%s/config", tmpdir);
+    char *want = xasprintf("yaml syntax error in %s at line 3, column 10: mapping values are "
+                           "not allowed in this context",
+                           p);
+    ck_assert_str_eq(load_error("current-context: x\n"
+                                "users:\n"
+                                "- name: a: b\n"
+                                "  user: {token: s3cr3t}\n",
+                                NULL),
+                     want);
+    free(want);
+    want = xasprintf("yaml syntax error in %s at line 2, column 1: did not find expected ',' "
+                     "or ']' while parsing a flow sequence",
+                     p);
+    ck_assert_str_eq(load_error("users: [{name: a, user: {token: s3cr3t}}\n", NULL), want);
+    free(want);
+    free(p);
+}
+END_TEST
+
+#define CLUSTER "clusters: [{name: c, cluster: {server: 'https://h:1'}}]\n"
+
+START_TEST(context_errors)
+{
+    char *p = xasprintf("%s/config", tmpdir);
+    char *want = xasprintf("context \"nope\" not found in %s", p);
+    ck_assert_str_eq(load_error("current-context: x\n" CLUSTER
+                                "contexts: [{name: x, context: {cluster: c}}]\n",
+                                "nope"),
+                     want);
+    free(want);
+    want = xasprintf("no current context is set in %s (use --context)", p);
+    ck_assert_str_eq(load_error(CLUSTER "contexts: [{name: x, context: {cluster: c}}]\n", NULL),
+                     want);
+    free(want);
+    want = xasprintf("user \"ghost\" of context \"x\" not found in %s", p);
+    ck_assert_str_eq(load_error("current-context: x\n" CLUSTER
+                                "contexts: [{name: x, context: {cluster: c, user: ghost}}]\n",
+                                NULL),
+                     want);
+    free(want);
+    ck_assert_str_eq(load_error("current-context: x\n"
+                                "clusters: [{name: c, cluster: {insecure-skip-tls-verify: true}}]\n"
+                                "contexts: [{name: x, context: {cluster: c}}]\n",
+                                NULL),
+                     "cluster \"c\" has no server");
+    ck_assert_str_eq(load_error("current-context: x\n"
+                                "contexts: [{name: x, context: {namespace: a}}]\n",
+                                NULL),
+                     "context \"x\" names no cluster");
+    free(p);
+}
+END_TEST
+
+static const char *user_error(const char *user_yaml)
+{
+    char *doc = xasprintf("current-context: x\n" CLUSTER "users:\n- name: alice\n  user:\n%s"
+                          "contexts: [{name: x, context: {cluster: c, user: alice}}]\n",
+                          user_yaml);
+    const char *m = load_error(doc, NULL);
+    free(doc);
+    return m;
+}
+
+START_TEST(user_errors_name_the_user_and_field)
+{
+    ck_assert_str_eq(user_error("    token: s3cr3t\n"
+                                "    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+                                "command: x}\n"),
+                     "user \"alice\" has more than one authentication method: token, exec");
+    ck_assert_str_eq(user_error("    tokenFile: /tmp/x\n    username: a\n    password: s3cr3t\n"),
+                     "user \"alice\" has more than one authentication method: token, basic auth");
+    ck_assert_str_eq(user_error("    client-certificate-data: czNjcjN0\n"
+                                "    client-key-data: czNjcjN0\n"
+                                "    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+                                "command: x}\n"),
+                     "user \"alice\" has more than one authentication method: exec, client "
+                     "certificate");
+    ck_assert_str_eq(user_error("    client-certificate-data: czNjcjN0\n"
+                                "    client-key-data: \"s3cr3t!!not*base64\"\n"),
+                     "users[alice].client-key-data: invalid base64");
+    ck_assert_str_eq(user_error("    client-certificate-data: \"s3cr3t@@\"\n"
+                                "    client-key-data: czNjcjN0\n"),
+                     "users[alice].client-certificate-data: invalid base64");
+    ck_assert_str_eq(user_error("    client-certificate-data: czNjcjN0\n"),
+                     "users[alice]: client-certificate given without client-key");
+    ck_assert_str_eq(user_error("    client-certificate: /nonexistent/alice.crt\n"
+                                "    client-key: /nonexistent/alice.key\n"),
+                     "users[alice].client-certificate: cannot read /nonexistent/alice.crt: No "
+                     "such file or directory");
+    ck_assert_str_eq(user_error("    tokenFile: /nonexistent/token\n"),
+                     "users[alice].tokenFile: cannot read /nonexistent/token: No such file or "
+                     "directory");
+    ck_assert_str_eq(user_error("    exec: {apiVersion: client.authentication.k8s.io/v1, "
+                                "command: x}\n"),
+                     "users[alice].exec.interactiveMode: required for "
+                     "client.authentication.k8s.io/v1");
+    ck_assert_str_eq(user_error("    exec: {command: x}\n"),
+                     "users[alice].exec.apiVersion: missing");
+    ck_assert_str_eq(user_error("    exec: {apiVersion: client.authentication.k8s.io/v1beta1}\n"),
+                     "users[alice].exec.command: missing");
+    ck_assert_str_eq(user_error("    exec: {apiVersion: client.authentication.k8s.io/v1alpha1, "
+                                "command: x}\n"),
+                     "users[alice].exec.apiVersion: unsupported "
+                     "\"client.authentication.k8s.io/v1alpha1\"");
+    ck_assert_str_eq(user_error("    auth-provider: {name: gcp}\n"),
+                     "users[alice].auth-provider: not supported, use an exec plugin");
+    ck_assert_str_eq(user_error("    token: [s3cr3t]\n"), "users[alice].token: not a string");
+}
+END_TEST
+
+START_TEST(cluster_errors_name_the_field)
+{
+    ck_assert_str_eq(load_error("current-context: x\n"
+                                "clusters: [{name: c, cluster: {server: 'https://h:1', "
+                                "certificate-authority-data: '%%%'}}]\n"
+                                "contexts: [{name: x, context: {cluster: c}}]\n",
+                                NULL),
+                     "clusters[c].certificate-authority-data: invalid base64");
+    char *p = xasprintf("%s/config", tmpdir);
+    char *want = xasprintf("clusters[c].certificate-authority: cannot read %s/ca.pem: No such "
+                           "file or directory",
+                           tmpdir);
+    ck_assert_str_eq(load_error("current-context: x\n"
+                                "clusters: [{name: c, cluster: {server: 'https://h:1', "
+                                "certificate-authority: ca.pem}}]\n"
+                                "contexts: [{name: x, context: {cluster: c}}]\n",
+                                NULL),
+                     want);
+    free(want);
+    free(p);
+    ck_assert_str_eq(load_error("current-context: x\n"
+                                "clusters: [{name: c, cluster: {server: 'https://h:1', "
+                                "insecure-skip-tls-verify: perhaps}}]\n"
+                                "contexts: [{name: x, context: {cluster: c}}]\n",
+                                NULL),
+                     "clusters[c].insecure-skip-tls-verify: not a boolean");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kubeconfig");
+    TCase *tc = tcase_create("kubeconfig");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, merges_three_files_first_wins);
+    tcase_add_test(tc, kubeconfig_flag_reads_that_file_only);
+    tcase_add_test(tc, home_kube_config_is_the_default);
+    tcase_add_test(tc, reads_every_auth_kind);
+    tcase_add_test(tc, relative_paths_resolve_against_the_file);
+    tcase_add_test(tc, in_cluster_when_no_kubeconfig);
+    tcase_add_test(tc, yaml_syntax_error_names_file_line_column);
+    tcase_add_test(tc, context_errors);
+    tcase_add_test(tc, user_errors_name_the_user_and_field);
+    tcase_add_test(tc, cluster_errors_name_the_field);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
