@@ -1,0 +1,401 @@
+/* download.c: the DownloadRequest flow: create, watch for the URL, fetch, gunzip, delete. */
+#include "kubeclient/download.h"
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kubeclient/gunzip.h"
+#include "kubeclient/ndjson.h"
+
+struct kc_download {
+    kc_client *c;
+    kc_loop *loop;
+    char *ns, *kind, *target, *name, *base, *rv, *url;
+    long url_timeout_ms;
+    size_t max_bytes;
+    kc_download_data_fn data;
+    kc_download_done_fn done;
+    void *arg;
+    kc_dl_state state;
+    kc_request *req;
+    uint64_t timer;
+    kc_ndjson *framer;
+    kc_gunzip *gz;
+    kc_err err; /* the outcome, reported after the cleanup */
+    size_t in_bytes;
+    int next;      /* decided inside a request's callback, done from a timer: DL_NEXT_* */
+    uint64_t step; /* that timer */
+};
+
+enum { DL_NEXT_NONE, DL_NEXT_FETCH, DL_NEXT_FAIL };
+
+static void dl_watch(kc_download *d);
+static void dl_cleanup(kc_download *d);
+
+/* A random suffix like the CLI's uuid, from /dev/urandom (falls back to the clock). */
+static char *dl_random_name(const char *target)
+{
+    unsigned char r[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), ok = 0;
+    if (fd >= 0) {
+        ok = read(fd, r, sizeof r) == (ssize_t)sizeof r;
+        close(fd);
+    }
+    if (!ok) {
+        uint64_t t = (uint64_t)kc_now_ms() ^ ((uint64_t)getpid() << 32);
+        for (size_t i = 0; i < sizeof r; i++)
+            r[i] = (unsigned char)(t >> ((i % 8) * 8)) ^ (unsigned char)i;
+    }
+    r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+    r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+    return xasprintf("%s-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                     target, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+                     r[11], r[12], r[13], r[14], r[15]);
+}
+
+static void dl_finish(kc_download *d)
+{
+    d->state = d->err.msg[0] ? KC_DL_FAILED : KC_DL_DONE;
+    kc_err e = d->err;
+    if (d->done) d->done(d->arg, &e); /* may free d */
+}
+
+/* Stops what is in flight and reports d->err (after deleting the request if it exists). */
+static void dl_abort(kc_download *d)
+{
+    if (d->req) kc_request_cancel(d->req);
+    d->req = NULL;
+    if (d->timer) kc_loop_cancel(d->loop, d->timer);
+    d->timer = 0;
+    if (d->state != KC_DL_CREATING)
+        dl_cleanup(d);
+    else
+        dl_finish(d);
+}
+
+static void dl_fail(kc_download *d, const char *fmt, const char *detail)
+{
+    kc_err_set(&d->err, fmt, detail ? detail : "");
+    dl_abort(d);
+}
+
+/* Runs the step decided inside a streaming callback, outside it (the request is cancelled
+ * here, not from within its own data callback). */
+static void dl_fetch(kc_download *d);
+static void dl_step(void *arg)
+{
+    kc_download *d = arg;
+    d->step = 0;
+    int next = d->next;
+    d->next = DL_NEXT_NONE;
+    if (d->req) kc_request_cancel(d->req);
+    d->req = NULL;
+    if (next == DL_NEXT_FETCH) {
+        dl_fetch(d);
+    } else if (next == DL_NEXT_FAIL) {
+        dl_abort(d);
+    }
+}
+
+static void dl_defer(kc_download *d, int next)
+{
+    d->next = next;
+    if (!d->step) d->step = kc_loop_timer(d->loop, 0, dl_step, d);
+}
+
+/* ---- cleanup ---- */
+
+static void dl_deleted(void *arg, const kc_response *resp, const kc_err *err)
+{
+    (void)resp;
+    (void)err; /* 403 (no delete permission) and any other failure: the server expires it */
+    kc_download *d = arg;
+    d->req = NULL;
+    dl_finish(d);
+}
+
+static void dl_cleanup(kc_download *d)
+{
+    d->state = KC_DL_CLEANING;
+    char *path = xasprintf("%s/%s", d->base, d->name);
+    kc_request_opts o = {.method = "DELETE", .path = path, .timeout_ms = 10000};
+    d->req = kc_client_request(d->c, &o, NULL, dl_deleted, d);
+    free(path);
+}
+
+/* ---- fetch ---- */
+
+static void dl_fetch_data(void *arg, const char *data, size_t n)
+{
+    kc_download *d = arg;
+    d->in_bytes += n;
+    if (d->err.msg[0]) return;
+    if (kc_gunzip_feed(d->gz, data, n, &d->err)) dl_defer(d, DL_NEXT_FAIL);
+}
+
+static void dl_fetch_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_download *d = arg;
+    d->req = NULL;
+    if (d->step) kc_loop_cancel(d->loop, d->step);
+    d->step = 0;
+    if (!d->err.msg[0]) {
+        if (err->msg[0]) {
+            if (resp->status == 404)
+                kc_err_set(&d->err, "%s of %s not found in the backup storage location", d->kind,
+                           d->target);
+            else
+                kc_err_set(&d->err, "downloading %s: %s", d->kind, err->msg);
+        } else {
+            kc_gunzip_finish(d->gz, &d->err);
+        }
+    }
+    dl_cleanup(d);
+}
+
+static void dl_gz_out(void *arg, const char *data, size_t n)
+{
+    kc_download *d = arg;
+    if (d->data) d->data(d->arg, data, n);
+}
+
+static void dl_fetch(kc_download *d)
+{
+    if (d->req) kc_request_cancel(d->req);
+    d->req = NULL;
+    if (d->timer) kc_loop_cancel(d->loop, d->timer);
+    d->timer = 0;
+    d->state = KC_DL_FETCHING;
+    d->gz = kc_gunzip_new(d->max_bytes, dl_gz_out, d);
+    kc_request_opts o = {.path = d->url,
+                         .accept = "*/*",
+                         .accept_encoding = "identity",
+                         .stream = 1,
+                         .low_speed_secs = 30};
+    d->req = kc_client_request(d->c, &o, dl_fetch_data, dl_fetch_done, d);
+}
+
+/* ---- waiting for the URL ---- */
+
+/* Looks at a DownloadRequest object: what comes next (DL_NEXT_*). */
+static int dl_check_object(kc_download *d, const cJSON *obj)
+{
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(meta, "resourceVersion");
+    if (cJSON_IsString(rv)) {
+        free(d->rv);
+        d->rv = xstrdup(rv->valuestring);
+    }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    const cJSON *url = cJSON_GetObjectItemCaseSensitive(st, "downloadURL");
+    const cJSON *phase = cJSON_GetObjectItemCaseSensitive(st, "phase");
+    if (cJSON_IsString(url) && url->valuestring[0]) {
+        free(d->url);
+        d->url = xstrdup(url->valuestring);
+        return DL_NEXT_FETCH;
+    }
+    if (cJSON_IsString(phase) && !strcmp(phase->valuestring, "Failed")) {
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(st, "message");
+        kc_err_set(&d->err, "download request failed: %s",
+                   cJSON_IsString(msg) ? msg->valuestring : "no message");
+        return DL_NEXT_FAIL;
+    }
+    return DL_NEXT_NONE;
+}
+
+static int dl_watch_line(void *arg, const char *line, size_t n)
+{
+    kc_download *d = arg;
+    cJSON *ev = cJSON_ParseWithLength(line, n);
+    int stop = 0;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
+    if (cJSON_IsString(type) && cJSON_IsObject(obj)) {
+        if (!strcmp(type->valuestring, "DELETED")) {
+            kc_err_set(&d->err, "download request was deleted before it was processed");
+            stop = DL_NEXT_FAIL;
+        } else if (!strcmp(type->valuestring, "ERROR")) {
+            /* e.g. 410 Gone: watch again from now (the next event still carries the URL) */
+            free(d->rv);
+            d->rv = NULL;
+        } else {
+            stop = dl_check_object(d, obj);
+        }
+    }
+    cJSON_Delete(ev);
+    if (stop) dl_defer(d, stop);
+    return stop;
+}
+
+static void dl_watch_data(void *arg, const char *data, size_t n)
+{
+    kc_download *d = arg;
+    if (d->next == DL_NEXT_NONE) kc_ndjson_feed(d->framer, data, n);
+}
+
+static void dl_watch_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    (void)resp;
+    kc_download *d = arg;
+    d->req = NULL;
+    if (d->next != DL_NEXT_NONE) return; /* the step timer goes on */
+    if (err->msg[0] && err->code != 410) {
+        dl_fail(d, "watching the download request: %s", err->msg);
+        return;
+    }
+    if (err->code == 410) {
+        free(d->rv);
+        d->rv = NULL;
+    }
+    dl_watch(d); /* a normal close (timeoutSeconds): watch on */
+}
+
+static void dl_timeout(void *arg)
+{
+    kc_download *d = arg;
+    d->timer = 0;
+    dl_fail(d, "%s", KC_DL_URL_TIMEOUT_MSG);
+}
+
+static void dl_watch(kc_download *d)
+{
+    d->state = KC_DL_WAITING_URL;
+    kc_ndjson_free(d->framer);
+    d->framer = kc_ndjson_new(1 << 20, dl_watch_line, d);
+    char *sel = xasprintf("metadata.name=%s", d->name);
+    char *esel = kc_url_escape(sel);
+    char *path;
+    if (d->rv)
+        path = xasprintf("%s?watch=true&fieldSelector=%s&resourceVersion=%s&timeoutSeconds=60",
+                         d->base, esel, d->rv);
+    else
+        path = xasprintf("%s?watch=true&fieldSelector=%s&timeoutSeconds=60", d->base, esel);
+    kc_request_opts o = {.path = path, .stream = 1};
+    d->req = kc_client_request(d->c, &o, dl_watch_data, dl_watch_done, d);
+    free(path);
+    free(esel);
+    free(sel);
+}
+
+/* ---- create ---- */
+
+static void dl_created(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_download *d = arg;
+    d->req = NULL;
+    if (err->msg[0]) {
+        dl_fail(d, "creating the download request: %s", err->msg);
+        return;
+    }
+    d->state = KC_DL_WAITING_URL;
+    d->timer = kc_loop_timer(d->loop, d->url_timeout_ms, dl_timeout, d);
+    cJSON *obj = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
+    int next = cJSON_IsObject(obj) ? dl_check_object(d, obj) : DL_NEXT_NONE;
+    cJSON_Delete(obj);
+    if (next == DL_NEXT_FETCH)
+        dl_fetch(d);
+    else if (next == DL_NEXT_FAIL)
+        dl_abort(d);
+    else
+        dl_watch(d);
+}
+
+kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_download_data_fn data,
+                               kc_download_done_fn done, void *arg)
+{
+    kc_download *d = xcalloc(1, sizeof *d);
+    d->c = c;
+    d->loop = kc_client_loop(c);
+    d->ns = xstrdup(o->ns ? o->ns : "velero");
+    d->kind = xstrdup(o->kind);
+    d->target = xstrdup(o->target);
+    d->url_timeout_ms = o->url_timeout_ms ? o->url_timeout_ms : 60000;
+    d->max_bytes = o->max_bytes;
+    d->data = data;
+    d->done = done;
+    d->arg = arg;
+    d->name = dl_random_name(d->target);
+    d->base = xasprintf("/apis/velero.io/v1/namespaces/%s/downloadrequests", d->ns);
+    cJSON *body = cJSON_CreateObject();
+    cJSON_AddStringToObject(body, "apiVersion", "velero.io/v1");
+    cJSON_AddStringToObject(body, "kind", "DownloadRequest");
+    cJSON *meta = cJSON_AddObjectToObject(body, "metadata");
+    cJSON_AddStringToObject(meta, "name", d->name);
+    cJSON_AddStringToObject(meta, "namespace", d->ns);
+    cJSON *target = cJSON_AddObjectToObject(cJSON_AddObjectToObject(body, "spec"), "target");
+    cJSON_AddStringToObject(target, "kind", d->kind);
+    cJSON_AddStringToObject(target, "name", d->target);
+    char *text = cJSON_PrintUnformatted(body);
+    cJSON_Delete(body);
+    d->state = KC_DL_CREATING;
+    kc_request_opts ro = {.method = "POST",
+                          .path = d->base,
+                          .body = text,
+                          .body_len = strlen(text),
+                          .content_type = "application/json",
+                          .timeout_ms = 30000};
+    d->req = kc_client_request(c, &ro, NULL, dl_created, d);
+    cJSON_free(text);
+    return d;
+}
+
+void kc_download_free(kc_download *d)
+{
+    if (!d) return;
+    if (d->req) kc_request_cancel(d->req);
+    if (d->timer) kc_loop_cancel(d->loop, d->timer);
+    if (d->step) kc_loop_cancel(d->loop, d->step);
+    kc_ndjson_free(d->framer);
+    kc_gunzip_free(d->gz);
+    free(d->ns);
+    free(d->kind);
+    free(d->target);
+    free(d->name);
+    free(d->base);
+    free(d->rv);
+    free(d->url);
+    free(d);
+}
+
+kc_dl_state kc_download_state(const kc_download *d)
+{
+    return d->state;
+}
+
+const char *kc_download_state_name(kc_dl_state s)
+{
+    switch (s) {
+    case KC_DL_CREATING:
+        return "creating download request";
+    case KC_DL_WAITING_URL:
+        return "waiting for the download URL";
+    case KC_DL_FETCHING:
+        return "downloading";
+    case KC_DL_CLEANING:
+        return "deleting download request";
+    case KC_DL_DONE:
+        return "done";
+    case KC_DL_FAILED:
+        return "failed";
+    }
+    return "?";
+}
+
+size_t kc_download_bytes_in(const kc_download *d)
+{
+    return d->in_bytes;
+}
+
+size_t kc_download_bytes_out(const kc_download *d)
+{
+    return d->gz ? kc_gunzip_out_bytes(d->gz) : 0;
+}
+
+const char *kc_download_name(const kc_download *d)
+{
+    return d->name;
+}

@@ -1,0 +1,340 @@
+/* podlog.c: following a pod's log over the loop: pod discovery, timestamps, reconnects. */
+#include "kubeclient/podlog.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/ndjson.h"
+
+struct kc_podlog {
+    kc_client *c;
+    kc_loop *loop;
+    char *ns, *pod, *container;
+    int named; /* the caller named the pod */
+    double since;
+    int no_follow;
+    kc_podlog_line_fn line;
+    kc_podlog_status_fn status;
+    void *arg;
+    kc_pl_state state;
+    char error[512];
+    kc_request *req;
+    uint64_t timer;
+    kc_ndjson *framer;
+    int find_step; /* 0 deploy=velero, 1 component=velero, 2 any velero-* pod */
+    int attempt;
+    unsigned long lines;
+    /* the last line's timestamp and how many lines carried it, to skip repeats on reconnect */
+    long long last_s, last_ns;
+    unsigned long at_last, skip_at_last;
+    int have_last;
+    long long resume_s; /* when reconnecting: skip lines older than last, and at_last of equal */
+};
+
+static void pl_find(kc_podlog *p);
+static void pl_connect(kc_podlog *p);
+
+static void pl_set(kc_podlog *p, kc_pl_state st, const char *err)
+{
+    p->state = st;
+    snprintf(p->error, sizeof p->error, "%s", err ? err : "");
+    if (p->status) p->status(p->arg, p);
+}
+
+static void pl_retry_fire(void *arg)
+{
+    kc_podlog *p = arg;
+    p->timer = 0;
+    if (p->pod)
+        pl_connect(p);
+    else
+        pl_find(p);
+}
+
+static void pl_retry(kc_podlog *p, const char *err)
+{
+    long delay = 1000L << (p->attempt < 5 ? p->attempt : 5);
+    if (delay > 30000) delay = 30000;
+    p->attempt++;
+    pl_set(p, KC_PL_RETRYING, err);
+    p->timer = kc_loop_timer(p->loop, delay, pl_retry_fire, p);
+}
+
+/* ---- timestamps ---- */
+
+/* "2024-06-03T01:25:53.123456789Z " at the start of a line (timestamps=true): parses it into
+ * seconds and nanoseconds and returns its length with the space, or 0 when absent. */
+static size_t pl_timestamp(const char *s, size_t n, long long *sec, long long *nsec)
+{
+    if (n < 21 || s[4] != '-' || s[10] != 'T') return 0;
+    const char *sp = memchr(s, ' ', n < 40 ? n : 40);
+    if (!sp) return 0;
+    char buf[48];
+    size_t len = (size_t)(sp - s), i = 0, o = 0;
+    long long frac = 0;
+    int digits = 0, infrac = 0;
+    for (; i < len && o < sizeof buf - 2; i++) {
+        if (s[i] == '.') {
+            infrac = 1;
+            continue;
+        }
+        if (infrac && s[i] >= '0' && s[i] <= '9') {
+            if (digits < 9) frac = frac * 10 + (s[i] - '0'), digits++;
+            continue;
+        }
+        infrac = 0;
+        buf[o++] = s[i];
+    }
+    buf[o] = '\0';
+    while (digits < 9) frac *= 10, digits++;
+    double t;
+    if (kc_parse_time(buf, &t)) return 0;
+    *sec = (long long)t;
+    *nsec = frac;
+    return len + 1;
+}
+
+/* ---- streaming ---- */
+
+static int pl_on_line(void *arg, const char *line, size_t n)
+{
+    kc_podlog *p = arg;
+    long long s, ns;
+    size_t ts = pl_timestamp(line, n, &s, &ns);
+    if (ts) {
+        if (p->skip_at_last || p->resume_s) {
+            /* reconnected from a whole second: drop what was already delivered */
+            if (p->have_last && (s < p->last_s || (s == p->last_s && ns < p->last_ns))) return 0;
+            if (p->have_last && s == p->last_s && ns == p->last_ns && p->skip_at_last) {
+                p->skip_at_last--;
+                return 0;
+            }
+            p->skip_at_last = 0;
+            p->resume_s = 0;
+        }
+        if (p->have_last && s == p->last_s && ns == p->last_ns) {
+            p->at_last++;
+        } else {
+            p->last_s = s;
+            p->last_ns = ns;
+            p->at_last = 1;
+            p->have_last = 1;
+        }
+        line += ts;
+        n -= ts;
+    }
+    p->lines++;
+    if (p->line) p->line(p->arg, line, n);
+    return 0;
+}
+
+static void pl_on_data(void *arg, const char *data, size_t n)
+{
+    kc_podlog *p = arg;
+    if (p->state != KC_PL_STREAMING) {
+        p->attempt = 0;
+        pl_set(p, KC_PL_STREAMING, NULL);
+    }
+    kc_ndjson_feed(p->framer, data, n);
+}
+
+static void pl_on_headers(void *arg, long status)
+{
+    kc_podlog *p = arg;
+    (void)status;
+    if (p->state != KC_PL_STREAMING) {
+        p->attempt = 0;
+        pl_set(p, KC_PL_STREAMING, NULL);
+    }
+}
+
+static void pl_on_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_podlog *p = arg;
+    p->req = NULL;
+    if (err->msg[0]) {
+        if (resp->status == 404 && !p->named) {
+            /* the pod went away (restarted): find the new one */
+            free(p->pod);
+            p->pod = NULL;
+            p->find_step = 0;
+            pl_retry(p, err->msg);
+        } else if (resp->status == 401 || resp->status == 403 ||
+                   (resp->status == 404 && p->named)) {
+            pl_set(p, KC_PL_FAILED, err->msg);
+        } else {
+            pl_retry(p, err->msg);
+        }
+        return;
+    }
+    if (p->no_follow) {
+        pl_set(p, KC_PL_FAILED, "end of log");
+        return;
+    }
+    pl_retry(p, "log stream closed, reconnecting");
+}
+
+static void pl_connect(kc_podlog *p)
+{
+    kc_ndjson_free(p->framer);
+    p->framer = kc_ndjson_new(1 << 20, pl_on_line, p);
+    kc_buf path = {0};
+    kc_buf_printf(&path, "/api/v1/namespaces/%s/pods/%s/log?timestamps=true", p->ns, p->pod);
+    if (!p->no_follow) kc_buf_printf(&path, "&follow=true");
+    if (p->container) kc_buf_printf(&path, "&container=%s", p->container);
+    double since = p->since;
+    if (p->have_last) {
+        /* resume at the last line's second; lines up to it are skipped */
+        since = (double)p->last_s;
+        p->skip_at_last = p->at_last;
+        p->resume_s = p->last_s;
+    }
+    if (since > 0) {
+        char ts[40];
+        kc_format_time(since, ts, sizeof ts);
+        char *e = kc_url_escape(ts);
+        kc_buf_printf(&path, "&sinceTime=%s", e);
+        free(e);
+    }
+    pl_set(p, KC_PL_CONNECTING, NULL);
+    kc_request_opts o = {.path = kc_buf_cstr(&path),
+                         .accept = "text/plain, */*",
+                         .stream = 1,
+                         .on_headers = pl_on_headers};
+    p->req = kc_client_request(p->c, &o, pl_on_data, pl_on_done, p);
+    kc_buf_free(&path);
+}
+
+/* ---- finding the Velero server pod ---- */
+
+static const char *pl_str(const cJSON *o, const char *a, const char *b)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (b) x = cJSON_GetObjectItemCaseSensitive(x, b);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_podlog *p = arg;
+    p->req = NULL;
+    if (err->msg[0]) {
+        if (resp->status == 401 || resp->status == 403)
+            pl_set(p, KC_PL_FAILED, err->msg);
+        else
+            pl_retry(p, err->msg);
+        return;
+    }
+    cJSON *list = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *it;
+    const char *best = NULL, *best_created = "";
+    int best_running = -1;
+    cJSON_ArrayForEach(it, items)
+    {
+        const char *name = pl_str(it, "metadata", "name");
+        if (!name) continue;
+        if (p->find_step == 2 &&
+            (strncmp(name, "velero-", 7) || !strncmp(name, "velero-node-agent", 17)))
+            continue;
+        const char *phase = pl_str(it, "status", "phase");
+        const char *created = pl_str(it, "metadata", "creationTimestamp");
+        int running = phase && !strcmp(phase, "Running");
+        if (!created) created = "";
+        /* prefer a Running pod, then the newest */
+        if (running > best_running ||
+            (running == best_running && strcmp(created, best_created) > 0)) {
+            best = name;
+            best_created = created;
+            best_running = running;
+        }
+    }
+    if (best) {
+        p->pod = xstrdup(best);
+        cJSON_Delete(list);
+        pl_connect(p);
+        return;
+    }
+    cJSON_Delete(list);
+    if (p->find_step < 2) {
+        p->find_step++;
+        pl_find(p);
+        return;
+    }
+    p->find_step = 0;
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "no Velero server pod in namespace %s (label deploy=velero or component=velero)",
+             p->ns);
+    pl_retry(p, msg);
+}
+
+static void pl_find(kc_podlog *p)
+{
+    static const char *selectors[] = {"deploy%3Dvelero", "component%3Dvelero", NULL};
+    char *path;
+    if (selectors[p->find_step])
+        path = xasprintf("/api/v1/namespaces/%s/pods?labelSelector=%s", p->ns,
+                         selectors[p->find_step]);
+    else
+        path = xasprintf("/api/v1/namespaces/%s/pods", p->ns);
+    if (p->state != KC_PL_RETRYING) pl_set(p, KC_PL_FINDING_POD, NULL);
+    kc_request_opts o = {.path = path, .timeout_ms = 30000};
+    p->req = kc_client_request(p->c, &o, NULL, pl_found, p);
+    free(path);
+}
+
+kc_podlog *kc_podlog_start(kc_client *c, const kc_podlog_opts *o, kc_podlog_line_fn line,
+                           kc_podlog_status_fn status, void *arg)
+{
+    kc_podlog *p = xcalloc(1, sizeof *p);
+    p->c = c;
+    p->loop = kc_client_loop(c);
+    p->ns = xstrdup(o->ns ? o->ns : "velero");
+    p->pod = xstrdup(o->pod);
+    p->named = o->pod != NULL;
+    p->container = xstrdup(o->container);
+    p->since = o->since;
+    p->no_follow = o->no_follow;
+    p->line = line;
+    p->status = status;
+    p->arg = arg;
+    if (p->pod)
+        pl_connect(p);
+    else
+        pl_find(p);
+    return p;
+}
+
+void kc_podlog_free(kc_podlog *p)
+{
+    if (!p) return;
+    if (p->req) kc_request_cancel(p->req);
+    if (p->timer) kc_loop_cancel(p->loop, p->timer);
+    kc_ndjson_free(p->framer);
+    free(p->ns);
+    free(p->pod);
+    free(p->container);
+    free(p);
+}
+
+kc_pl_state kc_podlog_state(const kc_podlog *p)
+{
+    return p->state;
+}
+
+const char *kc_podlog_pod(const kc_podlog *p)
+{
+    return p->pod;
+}
+
+const char *kc_podlog_error(const kc_podlog *p)
+{
+    return p->error;
+}
+
+unsigned long kc_podlog_lines(const kc_podlog *p)
+{
+    return p->lines;
+}
