@@ -5,6 +5,9 @@
 
 typedef struct est est;
 
+/* est_eta never returns more than this; the screen shows it as "> 2d". */
+#define EST_ETA_CAP_S (2 * 86400.0)
+
 typedef struct est_opts {
     double window_s;            /* least-squares window: 60 for items, >= 60 for bytes */
     double expected_interval_s; /* how often the counter normally moves: 1 for items, 10 for bytes */
@@ -17,7 +20,9 @@ void est_free(est *e);
  * refreshes "seen at"). A value lower than the last one resets the history (counter reset). */
 void est_sample(est *e, double t, int64_t value, int64_t total);
 /* Seeds the rate from the average since the run's start, for a run already in flight when we
- * attached: value units were done in elapsed_s seconds up to time t. */
+ * attached: value units were done in elapsed_s seconds up to time t. Records (t, value) as a
+ * sample too; the seed's weight fades as real samples cover the window. Pass the total with
+ * est_sample (the same value again only updates the total). */
 void est_seed(est *e, double t, int64_t value, double elapsed_s);
 /* Marks the run finished: rate becomes the whole-run average over elapsed_s. */
 void est_finish(est *e, int64_t value, double elapsed_s);

@@ -1,0 +1,329 @@
+/* test_estimator.c: rate, ETA and stall detection over synthetic sample sequences (steady, 1 s and
+ * 10 s steps, stalls, resets, growing totals, attaching mid-run, finished runs). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "estimator.h"
+
+static const est_opts items_opts = {60.0, 1.0};
+static const est_opts bytes_opts = {60.0, 10.0};
+
+#define ck_assert_near(x, want, tol)                                                               \
+    do {                                                                                           \
+        double x_ = (x), w_ = (want), t_ = (tol);                                                  \
+        ck_assert_msg(fabs(x_ - w_) <= t_, "%s = %.9g, want %.9g +- %g", #x, x_, w_, t_);          \
+    } while (0)
+
+START_TEST(steady_progress_gives_exact_rate_and_eta)
+{
+    est *e = est_new(&items_opts);
+    ck_assert_double_lt(est_rate(e, 0), 0); /* nothing known yet */
+    ck_assert_double_lt(est_eta(e, 0), 0);
+    for (int t = 0; t <= 30; t++) est_sample(e, 100.0 + t, 5 * t, 1000);
+    ck_assert_near(est_rate(e, 130.0), 5.0, 1e-9);
+    /* 150 of 1000 at 5/s: 170 s left at the last change, counting down between changes */
+    ck_assert_near(est_eta(e, 130.0), 170.0, 1e-9);
+    ck_assert_near(est_eta(e, 130.5), 169.5, 1e-9);
+    ck_assert_near(est_last_change(e), 130.0, 0);
+    ck_assert_int_eq(est_total_estimated(e), 0);
+    double since = -1;
+    ck_assert_int_eq(est_stalled(e, 131.0, &since), 0);
+    ck_assert_near(since, 1.0, 1e-9);
+    est_free(e);
+    est_free(NULL);
+}
+END_TEST
+
+START_TEST(eta_hidden_until_meaningful_and_capped)
+{
+    est *e = est_new(&items_opts);
+    est_sample(e, 0, 0, 0);
+    est_sample(e, 1, 10, 0);
+    ck_assert_near(est_rate(e, 1), 10.0, 1e-9);
+    ck_assert_double_lt(est_eta(e, 1), 0); /* total unknown */
+    est_sample(e, 2, 20, 20);
+    ck_assert_double_lt(est_eta(e, 2), 0); /* total reached */
+    est_free(e);
+
+    e = est_new(&items_opts);
+    est_sample(e, 0, 0, 1000000000);
+    est_sample(e, 1, 1, 1000000000);
+    ck_assert_near(est_rate(e, 1), 1.0, 1e-9);
+    ck_assert_near(est_eta(e, 1), EST_ETA_CAP_S, 0); /* ~31 years: shown as "> 2d" */
+    est_free(e);
+
+    e = est_new(&items_opts);
+    est_sample(e, 0, 5, 10); /* one sample, no seed: no rate */
+    ck_assert_double_lt(est_rate(e, 0.5), 0);
+    ck_assert_double_lt(est_eta(e, 0.5), 0);
+    est_free(e);
+}
+END_TEST
+
+/* A counter moving at `rate` reported every `step` s (floor of the true value), with an optional
+ * deterministic jitter in the report times; checks the rate between and across steps. */
+static void check_steps(const est_opts *o, double rate, double step, double jitter, int steps)
+{
+    est *e = est_new(o);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k <= steps; k++) {
+        double t = k * step + (k % 3 - 1) * jitter;
+        est_sample(e, t, (int64_t)floor(rate * k * step), 0);
+        if (k * step < 2 * o->window_s) continue; /* let the window fill */
+        double at_change = est_rate(e, t);
+        /* between two changes the rate holds still: no zig-zag, no decay */
+        for (double dt = 0.1; dt < step; dt += step / 7) {
+            ck_assert_near(est_rate(e, t + dt), at_change, 0);
+            ck_assert_int_eq(est_stalled(e, t + dt, NULL), 0);
+        }
+        lo = fmin(lo, at_change);
+        hi = fmax(hi, at_change);
+    }
+    ck_assert_msg(lo >= rate * 0.99 && hi <= rate * 1.01, "rate in [%g, %g], want %g +- 1%%", lo,
+                  hi, rate);
+    est_free(e);
+}
+
+START_TEST(one_second_item_steps_are_stable)
+{
+    check_steps(&items_opts, 7.3, 1.0, 0.0, 300);
+    check_steps(&items_opts, 7.3, 1.0, 0.05, 300); /* ticker jitter */
+    check_steps(&items_opts, 0.4, 1.0, 0.0, 300);  /* slower than one item per tick */
+}
+END_TEST
+
+START_TEST(ten_second_byte_steps_are_stable)
+{
+    check_steps(&bytes_opts, 52428800.0, 10.0, 0.0, 100); /* 50 MiB/s */
+    check_steps(&bytes_opts, 52428800.0, 10.0, 0.2, 100);
+    check_steps(&bytes_opts, 1e12, 10.0, 0.0, 100); /* TB/s-scale counters stay exact */
+}
+END_TEST
+
+START_TEST(sparse_updates_widen_the_window)
+{
+    /* a byte counter that moves only every 30 s: window 6 x 30 = 180 s, rate still exact */
+    est *e = est_new(&bytes_opts);
+    for (int k = 0; k <= 20; k++) est_sample(e, 30.0 * k, 3000 * k, 1000000);
+    ck_assert_near(est_rate(e, 600), 100.0, 1e-9);
+    ck_assert_int_eq(est_stalled(e, 600 + 89, NULL), 0); /* 3 x observed interval = 90 s */
+    ck_assert_int_eq(est_stalled(e, 600 + 91, NULL), 1);
+    est_free(e);
+
+    /* bursty reports every 30 s (+1000, +2000, +6000: 100/s on average): a 60 s window would
+     * swing between 50/s and 133/s; 6 intervals keep it within 10% */
+    static const int gain[] = {1000, 2000, 6000};
+    e = est_new(&bytes_opts);
+    int64_t v = 0;
+    for (int k = 0; k <= 40; k++) {
+        est_sample(e, 30.0 * k, v, 10000000);
+        if (k >= 12) {
+            double r = est_rate(e, 30.0 * k);
+            ck_assert_msg(r >= 90 && r <= 110, "rate %g at step %d", r, k);
+        }
+        v += gain[k % 3];
+    }
+    est_free(e);
+}
+END_TEST
+
+START_TEST(stall_after_three_intervals_then_resume)
+{
+    est *e = est_new(&bytes_opts);
+    for (int k = 0; k <= 12; k++) est_sample(e, 10.0 * k, 1000 * k, 100000);
+    double since = -1;
+    ck_assert_near(est_rate(e, 120), 100.0, 1e-9);
+    /* repeated values are not changes */
+    est_sample(e, 130, 12000, 100000);
+    est_sample(e, 140, 12000, 100000);
+    ck_assert_int_eq(est_stalled(e, 150.0, &since), 0); /* exactly 3 x 10 s: not yet */
+    ck_assert_near(since, 30.0, 1e-9);
+    ck_assert_near(est_rate(e, 150.0), 100.0, 1e-9); /* not decayed before a stall is suspected */
+    ck_assert_double_ge(est_eta(e, 150.0), 0);
+    ck_assert_int_eq(est_stalled(e, 150.5, &since), 1);
+    ck_assert_near(since, 30.5, 1e-9);
+    ck_assert_double_lt(est_rate(e, 150.5), 100.0);
+    ck_assert_double_lt(est_eta(e, 150.5), 0); /* no ETA while stalled */
+    ck_assert_int_eq(est_stalled(e, 420.0, &since), 1);
+    ck_assert_near(since, 300.0, 1e-9);
+    ck_assert_near(est_rate(e, 420.0), 0.0, 0); /* nothing moved within the window */
+    ck_assert_near(est_last_change(e), 120.0, 0);
+
+    /* resumes at the old pace: not stalled, and the rate comes back once the window refills */
+    for (int k = 1; k <= 8; k++) est_sample(e, 420.0 + 10 * k, 12000 + 1000 * k, 100000);
+    ck_assert_int_eq(est_stalled(e, 505.0, &since), 0);
+    ck_assert_near(since, 5.0, 1e-9);
+    ck_assert_near(est_rate(e, 500.0), 100.0, 1e-9);
+    ck_assert_near(est_eta(e, 500.0), (100000 - 20000) / 100.0, 1e-6);
+    est_free(e);
+}
+END_TEST
+
+START_TEST(item_counter_stalls_after_three_seconds)
+{
+    est *e = est_new(&items_opts);
+    for (int t = 0; t <= 10; t++) est_sample(e, t, 3 * t, 100);
+    ck_assert_int_eq(est_stalled(e, 13.0, NULL), 0);
+    ck_assert_int_eq(est_stalled(e, 13.01, NULL), 1);
+    est_free(e);
+
+    /* a counter that has not moved since we first saw it at 0 is not started, not stalled */
+    e = est_new(&items_opts);
+    est_sample(e, 0, 0, 100);
+    ck_assert_int_eq(est_stalled(e, 600, NULL), 0);
+    est_free(e);
+
+    /* a counter at its total is done, waiting for the phase, not stalled */
+    e = est_new(&items_opts);
+    for (int t = 0; t <= 10; t++) est_sample(e, t, 10 * t, 100);
+    ck_assert_int_eq(est_stalled(e, 60, NULL), 0);
+    est_free(e);
+}
+END_TEST
+
+START_TEST(counter_going_down_resets_history)
+{
+    est *e = est_new(&items_opts);
+    for (int t = 0; t <= 30; t++) est_sample(e, t, 100 * t, 10000);
+    ck_assert_near(est_rate(e, 30), 100.0, 1e-9);
+    est_sample(e, 31, 10, 10000); /* restarted */
+    ck_assert_near(est_last_change(e), 31.0, 0);
+    ck_assert_double_lt(est_rate(e, 31), 0); /* one sample: no rate from the old run */
+    est_sample(e, 32, 12, 10000);
+    est_sample(e, 33, 14, 10000);
+    ck_assert_near(est_rate(e, 33), 2.0, 1e-9);
+    ck_assert_near(est_eta(e, 33), (10000 - 14) / 2.0, 1e-6);
+    est_free(e);
+}
+END_TEST
+
+START_TEST(growing_total_is_an_estimate)
+{
+    est *e = est_new(&items_opts);
+    for (int t = 0; t <= 10; t++) est_sample(e, t, 10 * t, 500);
+    ck_assert_int_eq(est_total_estimated(e), 0);
+    ck_assert_near(est_eta(e, 10), 40.0, 1e-9);
+    est_sample(e, 11, 110, 600); /* Velero re-estimated */
+    ck_assert_int_eq(est_total_estimated(e), 1);
+    ck_assert_near(est_eta(e, 11), 49.0, 1e-9); /* (600-110)/10 */
+    est_sample(e, 12, 120, 0);                  /* a missing total keeps the last one */
+    ck_assert_near(est_eta(e, 12), 48.0, 1e-9);
+    ck_assert_int_eq(est_total_estimated(e), 1);
+    est_free(e);
+}
+END_TEST
+
+START_TEST(attach_mid_run_seeds_from_start)
+{
+    /* 1200 of 3000 items done in the 600 s since startTimestamp: 2 items/s at once */
+    est *e = est_new(&items_opts);
+    est_seed(e, 1000.0, 1200, 600.0);
+    est_sample(e, 1000.0, 1200, 3000); /* same value: only the total */
+    ck_assert_near(est_rate(e, 1000.0), 2.0, 1e-9);
+    ck_assert_near(est_eta(e, 1000.0), 900.0, 1e-9);
+    ck_assert_near(est_eta(e, 1000.5), 899.5, 1e-9);
+    double since;
+    ck_assert_int_eq(est_stalled(e, 1002.0, &since), 0);
+
+    /* the run is faster now (4/s): the seed fades as samples cover the window */
+    for (int k = 1; k <= 30; k++) est_sample(e, 1000.0 + k, 1200 + 4 * k, 3000);
+    ck_assert_near(est_rate(e, 1030.0), 0.5 * 4.0 + 0.5 * 2.0, 1e-9); /* half the window */
+    ck_assert_near(est_eta(e, 1030.0), (3000 - 1320) / 3.0, 1e-9);
+    for (int k = 31; k <= 90; k++) est_sample(e, 1000.0 + k, 1200 + 4 * k, 3000);
+    ck_assert_near(est_rate(e, 1090.0), 4.0, 1e-9); /* window full: measured only */
+
+    /* a seed of nothing done says nothing */
+    est *z = est_new(&items_opts);
+    est_seed(z, 5.0, 0, 0.0);
+    ck_assert_double_lt(est_rate(z, 5.0), 0);
+    est_free(z);
+    est_free(e);
+}
+END_TEST
+
+START_TEST(finished_run_shows_whole_run_average)
+{
+    est *e = est_new(&items_opts);
+    for (int t = 0; t <= 20; t++) est_sample(e, t, 50 * t, 1000);
+    est_finish(e, 1000, 250.0);
+    ck_assert_near(est_rate(e, 21), 4.0, 1e-9);
+    ck_assert_near(est_rate(e, 99999), 4.0, 1e-9); /* never decays, never stalls */
+    ck_assert_double_lt(est_eta(e, 21), 0);
+    ck_assert_int_eq(est_stalled(e, 99999, NULL), 0);
+    ck_assert_int_eq(est_total_estimated(e), 0);
+    est_sample(e, 30, 5, 10); /* ignored once finished */
+    ck_assert_near(est_rate(e, 31), 4.0, 1e-9);
+    est_free(e);
+
+    /* finished without ever being sampled (seen first when already done) */
+    e = est_new(&bytes_opts);
+    est_finish(e, 1073741824, 64.0);
+    ck_assert_near(est_rate(e, 0), 16777216.0, 1e-6);
+    est_free(e);
+
+    e = est_new(&bytes_opts);
+    est_finish(e, 10, 0.0); /* no duration: unknown */
+    ck_assert_double_lt(est_rate(e, 0), 0);
+    est_free(e);
+}
+END_TEST
+
+START_TEST(rate_history_for_the_sparkline)
+{
+    est *e = est_new(&bytes_opts);
+    double out[16];
+    ck_assert_int_eq(est_rate_history(e, 0, 10, out, 16), 0);
+    /* 100/s for 100 s, then 300/s for 50 s, in 10 s steps */
+    for (int k = 0; k <= 10; k++) est_sample(e, 10.0 * k, 1000 * k, 0);
+    for (int k = 1; k <= 5; k++) est_sample(e, 100.0 + 10 * k, 10000 + 3000 * k, 0);
+    int n = est_rate_history(e, 150.0, 10.0, out, 16);
+    ck_assert_int_eq(n, 15); /* buckets before the first sample are left out */
+    for (int i = 0; i < 10; i++) ck_assert_near(out[i], 100.0, 1e-9);
+    for (int i = 10; i < 15; i++) ck_assert_near(out[i], 300.0, 1e-9);
+    /* between changes the last bucket holds the current rate instead of dropping to 0 */
+    double cur = est_rate(e, 155.0);
+    n = est_rate_history(e, 155.0, 5.0, out, 2);
+    ck_assert_int_eq(n, 2);
+    ck_assert_near(out[0], 300.0, 1e-9);
+    ck_assert_near(out[1], cur, 1e-9);
+    /* long after a stall the history goes to 0 */
+    n = est_rate_history(e, 400.0, 10.0, out, 3);
+    ck_assert_int_eq(n, 3);
+    for (int i = 0; i < 3; i++) ck_assert_near(out[i], 0.0, 1e-9);
+    est_free(e);
+
+    /* longer than the fine ring: older buckets come from the thinned samples */
+    e = est_new(&items_opts);
+    for (int t = 0; t <= 600; t++) est_sample(e, t, (t < 300 ? 2 * t : 600 + 6 * (t - 300)), 0);
+    n = est_rate_history(e, 600.0, 60.0, out, 10);
+    ck_assert_int_eq(n, 10);
+    for (int i = 0; i < 5; i++) ck_assert_near(out[i], 2.0, 1e-9);
+    for (int i = 5; i < 10; i++) ck_assert_near(out[i], 6.0, 1e-9);
+    est_free(e);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("estimator");
+    TCase *tc = tcase_create("estimator");
+    tcase_add_test(tc, steady_progress_gives_exact_rate_and_eta);
+    tcase_add_test(tc, eta_hidden_until_meaningful_and_capped);
+    tcase_add_test(tc, one_second_item_steps_are_stable);
+    tcase_add_test(tc, ten_second_byte_steps_are_stable);
+    tcase_add_test(tc, sparse_updates_widen_the_window);
+    tcase_add_test(tc, stall_after_three_intervals_then_resume);
+    tcase_add_test(tc, item_counter_stalls_after_three_seconds);
+    tcase_add_test(tc, counter_going_down_resets_history);
+    tcase_add_test(tc, growing_total_is_an_estimate);
+    tcase_add_test(tc, attach_mid_run_seeds_from_start);
+    tcase_add_test(tc, finished_run_shows_whole_run_average);
+    tcase_add_test(tc, rate_history_for_the_sparkline);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,314 @@
+/* estimator.c: rate (least-squares slope over a window of change samples), ETA and stall
+ * detection for one progress counter; pure computation over the times it is given. */
+#include "estimator.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/util.h"
+
+#define EST_RING        128 /* change samples: > 60 s of a counter moving every second */
+#define EST_COARSE      64  /* thinned samples for the sparkline, one per EST_COARSE_STEP seconds */
+#define EST_COARSE_STEP 10.0
+#define EST_GAPS        9 /* gaps between changes whose median is the observed update interval */
+
+typedef struct est_pt {
+    double t;
+    int64_t v;
+} est_pt;
+
+struct est {
+    est_opts o;
+    est_pt ring[EST_RING]; /* oldest at head */
+    int head, n;
+    est_pt coarse[EST_COARSE];
+    int chead, cn;
+    int64_t total; /* 0 = unknown */
+    int total_changed;
+    double seed_rate; /* < 0: not seeded */
+    int finished;
+    double finish_rate;
+};
+
+static const est_pt *est_at(const est *e, int i)
+{
+    return &e->ring[(e->head + i) % EST_RING];
+}
+
+static const est_pt *est_last(const est *e)
+{
+    return est_at(e, e->n - 1);
+}
+
+est *est_new(const est_opts *o)
+{
+    est *e = xcalloc(1, sizeof *e);
+    e->o.window_s = o && o->window_s > 0 ? o->window_s : 60.0;
+    e->o.expected_interval_s = o && o->expected_interval_s > 0 ? o->expected_interval_s : 1.0;
+    e->seed_rate = -1;
+    e->finish_rate = -1;
+    return e;
+}
+
+void est_free(est *e)
+{
+    free(e);
+}
+
+static void est_reset(est *e)
+{
+    e->n = e->head = 0;
+    e->cn = e->chead = 0;
+    e->seed_rate = -1;
+    e->total_changed = 0;
+}
+
+static void est_push(est *e, double t, int64_t v)
+{
+    if (e->n == EST_RING) {
+        e->head = (e->head + 1) % EST_RING;
+        e->n--;
+    }
+    e->ring[(e->head + e->n) % EST_RING] = (est_pt){t, v};
+    e->n++;
+    const est_pt *c = e->cn ? &e->coarse[(e->chead + e->cn - 1) % EST_COARSE] : NULL;
+    if (!c || t - c->t >= EST_COARSE_STEP) {
+        if (e->cn == EST_COARSE) {
+            e->chead = (e->chead + 1) % EST_COARSE;
+            e->cn--;
+        }
+        e->coarse[(e->chead + e->cn) % EST_COARSE] = (est_pt){t, v};
+        e->cn++;
+    }
+}
+
+void est_sample(est *e, double t, int64_t value, int64_t total)
+{
+    if (!e || e->finished) return;
+    if (total > 0) {
+        if (e->total > 0 && total != e->total) e->total_changed = 1;
+        e->total = total;
+    }
+    if (e->n > 0) {
+        const est_pt *last = est_last(e);
+        if (value == last->v) return; /* no change: not a sample */
+        if (value < last->v) {
+            est_reset(e); /* counter reset: the old history says nothing about the new run */
+            if (total > 0) e->total = total;
+        } else if (t <= last->t) {
+            /* two changes at one instant (or a clock going back): keep the newer value */
+            e->ring[(e->head + e->n - 1) % EST_RING].v = value;
+            return;
+        }
+    }
+    est_push(e, t, value);
+}
+
+void est_seed(est *e, double t, int64_t value, double elapsed_s)
+{
+    if (!e || e->finished) return;
+    est_sample(e, t, value, 0);
+    if (elapsed_s > 0 && value >= 0) e->seed_rate = (double)value / elapsed_s;
+}
+
+void est_finish(est *e, int64_t value, double elapsed_s)
+{
+    if (!e) return;
+    e->finished = 1;
+    e->finish_rate = elapsed_s > 0 ? (double)value / elapsed_s : -1;
+    e->total = value;
+    e->total_changed = 0;
+}
+
+/* Median gap between the recent changes: how often this counter actually moves. */
+static double est_observed_interval(const est *e)
+{
+    double gaps[EST_GAPS];
+    int k = 0;
+    for (int i = e->n - 1; i > 0 && k < EST_GAPS; i--)
+        gaps[k++] = est_at(e, i)->t - est_at(e, i - 1)->t;
+    if (k == 0) return e->o.expected_interval_s;
+    for (int i = 1; i < k; i++) /* insertion sort: at most 9 values */
+        for (int j = i; j > 0 && gaps[j - 1] > gaps[j]; j--) {
+            double x = gaps[j];
+            gaps[j] = gaps[j - 1];
+            gaps[j - 1] = x;
+        }
+    return k % 2 ? gaps[k / 2] : (gaps[k / 2 - 1] + gaps[k / 2]) / 2;
+}
+
+static double est_window(const est *e)
+{
+    double w = 6 * est_observed_interval(e);
+    return w > e->o.window_s ? w : e->o.window_s;
+}
+
+static double est_stall_after(const est *e)
+{
+    double iv = est_observed_interval(e);
+    return 3 * (iv > e->o.expected_interval_s ? iv : e->o.expected_interval_s);
+}
+
+/* Least-squares slope of points [from, n) plus an optional extra point; *span = time covered. */
+static double est_slope(const est *e, int from, const est_pt *extra, double *span)
+{
+    int m = e->n - from + (extra ? 1 : 0);
+    double t0 = est_at(e, from)->t;
+    int64_t v0 = est_at(e, from)->v; /* offsets keep 2^53-sized counters precise */
+    double st = 0, sv = 0;
+    for (int i = from; i < e->n; i++) {
+        st += est_at(e, i)->t - t0;
+        sv += (double)(est_at(e, i)->v - v0);
+    }
+    if (extra) {
+        st += extra->t - t0;
+        sv += (double)(extra->v - v0);
+    }
+    double mt = st / m, mv = sv / m, stt = 0, stv = 0;
+    for (int i = from; i <= e->n - (extra ? 0 : 1); i++) {
+        const est_pt *p = i < e->n ? est_at(e, i) : extra;
+        double dt = p->t - t0 - mt, dv = (double)(p->v - v0) - mv;
+        stt += dt * dt;
+        stv += dt * dv;
+    }
+    *span = (extra ? extra->t : est_last(e)->t) - t0;
+    return stt > 0 ? stv / stt : -1;
+}
+
+/* First point inside the window ending at time end, leaving at least `keep` points. */
+static int est_window_start(const est *e, double end, int keep)
+{
+    double from = end - est_window(e) - 1e-9;
+    int i = e->n - 1;
+    while (i > 0 && est_at(e, i - 1)->t >= from) i--;
+    if (e->n - i < keep) i = e->n - keep < 0 ? 0 : e->n - keep;
+    return i;
+}
+
+/* The rate as of the last change: constant between changes, so a step-wise counter does not
+ * zig-zag. A seed carries the estimate until the samples cover a whole window. */
+static double est_rate_at_last(const est *e)
+{
+    if (e->n == 0) return -1;
+    if (e->n == 1) return e->seed_rate;
+    double span, r = est_slope(e, est_window_start(e, est_last(e)->t, 2), NULL, &span);
+    if (r < 0) return e->seed_rate >= 0 ? e->seed_rate : r;
+    if (e->seed_rate >= 0) {
+        double a = span / est_window(e);
+        if (a < 1) r = a * r + (1 - a) * e->seed_rate;
+    }
+    return r;
+}
+
+static int est_is_stalled(const est *e, double now, double *since)
+{
+    if (e->finished || e->n == 0) return 0;
+    const est_pt *last = est_last(e);
+    *since = now - last->t;
+    if (e->total > 0 && last->v >= e->total) return 0; /* done, waiting for the phase to end */
+    if (e->n == 1 && last->v == 0 && e->seed_rate < 0) return 0; /* never seen moving */
+    return *since > est_stall_after(e);
+}
+
+double est_rate(const est *e, double now)
+{
+    if (!e) return -1;
+    if (e->finished) return e->finish_rate;
+    double since;
+    if (!est_is_stalled(e, now, &since)) return est_rate_at_last(e);
+    /* stalled: the counter still reads its last value now, which pulls the slope down */
+    est_pt still = {now, est_last(e)->v};
+    double span;
+    double r = est_slope(e, est_window_start(e, now, 1), &still, &span);
+    return r < 0 ? 0 : r;
+}
+
+double est_eta(const est *e, double now)
+{
+    if (!e || e->finished || e->n == 0) return -1;
+    const est_pt *last = est_last(e);
+    double since;
+    if (e->total <= 0 || e->total <= last->v || est_is_stalled(e, now, &since)) return -1;
+    double r = est_rate_at_last(e);
+    if (!(r > 0)) return -1;
+    /* finish time projected from the last change, so the ETA counts down between changes */
+    double eta = (double)(e->total - last->v) / r - (now - last->t);
+    if (eta < 0) eta = 0;
+    return eta > EST_ETA_CAP_S ? EST_ETA_CAP_S : eta;
+}
+
+int est_stalled(const est *e, double now, double *since_s)
+{
+    double since = 0;
+    int st = e ? est_is_stalled(e, now, &since) : 0;
+    if (since_s) *since_s = since;
+    return st;
+}
+
+double est_last_change(const est *e)
+{
+    return e && e->n ? est_last(e)->t : -1;
+}
+
+int est_total_estimated(const est *e)
+{
+    return e ? e->total_changed : 0;
+}
+
+/* The counter as a function of time for the sparkline: linear between samples, then held at the
+ * last rate until a stall would be suspected, then flat. */
+typedef struct est_curve {
+    est_pt *p;
+    int n;
+    double hold_rate, hold_until;
+} est_curve;
+
+static double est_curve_at(const est_curve *c, double t)
+{
+    if (t <= c->p[0].t) return (double)c->p[0].v;
+    const est_pt *last = &c->p[c->n - 1];
+    if (t >= last->t) {
+        double u = t < c->hold_until ? t : c->hold_until;
+        return (double)last->v + (u > last->t ? c->hold_rate * (u - last->t) : 0);
+    }
+    int lo = 0, hi = c->n - 1; /* p[lo].t <= t < p[hi].t */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (c->p[mid].t <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double f = (t - c->p[lo].t) / (c->p[hi].t - c->p[lo].t);
+    return (double)c->p[lo].v + f * (double)(c->p[hi].v - c->p[lo].v);
+}
+
+int est_rate_history(const est *e, double now, double bucket_s, double *out, int n)
+{
+    if (!e || e->n == 0 || n <= 0 || !(bucket_s > 0)) return 0;
+    est_curve c = {xmalloc((EST_COARSE + EST_RING) * sizeof(est_pt)), 0, 0, 0};
+    double first_fine = est_at(e, 0)->t;
+    for (int i = 0; i < e->cn; i++) {
+        const est_pt *p = &e->coarse[(e->chead + i) % EST_COARSE];
+        if (p->t < first_fine) c.p[c.n++] = *p;
+    }
+    for (int i = 0; i < e->n; i++) c.p[c.n++] = *est_at(e, i);
+    const est_pt *last = est_last(e);
+    double r = est_rate_at_last(e);
+    if (!e->finished && r > 0) {
+        c.hold_rate = r;
+        c.hold_until = last->t + est_stall_after(e);
+    }
+    int filled = 0;
+    for (int k = n; k >= 1; k--) {
+        double a = now - k * bucket_s, b = a + bucket_s;
+        if (b <= c.p[0].t) continue; /* before the first sample: nothing known */
+        if (a < c.p[0].t) a = c.p[0].t;
+        if (b - a <= 1e-9) continue;
+        double v = (est_curve_at(&c, b) - est_curve_at(&c, a)) / (b - a);
+        out[filled++] = v > 0 ? v : 0;
+    }
+    free(c.p);
+    return filled;
+}
