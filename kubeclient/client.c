@@ -1,0 +1,655 @@
+/* client.c: HTTP requests to the API server on the loop's curl multi handle, errors made readable.
+ */
+#include "kubeclient/client.h"
+#include "kubeclient/auth.h"
+#include "kubeclient/util.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "veltop_version.h"
+
+#define ERR_BODY_MAX (1u << 20) /* a failed answer's body is kept only this far (for messages) */
+
+struct kc_client {
+    kc_loop *loop;
+    kc_rest_config *cfg; /* our own copy: kc_auth keeps a pointer to it */
+    kc_auth *auth;
+    char *server; /* without a trailing '/' */
+    kc_request *reqs;
+    int in_curl_cb; /* inside a curl callback: the multi handle must not be touched */
+};
+
+struct kc_request {
+    kc_client *c;
+    kc_request *prev, *next;
+    char *method, *url, *body, *content_type, *accept, *accept_encoding;
+    size_t body_len;
+    int stream, api;
+    long timeout_ms, low_speed_secs;
+    void (*on_headers)(void *arg, long status);
+    kc_data_fn on_data;
+    kc_done_fn on_done;
+    void *arg;
+
+    CURL *easy;
+    struct curl_slist *hdrs;
+    kc_buf buf;
+    long status, retry_after;
+    int active;       /* in the loop's multi handle */
+    int waiting_auth; /* waiting for kc_auth_ready's callback */
+    int retried_401;
+    int in_done;    /* on_done is running: free after it */
+    int cancelled;  /* no callback may run any more */
+    uint64_t timer; /* deferred start or reap */
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+/* ---- configuration copy ---- */
+
+static unsigned char *dup_blob(const unsigned char *p, size_t n)
+{
+    if (!p) return NULL;
+    unsigned char *d = xmalloc(n + 1);
+    memcpy(d, p, n);
+    d[n] = 0;
+    return d;
+}
+
+static char **dup_strv(char **v, size_t n)
+{
+    if (!v) return NULL;
+    char **d = xcalloc(n + 1, sizeof *d);
+    for (size_t i = 0; i < n; i++) d[i] = xstrdup(v[i]);
+    return d;
+}
+
+/* kc_rest_config has no copy function in kubeconfig.h: a field-by-field deep copy. */
+static kc_rest_config *copy_config(const kc_rest_config *s)
+{
+    kc_rest_config *d = xcalloc(1, sizeof *d);
+    d->context = xstrdup(s->context);
+    d->cluster = xstrdup(s->cluster);
+    d->user = xstrdup(s->user);
+    d->namespace = xstrdup(s->namespace);
+    d->server = xstrdup(s->server);
+    d->tls_server_name = xstrdup(s->tls_server_name);
+    d->insecure_skip_tls_verify = s->insecure_skip_tls_verify;
+    d->disable_compression = s->disable_compression;
+    d->proxy_url = xstrdup(s->proxy_url);
+    d->ca_data = dup_blob(s->ca_data, s->ca_len);
+    d->ca_len = s->ca_len;
+    d->client_cert_data = dup_blob(s->client_cert_data, s->client_cert_len);
+    d->client_cert_len = s->client_cert_len;
+    d->client_key_data = dup_blob(s->client_key_data, s->client_key_len);
+    d->client_key_len = s->client_key_len;
+    d->token = xstrdup(s->token);
+    d->token_file = xstrdup(s->token_file);
+    d->username = xstrdup(s->username);
+    d->password = xstrdup(s->password);
+    if (s->exec) {
+        const kc_exec_config *e = s->exec;
+        kc_exec_config *x = xcalloc(1, sizeof *x);
+        x->command = xstrdup(e->command);
+        x->args = dup_strv(e->args, e->nargs);
+        x->nargs = e->nargs;
+        x->env_names = dup_strv(e->env_names, e->nenv);
+        x->env_values = dup_strv(e->env_values, e->nenv);
+        x->nenv = e->nenv;
+        x->api_version = xstrdup(e->api_version);
+        x->install_hint = xstrdup(e->install_hint);
+        x->provide_cluster_info = e->provide_cluster_info;
+        x->interactive_mode = xstrdup(e->interactive_mode);
+        d->exec = x;
+    }
+    d->source_files = xstrdup(s->source_files);
+    d->in_cluster = s->in_cluster;
+    return d;
+}
+
+/* ---- client ---- */
+
+kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err)
+{
+    if (!cfg || !cfg->server || !*cfg->server) {
+        kc_err_set(err, "no API server address in the configuration");
+        return NULL;
+    }
+    if (strncmp(cfg->server, "http://", 7) != 0 && strncmp(cfg->server, "https://", 8) != 0) {
+        kc_err_set(err, "the API server address %s is not an http:// or https:// URL", cfg->server);
+        return NULL;
+    }
+    kc_client *c = xcalloc(1, sizeof *c);
+    c->loop = loop;
+    c->cfg = copy_config(cfg);
+    c->server = xstrdup(cfg->server);
+    size_t n = strlen(c->server);
+    while (n > 0 && c->server[n - 1] == '/') c->server[--n] = 0;
+    c->auth = kc_auth_new(c->cfg, loop);
+    kc_err_clear(err);
+    return c;
+}
+
+static void req_free(kc_request *r);
+
+void kc_client_free(kc_client *c)
+{
+    if (!c) return;
+    while (c->reqs) req_free(c->reqs);
+    kc_auth_free(c->auth);
+    kc_rest_config_free(c->cfg);
+    free(c->server);
+    free(c);
+}
+
+kc_loop *kc_client_loop(kc_client *c)
+{
+    return c->loop;
+}
+
+const char *kc_client_server(kc_client *c)
+{
+    return c->server;
+}
+
+/* ---- requests ---- */
+
+static void req_free(kc_request *r)
+{
+    kc_client *c = r->c;
+    if (r->active) kc_loop_remove_transfer(c->loop, r->easy);
+    if (r->waiting_auth) kc_auth_forget(c->auth, r);
+    if (r->timer) kc_loop_cancel(c->loop, r->timer);
+    if (r->easy) curl_easy_cleanup(r->easy);
+    curl_slist_free_all(r->hdrs);
+    kc_buf_free(&r->buf);
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        c->reqs = r->next;
+    if (r->next) r->next->prev = r->prev;
+    free(r->method);
+    free(r->url);
+    free(r->body);
+    free(r->content_type);
+    free(r->accept);
+    free(r->accept_encoding);
+    free(r);
+}
+
+static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+    kc_request *r = arg;
+    size_t n = size * nmemb;
+    if (r->cancelled) return 0;
+    if (!r->status) curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+    if (r->stream && r->status >= 200 && r->status < 300) {
+        r->c->in_curl_cb++;
+        r->on_data(r->arg, ptr, n);
+        r->c->in_curl_cb--;
+        return r->cancelled ? 0 : n;
+    }
+    if (r->status >= 200 && r->status < 300) {
+        kc_buf_append(&r->buf, ptr, n);
+    } else if (r->buf.len < ERR_BODY_MAX) {
+        size_t room = ERR_BODY_MAX - r->buf.len;
+        kc_buf_append(&r->buf, ptr, n < room ? n : room);
+    }
+    return n;
+}
+
+static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+    kc_request *r = arg;
+    size_t n = size * nmemb;
+    if (r->cancelled) return 0;
+    if (n >= 5 && strncmp(ptr, "HTTP/", 5) == 0) {
+        r->status = 0; /* a new response (after 100 Continue or a redirect) */
+        r->retry_after = -1;
+    } else if (n > 12 && strncasecmp(ptr, "Retry-After:", 12) == 0) {
+        char tmp[32];
+        size_t k = n - 12 < sizeof tmp - 1 ? n - 12 : sizeof tmp - 1;
+        memcpy(tmp, ptr + 12, k);
+        tmp[k] = 0;
+        char *end;
+        long v = strtol(tmp, &end, 10);
+        if (end != tmp && v >= 0) r->retry_after = v;
+    } else if ((n == 2 && ptr[0] == '\r') || (n == 1 && ptr[0] == '\n')) {
+        long st = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &st);
+        if (st >= 200 && st < 300 && r->on_headers) {
+            r->c->in_curl_cb++;
+            r->on_headers(r->arg, st);
+            r->c->in_curl_cb--;
+            if (r->cancelled) return 0;
+        }
+    }
+    return n;
+}
+
+static void req_start(kc_request *r);
+
+/* Hands the answer to on_done, then frees the request. */
+static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
+{
+    kc_client *c = r->c;
+    kc_err err;
+    kc_err_clear(&err);
+    kc_response resp = {.status = r->status, .retry_after = r->retry_after};
+    if (auth_error) {
+        kc_err_set(&err, "%s", auth_error);
+    } else if (res != CURLE_OK || r->status < 200 || r->status >= 300) {
+        /* a transport error mid-body is reported as such even after a 200 */
+        kc_client_describe_error(c, res != CURLE_OK ? 0 : r->status, kc_buf_cstr(&r->buf), res,
+                                 r->url, &err);
+        if (res != CURLE_OK && r->errbuf[0] && res != CURLE_COULDNT_CONNECT &&
+            res != CURLE_OPERATION_TIMEDOUT) {
+            size_t len = strlen(err.msg);
+            if (!strstr(err.msg, r->errbuf) && len + 4 < sizeof err.msg)
+                snprintf(err.msg + len, sizeof err.msg - len, " (%s)", r->errbuf);
+        }
+        if (res != CURLE_OK) err.code = 0;
+    }
+    resp.body = kc_buf_cstr(&r->buf);
+    resp.body_len = r->buf.len;
+    r->in_done = 1;
+    if (r->on_done) r->on_done(r->arg, &resp, &err);
+    req_free(r);
+}
+
+static void xfer_done(void *arg, CURL *easy, CURLcode res)
+{
+    (void)easy;
+    kc_request *r = arg;
+    r->active = 0;
+    if (r->cancelled) {
+        req_free(r);
+        return;
+    }
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+    if (res == CURLE_OK && r->status == 401 && r->api && !r->retried_401 &&
+        kc_auth_invalidate(r->c->auth)) {
+        /* the credential was refreshed (exec plugin, tokenFile): one more try */
+        r->retried_401 = 1;
+        req_start(r);
+        return;
+    }
+    req_finish(r, res, NULL);
+}
+
+/* Does the URL point at the API server (so that credentials may be sent)? */
+static int is_api_url(kc_client *c, const char *url)
+{
+    size_t n = strlen(c->server);
+    return strncmp(url, c->server, n) == 0 && (url[n] == 0 || url[n] == '/' || url[n] == '?');
+}
+
+static void setup_easy(kc_request *r)
+{
+    kc_client *c = r->c;
+    if (r->easy)
+        curl_easy_reset(r->easy);
+    else
+        r->easy = curl_easy_init();
+    curl_slist_free_all(r->hdrs);
+    r->hdrs = NULL;
+    kc_buf_free(&r->buf);
+    r->status = 0;
+    r->retry_after = -1;
+    r->errbuf[0] = 0;
+
+    CURL *e = r->easy;
+    curl_easy_setopt(e, CURLOPT_URL, r->url);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    /* half-open connections must not hang a watch forever (kube-api.md §6) */
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 15000L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "veltop/" VELTOP_VERSION);
+    if (r->timeout_ms > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r->timeout_ms);
+    if (r->low_speed_secs > 0) {
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, r->low_speed_secs);
+    }
+    if (strcmp(r->method, "GET") != 0) {
+        if (strcmp(r->method, "HEAD") == 0)
+            curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+        else
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+    }
+    if (r->body) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+        if (strcmp(r->method, "POST") != 0) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+    }
+    if (r->accept_encoding) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, r->accept_encoding);
+    if (!r->api) curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+
+    /* TLS trust, proxy and credentials of the API server: kc_auth_apply below */
+
+    char *h = xasprintf("Accept: %s", r->accept ? r->accept : "application/json");
+    r->hdrs = curl_slist_append(r->hdrs, h);
+    free(h);
+    if (r->content_type) {
+        h = xasprintf("Content-Type: %s", r->content_type);
+        r->hdrs = curl_slist_append(r->hdrs, h);
+        free(h);
+    }
+    r->hdrs = curl_slist_append(r->hdrs, "Expect:");
+    if (r->api && c->auth) r->hdrs = kc_auth_apply(c->auth, e, r->hdrs);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->hdrs);
+}
+
+static void launch(kc_request *r)
+{
+    setup_easy(r);
+    r->active = 1;
+    kc_loop_add_transfer(r->c->loop, r->easy, xfer_done, r);
+}
+
+static void deferred_start(void *arg)
+{
+    kc_request *r = arg;
+    r->timer = 0;
+    req_start(r);
+}
+
+static void auth_ready(void *arg, const kc_err *err)
+{
+    kc_request *r = arg;
+    r->waiting_auth = 0;
+    if (r->cancelled) return;
+    if (err && err->msg[0]) {
+        req_finish(r, CURLE_OK, err->msg);
+        return;
+    }
+    /* called from the loop, but perhaps from inside another request's callback */
+    if (r->c->in_curl_cb)
+        r->timer = kc_loop_timer(r->c->loop, 0, deferred_start, r);
+    else
+        launch(r);
+}
+
+static void req_start(kc_request *r)
+{
+    kc_client *c = r->c;
+    if (c->in_curl_cb) {
+        /* curl forbids adding a handle from inside its callbacks: start from the loop */
+        r->timer = kc_loop_timer(c->loop, 0, deferred_start, r);
+        return;
+    }
+    if (r->api && c->auth && !kc_auth_ready(c->auth, auth_ready, r)) {
+        r->waiting_auth = 1;
+        return;
+    }
+    launch(r);
+}
+
+kc_request *kc_client_request(kc_client *c, const kc_request_opts *o, kc_data_fn on_data,
+                              kc_done_fn on_done, void *arg)
+{
+    kc_request *r = xcalloc(1, sizeof *r);
+    r->c = c;
+    r->method = xstrdup(o->method ? o->method : "GET");
+    const char *path = o->path ? o->path : "/";
+    if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0) {
+        r->url = xstrdup(path);
+        r->api = is_api_url(c, path);
+    } else {
+        r->url = xasprintf("%s%s%s", c->server, path[0] == '/' ? "" : "/", path);
+        r->api = 1;
+    }
+    if (o->body) {
+        r->body = xmalloc(o->body_len + 1);
+        memcpy(r->body, o->body, o->body_len);
+        r->body[o->body_len] = 0;
+        r->body_len = o->body_len;
+    }
+    r->content_type = xstrdup(o->content_type);
+    r->accept = xstrdup(o->accept);
+    r->accept_encoding = xstrdup(o->accept_encoding);
+    r->stream = o->stream && on_data;
+    r->timeout_ms = o->timeout_ms;
+    r->low_speed_secs = o->low_speed_secs;
+    r->on_headers = o->on_headers;
+    r->on_data = on_data;
+    r->on_done = on_done;
+    r->arg = arg;
+    r->retry_after = -1;
+    r->next = c->reqs;
+    if (c->reqs) c->reqs->prev = r;
+    c->reqs = r;
+    req_start(r);
+    return r;
+}
+
+static void reap(void *arg)
+{
+    kc_request *r = arg;
+    r->timer = 0;
+    req_free(r);
+}
+
+void kc_request_cancel(kc_request *r)
+{
+    if (!r || r->cancelled) return;
+    r->cancelled = 1;
+    if (r->in_done) return; /* freed when on_done returns */
+    if (r->c->in_curl_cb) {
+        /* the multi handle cannot be touched from here: free it from the loop */
+        if (r->timer) kc_loop_cancel(r->c->loop, r->timer);
+        r->timer = kc_loop_timer(r->c->loop, 0, reap, r);
+        return;
+    }
+    req_free(r);
+}
+
+/* ---- error messages ---- */
+
+/* Copies a server-provided text with control characters replaced, so it is safe to show. */
+static void clean_copy(char *dst, size_t n, const char *src)
+{
+    size_t j = 0;
+    for (size_t i = 0; src[i] && j + 1 < n; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        dst[j++] = (ch < 0x20 || ch == 0x7f) ? ' ' : (char)ch;
+    }
+    dst[j] = 0;
+    while (j > 0 && dst[j - 1] == ' ') dst[--j] = 0;
+}
+
+/* scheme://host[:port]/path of a URL, without the query (signed download URLs carry secrets). */
+static void url_without_query(char *dst, size_t n, const char *url)
+{
+    size_t k = strcspn(url, "?#");
+    if (k >= n) k = n - 1;
+    memcpy(dst, url, k);
+    dst[k] = 0;
+}
+
+static const char *reason_phrase(long status)
+{
+    switch (status) {
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 406:
+        return "Not Acceptable";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Entity";
+    case 429:
+        return "Too Many Requests";
+    case 500:
+        return "Internal Server Error";
+    case 502:
+        return "Bad Gateway";
+    case 503:
+        return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
+    default:
+        return "";
+    }
+}
+
+void kc_client_describe_error(kc_client *c, long status, const char *body, CURLcode res,
+                              const char *path, kc_err *err)
+{
+    char where[512];
+    const char *server = c ? c->server : "the API server";
+    int absolute = path && (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0);
+    if (absolute && c && !is_api_url(c, path)) {
+        url_without_query(where, sizeof where, path);
+    } else {
+        snprintf(where, sizeof where, "%s", server);
+    }
+    const char *rpath = path ? path : "";
+    if (absolute && c && is_api_url(c, path)) rpath = path + strlen(c->server);
+
+    kc_err_clear(err);
+    if (res != CURLE_OK) {
+        err->code = 0;
+        switch (res) {
+        case CURLE_COULDNT_CONNECT:
+            kc_err_set(err,
+                       "cannot connect to %s: connection refused or unreachable (is the API server "
+                       "running?)",
+                       where);
+            break;
+        case CURLE_COULDNT_RESOLVE_HOST:
+            kc_err_set(err, "cannot resolve the host name of %s (DNS lookup failed)", where);
+            break;
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            kc_err_set(err, "cannot resolve the proxy's host name for %s", where);
+            break;
+        case CURLE_OPERATION_TIMEDOUT:
+            kc_err_set(err, "timed out waiting for %s", where);
+            break;
+        case CURLE_PEER_FAILED_VERIFICATION:
+#if LIBCURL_VERSION_NUM < 0x073e00
+        case CURLE_SSL_CACERT:
+#endif
+            if (c && c->cfg->ca_data)
+                kc_err_set(err,
+                           "the server's certificate is not trusted by the configured certificate "
+                           "authority, or does not match the host name (%s)",
+                           where);
+            else
+                kc_err_set(err,
+                           "the server's certificate is not trusted by the system's certificate "
+                           "authorities, or does not match the host name (%s); set "
+                           "certificate-authority-data in the kubeconfig",
+                           where);
+            break;
+        case CURLE_SSL_CACERT_BADFILE:
+            kc_err_set(
+                err, "the certificate authority data in the kubeconfig cannot be read as PEM (%s)",
+                where);
+            break;
+        case CURLE_SSL_CERTPROBLEM:
+        case CURLE_SSL_CIPHER:
+            kc_err_set(err, "the client certificate or key in the kubeconfig cannot be used (%s)",
+                       where);
+            break;
+        case CURLE_SSL_CONNECT_ERROR:
+            kc_err_set(err, "TLS handshake with %s failed", where);
+            break;
+        case CURLE_GOT_NOTHING:
+        case CURLE_RECV_ERROR:
+        case CURLE_SEND_ERROR:
+        case CURLE_PARTIAL_FILE:
+            kc_err_set(err, "the connection to %s was closed unexpectedly", where);
+            break;
+        case CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_URL_MALFORMAT:
+            kc_err_set(err, "the address %s cannot be used: %s", where, curl_easy_strerror(res));
+            break;
+        default:
+            kc_err_set(err, "request to %s failed: %s", where, curl_easy_strerror(res));
+            break;
+        }
+        return;
+    }
+
+    char msg[700] = "", reason[64] = "";
+    int has_name = 0;
+    cJSON *st = body && *body ? cJSON_Parse(body) : NULL;
+    if (st) {
+        const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "message"));
+        if (m) clean_copy(msg, sizeof msg, m);
+        const char *rs = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "reason"));
+        if (rs) clean_copy(reason, sizeof reason, rs);
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(st, "details");
+        const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "name"));
+        has_name = nm && *nm;
+        cJSON_Delete(st);
+    } else if (body && *body && status >= 400) {
+        /* not a Status (a proxy's page): its first line, if short and readable */
+        char line[200];
+        size_t k = strcspn(body, "\r\n");
+        if (k < sizeof line && body[0] != '<') {
+            memcpy(line, body, k);
+            line[k] = 0;
+            clean_copy(msg, sizeof msg, line);
+        }
+    }
+    err->code = (int)status;
+    const char *user = c && c->cfg->user && *c->cfg->user ? c->cfg->user : NULL;
+    switch (status) {
+    case 401:
+        if (user)
+            kc_err_set(err, "unauthorized: the server rejected the credentials of user \"%s\"",
+                       user);
+        else
+            kc_err_set(err, "unauthorized: the server rejected the credentials");
+        break;
+    case 403:
+        if (msg[0])
+            kc_err_set(err, "%s", msg);
+        else
+            kc_err_set(err, "forbidden: the server refused access to %s", rpath);
+        break;
+    case 404:
+        if (strstr(rpath, "/apis/velero.io/") && !has_name)
+            kc_err_set(
+                err,
+                "Velero's resources are not installed in this cluster (no velero.io API group)");
+        else if (msg[0])
+            kc_err_set(err, "%s", msg);
+        else
+            kc_err_set(err, "not found: %s", rpath);
+        break;
+    default:
+        if (msg[0])
+            kc_err_set(err, "%s (HTTP %ld%s%s)", msg, status, reason[0] ? " " : "", reason);
+        else if (status)
+            kc_err_set(err, "the server answered HTTP %ld %s for %s", status, reason_phrase(status),
+                       rpath);
+        else
+            kc_err_set(err, "no answer from %s", where);
+        break;
+    }
+    err->code = (int)status;
+}

@@ -1,0 +1,419 @@
+/* reflector.c: keeps a store in sync with one resource by LIST then WATCH, as client-go's. */
+#include "kubeclient/reflector.h"
+#include "kubeclient/ndjson.h"
+#include "kubeclient/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { NEXT_LIST, NEXT_WATCH } next_step;
+
+struct kc_reflector {
+    kc_client *c;
+    kc_loop *loop;
+    kc_store *store;
+    char *base;              /* api_path[/namespaces/ns]/resource */
+    char *label_q, *field_q; /* escaped selectors, NULL when none */
+    int page_size;
+    size_t max_line;
+    int64_t backoff_base, backoff_max, backoff_reset;
+
+    kc_refl_status st;
+    void (*status_fn)(void *arg, const kc_refl_status *st);
+    void *status_arg;
+
+    kc_request *req;
+    uint64_t timer;
+    next_step next;
+    uint64_t rng;
+
+    /* listing */
+    char list_rv[64]; /* resourceVersion the list asks for ("" = consistent read) */
+    char *cont;       /* continue token of the next page */
+    int replacing;
+    /* watching */
+    kc_ndjson *framer;
+    int64_t watch_started;
+    unsigned long watch_events;
+    int stop; /* what the line handler asked for: 0, STOP_RELIST, STOP_ERROR */
+    char stop_msg[512];
+    int stop_code;
+
+    int backoff_steps;
+    int64_t last_failure;
+    int started;
+};
+
+enum { STOP_RELIST = 1, STOP_ERROR = 2 };
+
+static void start_list(kc_reflector *r);
+static void start_watch(kc_reflector *r);
+
+/* Bounded string copy (snprintf "%s" trips -Wformat-truncation on long sources). */
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    size_t k = strlen(src);
+    if (k >= n) k = n - 1;
+    memcpy(dst, src, k);
+    dst[k] = 0;
+}
+
+static void notify(kc_reflector *r)
+{
+    if (r->status_fn) r->status_fn(r->status_arg, &r->st);
+}
+
+static void set_state(kc_reflector *r, kc_refl_state s)
+{
+    if (r->st.state == s) return;
+    r->st.state = s;
+    notify(r);
+}
+
+static uint64_t rnd(kc_reflector *r)
+{
+    /* xorshift64*: jitter and watch timeouts only, no need for a good generator */
+    r->rng ^= r->rng >> 12;
+    r->rng ^= r->rng << 25;
+    r->rng ^= r->rng >> 27;
+    return r->rng * 2685821657736338717ull;
+}
+
+kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_store *store)
+{
+    kc_reflector *r = xcalloc(1, sizeof *r);
+    r->c = c;
+    r->loop = kc_client_loop(c);
+    r->store = store;
+    if (o->ns && *o->ns)
+        r->base = xasprintf("%s/namespaces/%s/%s", o->api_path, o->ns, o->resource);
+    else
+        r->base = xasprintf("%s/%s", o->api_path, o->resource);
+    if (o->label_selector && *o->label_selector) r->label_q = kc_url_escape(o->label_selector);
+    if (o->field_selector && *o->field_selector) r->field_q = kc_url_escape(o->field_selector);
+    r->page_size = o->page_size > 0 ? o->page_size : 500;
+    r->max_line = o->max_line ? o->max_line : 16u << 20;
+    r->backoff_base = o->backoff_base_ms > 0 ? o->backoff_base_ms : 800;
+    r->backoff_max = o->backoff_max_ms > 0 ? o->backoff_max_ms : 30000;
+    r->backoff_reset = o->backoff_reset_ms > 0 ? o->backoff_reset_ms : 120000;
+    r->rng = (uint64_t)kc_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)r;
+    if (!r->rng) r->rng = 1;
+    r->st.state = KC_REFL_SYNCING;
+    /* the first list may come from the server's cache, as client-go's (resourceVersion=0) */
+    snprintf(r->list_rv, sizeof r->list_rv, "0");
+    return r;
+}
+
+void kc_reflector_free(kc_reflector *r)
+{
+    if (!r) return;
+    kc_request_cancel(r->req);
+    if (r->timer) kc_loop_cancel(r->loop, r->timer);
+    kc_ndjson_free(r->framer);
+    free(r->base);
+    free(r->label_q);
+    free(r->field_q);
+    free(r->cont);
+    free(r);
+}
+
+const kc_refl_status *kc_reflector_status(const kc_reflector *r)
+{
+    return &r->st;
+}
+
+void kc_reflector_on_status(kc_reflector *r, void (*fn)(void *arg, const kc_refl_status *st),
+                            void *arg)
+{
+    r->status_fn = fn;
+    r->status_arg = arg;
+}
+
+void kc_reflector_start(kc_reflector *r)
+{
+    if (r->started) return;
+    r->started = 1;
+    start_list(r);
+}
+
+/* ---- retries ---- */
+
+static void on_timer(void *arg)
+{
+    kc_reflector *r = arg;
+    r->timer = 0;
+    if (r->next == NEXT_LIST)
+        start_list(r);
+    else
+        start_watch(r);
+}
+
+/* Runs the next step from the loop (not from inside a transfer's callback). */
+static void schedule(kc_reflector *r, next_step next, int64_t delay_ms)
+{
+    r->next = next;
+    if (r->timer) kc_loop_cancel(r->loop, r->timer);
+    r->timer = kc_loop_timer(r->loop, delay_ms, on_timer, r);
+}
+
+/* A failure: back off exponentially (with jitter), then try `next` again. */
+static void fail(kc_reflector *r, next_step next, const char *msg, int status, long retry_after)
+{
+    int64_t now = kc_now_ms();
+    if (r->last_failure && now - r->last_failure >= r->backoff_reset) r->backoff_steps = 0;
+    r->last_failure = now;
+    int64_t d = r->backoff_base;
+    for (int i = 0; i < r->backoff_steps && d < r->backoff_max; i++) d *= 2;
+    r->backoff_steps++;
+    if (d > r->backoff_max) d = r->backoff_max;
+    d += (int64_t)(rnd(r) % (uint64_t)(d + 1)); /* jitter factor 1.0, as client-go */
+    if (d > r->backoff_max) d = r->backoff_max;
+    if (retry_after > 0 && retry_after * 1000 > d) d = retry_after * 1000;
+    r->st.attempt++;
+    r->st.next_try_ms = now + d;
+    copy_str(r->st.last_error, sizeof r->st.last_error, msg);
+    r->st.last_status = status;
+    r->st.state = KC_REFL_RETRYING;
+    notify(r);
+    schedule(r, next, d);
+}
+
+/* The resource does not exist (404): nothing to retry. */
+static void give_up(kc_reflector *r, const char *msg, int status)
+{
+    copy_str(r->st.last_error, sizeof r->st.last_error, msg);
+    r->st.last_status = status;
+    r->st.state = KC_REFL_FAILED;
+    notify(r);
+}
+
+/* An expired resourceVersion: list again, first at the last one we saw. */
+static void relist(kc_reflector *r)
+{
+    r->st.relists++;
+    copy_str(r->list_rv, sizeof r->list_rv, r->st.resource_version);
+    r->st.state = KC_REFL_SYNCING;
+    notify(r);
+    schedule(r, NEXT_LIST, 0);
+}
+
+/* ---- list ---- */
+
+static void list_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_reflector *r = arg;
+    r->req = NULL;
+    if (err->msg[0]) {
+        if (resp->status == 410) {
+            /* the RV (or the continue token) expired: a consistent read from the start */
+            free(r->cont);
+            r->cont = NULL;
+            if (r->list_rv[0]) {
+                r->list_rv[0] = 0;
+                schedule(r, NEXT_LIST, 0);
+                return;
+            }
+        }
+        if (resp->status == 404) {
+            give_up(r, err->msg, 404);
+            return;
+        }
+        free(r->cont);
+        r->cont = NULL;
+        fail(r, NEXT_LIST, err->msg, err->code, resp->retry_after);
+        return;
+    }
+    cJSON *doc = cJSON_ParseWithLength(resp->body, resp->body_len);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
+    if (!doc || (items && !cJSON_IsArray(items))) {
+        cJSON_Delete(doc);
+        free(r->cont);
+        r->cont = NULL;
+        fail(r, NEXT_LIST, "the server's list answer is not a valid list", 0, -1);
+        return;
+    }
+    if (!r->cont && !r->replacing) {
+        kc_store_replace_begin(r->store);
+        r->replacing = 1;
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items) kc_store_upsert(r->store, it);
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const char *cont = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "continue"));
+    const char *rv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion"));
+    free(r->cont);
+    r->cont = cont && *cont ? xstrdup(cont) : NULL;
+    if (!r->cont) {
+        copy_str(r->st.resource_version, sizeof r->st.resource_version, rv ? rv : "");
+        kc_store_replace_end(r->store);
+        r->replacing = 0;
+        r->st.synced = 1;
+    }
+    cJSON_Delete(doc);
+    if (r->cont)
+        start_list(r);
+    else
+        start_watch(r);
+}
+
+static void start_list(kc_reflector *r)
+{
+    kc_buf q = {0};
+    kc_buf_printf(&q, "%s?", r->base);
+    /* keys in client-go's order (sorted, as url.Values.Encode) */
+    if (r->cont) {
+        char *c = kc_url_escape(r->cont);
+        kc_buf_printf(&q, "continue=%s&", c);
+        free(c);
+    }
+    if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
+    if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
+    kc_buf_printf(&q, "limit=%d", r->page_size);
+    if (!r->cont && r->list_rv[0]) {
+        char *v = kc_url_escape(r->list_rv);
+        kc_buf_printf(&q, "&resourceVersion=%s", v);
+        free(v);
+    }
+    if (r->st.state != KC_REFL_SYNCING && r->st.state != KC_REFL_RETRYING)
+        set_state(r, KC_REFL_SYNCING);
+    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000};
+    r->req = kc_client_request(r->c, &o, NULL, list_done, r);
+    kc_buf_free(&q);
+}
+
+/* ---- watch ---- */
+
+static int on_line(void *arg, const char *line, size_t n)
+{
+    kc_reflector *r = arg;
+    cJSON *ev = cJSON_ParseWithLength(line, n);
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
+    if (!type || !cJSON_IsObject(obj)) {
+        cJSON_Delete(ev);
+        r->st.malformed++;
+        notify(r);
+        return 0;
+    }
+    if (strcmp(type, "ERROR") == 0) {
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
+        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "message"));
+        r->stop_code = cJSON_IsNumber(code) ? code->valueint : 0;
+        if (r->stop_code == 410) {
+            r->stop = STOP_RELIST;
+        } else {
+            r->stop = STOP_ERROR;
+            snprintf(r->stop_msg, sizeof r->stop_msg, "the watch failed: %s (code %d)",
+                     msg ? msg : "no message", r->stop_code);
+            for (char *p = r->stop_msg; *p; p++)
+                if ((unsigned char)*p < 0x20) *p = ' ';
+        }
+        cJSON_Delete(ev);
+        return 1;
+    }
+    if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
+        kc_store_upsert(r->store, obj);
+    else if (strcmp(type, "DELETED") == 0)
+        kc_store_remove(r->store, obj);
+    else if (strcmp(type, "BOOKMARK") != 0) {
+        cJSON_Delete(ev);
+        r->st.malformed++;
+        notify(r);
+        return 0;
+    }
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const char *rv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion"));
+    if (rv && *rv) copy_str(r->st.resource_version, sizeof r->st.resource_version, rv);
+    r->st.events++;
+    r->watch_events++;
+    cJSON_Delete(ev);
+    return 0;
+}
+
+static void watch_headers(void *arg, long status)
+{
+    kc_reflector *r = arg;
+    (void)status;
+    if (r->st.state == KC_REFL_LIVE && !r->st.attempt && !r->st.last_error[0]) return;
+    r->st.state = KC_REFL_LIVE;
+    r->st.attempt = 0;
+    r->st.last_error[0] = 0;
+    r->st.last_status = 0;
+    r->st.next_try_ms = 0;
+    notify(r);
+}
+
+static void watch_data(void *arg, const char *data, size_t n)
+{
+    kc_reflector *r = arg;
+    if (r->stop) return;
+    if (kc_ndjson_feed(r->framer, data, n) < 0 && !r->stop) {
+        /* an event was dropped: the store cannot be trusted until a re-list */
+        r->stop = STOP_ERROR;
+        r->stop_code = -1;
+        snprintf(r->stop_msg, sizeof r->stop_msg, "a watch event larger than %zu bytes was refused",
+                 r->max_line);
+    }
+    if (!r->stop) return;
+    kc_request_cancel(r->req);
+    r->req = NULL;
+    if (r->stop == STOP_RELIST) {
+        relist(r);
+    } else if (r->stop_code == -1) {
+        copy_str(r->list_rv, sizeof r->list_rv, r->st.resource_version);
+        r->st.relists++;
+        fail(r, NEXT_LIST, r->stop_msg, 0, -1);
+    } else {
+        fail(r, NEXT_WATCH, r->stop_msg, r->stop_code, -1);
+    }
+}
+
+static void watch_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_reflector *r = arg;
+    r->req = NULL;
+    if (err->msg[0]) {
+        if (resp->status == 410 && err->code == 410) {
+            relist(r);
+        } else if (resp->status == 404 && err->code == 404) {
+            give_up(r, err->msg, 404);
+        } else {
+            fail(r, NEXT_WATCH, err->msg, err->code, resp->retry_after);
+        }
+        return;
+    }
+    if (kc_now_ms() - r->watch_started < 1000 && r->watch_events == 0) {
+        /* as client-go: a watch that ends at once with nothing is a failure, not a close */
+        fail(r, NEXT_WATCH, "the watch closed at once without any event", 0, -1);
+        return;
+    }
+    start_watch(r);
+}
+
+static void start_watch(kc_reflector *r)
+{
+    kc_ndjson_free(r->framer);
+    r->framer = kc_ndjson_new(r->max_line, on_line, r);
+    r->stop = 0;
+    r->stop_code = 0;
+    r->watch_events = 0;
+    r->watch_started = kc_now_ms();
+    long timeout = 300 + (long)(rnd(r) % 301);
+    kc_buf q = {0};
+    kc_buf_printf(&q, "%s?allowWatchBookmarks=true&", r->base);
+    if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
+    if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
+    if (r->st.resource_version[0]) {
+        char *v = kc_url_escape(r->st.resource_version);
+        kc_buf_printf(&q, "resourceVersion=%s&", v);
+        free(v);
+    }
+    kc_buf_printf(&q, "timeoutSeconds=%ld&watch=true", timeout);
+    kc_request_opts o = {.path = kc_buf_cstr(&q),
+                         .stream = 1,
+                         .timeout_ms = (timeout + 30) * 1000,
+                         .on_headers = watch_headers};
+    r->req = kc_client_request(r->c, &o, watch_data, watch_done, r);
+    kc_buf_free(&q);
+}
