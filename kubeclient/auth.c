@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -296,12 +297,21 @@ static char *auth_stderr_summary(const kc_buf *b)
     return kc_buf_cstr(&o);
 }
 
+/* Makes text one line: control characters and runs of blanks become one space, ends trimmed. */
 static char *auth_one_line(const char *s)
 {
-    char *o = xstrdup(s ? s : "");
-    for (char *p = o; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
-    return o;
+    kc_buf b = {0};
+    int space = 0;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p <= ' ' || *p == 0x7f) {
+            space = 1;
+            continue;
+        }
+        if (space && b.len) kc_buf_append(&b, " ", 1);
+        space = 0;
+        kc_buf_append(&b, p, 1);
+    }
+    return kc_buf_cstr(&b);
 }
 
 /* Parses the ExecCredential the plugin printed; never quotes it (it holds the secret). */
@@ -547,6 +557,34 @@ static void auth_free_strv(char **v)
     free(v);
 }
 
+/* Finds the executable as Go's exec.LookPath does (client-go's error for a missing plugin comes
+ * from there): a name with '/' is used as is, others are searched in $PATH. Looking first also
+ * gives a reliable ENOENT where posix_spawn could only report the child's exit status 127. */
+static int auth_look_path(const char *cmd, char **out)
+{
+    if (strchr(cmd, '/')) {
+        if (access(cmd, X_OK) < 0) return errno;
+        *out = xstrdup(cmd);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    char *copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+    int rc = ENOENT;
+    char *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        char *full = xasprintf("%s/%s", *dir ? dir : ".", cmd);
+        struct stat st;
+        if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0) {
+            *out = full;
+            rc = 0;
+            break;
+        }
+        free(full);
+    }
+    free(copy);
+    return rc;
+}
+
 /* Starts the plugin with posix_spawn (no shell); its output is read from the loop. */
 static void auth_start_exec(kc_auth *a)
 {
@@ -584,8 +622,10 @@ static void auth_start_exec(kc_auth *a)
     for (size_t i = 0; i < x->nargs; i++) argv[i + 1] = x->args[i];
     char **env = auth_exec_env(a);
     pid_t pid;
-    int rc = strchr(x->command, '/') ? posix_spawn(&pid, x->command, &fa, NULL, argv, env)
-                                     : posix_spawnp(&pid, x->command, &fa, NULL, argv, env);
+    char *path = NULL;
+    int rc = auth_look_path(x->command, &path);
+    if (rc == 0) rc = posix_spawn(&pid, path, &fa, NULL, argv, env);
+    free(path);
     posix_spawn_file_actions_destroy(&fa);
     free(argv);
     auth_free_strv(env);
