@@ -1,11 +1,154 @@
 /* main.c: the veltop-sim program: parses options and runs the simulated cluster until killed. */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "vsim.h"
+
+static const char usage[] =
+    "usage: veltop-sim [options]\n"
+    "\n"
+    "A simulated Kubernetes cluster running Velero, served over the Kubernetes API on loopback.\n"
+    "Prints one line, 'listening on URL', once it serves; runs until SIGINT or SIGTERM.\n"
+    "\n"
+    "  --listen HOST:PORT        address to serve on (default 127.0.0.1:0; port 0 = a free port)\n"
+    "  --kubeconfig-out FILE     write a kubeconfig for the sim (CA data and credentials when\n"
+    "                            --tls/--auth are on; certificates are generated at start)\n"
+    "  --scenario NAME|FILE      demo (default), empty, or a YAML scenario (sim/SCENARIOS.md)\n"
+    "  --speed X                 simulated seconds per real second (default 1)\n"
+    "  --seed N                  seed for the scenario's random choices (default fixed)\n"
+    "  --tls                     serve HTTPS (CA, server and client certificates made at start)\n"
+    "  --auth none|token|client-cert\n"
+    "                            require a bearer token or a client certificate (401 otherwise);\n"
+    "                            kubectl sends credentials only over TLS; client-cert needs --tls\n"
+    "  --kube-version 1.NN       minor version reported by /version (default 1.30); the kubectl\n"
+    "                            dispatcher picks its kubectl by it\n"
+    "  --faults SPEC             comma list of injected faults, counted in GET /debug/stats:\n"
+    "                              close-watch=S    close every watch after S seconds\n"
+    "                              expire           the first resumed watch gets 410 Expired\n"
+    "                              expire-every=S   expire the watch history every S seconds\n"
+    "                              error500=N       every Nth API request answers 500\n"
+    "                              error429=N       every Nth API request answers 429 + "
+    "Retry-After\n"
+    "                              stall=MS         delay every response by MS milliseconds\n"
+    "                              malformed-event  write one malformed line into a watch\n"
+    "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
+    "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
+    "                            (default 60000)\n"
+    "  --no-resource-progress    omit status.resourceProgress, as stock Velero does\n"
+    "  --quiet                   no messages on stderr\n"
+    "  --help                    this text\n"
+    "\n"
+    "Besides the Kubernetes API (discovery, velero.io/v1 and v2alpha1 resources, the Velero\n"
+    "server pod and its log), it serves GET /download/TOKEN (DownloadRequest artifacts),\n"
+    "GET /debug/stats (request, watch and fault counters, JSON) and GET /healthz.\n";
 
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "veltop-sim: not built yet\n");
-    return 2;
+    static const struct option longopts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"kubeconfig-out", required_argument, NULL, 'k'},
+        {"scenario", required_argument, NULL, 's'},
+        {"speed", required_argument, NULL, 'x'},
+        {"seed", required_argument, NULL, 'r'},
+        {"tls", no_argument, NULL, 't'},
+        {"auth", required_argument, NULL, 'a'},
+        {"kube-version", required_argument, NULL, 'v'},
+        {"faults", required_argument, NULL, 'f'},
+        {"bookmark-interval", required_argument, NULL, 'b'},
+        {"no-resource-progress", no_argument, NULL, 'n'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    vsim_opts o = {0};
+    int bookmark_ms = 0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            o.listen = optarg;
+            break;
+        case 'k':
+            o.kubeconfig_out = optarg;
+            break;
+        case 's':
+            o.scenario = optarg;
+            break;
+        case 'x':
+            o.speed = strtod(optarg, &end);
+            if (*end || o.speed <= 0) {
+                fprintf(stderr, "veltop-sim: bad --speed '%s': expected a positive number\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'r':
+            o.seed = (unsigned)strtoul(optarg, NULL, 10);
+            break;
+        case 't':
+            o.tls = 1;
+            break;
+        case 'a':
+            o.auth = optarg;
+            break;
+        case 'v': {
+            const char *m = strncmp(optarg, "1.", 2) ? optarg : optarg + 2;
+            long minor = strtol(m, &end, 10);
+            if (*end || minor < 1 || minor > 99) {
+                fprintf(stderr, "veltop-sim: bad --kube-version '%s': expected 1.NN\n", optarg);
+                return 2;
+            }
+            o.kube_minor = (int)minor;
+            break;
+        }
+        case 'f':
+            o.faults = optarg;
+            break;
+        case 'b':
+            bookmark_ms = atoi(optarg);
+            break;
+        case 'n':
+            o.no_resource_progress = 1;
+            break;
+        case 'q':
+            o.quiet = 1;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default:
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "veltop-sim: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    /* every thread inherits the blocked signals; the main thread takes them with sigwait */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    char err[1024] = "";
+    vsim *v = vsim_start(&o, err, sizeof err);
+    if (!v) {
+        fprintf(stderr, "veltop-sim: %s\n", err);
+        return 1;
+    }
+    if (bookmark_ms > 0) vsim_set_bookmark_ms(v, bookmark_ms);
+    printf("listening on %s\n", vsim_url(v));
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (!o.quiet) fprintf(stderr, "veltop-sim: %s, stopping\n", strsignal(sig));
+    vsim_stop(v);
+    return 0;
 }

@@ -26,3 +26,14 @@ const char *vsim_url(const vsim *s); /* "http://127.0.0.1:PORT" or "https://..."
 int vsim_port(const vsim *s);
 /* A kubeconfig (YAML text) for the sim, with CA data and credentials when TLS/auth are on. */
 char *vsim_kubeconfig(const vsim *s); /* malloc'd */
+
+/* ---- additions (h4) ---- */
+#include "simstore.h"
+/* The sim's object store (for tests and in-process tools). */
+simstore *vsim_store(vsim *s);
+/* The bearer token accepted with auth "token" (NULL otherwise). */
+const char *vsim_token(const vsim *s);
+/* GET /debug/stats as JSON (malloc'd). */
+char *vsim_stats(vsim *s);
+/* Interval of watch BOOKMARK events in ms (default 60000); set before traffic, e.g. in tests. */
+void vsim_set_bookmark_ms(vsim *s, int ms);

@@ -1,0 +1,275 @@
+/* vsim.c: veltop-sim as a library: wires the object store, the API server, the certificates and
+ * the simulated Velero controller together. */
+#include "vsim.h"
+
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kubeclient/util.h"
+#include "server.h"
+#include "simctl.h"
+#include "simstore.h"
+#include "tlsgen.h"
+
+struct vsim {
+    simstore *store;
+    simserver *server;
+    _Atomic(simctl *) ctl;
+    tlsgen certs;
+    int tls;
+    char *auth;
+    char *token;
+    char *host;
+    char *url;
+    int port;
+};
+
+static int vsim_download(void *arg, const char *token, unsigned char **data, size_t *len,
+                         int *status)
+{
+    vsim *v = arg;
+    simctl *c = atomic_load(&v->ctl);
+    if (!c) {
+        *status = 404;
+        return -1;
+    }
+    return simctl_download(c, token, data, len, status);
+}
+
+/* The simulated Velero server pod, as a Deployment's pod looks. */
+static void create_velero_pod(simstore *st, const char *ns)
+{
+    char ts[40];
+    kc_format_time(kc_wall_now(), ts, sizeof ts);
+    cJSON *p = cJSON_CreateObject();
+    cJSON *md = cJSON_AddObjectToObject(p, "metadata");
+    cJSON_AddStringToObject(md, "name", sim_velero_pod_name());
+    cJSON_AddStringToObject(md, "generateName", "velero-7d8f9c6b54-");
+    cJSON *l = cJSON_AddObjectToObject(md, "labels");
+    cJSON_AddStringToObject(l, "component", "velero");
+    cJSON_AddStringToObject(l, "deploy", "velero");
+    cJSON_AddStringToObject(l, "pod-template-hash", "7d8f9c6b54");
+    cJSON *spec = cJSON_AddObjectToObject(p, "spec");
+    cJSON_AddStringToObject(spec, "nodeName", "node-1");
+    cJSON_AddStringToObject(spec, "serviceAccountName", "velero");
+    cJSON *cs = cJSON_AddArrayToObject(spec, "containers");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "name", "velero");
+    cJSON_AddStringToObject(c, "image", "velero/velero:v1.18.2");
+    cJSON *cmd = cJSON_AddArrayToObject(c, "command");
+    cJSON_AddItemToArray(cmd, cJSON_CreateString("/velero"));
+    cJSON *args = cJSON_AddArrayToObject(c, "args");
+    cJSON_AddItemToArray(args, cJSON_CreateString("server"));
+    cJSON_AddItemToArray(cs, c);
+    cJSON *st2 = cJSON_AddObjectToObject(p, "status");
+    cJSON_AddStringToObject(st2, "phase", "Running");
+    cJSON_AddStringToObject(st2, "podIP", "10.244.1.7");
+    cJSON_AddStringToObject(st2, "hostIP", "172.18.0.3");
+    cJSON_AddStringToObject(st2, "startTime", ts);
+    cJSON *conds = cJSON_AddArrayToObject(st2, "conditions");
+    const char *ctypes[] = {"Initialized", "Ready", "ContainersReady", "PodScheduled"};
+    for (int i = 0; i < 4; i++) {
+        cJSON *cd = cJSON_CreateObject();
+        cJSON_AddStringToObject(cd, "type", ctypes[i]);
+        cJSON_AddStringToObject(cd, "status", "True");
+        cJSON_AddStringToObject(cd, "lastTransitionTime", ts);
+        cJSON_AddItemToArray(conds, cd);
+    }
+    cJSON *css = cJSON_AddArrayToObject(st2, "containerStatuses");
+    cJSON *cst = cJSON_CreateObject();
+    cJSON_AddStringToObject(cst, "name", "velero");
+    cJSON_AddBoolToObject(cst, "ready", 1);
+    cJSON_AddBoolToObject(cst, "started", 1);
+    cJSON_AddNumberToObject(cst, "restartCount", 0);
+    cJSON_AddStringToObject(cst, "image", "velero/velero:v1.18.2");
+    cJSON *state = cJSON_AddObjectToObject(cst, "state");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(state, "running"), "startedAt", ts);
+    cJSON_AddItemToArray(css, cst);
+    cJSON_Delete(simstore_create(st, "pods", ns, p, NULL, NULL));
+}
+
+static char *random_token(void)
+{
+    unsigned char b[24];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, b, sizeof b) : -1;
+    if (fd >= 0) close(fd);
+    if (n != (ssize_t)sizeof b) {
+        uint64_t x = (uint64_t)kc_now_ms() ^ (uint64_t)getpid() << 32;
+        for (size_t i = 0; i < sizeof b; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            b[i] = (unsigned char)(x >> 56);
+        }
+    }
+    char *s = xmalloc(sizeof b * 2 + 1);
+    for (size_t i = 0; i < sizeof b; i++) snprintf(s + 2 * i, 3, "%02x", b[i]);
+    return s;
+}
+
+vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
+{
+    vsim_opts dflt = {0};
+    if (!opts) opts = &dflt;
+    const char *listen = opts->listen ? opts->listen : "127.0.0.1:0";
+    const char *colon = strrchr(listen, ':');
+    if (!colon || !colon[1]) {
+        snprintf(err, errlen, "bad listen address '%s': expected HOST:PORT", listen);
+        return NULL;
+    }
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || port < 0 || port > 65535) {
+        snprintf(err, errlen, "bad listen port '%s': expected 0-65535", colon + 1);
+        return NULL;
+    }
+    const char *auth = opts->auth ? opts->auth : "none";
+    if (strcmp(auth, "none") && strcmp(auth, "token") && strcmp(auth, "client-cert")) {
+        snprintf(err, errlen, "bad auth '%s': expected none, token or client-cert", auth);
+        return NULL;
+    }
+    if (!strcmp(auth, "client-cert") && !opts->tls) {
+        snprintf(err, errlen, "client-cert auth needs --tls");
+        return NULL;
+    }
+    if (simserver_check_faults(opts->faults, err, errlen)) return NULL;
+    vsim *v = xcalloc(1, sizeof *v);
+    v->host = colon == listen ? xstrdup("127.0.0.1") : xstrndup(listen, (size_t)(colon - listen));
+    if (!strcmp(v->host, "localhost")) {
+        free(v->host);
+        v->host = xstrdup("127.0.0.1");
+    }
+    v->tls = opts->tls;
+    v->auth = xstrdup(auth);
+    if (v->tls && tlsgen_make(&v->certs, v->host, err, errlen)) goto fail;
+    if (!strcmp(auth, "token")) v->token = random_token();
+    v->store = simstore_new(20000);
+    create_velero_pod(v->store, "velero");
+    simserver_opts so = {
+        .store = v->store,
+        .host = v->host,
+        .port = (int)port,
+        .kube_minor = opts->kube_minor,
+        .cert_pem = v->tls ? v->certs.server_cert : NULL,
+        .key_pem = v->tls ? v->certs.server_key : NULL,
+        .ca_pem = v->tls ? v->certs.ca_cert : NULL,
+        .auth = auth,
+        .token = v->token,
+        .faults = opts->faults,
+        .download = vsim_download,
+        .download_arg = v,
+    };
+    v->server = simserver_start(&so, err, errlen);
+    if (!v->server) goto fail;
+    v->port = simserver_port(v->server);
+    v->url = xasprintf("%s://%s:%d", v->tls ? "https" : "http", v->host, v->port);
+    simctl_opts co = {
+        .scenario = opts->scenario ? opts->scenario : "demo",
+        .speed = opts->speed > 0 ? opts->speed : 1,
+        .seed = opts->seed,
+        .no_resource_progress = opts->no_resource_progress,
+        .base_url = v->url,
+        .ns = "velero",
+        .quiet = opts->quiet,
+    };
+    simctl *c = simctl_start(v->store, &co, err, errlen);
+    if (!c) goto fail;
+    atomic_store(&v->ctl, c);
+    if (opts->kubeconfig_out) {
+        char *kc = vsim_kubeconfig(v);
+        int fd = open(opts->kubeconfig_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        size_t len = strlen(kc);
+        int ok = fd >= 0 && write(fd, kc, len) == (ssize_t)len;
+        if (fd >= 0 && close(fd)) ok = 0;
+        free(kc);
+        if (!ok) {
+            snprintf(err, errlen, "cannot write kubeconfig %s", opts->kubeconfig_out);
+            goto fail;
+        }
+    }
+    return v;
+fail:
+    vsim_stop(v);
+    return NULL;
+}
+
+void vsim_stop(vsim *v)
+{
+    if (!v) return;
+    simserver_stop(v->server); /* first: no request may reach the controller after this */
+    simctl_stop(atomic_load(&v->ctl));
+    simstore_free(v->store);
+    tlsgen_free(&v->certs);
+    free(v->auth);
+    free(v->token);
+    free(v->host);
+    free(v->url);
+    free(v);
+}
+
+const char *vsim_url(const vsim *v)
+{
+    return v->url;
+}
+
+int vsim_port(const vsim *v)
+{
+    return v->port;
+}
+
+simstore *vsim_store(vsim *v)
+{
+    return v->store;
+}
+
+const char *vsim_token(const vsim *v)
+{
+    return v->token;
+}
+
+char *vsim_stats(vsim *v)
+{
+    return simserver_stats_json(v->server);
+}
+
+void vsim_set_bookmark_ms(vsim *v, int ms)
+{
+    simserver_set_bookmark_ms(v->server, ms);
+}
+
+static char *b64(const char *pem)
+{
+    return kc_base64_encode((const unsigned char *)pem, strlen(pem));
+}
+
+char *vsim_kubeconfig(const vsim *v)
+{
+    kc_buf b = {0};
+    kc_buf_printf(&b,
+                  "apiVersion: v1\nkind: Config\nclusters:\n- name: veltop-sim\n  cluster:\n"
+                  "    server: %s\n",
+                  v->url);
+    if (v->tls) {
+        char *ca = b64(v->certs.ca_cert);
+        kc_buf_printf(&b, "    certificate-authority-data: %s\n", ca);
+        free(ca);
+    }
+    kc_buf_printf(&b, "users:\n- name: veltop-sim\n  user:");
+    if (v->token) {
+        kc_buf_printf(&b, "\n    token: %s\n", v->token);
+    } else if (!strcmp(v->auth, "client-cert")) {
+        char *c = b64(v->certs.client_cert), *k = b64(v->certs.client_key);
+        kc_buf_printf(&b, "\n    client-certificate-data: %s\n    client-key-data: %s\n", c, k);
+        free(c);
+        free(k);
+    } else {
+        kc_buf_printf(&b, " {}\n");
+    }
+    kc_buf_printf(&b, "contexts:\n- name: veltop-sim\n  context:\n    cluster: veltop-sim\n"
+                      "    user: veltop-sim\n    namespace: velero\n"
+                      "current-context: veltop-sim\n");
+    return kc_buf_cstr(&b);
+}
