@@ -1,0 +1,627 @@
+/* test_reflector.c: the reflector against a fake API server on loopback: paged list, watch with
+ * client-go's parameters, events and bookmarks, re-list on 410, malformed lines, backoff while the
+ * server is away and recovery when it returns. */
+#include <check.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kubeclient/reflector.h"
+#include "kubeclient/util.h"
+
+/* ---- fake API server: one resource (backups in velero), pages of 2, one live watch ---- */
+
+#define MAXOBJ 32
+#define MAXLOG 64
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct MHD_Daemon *d;
+    int port;
+    char *names[MAXOBJ];
+    int values[MAXOBJ];
+    int nobj;
+    long rv;
+    char *log[MAXLOG]; /* every request URI with its query, in order */
+    int nlog;
+    kc_buf pending;   /* bytes for the newest watch */
+    int watch_gen;    /* watches started */
+    int close_upto;   /* watches up to this generation end (after their pending bytes) */
+    int list_410;     /* answer this many lists with HTTP 410 */
+    int watch_status; /* answer the next watch with this status instead (0: stream) */
+    int shutdown;
+} fake;
+
+static fake F;
+
+static void fake_lock(void)
+{
+    pthread_mutex_lock(&F.mu);
+}
+
+static void fake_unlock(void)
+{
+    pthread_cond_broadcast(&F.cv);
+    pthread_mutex_unlock(&F.mu);
+}
+
+static void fake_set(const char *name, int value) /* under the lock */
+{
+    for (int i = 0; i < F.nobj; i++)
+        if (strcmp(F.names[i], name) == 0) {
+            F.values[i] = value;
+            return;
+        }
+    F.names[F.nobj] = xstrdup(name);
+    F.values[F.nobj++] = value;
+}
+
+static void fake_del(const char *name) /* under the lock */
+{
+    for (int i = 0; i < F.nobj; i++)
+        if (strcmp(F.names[i], name) == 0) {
+            free(F.names[i]);
+            F.names[i] = F.names[--F.nobj];
+            F.values[i] = F.values[F.nobj];
+            return;
+        }
+}
+
+/* Queues one raw line for the current watch. */
+static void fake_push(const char *line)
+{
+    fake_lock();
+    kc_buf_append(&F.pending, line, strlen(line));
+    kc_buf_append(&F.pending, "\n", 1);
+    fake_unlock();
+}
+
+static void *log_uri(void *cls, const char *uri, struct MHD_Connection *con)
+{
+    (void)cls;
+    (void)con;
+    fake_lock();
+    if (F.nlog < MAXLOG) F.log[F.nlog++] = xstrdup(uri);
+    fake_unlock();
+    return NULL;
+}
+
+static const char *logged(int i)
+{
+    fake_lock();
+    const char *s = i < F.nlog ? F.log[i] : "(none)";
+    fake_unlock();
+    return s;
+}
+
+typedef struct {
+    int gen;
+} watch_ctx;
+
+static ssize_t watch_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    watch_ctx *w = cls;
+    fake_lock();
+    for (;;) {
+        if (F.shutdown) {
+            pthread_mutex_unlock(&F.mu);
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        if (w->gen == F.watch_gen && F.pending.len) {
+            size_t n = F.pending.len < max ? F.pending.len : max;
+            memcpy(buf, F.pending.data, n);
+            memmove(F.pending.data, F.pending.data + n, F.pending.len - n);
+            F.pending.len -= n;
+            pthread_mutex_unlock(&F.mu);
+            return (ssize_t)n;
+        }
+        if (w->gen <= F.close_upto || w->gen != F.watch_gen) {
+            pthread_mutex_unlock(&F.mu);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&F.cv, &F.mu, &ts);
+    }
+}
+
+static enum MHD_Result answer(struct MHD_Connection *con, unsigned status, char *body)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    enum MHD_Result ret = MHD_queue_response(con, status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static char *status_body(int code, const char *reason, const char *msg)
+{
+    return xasprintf("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
+                     "\"Failure\",\"message\":\"%s\",\"reason\":\"%s\",\"code\":%d}",
+                     msg, reason, code);
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls)
+{
+    (void)cls;
+    (void)method;
+    (void)version;
+    (void)upload;
+    (void)upload_size;
+    (void)con_cls;
+    if (strcmp(url, "/apis/velero.io/v1/namespaces/velero/backups") != 0)
+        return answer(
+            con, 404,
+            status_body(404, "NotFound", "the server could not find the requested resource"));
+    const char *watch = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "watch");
+    if (watch && strcmp(watch, "true") == 0) {
+        fake_lock();
+        int st = F.watch_status;
+        F.watch_status = 0;
+        watch_ctx *w = NULL;
+        if (!st) {
+            w = xcalloc(1, sizeof *w);
+            w->gen = ++F.watch_gen;
+            F.pending.len = 0;
+        }
+        fake_unlock();
+        if (st)
+            return answer(con, (unsigned)st,
+                          status_body(st, "Expired", "too old resource version"));
+        struct MHD_Response *resp =
+            MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, watch_reader, w, free);
+        MHD_add_response_header(resp, "Content-Type", "application/json");
+        enum MHD_Result ret = MHD_queue_response(con, 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
+    fake_lock();
+    if (F.list_410) {
+        F.list_410--;
+        fake_unlock();
+        return answer(con, 410, status_body(410, "Expired", "too old resource version"));
+    }
+    const char *cont = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "continue");
+    int from = cont ? atoi(cont) : 0;
+    kc_buf b = {0};
+    kc_buf_printf(&b, "{\"kind\":\"BackupList\",\"apiVersion\":\"velero.io/v1\",\"metadata\":{");
+    int to = from + 2 < F.nobj ? from + 2 : F.nobj;
+    if (to < F.nobj)
+        kc_buf_printf(&b, "\"continue\":\"%d\"", to);
+    else
+        kc_buf_printf(&b, "\"resourceVersion\":\"%ld\"", F.rv);
+    kc_buf_printf(&b, "},\"items\":[");
+    for (int i = from; i < to; i++)
+        kc_buf_printf(
+            &b,
+            "%s{\"kind\":\"Backup\",\"metadata\":{\"namespace\":\"velero\",\"name\":\"%s\","
+            "\"resourceVersion\":\"%ld\"},\"spec\":{\"value\":%d}}",
+            i > from ? "," : "", F.names[i], F.rv, F.values[i]);
+    kc_buf_printf(&b, "]}");
+    fake_unlock();
+    return answer(con, 200, kc_buf_cstr(&b));
+}
+
+static void fake_listen(int port)
+{
+    F.shutdown = 0;
+    F.d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD,
+                           (uint16_t)port, NULL, NULL, handler, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+                           log_uri, NULL, MHD_OPTION_END);
+    ck_assert_ptr_nonnull(F.d);
+    F.port = MHD_get_daemon_info(F.d, MHD_DAEMON_INFO_BIND_PORT)->port;
+}
+
+static void fake_stop(void)
+{
+    fake_lock();
+    F.shutdown = 1;
+    fake_unlock();
+    MHD_stop_daemon(F.d);
+    F.d = NULL;
+}
+
+static void setup(void)
+{
+    memset(&F, 0, sizeof F);
+    pthread_mutex_init(&F.mu, NULL);
+    pthread_cond_init(&F.cv, NULL);
+    F.rv = 10;
+    fake_set("a", 1);
+    fake_set("b", 2);
+    fake_set("c", 3);
+    fake_listen(0);
+}
+
+static void teardown(void)
+{
+    if (F.d) fake_stop();
+    for (int i = 0; i < F.nobj; i++) free(F.names[i]);
+    for (int i = 0; i < F.nlog; i++) free(F.log[i]);
+    kc_buf_free(&F.pending);
+    pthread_mutex_destroy(&F.mu);
+    pthread_cond_destroy(&F.cv);
+}
+
+/* ---- the reflector under test, with a store of name -> value ---- */
+
+typedef struct {
+    char *name;
+    int value;
+} thing;
+
+static void *thing_decode(const cJSON *obj)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *v =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "spec"), "value");
+    thing *t = xcalloc(1, sizeof *t);
+    t->name = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name")));
+    t->value = cJSON_IsNumber(v) ? v->valueint : 0;
+    return t;
+}
+
+static void thing_release(void *p)
+{
+    thing *t = p;
+    free(t->name);
+    free(t);
+}
+
+typedef struct {
+    kc_loop *loop;
+    kc_client *client;
+    kc_store *store;
+    kc_reflector *refl;
+    kc_buf changes;
+    int retry_delays[16]; /* ms until the next try, per attempt, as announced */
+    int max_attempt;
+    int wait_watch; /* for conditions */
+    char wait_rv[64];
+} rig;
+
+static void on_change(void *arg, kc_event_type type, const char *key, void *obj)
+{
+    rig *g = arg;
+    static const char *names[] = {"ADDED", "MODIFIED", "DELETED"};
+    kc_buf_printf(&g->changes, "%s %s=%d;", names[type], key, ((thing *)obj)->value);
+}
+
+static void on_status(void *arg, const kc_refl_status *st)
+{
+    rig *g = arg;
+    if (st->state == KC_REFL_RETRYING && st->attempt > g->max_attempt && st->attempt < 16) {
+        g->max_attempt = st->attempt;
+        g->retry_delays[st->attempt] = (int)(st->next_try_ms - kc_now_ms());
+    }
+}
+
+static void rig_start(rig *g, int port)
+{
+    memset(g, 0, sizeof *g);
+    g->loop = kc_loop_new();
+    char server[64];
+    snprintf(server, sizeof server, "http://127.0.0.1:%d", port);
+    kc_rest_config cfg = {.server = server, .user = "tester"};
+    kc_err err;
+    g->client = kc_client_new(g->loop, &cfg, &err);
+    ck_assert_ptr_nonnull(g->client);
+    g->store = kc_store_new(thing_decode, thing_release);
+    kc_store_on_change(g->store, on_change, g);
+    kc_reflector_opts o = {.api_path = "/apis/velero.io/v1",
+                           .resource = "backups",
+                           .ns = "velero",
+                           .backoff_base_ms = 20,
+                           .backoff_max_ms = 200};
+    g->refl = kc_reflector_new(g->client, &o, g->store);
+    kc_reflector_on_status(g->refl, on_status, g);
+    kc_reflector_start(g->refl);
+}
+
+static void rig_stop(rig *g)
+{
+    kc_reflector_free(g->refl);
+    kc_client_free(g->client);
+    kc_store_free(g->store);
+    kc_loop_free(g->loop);
+    kc_buf_free(&g->changes);
+}
+
+static int watch_open(void *arg)
+{
+    rig *g = arg;
+    fake_lock();
+    int ok = F.watch_gen >= g->wait_watch;
+    fake_unlock();
+    return ok && kc_reflector_status(g->refl)->state == KC_REFL_LIVE;
+}
+
+/* Waits until the fake server has seen watch number n and the reflector says live. */
+static void await_watch(rig *g, int n)
+{
+    g->wait_watch = n;
+    ck_assert_msg(kc_loop_run_until(g->loop, watch_open, g, 10000), "watch %d not open", n);
+}
+
+static int rv_is(void *arg)
+{
+    rig *g = arg;
+    return strcmp(kc_reflector_status(g->refl)->resource_version, g->wait_rv) == 0;
+}
+
+static void await_rv(rig *g, const char *rv)
+{
+    snprintf(g->wait_rv, sizeof g->wait_rv, "%s", rv);
+    ck_assert_msg(kc_loop_run_until(g->loop, rv_is, g, 10000), "rv %s never reached (at %s)", rv,
+                  kc_reflector_status(g->refl)->resource_version);
+}
+
+static int value_of(rig *g, const char *name)
+{
+    thing *t = kc_store_get(g->store, "velero", name);
+    return t ? t->value : -1;
+}
+
+/* The logged watch URI, with its random timeoutSeconds checked and replaced by "T". */
+static char *watch_uri(int i)
+{
+    const char *u = logged(i);
+    const char *t = strstr(u, "timeoutSeconds=");
+    ck_assert_msg(t != NULL, "no timeoutSeconds in %s", u);
+    long secs = strtol(t + 15, NULL, 10);
+    ck_assert_int_ge(secs, 300);
+    ck_assert_int_le(secs, 600);
+    const char *rest = strchr(t, '&');
+    return xasprintf("%.*sT%s", (int)(t + 15 - u), u, rest ? rest : "");
+}
+
+#define BASE "/apis/velero.io/v1/namespaces/velero/backups"
+
+START_TEST(paged_list_then_watch_with_client_go_parameters)
+{
+    rig g;
+    rig_start(&g, F.port);
+    ck_assert_int_eq(kc_reflector_status(g.refl)->state, KC_REFL_SYNCING);
+    await_watch(&g, 1);
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_int_eq(st->synced, 1);
+    ck_assert_str_eq(st->resource_version, "10");
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+    ck_assert_int_eq(value_of(&g, "a"), 1);
+    ck_assert_int_eq(value_of(&g, "c"), 3);
+    ck_assert_str_eq(logged(0), BASE "?limit=500&resourceVersion=0");
+    ck_assert_str_eq(logged(1), BASE "?continue=2&limit=500");
+    char *w = watch_uri(2);
+    ck_assert_str_eq(w, BASE
+                     "?allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=T&watch=true");
+    free(w);
+    rig_stop(&g);
+}
+END_TEST
+
+START_TEST(events_bookmarks_and_a_malformed_line)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    kc_buf_free(&g.changes);
+    fake_push("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"namespace\":\"velero\",\"name\":"
+              "\"d\",\"resourceVersion\":\"11\"},\"spec\":{\"value\":4}}}");
+    fake_push("{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"namespace\":\"velero\",\"name\":"
+              "\"a\",\"resourceVersion\":\"12\"},\"spec\":{\"value\":100}}}");
+    fake_push("this is {not json");
+    fake_push("{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"namespace\":\"velero\",\"name\":"
+              "\"b\",\"resourceVersion\":\"13\"},\"spec\":{\"value\":2}}}");
+    await_rv(&g, "13");
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Backup\",\"metadata\":{"
+              "\"resourceVersion\":\"20\"}}}");
+    await_rv(&g, "20");
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_uint_eq(st->events, 4);
+    ck_assert_uint_eq(st->malformed, 1);
+    ck_assert_int_eq(st->state, KC_REFL_LIVE);
+    ck_assert_str_eq(kc_buf_cstr(&g.changes),
+                     "ADDED velero/d=4;MODIFIED velero/a=100;DELETED velero/b=2;");
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+    ck_assert_int_eq(value_of(&g, "b"), -1);
+    /* a normal close re-watches from the bookmark's resourceVersion, without a list */
+    fake_lock();
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    await_watch(&g, 2);
+    char *w = watch_uri(3);
+    ck_assert_str_eq(w, BASE
+                     "?allowWatchBookmarks=true&resourceVersion=20&timeoutSeconds=T&watch=true");
+    free(w);
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 0);
+    ck_assert_int_eq(kc_reflector_status(g.refl)->attempt, 0);
+    rig_stop(&g);
+}
+END_TEST
+
+static int relisted(void *arg)
+{
+    rig *g = arg;
+    return kc_reflector_status(g->refl)->relists >= 1 && watch_open(g);
+}
+
+START_TEST(error_410_relists_and_removes_objects_deleted_meanwhile)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"15\"}}}");
+    await_rv(&g, "15");
+    /* while we are not looking: b goes away, c changes, e appears; the watch expires; the list
+     * at the last resourceVersion is refused too, so the reflector lists from scratch */
+    fake_lock();
+    fake_del("b");
+    fake_set("c", 33);
+    fake_set("e", 5);
+    F.rv = 40;
+    F.list_410 = 1;
+    kc_buf_printf(&F.pending,
+                  "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+                  "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource "
+                  "version: 15 (30)\",\"reason\":\"Expired\",\"code\":410}}\n");
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    kc_buf_free(&g.changes);
+    g.wait_watch = 2;
+    ck_assert(kc_loop_run_until(g.loop, relisted, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_uint_eq(st->relists, 1);
+    ck_assert_str_eq(st->resource_version, "40");
+    ck_assert_str_eq(logged(3), BASE "?limit=500&resourceVersion=15");
+    ck_assert_str_eq(logged(4), BASE "?limit=500");
+    ck_assert_str_eq(logged(5), BASE "?continue=2&limit=500");
+    char *w = watch_uri(6);
+    ck_assert_str_eq(w, BASE
+                     "?allowWatchBookmarks=true&resourceVersion=40&timeoutSeconds=T&watch=true");
+    free(w);
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+    ck_assert_int_eq(value_of(&g, "b"), -1);
+    ck_assert_int_eq(value_of(&g, "c"), 33);
+    ck_assert_int_eq(value_of(&g, "e"), 5);
+    ck_assert_ptr_nonnull(strstr(kc_buf_cstr(&g.changes), "DELETED velero/b=2;"));
+    ck_assert_ptr_nonnull(strstr(kc_buf_cstr(&g.changes), "MODIFIED velero/c=33;"));
+    ck_assert_ptr_nonnull(strstr(kc_buf_cstr(&g.changes), "ADDED velero/e=5;"));
+
+    /* an HTTP 410 on the watch itself re-lists too */
+    fake_lock();
+    F.watch_status = 410;
+    F.close_upto = F.watch_gen;
+    fake_del("a");
+    fake_unlock();
+    g.wait_watch = 3;
+    ck_assert(kc_loop_run_until(g.loop, watch_open, &g, 10000));
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 2);
+    ck_assert_int_eq(value_of(&g, "a"), -1);
+    ck_assert_uint_eq(kc_store_len(g.store), 2);
+    rig_stop(&g);
+}
+END_TEST
+
+static int retried_thrice(void *arg)
+{
+    rig *g = arg;
+    return kc_reflector_status(g->refl)->attempt >= 3;
+}
+
+static int back_live(void *arg)
+{
+    rig *g = arg;
+    const kc_refl_status *st = kc_reflector_status(g->refl);
+    return st->state == KC_REFL_LIVE && st->attempt == 0;
+}
+
+START_TEST(server_away_is_retried_with_backoff_then_recovers)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"17\"}}}");
+    await_rv(&g, "17");
+    int port = F.port;
+    fake_stop();
+    ck_assert(kc_loop_run_until(g.loop, retried_thrice, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_int_eq(st->state, KC_REFL_RETRYING);
+    ck_assert_int_ge(st->attempt, 3);
+    char want[96];
+    snprintf(want, sizeof want, "cannot connect to http://127.0.0.1:%d: ", port);
+    ck_assert_msg(strncmp(st->last_error, want, strlen(want)) == 0, "last error: %s",
+                  st->last_error);
+    /* 20 ms doubling, jitter adds up to as much again, capped at 200 ms */
+    ck_assert_int_ge(g.retry_delays[1], 20 - 5);
+    ck_assert_int_le(g.retry_delays[1], 40);
+    ck_assert_int_ge(g.retry_delays[2], 40 - 5);
+    ck_assert_int_le(g.retry_delays[2], 80);
+    ck_assert_int_ge(g.retry_delays[3], 80 - 5);
+    ck_assert_int_le(g.retry_delays[3], 160);
+    /* the objects are kept while the server is away */
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+
+    fake_listen(port);
+    ck_assert(kc_loop_run_until(g.loop, back_live, &g, 10000));
+    ck_assert_str_eq(st->last_error, "");
+    /* it resumed the watch from where it was */
+    fake_lock();
+    char *last = xstrdup(F.log[F.nlog - 1]);
+    fake_unlock();
+    ck_assert_ptr_nonnull(strstr(last, "resourceVersion=17&"));
+    free(last);
+    fake_push("{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"namespace\":\"velero\",\"name\":"
+              "\"c\",\"resourceVersion\":\"18\"},\"spec\":{\"value\":9}}}");
+    await_rv(&g, "18");
+    ck_assert_int_eq(value_of(&g, "c"), 9);
+    rig_stop(&g);
+}
+END_TEST
+
+static int has_failed(void *arg)
+{
+    rig *g = arg;
+    return kc_reflector_status(g->refl)->state == KC_REFL_FAILED;
+}
+
+START_TEST(missing_resource_fails_without_retrying)
+{
+    rig g;
+    memset(&g, 0, sizeof g);
+    g.loop = kc_loop_new();
+    char server[64];
+    snprintf(server, sizeof server, "http://127.0.0.1:%d", F.port);
+    kc_rest_config cfg = {.server = server};
+    kc_err err;
+    g.client = kc_client_new(g.loop, &cfg, &err);
+    g.store = kc_store_new(NULL, NULL);
+    kc_reflector_opts o = {.api_path = "/apis/velero.io/v2alpha1", .resource = "datauploads"};
+    g.refl = kc_reflector_new(g.client, &o, g.store);
+    kc_reflector_start(g.refl);
+    ck_assert(kc_loop_run_until(g.loop, has_failed, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_int_eq(st->last_status, 404);
+    ck_assert_str_eq(
+        st->last_error,
+        "Velero's resources are not installed in this cluster (no velero.io API group)");
+    ck_assert_str_eq(logged(0), "/apis/velero.io/v2alpha1/datauploads?limit=500&resourceVersion=0");
+    ck_assert_int_eq(st->attempt, 0);
+    fake_lock();
+    ck_assert_int_eq(F.nlog, 1);
+    fake_unlock();
+    rig_stop(&g);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reflector");
+    TCase *tc = tcase_create("reflector");
+    tcase_set_timeout(tc, 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, paged_list_then_watch_with_client_go_parameters);
+    tcase_add_test(tc, events_bookmarks_and_a_malformed_line);
+    tcase_add_test(tc, error_410_relists_and_removes_objects_deleted_meanwhile);
+    tcase_add_test(tc, server_away_is_retried_with_backoff_then_recovers);
+    tcase_add_test(tc, missing_resource_fails_without_retrying);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
