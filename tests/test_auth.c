@@ -2,9 +2,15 @@
  * run from the loop (caching until expiry, re-run after a 401, KUBERNETES_EXEC_INFO, errors). */
 #include <check.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
 
 #include "kubeclient/auth.h"
 #include "kubeclient/kubeconfig.h"
@@ -490,6 +496,164 @@ START_TEST(exec_client_certificate)
 }
 END_TEST
 
+/* ---- against a real TLS server (libmicrohttpd + GnuTLS on 127.0.0.1) ---- */
+
+#define CERTS FIXTURES_DIR "/kubeconfig/certs"
+
+/* What the server saw of the last request. */
+static char seen_auth[256], seen_cn[128];
+
+static enum MHD_Result tls_handler(void *cls, struct MHD_Connection *conn, const char *url,
+                                   const char *method, const char *version, const char *upload_data,
+                                   size_t *upload_size, void **ptr)
+{
+    (void)cls, (void)url, (void)method, (void)version, (void)upload_data, (void)upload_size;
+    (void)ptr;
+    const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+    snprintf(seen_auth, sizeof seen_auth, "%s", h ? h : "");
+    seen_cn[0] = '\0';
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    unsigned n = 0;
+    const gnutls_datum_t *peers =
+        ci ? gnutls_certificate_get_peers((gnutls_session_t)ci->tls_session, &n) : NULL;
+    if (peers && n) {
+        gnutls_x509_crt_t crt;
+        gnutls_x509_crt_init(&crt);
+        size_t len = sizeof seen_cn;
+        if (gnutls_x509_crt_import(crt, &peers[0], GNUTLS_X509_FMT_DER) == 0)
+            gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, seen_cn, &len);
+        gnutls_x509_crt_deinit(crt);
+    }
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(2, (void *)"ok", MHD_RESPMEM_PERSISTENT);
+    enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+typedef struct {
+    int done;
+    CURLcode res;
+} xfer;
+
+static void xfer_done(void *arg, CURL *easy, CURLcode res)
+{
+    (void)easy;
+    xfer *x = arg;
+    x->done = 1;
+    x->res = res;
+}
+
+static int xfer_finished(void *arg)
+{
+    return ((xfer *)arg)->done;
+}
+
+static size_t discard(char *p, size_t s, size_t n, void *u)
+{
+    (void)p, (void)u;
+    return s * n;
+}
+
+/* One GET of https://127.0.0.1:port/ with the credentials of a, through the loop. */
+static CURLcode tls_get(kc_auth *a, int port)
+{
+    seen_auth[0] = seen_cn[0] = '\0';
+    ck_assert_str_eq(wait_ready(a), "");
+    CURL *easy = curl_easy_init();
+    char *url = xasprintf("https://127.0.0.1:%d/version", port);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard);
+    struct curl_slist *h = kc_auth_apply(a, easy, NULL);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, h);
+    xfer x = {0};
+    kc_loop_add_transfer(loop, easy, xfer_done, &x);
+    ck_assert_int_eq(kc_loop_run_until(loop, xfer_finished, &x, 10000), 1);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(easy);
+    free(url);
+    return x.res;
+}
+
+START_TEST(credentials_reach_a_tls_server)
+{
+    char *cert = tu_read(CERTS "/server.crt", NULL), *key = tu_read(CERTS "/server.key", NULL);
+    char *ca = tu_read(CERTS "/ca.crt", NULL);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_TLS | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, tls_handler, NULL,
+        MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
+        MHD_OPTION_HTTPS_MEM_TRUST, ca, MHD_OPTION_END);
+    ck_assert_ptr_nonnull(d);
+    int port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+    char *server = xasprintf("    server: https://127.0.0.1:%d\n"
+                             "    certificate-authority: " CERTS "/ca.crt\n",
+                             port);
+    char *server_sni = xasprintf("%s    tls-server-name: kubernetes\n", server);
+
+    /* CA blob + tls-server-name: verified against "kubernetes", not 127.0.0.1; client cert sent */
+    kc_rest_config *c = load(server_sni, "    client-certificate: " CERTS "/client.crt\n"
+                                         "    client-key: " CERTS "/client.key\n"
+                                         "    token: tls-token\n");
+    kc_auth *a = kc_auth_new(c, loop);
+    ck_assert_int_eq(tls_get(a, port), CURLE_OK);
+    ck_assert_str_eq(seen_auth, "Bearer tls-token");
+    ck_assert_str_eq(seen_cn, "alice");
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+
+    /* the same without tls-server-name: 127.0.0.1 is not in the certificate */
+    c = load(server, "    token: tls-token\n");
+    a = kc_auth_new(c, loop);
+    ck_assert_int_eq(tls_get(a, port), CURLE_PEER_FAILED_VERIFICATION);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+
+    /* a wrong tls-server-name fails too */
+    char *wrong = xasprintf("%s    tls-server-name: not-kubernetes\n", server);
+    c = load(wrong, "    token: tls-token\n");
+    a = kc_auth_new(c, loop);
+    ck_assert_int_eq(tls_get(a, port), CURLE_PEER_FAILED_VERIFICATION);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+    free(wrong);
+
+    /* insecure-skip-tls-verify, basic auth */
+    char *insecure = xasprintf("    server: https://127.0.0.1:%d\n"
+                               "    insecure-skip-tls-verify: true\n",
+                               port);
+    c = load(insecure, "    username: bob\n    password: hunter2\n");
+    a = kc_auth_new(c, loop);
+    ck_assert_int_eq(tls_get(a, port), CURLE_OK);
+    ck_assert_str_eq(seen_auth, "Basic Ym9iOmh1bnRlcjI=");
+    ck_assert_str_eq(seen_cn, "");
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+    free(insecure);
+
+    /* a client certificate from an exec plugin */
+    c = load(server_sni, "    exec:\n"
+                         "      apiVersion: " V1 "\n"
+                         "      command: " PLUGINS "/cert-plugin.sh\n"
+                         "      interactiveMode: Never\n"
+                         "      env: [{name: CERT_DIR, value: '" CERTS "'}]\n");
+    a = kc_auth_new(c, loop);
+    ck_assert_int_eq(tls_get(a, port), CURLE_OK);
+    ck_assert_str_eq(seen_auth, "");
+    ck_assert_str_eq(seen_cn, "alice");
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+
+    free(server);
+    free(server_sni);
+    MHD_stop_daemon(d);
+    free(cert);
+    free(key);
+    free(ca);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("auth");
@@ -510,6 +674,7 @@ int main(void)
     tcase_add_test(tc, waiters_share_one_run_and_can_be_forgotten);
     tcase_add_test(tc, free_while_the_plugin_runs);
     tcase_add_test(tc, exec_client_certificate);
+    tcase_add_test(tc, credentials_reach_a_tls_server);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
