@@ -22,3 +22,8 @@ void simctl_stop(simctl *c);
 
 /* Serves GET /download/<token>: the gzip bytes of an artifact, or 404/410 (expired) with *status. */
 int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *len, int *status);
+
+/* Additions (h5). Fault injection and tests: expires every download token (GETs answer 410). */
+void simctl_expire_downloads(simctl *c);
+/* The simulated time now (unix seconds): the scenario's epoch plus real time x speed. */
+double simctl_now(simctl *c);
