@@ -136,6 +136,7 @@ typedef struct app {
     double down_since;            /* monotonic seconds when the connection was lost; 0 while live */
     void (*on_change)(void *arg); /* called after any model or status change */
     void *on_change_arg;
+    void *hooks; /* private: per-store callback contexts */
 } app;
 
 /* Starts reflectors for every resource in namespace ns over client (not owned). */

@@ -1,17 +1,224 @@
-/* main.c: the veltop program's entry point: options, then the event loop. */
+/* main.c: the veltop program's entry point: options, configuration, then either one snapshot
+ * (--once) or the full-screen event loop; --demo watches an in-process veltop-sim. */
+#include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "app.h"
+#include "kubeclient/kubeconfig.h"
+#include "snapshot.h"
+#include "ui.h"
 #include "veltop_version.h"
+#include "vsim.h"
+
+#define ONCE_TIMEOUT_MS 15000
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: veltop [options]\n"
+        "Watch Velero backups and restores live: items per resource, volume bytes, rate, ETA.\n"
+        "\n"
+        "  --kubeconfig FILE     use this kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
+        "                        in-cluster)\n"
+        "  --context NAME        use this kubeconfig context\n"
+        "  -n, --namespace NS    Velero's namespace (default: $VELERO_NAMESPACE, else velero)\n"
+        "  --demo                watch a simulated Velero cluster run in-process (no kubeconfig)\n"
+        "  --scenario S          with --demo: demo (default), empty, or a scenario YAML file\n"
+        "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
+        "  --once                print a table of the runs once and exit\n"
+        "  --json                with --once: print one JSON object instead of a table\n"
+        "  --version             print the version and exit\n"
+        "  -h, --help            print this help and exit\n"
+        "\n"
+        "Keys: j/k move, Enter detail, / filter, s sort, f follow, [ ] previous/next run,\n"
+        "Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable (--once),\n"
+        "2 usage or configuration error.\n");
+}
+
+static int once_ready(void *arg)
+{
+    app *a = arg;
+    if (app_synced(a)) return 1;
+    /* the runs themselves cannot be listed: give up at once with the reason */
+    for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (st->state == KC_REFL_FAILED || (st->state == KC_REFL_RETRYING && !st->synced)) return 1;
+    }
+    return 0;
+}
+
+static int run_once(app *a, int json)
+{
+    kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS);
+    for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (!st->synced) {
+            fprintf(stderr, "veltop: %s\n",
+                    st->last_error[0] ? st->last_error : "timed out listing Velero's resources");
+            return 1;
+        }
+    }
+    double wall = kc_wall_now();
+    char *out = json ? snapshot_json(a->model, a->context, a->server, a->ns, wall)
+                     : snapshot_table(a->model, wall);
+    fputs(out, stdout);
+    free(out);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--version")) {
+    enum { O_KUBECONFIG = 256, O_CONTEXT, O_DEMO, O_SCENARIO, O_SPEED, O_ONCE, O_JSON, O_VERSION };
+    static const struct option opts[] = {
+        {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
+        {"context", required_argument, NULL, O_CONTEXT},
+        {"namespace", required_argument, NULL, 'n'},
+        {"demo", no_argument, NULL, O_DEMO},
+        {"scenario", required_argument, NULL, O_SCENARIO},
+        {"speed", required_argument, NULL, O_SPEED},
+        {"once", no_argument, NULL, O_ONCE},
+        {"json", no_argument, NULL, O_JSON},
+        {"version", no_argument, NULL, O_VERSION},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL;
+    double speed = 0;
+    int demo = 0, once = 0, json = 0, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_KUBECONFIG:
+            kubeconfig = optarg;
+            break;
+        case O_CONTEXT:
+            context = optarg;
+            break;
+        case 'n':
+            ns = optarg;
+            break;
+        case O_DEMO:
+            demo = 1;
+            break;
+        case O_SCENARIO:
+            scenario = optarg;
+            break;
+        case O_SPEED: {
+            char *end;
+            speed = strtod(optarg, &end);
+            if (*end || speed < 0) {
+                fprintf(stderr, "veltop: invalid --speed '%s' (a number >= 0)\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case O_ONCE:
+            once = 1;
+            break;
+        case O_JSON:
+            json = 1;
+            break;
+        case O_VERSION:
             printf("veltop %s\n", VELTOP_VERSION);
             return 0;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "veltop: option '%s' needs a value (see veltop --help)\n",
+                    argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "veltop: unknown option '%s' (see veltop --help)\n", argv[optind - 1]);
+            return 2;
         }
     }
-    printf("usage: veltop [--help]\n");
-    return 0;
+    if (optind < argc) {
+        fprintf(stderr, "veltop: unexpected argument '%s' (see veltop --help)\n", argv[optind]);
+        return 2;
+    }
+    if (json && !once) {
+        fprintf(stderr, "veltop: --json only goes with --once\n");
+        return 2;
+    }
+    if ((scenario || speed > 0) && !demo) {
+        fprintf(stderr, "veltop: --scenario and --speed only go with --demo\n");
+        return 2;
+    }
+    if (demo && (kubeconfig || context)) {
+        fprintf(stderr, "veltop: --demo uses its own cluster; drop --kubeconfig/--context\n");
+        return 2;
+    }
+    if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
+    if (!ns || !*ns) ns = "velero";
+    setlocale(LC_ALL, "");
+    if (!once && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
+        return 2;
+    }
+
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    kc_err err;
+    kc_err_clear(&err);
+    vsim *sim = NULL;
+    kc_rest_config *cfg = NULL;
+    if (demo) {
+        char serr[512] = "";
+        vsim_opts so = {0};
+        so.scenario = scenario ? scenario : "demo";
+        so.speed = speed;
+        so.quiet = 1;
+        sim = vsim_start(&so, serr, sizeof serr);
+        if (!sim) {
+            fprintf(stderr, "veltop: cannot start the demo cluster: %s\n", serr);
+            curl_global_cleanup();
+            return 2;
+        }
+        cfg = xcalloc(1, sizeof(*cfg));
+        cfg->context = xstrdup("demo");
+        cfg->cluster = xstrdup("veltop-sim");
+        cfg->user = xstrdup("demo");
+        cfg->server = xstrdup(vsim_url(sim));
+    } else {
+        kc_config_opts co = {0};
+        co.kubeconfig = kubeconfig;
+        co.context = context;
+        cfg = kc_config_load(&co, &err);
+        if (!cfg) {
+            fprintf(stderr, "veltop: %s\n", err.msg);
+            curl_global_cleanup();
+            return 2;
+        }
+    }
+    kc_loop *loop = kc_loop_new();
+    kc_client *client = kc_client_new(loop, cfg, &err);
+    if (!client) {
+        fprintf(stderr, "veltop: %s\n", err.msg[0] ? err.msg : "cannot create the client");
+        kc_loop_free(loop);
+        kc_rest_config_free(cfg);
+        vsim_stop(sim);
+        curl_global_cleanup();
+        return 2;
+    }
+    app *a = app_new(loop, client, cfg->context, cfg->server, ns);
+    int rc;
+    if (once) {
+        rc = run_once(a, json);
+    } else {
+        ui *u = ui_new(a);
+        rc = ui_run(u);
+        ui_free(u);
+    }
+    app_free(a);
+    kc_client_free(client);
+    kc_loop_free(loop);
+    kc_rest_config_free(cfg);
+    vsim_stop(sim);
+    curl_global_cleanup();
+    return rc;
 }

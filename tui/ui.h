@@ -66,6 +66,9 @@ int ui_color(ui *u);   /* 1: colours in use */
 /* The run the user is looking at (list selection or the detail screen's run); NULL if none. */
 model_run *ui_current_run(ui *u);
 void ui_set_current_run(ui *u, vl_kind kind, const char *name);
+/* The list's view (sort, filter, rows, selection); rebuilt by the framework when the model moves.
+ */
+view *ui_view(ui *u);
 /* The list's current visible order (for [ and ] in screens about one run). */
 model_run *ui_adjacent_run(ui *u, int delta); /* delta -1 previous, +1 next; NULL at an end */
 /* A transient message in the footer (a few seconds). */
@@ -77,6 +80,7 @@ void ui_invalidate(ui *u);
 ui_screen *screen_list_new(void);
 ui_screen *screen_detail_new(vl_kind kind, const char *name);
 ui_screen *screen_help_new(void);
+void screen_help_set(ui_screen *help, const ui_screen *from); /* shows from's keys */
 
 /* The global key table (q, ?, Ctrl-L) for the help screen. */
 extern const ui_key ui_global_keys[];

@@ -1,0 +1,300 @@
+/* test_snapshot.c: the list's sort, filter and selection on a hand-built model, and --once
+ * output (exact JSON, plain table) of that model. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "snapshot.h"
+
+#define T0 1704626400.0 /* 2024-01-07T11:20:00Z */
+
+typedef struct fixture {
+    vl_run runs[5];
+    vl_volume vols[2];
+    vl_res_progress res[3];
+    model *m;
+} fixture;
+
+static void set_run(vl_run *r, vl_kind kind, const char *name, const char *phase, vl_phase id,
+                    double started, double completed, int64_t done, int64_t total)
+{
+    memset(r, 0, sizeof(*r));
+    r->kind = kind;
+    r->meta.name = (char *)name;
+    r->phase = (char *)phase;
+    r->phase_id = id;
+    r->started = started;
+    r->completed = completed;
+    r->has_progress = total > 0;
+    r->items_done = done;
+    r->items_total = total;
+}
+
+/* Five runs: one backup in progress, two finished backups, a failed one, a restore. */
+static void fixture_init(fixture *f)
+{
+    memset(f, 0, sizeof(*f));
+    set_run(&f->runs[0], VL_BACKUP, "nightly-20240107", "InProgress", VL_PH_IN_PROGRESS, T0 - 60, 0,
+            30, 120);
+    f->res[0] = (vl_res_progress){(char *)"namespaces", 2, 2};
+    f->res[1] = (vl_res_progress){(char *)"pods", 28, 40};
+    f->res[2] = (vl_res_progress){(char *)"deployments.apps", 0, 78};
+    f->runs[0].has_resource_progress = 1;
+    f->runs[0].resources = f->res;
+    f->runs[0].n_resources = 3;
+    f->runs[0].warnings = 1;
+    f->runs[0].schedule = (char *)"nightly";
+    set_run(&f->runs[1], VL_BACKUP, "adhoc-b", "Completed", VL_PH_COMPLETED, T0 - 7200, T0 - 7100,
+            50, 50);
+    set_run(&f->runs[2], VL_BACKUP, "adhoc-a", "Failed", VL_PH_FAILED, T0 - 3600, T0 - 3590, 10,
+            20);
+    f->runs[2].errors = 1;
+    f->runs[2].failure_reason = (char *)"boom";
+    set_run(&f->runs[3], VL_RESTORE, "restore-\x1b[31mx", "Completed", VL_PH_COMPLETED, T0 - 1800,
+            T0 - 1790, 5, 5);
+    set_run(&f->runs[4], VL_BACKUP, "queued-one", "Queued", VL_PH_QUEUED, 0, 0, 0, 0);
+    f->runs[4].meta.created = T0 - 5;
+    f->m = model_new();
+    for (int i = 0; i < 5; i++) model_upsert_run(f->m, &f->runs[i], 100.0, T0);
+
+    vl_volume *v = &f->vols[0];
+    v->kind = VL_PVB;
+    v->meta.name = (char *)"nightly-20240107-abcde";
+    v->run_name = (char *)"nightly-20240107";
+    v->node = (char *)"worker-1";
+    v->pod_ns = (char *)"shop";
+    v->pod_name = (char *)"db-0";
+    v->volume = (char *)"data";
+    v->uploader = (char *)"kopia";
+    v->phase = (char *)"InProgress";
+    v->phase_id = VL_PH_IN_PROGRESS;
+    v->bytes_done = 1048576;
+    v->bytes_total = 4194304;
+    v = &f->vols[1];
+    v->kind = VL_DU;
+    v->meta.name = (char *)"nightly-20240107-fghij";
+    v->run_name = (char *)"nightly-20240107";
+    v->pod_ns = (char *)"billing";
+    v->volume = (char *)"invoices";
+    v->uploader = (char *)"data mover";
+    v->phase = (char *)"New";
+    v->phase_id = VL_PH_NEW;
+    for (int i = 0; i < 2; i++) model_upsert_volume(f->m, &f->vols[i], 100.0);
+    model_refresh_volumes(f->m);
+}
+
+static void fixture_done(fixture *f)
+{
+    model_free(f->m);
+}
+
+static const char *row_name(const view *v, size_t i)
+{
+    return v->rows[i]->name;
+}
+
+START_TEST(list_is_newest_first_and_sorts_by_name_phase_progress)
+{
+    fixture f;
+    fixture_init(&f);
+    view v;
+    view_init(&v);
+    view_rebuild(&v, f.m);
+    ck_assert_uint_eq(v.n_rows, 5);
+    /* queued-one has no start: its creation time (T0-5) is the newest */
+    ck_assert_str_eq(row_name(&v, 0), "queued-one");
+    ck_assert_str_eq(row_name(&v, 1), "nightly-20240107");
+    ck_assert_str_eq(row_name(&v, 2), "restore-\x1b[31mx");
+    ck_assert_str_eq(row_name(&v, 3), "adhoc-a");
+    ck_assert_str_eq(row_name(&v, 4), "adhoc-b");
+    v.sort = VIEW_SORT_NAME;
+    view_rebuild(&v, f.m);
+    ck_assert_str_eq(row_name(&v, 0), "adhoc-a");
+    ck_assert_str_eq(row_name(&v, 4), "restore-\x1b[31mx");
+    v.sort = VIEW_SORT_PHASE; /* running first, then waiting, failed, done */
+    view_rebuild(&v, f.m);
+    ck_assert_str_eq(row_name(&v, 0), "nightly-20240107");
+    ck_assert_str_eq(row_name(&v, 1), "queued-one");
+    ck_assert_str_eq(row_name(&v, 2), "adhoc-a");
+    v.sort = VIEW_SORT_PROGRESS; /* least done first */
+    view_rebuild(&v, f.m);
+    ck_assert_str_eq(row_name(&v, 0), "queued-one");
+    ck_assert_str_eq(row_name(&v, 1), "nightly-20240107");
+    ck_assert_str_eq(row_name(&v, 2), "adhoc-a");
+    view_clear(&v);
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(filter_matches_name_phase_and_schedule)
+{
+    fixture f;
+    fixture_init(&f);
+    view v;
+    view_init(&v);
+    strcpy(v.filter, "ADHOC");
+    view_rebuild(&v, f.m);
+    ck_assert_uint_eq(v.n_rows, 2);
+    strcpy(v.filter, "failed");
+    view_rebuild(&v, f.m);
+    ck_assert_uint_eq(v.n_rows, 1);
+    ck_assert_str_eq(row_name(&v, 0), "adhoc-a");
+    strcpy(v.filter, "nightly");
+    view_rebuild(&v, f.m);
+    ck_assert_uint_eq(v.n_rows, 1);
+    strcpy(v.filter, "no-such-run");
+    view_rebuild(&v, f.m);
+    ck_assert_uint_eq(v.n_rows, 0);
+    ck_assert_int_eq(v.sel, -1);
+    ck_assert_ptr_null(view_selected(&v));
+    view_clear(&v);
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(selection_follows_the_run_while_rows_move)
+{
+    fixture f;
+    fixture_init(&f);
+    view v;
+    view_init(&v);
+    view_rebuild(&v, f.m);
+    view_select(&v, 3);
+    ck_assert_str_eq(view_selected(&v)->name, "adhoc-a");
+    /* a newer run appears on top: adhoc-a moves down one row, the selection with it */
+    vl_run newer;
+    set_run(&newer, VL_RESTORE, "fresh", "New", VL_PH_NEW, 0, 0, 0, 0);
+    newer.meta.created = T0;
+    model_upsert_run(f.m, &newer, 101.0, T0);
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 4);
+    ck_assert_str_eq(view_selected(&v)->name, "adhoc-a");
+    /* filtered out: the index is clamped; back in: it is found again */
+    strcpy(v.filter, "fresh");
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 0);
+    ck_assert_str_eq(view_selected(&v)->name, "fresh");
+    /* deleting the selected run keeps a valid selection */
+    model_remove_run(f.m, VL_RESTORE, "fresh");
+    v.filter[0] = 0;
+    view_rebuild(&v, f.m);
+    ck_assert_ptr_nonnull(view_selected(&v));
+    /* f: the newest run in progress */
+    ck_assert_int_eq(view_follow(&v), 1);
+    ck_assert_str_eq(view_selected(&v)->name, "nightly-20240107");
+    view_clear(&v);
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(volumes_join_runs_by_label)
+{
+    fixture f;
+    fixture_init(&f);
+    model_run *r = model_find_run(f.m, VL_BACKUP, "nightly-20240107");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->vols.n, 2);
+    ck_assert_int_eq(r->vols.n_active, 1);
+    ck_assert_int_eq(r->vols.n_pending, 1);
+    ck_assert_int_eq(r->vols.bytes_done, 1048576);
+    ck_assert_int_eq(r->vols.bytes_total, 4194304);
+    ck_assert_uint_eq(model_run_volumes(f.m, r, NULL, 0), 2);
+    ck_assert_int_eq(model_find_run(f.m, VL_BACKUP, "adhoc-a")->vols.n, 0);
+    size_t n;
+    int from_log = -1;
+    const model_res *res = model_run_resources(r, &n, &from_log);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_int_eq(from_log, 0);
+    ck_assert_str_eq(res[1].resource, "pods");
+    ck_assert_int_eq(res[1].done, 28);
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(once_json_is_exact)
+{
+    fixture f;
+    fixture_init(&f);
+    char *j = snapshot_json(f.m, "kind-dev", "https://127.0.0.1:6443", "velero", T0);
+    const char *want =
+        "{\"context\":\"kind-dev\",\"server\":\"https://127.0.0.1:6443\",\"namespace\":\"velero\","
+        "\"runs\":["
+        "{\"kind\":\"Backup\",\"name\":\"queued-one\",\"phase\":\"Queued\",\"itemsDone\":null,"
+        "\"itemsTotal\":null,\"started\":null,\"completed\":null,\"errors\":0,\"warnings\":0,"
+        "\"itemsPerSecond\":null,\"etaSeconds\":null,\"resources\":[],\"volumes\":[]},"
+        "{\"kind\":\"Backup\",\"name\":\"nightly-20240107\",\"phase\":\"InProgress\",\"itemsDone\":"
+        "30,"
+        "\"itemsTotal\":120,\"started\":\"2024-01-07T11:19:00Z\",\"completed\":null,\"errors\":0,"
+        "\"warnings\":1,\"itemsPerSecond\":0.5,\"etaSeconds\":180,\"resources\":["
+        "{\"resource\":\"namespaces\",\"done\":2,\"total\":2},"
+        "{\"resource\":\"pods\",\"done\":28,\"total\":40},"
+        "{\"resource\":\"deployments.apps\",\"done\":0,\"total\":78}],\"volumes\":["
+        "{\"kind\":\"PodVolumeBackup\",\"name\":\"nightly-20240107-abcde\",\"node\":\"worker-1\","
+        "\"pod\":\"shop/db-0\",\"volume\":\"data\",\"uploader\":\"kopia\",\"phase\":\"InProgress\","
+        "\"bytesDone\":1048576,\"bytesTotal\":4194304},"
+        "{\"kind\":\"DataUpload\",\"name\":\"nightly-20240107-fghij\",\"node\":null,\"pod\":null,"
+        "\"volume\":\"invoices\",\"uploader\":\"data mover\",\"phase\":\"New\",\"bytesDone\":0,"
+        "\"bytesTotal\":0}]},"
+        "{\"kind\":\"Restore\",\"name\":\"restore-^[[31mx\",\"phase\":\"Completed\",\"itemsDone\":"
+        "5,"
+        "\"itemsTotal\":5,\"started\":\"2024-01-07T10:50:00Z\",\"completed\":\"2024-01-07T10:50:"
+        "10Z\","
+        "\"errors\":0,\"warnings\":0,\"itemsPerSecond\":0.5,\"etaSeconds\":null,\"resources\":[],"
+        "\"volumes\":[]},"
+        "{\"kind\":\"Backup\",\"name\":\"adhoc-a\",\"phase\":\"Failed\",\"itemsDone\":10,"
+        "\"itemsTotal\":20,\"started\":\"2024-01-07T10:20:00Z\",\"completed\":\"2024-01-07T10:20:"
+        "10Z\","
+        "\"errors\":1,\"warnings\":0,\"itemsPerSecond\":1,\"etaSeconds\":null,\"resources\":[],"
+        "\"volumes\":[]},"
+        "{\"kind\":\"Backup\",\"name\":\"adhoc-b\",\"phase\":\"Completed\",\"itemsDone\":50,"
+        "\"itemsTotal\":50,\"started\":\"2024-01-07T09:20:00Z\",\"completed\":\"2024-01-07T09:21:"
+        "40Z\","
+        "\"errors\":0,\"warnings\":0,\"itemsPerSecond\":0.5,\"etaSeconds\":null,\"resources\":[],"
+        "\"volumes\":[]}]}\n";
+    ck_assert_str_eq(j, want);
+    free(j);
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(once_table_has_the_columns_and_sanitised_names)
+{
+    fixture f;
+    fixture_init(&f);
+    setenv("TZ", "UTC", 1);
+    char *t = snapshot_table(f.m, T0);
+    const char *nl = strchr(t, '\n');
+    ck_assert_ptr_nonnull(nl);
+    char header[256];
+    snprintf(header, sizeof header, "%.*s", (int)(nl - t), t);
+    ck_assert_str_eq(header,
+                     "NAME              KIND     PHASE       ITEMS   RESOURCES  RATE   ETA    "
+                     "STARTED               DURATION  ERRORS  WARNINGS");
+    ck_assert_ptr_nonnull(
+        strstr(t, "\nnightly-20240107  Backup   InProgress  30/120  1/3        0.5/s  "
+                  "3m00s  2024-01-07T11:19:00Z  1m00s     0       1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "restore-^[[31mx"));
+    ck_assert_ptr_null(strchr(t, '\x1b'));
+    free(t);
+    fixture_done(&f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("snapshot");
+    TCase *tc = tcase_create("snapshot");
+    tcase_add_test(tc, list_is_newest_first_and_sorts_by_name_phase_progress);
+    tcase_add_test(tc, filter_matches_name_phase_and_schedule);
+    tcase_add_test(tc, selection_follows_the_run_while_rows_move);
+    tcase_add_test(tc, volumes_join_runs_by_label);
+    tcase_add_test(tc, once_json_is_exact);
+    tcase_add_test(tc, once_table_has_the_columns_and_sanitised_names);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,178 @@
+/* app.c: the program's wiring: one reflector and store per watched resource in the Velero
+ * namespace, store changes applied to the model (runs, volumes, trackers), and the connection
+ * summary for the header lamp. */
+#include "app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/util.h"
+
+typedef struct app_res_def {
+    const char *api_path, *resource;
+    kc_decode_fn decode;
+    kc_release_fn release;
+} app_res_def;
+
+static const app_res_def app_defs[APP_NREFL] = {
+    [APP_R_BACKUPS] = {"/apis/velero.io/v1", "backups", vl_decode_backup, vl_release_run},
+    [APP_R_RESTORES] = {"/apis/velero.io/v1", "restores", vl_decode_restore, vl_release_run},
+    [APP_R_PVBS] = {"/apis/velero.io/v1", "podvolumebackups", vl_decode_pvb, vl_release_volume},
+    [APP_R_PVRS] = {"/apis/velero.io/v1", "podvolumerestores", vl_decode_pvr, vl_release_volume},
+    [APP_R_DUS] = {"/apis/velero.io/v2alpha1", "datauploads", vl_decode_du, vl_release_volume},
+    [APP_R_DDS] = {"/apis/velero.io/v2alpha1", "datadownloads", vl_decode_dd, vl_release_volume},
+    [APP_R_SCHEDULES] = {"/apis/velero.io/v1", "schedules", vl_decode_schedule,
+                         vl_release_schedule},
+    [APP_R_BSLS] = {"/apis/velero.io/v1", "backupstoragelocations", vl_decode_bsl, vl_release_bsl},
+};
+
+/* The (app, which store) pair a store callback gets. */
+typedef struct app_hook {
+    app *a;
+    int which;
+} app_hook;
+
+static double app_mono(void)
+{
+    return (double)kc_now_ms() / 1000.0;
+}
+
+static void app_changed(app *a)
+{
+    if (a->on_change) a->on_change(a->on_change_arg);
+}
+
+static const char *app_key_name(const char *key)
+{
+    const char *slash = strchr(key, '/');
+    return slash ? slash + 1 : key;
+}
+
+static void app_on_store(void *arg, kc_event_type type, const char *key, void *obj)
+{
+    app_hook *h = arg;
+    app *a = h->a;
+    model *m = a->model;
+    double now = app_mono();
+    switch (h->which) {
+    case APP_R_BACKUPS:
+    case APP_R_RESTORES: {
+        vl_kind kind = h->which == APP_R_BACKUPS ? VL_BACKUP : VL_RESTORE;
+        if (type == KC_EV_DELETED || !obj) {
+            model_remove_run(m, kind, app_key_name(key));
+        } else {
+            vl_run *r = obj;
+            r->kind = kind;
+            model_upsert_run(m, r, now, kc_wall_now());
+        }
+        model_refresh_volumes(m);
+        break;
+    }
+    case APP_R_PVBS:
+    case APP_R_PVRS:
+    case APP_R_DUS:
+    case APP_R_DDS: {
+        static const vl_kind kinds[] = {
+            [APP_R_PVBS] = VL_PVB, [APP_R_PVRS] = VL_PVR, [APP_R_DUS] = VL_DU, [APP_R_DDS] = VL_DD};
+        if (type == KC_EV_DELETED || !obj)
+            model_remove_volume(m, kinds[h->which], app_key_name(key));
+        else
+            model_upsert_volume(m, obj, now);
+        model_refresh_volumes(m);
+        break;
+    }
+    default:
+        m->gen++;
+        break;
+    }
+    app_changed(a);
+}
+
+static void app_on_status(void *arg, const kc_refl_status *st)
+{
+    app_hook *h = arg;
+    (void)st;
+    h->a->gen_status++;
+    app_changed(h->a);
+}
+
+app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
+             const char *ns)
+{
+    app *a = xcalloc(1, sizeof(*a));
+    a->loop = loop;
+    a->client = client;
+    a->context = xstrdup(context ? context : "");
+    a->server = xstrdup(server ? server : "");
+    a->ns = xstrdup(ns ? ns : "velero");
+    a->model = model_new();
+    a->hooks = xcalloc(APP_NREFL, sizeof(app_hook));
+    app_hook *hooks = a->hooks;
+    for (int i = 0; i < APP_NREFL; i++) {
+        hooks[i].a = a;
+        hooks[i].which = i;
+        a->stores[i] = kc_store_new(app_defs[i].decode, app_defs[i].release);
+        kc_store_on_change(a->stores[i], app_on_store, &hooks[i]);
+        kc_reflector_opts o = {0};
+        o.api_path = app_defs[i].api_path;
+        o.resource = app_defs[i].resource;
+        o.ns = a->ns;
+        a->refl[i] = kc_reflector_new(client, &o, a->stores[i]);
+        kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
+    }
+    for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
+    return a;
+}
+
+void app_free(app *a)
+{
+    if (!a) return;
+    for (int i = 0; i < APP_NREFL; i++) kc_reflector_free(a->refl[i]);
+    /* the model borrows the stores' objects: free it first */
+    model_free(a->model);
+    a->model = NULL;
+    for (int i = 0; i < APP_NREFL; i++) kc_store_free(a->stores[i]);
+    free(a->hooks);
+    free(a->context);
+    free(a->server);
+    free(a->ns);
+    free(a);
+}
+
+int app_synced(const app *a)
+{
+    for (int i = 0; i < APP_NREFL; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (!st->synced && st->state != KC_REFL_FAILED) return 0;
+    }
+    return 1;
+}
+
+void app_connection(const app *a, double now, app_conn *out)
+{
+    memset(out, 0, sizeof(*out));
+    int live = 1;
+    int64_t now_ms = (int64_t)(now * 1000.0), next = 0;
+    for (int i = 0; i < APP_NREFL; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        /* schedules and BSLs are not essential for the lamp when they fail for good */
+        if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
+        if (st->state != KC_REFL_LIVE) live = 0;
+        if (st->state == KC_REFL_RETRYING) {
+            out->retrying = 1;
+            if (st->attempt > out->attempt) out->attempt = st->attempt;
+            if (!next || st->next_try_ms < next) next = st->next_try_ms;
+        }
+        if (st->last_error[0] && st->state != KC_REFL_LIVE && !out->error[0])
+            snprintf(out->error, sizeof out->error, "%s", st->last_error);
+    }
+    out->live = live;
+    out->next_try_s = next ? (double)(next - now_ms) / 1000.0 : 0;
+    app *mut = (app *)a;
+    if (live)
+        mut->down_since = 0;
+    else if (mut->down_since == 0 && (out->retrying || out->error[0]))
+        mut->down_since = now;
+    out->stale_since = mut->down_since;
+}

@@ -1,0 +1,410 @@
+/* model.c: the program's model: runs and volumes as the stores last decoded them, each with its
+ * progress trackers (estimator.h), volumes joined to runs by label, and the list's view (sort,
+ * filter, selection that follows a run by name). No curses here: tests drive it by hand. */
+#include "app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kubeclient/util.h"
+
+static const est_opts model_items_opts = {60.0, 1.0};
+static const est_opts model_bytes_opts = {60.0, 10.0};
+
+model *model_new(void)
+{
+    return xcalloc(1, sizeof(model));
+}
+
+static void model_res_free(model_res *res, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(res[i].resource);
+        est_free(res[i].est);
+    }
+    free(res);
+}
+
+static void model_run_free(model_run *r)
+{
+    if (!r) return;
+    free(r->name);
+    est_free(r->items);
+    model_res_free(r->res, r->n_res);
+    model_res_free(r->derived, r->n_derived);
+    free(r);
+}
+
+static void model_volume_free(model_volume *v)
+{
+    if (!v) return;
+    free(v->name);
+    est_free(v->bytes);
+    free(v);
+}
+
+void model_free(model *m)
+{
+    if (!m) return;
+    for (size_t i = 0; i < m->n_runs; i++) model_run_free(m->runs[i]);
+    for (size_t i = 0; i < m->n_vols; i++) model_volume_free(m->vols[i]);
+    free(m->runs);
+    free(m->vols);
+    free(m);
+}
+
+static ssize_t model_run_index(const model *m, vl_kind kind, const char *name)
+{
+    for (size_t i = 0; i < m->n_runs; i++)
+        if (m->runs[i]->kind == kind && !strcmp(m->runs[i]->name, name)) return (ssize_t)i;
+    return -1;
+}
+
+model_run *model_find_run(const model *m, vl_kind kind, const char *name)
+{
+    if (!name) return NULL;
+    ssize_t i = model_run_index(m, kind, name);
+    return i < 0 ? NULL : m->runs[i];
+}
+
+/* Finds or adds the tracked row of one resource. */
+static model_res *model_res_get(model_res **res, size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*res)[i].resource, name)) return &(*res)[i];
+    *res = xrealloc(*res, (*n + 1) * sizeof(model_res));
+    model_res *r = &(*res)[(*n)++];
+    r->resource = xstrdup(name);
+    r->done = r->total = 0;
+    r->est = est_new(&model_items_opts);
+    return r;
+}
+
+static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in, size_t nin,
+                           double now)
+{
+    for (size_t i = 0; i < nin; i++) {
+        if (!in[i].resource) continue;
+        model_res *r = model_res_get(res, n, in[i].resource);
+        r->done = in[i].processed;
+        r->total = in[i].total;
+        est_sample(r->est, now, r->done, r->total);
+    }
+}
+
+model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
+{
+    const char *name = r->meta.name ? r->meta.name : "";
+    model_run *mr = model_find_run(m, r->kind, name);
+    if (!mr) {
+        if (m->n_runs == m->cap_runs) {
+            m->cap_runs = m->cap_runs ? m->cap_runs * 2 : 64;
+            m->runs = xrealloc(m->runs, m->cap_runs * sizeof(*m->runs));
+        }
+        mr = xcalloc(1, sizeof(*mr));
+        mr->kind = r->kind;
+        mr->name = xstrdup(name);
+        mr->items = est_new(&model_items_opts);
+        mr->attached = now;
+        m->runs[m->n_runs++] = mr;
+    }
+    mr->run = r;
+    if (!mr->finished) {
+        if (vl_phase_terminal(r->phase_id)) {
+            if (r->started > 0 && r->completed >= r->started)
+                est_finish(mr->items, r->items_done, r->completed - r->started);
+            mr->finished = 1;
+        } else if (!mr->seeded && r->started > 0 && r->items_done > 0 && wall > r->started) {
+            /* attached to a run already in flight: the average since its start gives an ETA now */
+            est_seed(mr->items, now, r->items_done, wall - r->started);
+            est_sample(mr->items, now, r->items_done, r->items_total);
+            mr->seeded = 1;
+        } else {
+            mr->seeded = 1;
+            est_sample(mr->items, now, r->items_done, r->items_total);
+        }
+    }
+    if (r->has_resource_progress)
+        model_res_feed(&mr->res, &mr->n_res, r->resources, r->n_resources, now);
+    m->gen++;
+    return mr;
+}
+
+void model_remove_run(model *m, vl_kind kind, const char *name)
+{
+    ssize_t i = model_run_index(m, kind, name);
+    if (i < 0) return;
+    model_run_free(m->runs[i]);
+    m->runs[i] = m->runs[--m->n_runs];
+    m->gen++;
+}
+
+static ssize_t model_vol_index(const model *m, vl_kind kind, const char *name)
+{
+    for (size_t i = 0; i < m->n_vols; i++)
+        if (m->vols[i]->kind == kind && !strcmp(m->vols[i]->name, name)) return (ssize_t)i;
+    return -1;
+}
+
+void model_upsert_volume(model *m, const vl_volume *v, double now)
+{
+    const char *name = v->meta.name ? v->meta.name : "";
+    ssize_t i = model_vol_index(m, v->kind, name);
+    model_volume *mv;
+    if (i < 0) {
+        if (m->n_vols == m->cap_vols) {
+            m->cap_vols = m->cap_vols ? m->cap_vols * 2 : 64;
+            m->vols = xrealloc(m->vols, m->cap_vols * sizeof(*m->vols));
+        }
+        mv = xcalloc(1, sizeof(*mv));
+        mv->kind = v->kind;
+        mv->name = xstrdup(name);
+        mv->bytes = est_new(&model_bytes_opts);
+        m->vols[m->n_vols++] = mv;
+    } else {
+        mv = m->vols[i];
+    }
+    mv->vol = v;
+    if (vl_phase_terminal(v->phase_id) && v->started > 0 && v->completed >= v->started)
+        est_finish(mv->bytes, v->bytes_done, v->completed - v->started);
+    else
+        est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
+    m->gen++;
+}
+
+void model_remove_volume(model *m, vl_kind kind, const char *name)
+{
+    ssize_t i = model_vol_index(m, kind, name);
+    if (i < 0) return;
+    model_volume_free(m->vols[i]);
+    m->vols[i] = m->vols[--m->n_vols];
+    m->gen++;
+}
+
+static int model_volume_of(const model_volume *v, const model_run *r)
+{
+    vl_kind k = v->kind;
+    int backup = k == VL_PVB || k == VL_DU;
+    if ((r->kind == VL_BACKUP) != backup) return 0;
+    return v->vol && v->vol->run_name && !strcmp(v->vol->run_name, r->name);
+}
+
+size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_vols; i++) {
+        if (!model_volume_of(m->vols[i], r)) continue;
+        if (out && n < max) out[n] = m->vols[i];
+        n++;
+    }
+    return n;
+}
+
+void model_refresh_volumes(model *m)
+{
+    for (size_t i = 0; i < m->n_runs; i++) memset(&m->runs[i]->vols, 0, sizeof(model_vol_sum));
+    for (size_t j = 0; j < m->n_vols; j++) {
+        const model_volume *v = m->vols[j];
+        if (!v->vol || !v->vol->run_name) continue;
+        vl_kind rk = (v->kind == VL_PVB || v->kind == VL_DU) ? VL_BACKUP : VL_RESTORE;
+        model_run *r = model_find_run(m, rk, v->vol->run_name);
+        if (!r) continue;
+        model_vol_sum *s = &r->vols;
+        vl_phase p = v->vol->phase_id;
+        s->n++;
+        if (p == VL_PH_COMPLETED)
+            s->n_done++;
+        else if (p == VL_PH_FAILED || p == VL_PH_CANCELED)
+            s->n_failed++;
+        else if (vl_phase_active(p))
+            s->n_active++;
+        else
+            s->n_pending++;
+        s->bytes_done += v->vol->bytes_done;
+        s->bytes_total += v->vol->bytes_total;
+    }
+    m->gen++;
+}
+
+void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n, double now)
+{
+    model_res_feed(&r->derived, &r->n_derived, res, n, now);
+    r->derived_from_log = 1;
+    m->gen++;
+}
+
+const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log)
+{
+    if (r->n_res > 0 || !r->derived_from_log) {
+        *n = r->n_res;
+        if (from_log) *from_log = 0;
+        return r->res;
+    }
+    *n = r->n_derived;
+    if (from_log) *from_log = 1;
+    return r->derived;
+}
+
+double model_run_rate(const model_run *r, double now)
+{
+    return est_rate(r->items, now);
+}
+
+double model_run_eta(const model_run *r, double now)
+{
+    if (r->finished || !r->run || !vl_phase_active(r->run->phase_id)) return -1;
+    return est_eta(r->items, now);
+}
+
+double model_run_duration(const model_run *r, double wall)
+{
+    const vl_run *x = r->run;
+    if (!x || x->started <= 0) return -1;
+    if (x->completed > 0) return x->completed - x->started;
+    if (vl_phase_terminal(x->phase_id)) return -1;
+    return wall - x->started;
+}
+
+/* ---- view ----------------------------------------------------------------------------------- */
+
+void view_init(view *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->sel = -1;
+}
+
+void view_clear(view *v)
+{
+    free(v->rows);
+    v->rows = NULL;
+    v->n_rows = v->cap_rows = 0;
+}
+
+static double view_start_key(const model_run *r)
+{
+    if (r->run && r->run->started > 0) return r->run->started;
+    return r->run ? r->run->meta.created : 0;
+}
+
+static double view_fraction(const model_run *r)
+{
+    const vl_run *x = r->run;
+    if (!x) return 0;
+    if (x->items_total > 0) return (double)x->items_done / (double)x->items_total;
+    return x->phase_id == VL_PH_COMPLETED ? 1.0 : 0.0;
+}
+
+static int view_cmp_start(const model_run *a, const model_run *b)
+{
+    double sa = view_start_key(a), sb = view_start_key(b);
+    if (sa != sb) return sa > sb ? -1 : 1;
+    if (a->kind != b->kind) return a->kind == VL_BACKUP ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* Phase rank for sorting: running first, then waiting, then failed, then done. */
+static int view_phase_rank(const model_run *r)
+{
+    vl_phase p = r->run ? r->run->phase_id : VL_PH_UNKNOWN;
+    if (vl_phase_active(p)) return 0;
+    if (!vl_phase_terminal(p)) return 1;
+    if (p == VL_PH_FAILED || p == VL_PH_FAILED_VALIDATION) return 2;
+    if (p == VL_PH_PARTIALLY_FAILED) return 3;
+    return 4;
+}
+
+static view_sort view_qsort_by;
+
+static int view_qsort_cmp(const void *pa, const void *pb)
+{
+    const model_run *a = *(model_run *const *)pa, *b = *(model_run *const *)pb;
+    int c = 0;
+    switch (view_qsort_by) {
+    case VIEW_SORT_NAME:
+        c = strcmp(a->name, b->name);
+        if (!c) c = a->kind - b->kind;
+        break;
+    case VIEW_SORT_PHASE:
+        c = view_phase_rank(a) - view_phase_rank(b);
+        break;
+    case VIEW_SORT_PROGRESS: {
+        double fa = view_fraction(a), fb = view_fraction(b);
+        c = fa < fb ? -1 : fa > fb ? 1 : 0;
+        break;
+    }
+    case VIEW_SORT_START:
+        break;
+    }
+    return c ? c : view_cmp_start(a, b);
+}
+
+static int view_matches(const view *v, const model_run *r)
+{
+    if (!v->filter[0]) return 1;
+    if (strcasestr(r->name, v->filter)) return 1;
+    if (r->run && r->run->phase && strcasestr(r->run->phase, v->filter)) return 1;
+    if (r->run && r->run->schedule && strcasestr(r->run->schedule, v->filter)) return 1;
+    return 0;
+}
+
+static void view_key_of(const model_run *r, char *out, size_t n)
+{
+    snprintf(out, n, "%c/%s", r->kind == VL_BACKUP ? 'B' : 'R', r->name);
+}
+
+void view_rebuild(view *v, const model *m)
+{
+    if (v->cap_rows < m->n_runs) {
+        v->cap_rows = m->n_runs;
+        v->rows = xrealloc(v->rows, v->cap_rows * sizeof(*v->rows));
+    }
+    v->n_rows = 0;
+    for (size_t i = 0; i < m->n_runs; i++)
+        if (view_matches(v, m->runs[i])) v->rows[v->n_rows++] = m->runs[i];
+    view_qsort_by = v->sort;
+    if (v->n_rows > 1) qsort(v->rows, v->n_rows, sizeof(*v->rows), view_qsort_cmp);
+    if (v->sel_kind_name[0]) {
+        char key[sizeof v->sel_kind_name];
+        for (size_t i = 0; i < v->n_rows; i++) {
+            view_key_of(v->rows[i], key, sizeof key);
+            if (!strcmp(key, v->sel_kind_name)) {
+                v->sel = (int)i;
+                return;
+            }
+        }
+    }
+    view_select(v, v->sel < 0 ? 0 : v->sel);
+}
+
+void view_select(view *v, int idx)
+{
+    if (v->n_rows == 0) {
+        v->sel = -1;
+        return;
+    }
+    if (idx < 0) idx = 0;
+    if (idx >= (int)v->n_rows) idx = (int)v->n_rows - 1;
+    v->sel = idx;
+    view_key_of(v->rows[idx], v->sel_kind_name, sizeof v->sel_kind_name);
+}
+
+model_run *view_selected(const view *v)
+{
+    if (v->sel < 0 || v->sel >= (int)v->n_rows) return NULL;
+    return v->rows[v->sel];
+}
+
+int view_follow(view *v)
+{
+    int best = -1;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const model_run *r = v->rows[i];
+        if (!r->run || !vl_phase_active(r->run->phase_id)) continue;
+        if (best < 0 || view_start_key(r) > view_start_key(v->rows[best])) best = (int)i;
+    }
+    if (best < 0) return 0;
+    view_select(v, best);
+    return 1;
+}

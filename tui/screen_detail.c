@@ -1,0 +1,357 @@
+/* screen_detail.c: one run in depth: overall bar, rate, ETA and finish time, last progress or
+ * stall, a rate sparkline, per-resource bars (active, then pending, then done), volumes summary,
+ * phase and timestamps, errors, failure reason, hooks and item operations. [ and ] step runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "ui.h"
+#include "widgets.h"
+
+typedef struct detail_state {
+    vl_kind kind;
+    char name[256];
+    int scroll;   /* first resource row shown */
+    int res_rows; /* resource rows visible at the last draw */
+} detail_state;
+
+static detail_state *detail_of(ui_screen *s)
+{
+    return s->data;
+}
+
+static model_run *detail_run(ui_screen *s, ui *u)
+{
+    return model_find_run(ui_model(u), detail_of(s)->kind, detail_of(s)->name);
+}
+
+static int detail_step(ui *u, ui_screen *s, int delta)
+{
+    detail_state *d = detail_of(s);
+    ui_set_current_run(u, d->kind, d->name);
+    model_run *r = ui_adjacent_run(u, delta);
+    if (!r) {
+        ui_message(u, delta < 0 ? "this is the first run of the list"
+                                : "this is the last run of the list");
+        return UI_REDRAW;
+    }
+    d->kind = r->kind;
+    snprintf(d->name, sizeof d->name, "%s", r->name);
+    d->scroll = 0;
+    ui_set_current_run(u, r->kind, r->name);
+    view *v = ui_view(u);
+    for (size_t i = 0; i < v->n_rows; i++)
+        if (v->rows[i] == r) view_select(v, (int)i);
+    return UI_REDRAW;
+}
+
+static int detail_prev(ui *u, ui_screen *s)
+{
+    return detail_step(u, s, -1);
+}
+static int detail_next(ui *u, ui_screen *s)
+{
+    return detail_step(u, s, 1);
+}
+static int detail_down(ui *u, ui_screen *s)
+{
+    (void)u;
+    detail_of(s)->scroll++;
+    return UI_REDRAW;
+}
+static int detail_up(ui *u, ui_screen *s)
+{
+    (void)u;
+    if (detail_of(s)->scroll > 0) detail_of(s)->scroll--;
+    return UI_REDRAW;
+}
+static int detail_pgdn(ui *u, ui_screen *s)
+{
+    (void)u;
+    detail_of(s)->scroll += detail_of(s)->res_rows > 1 ? detail_of(s)->res_rows - 1 : 1;
+    return UI_REDRAW;
+}
+static int detail_pgup(ui *u, ui_screen *s)
+{
+    (void)u;
+    detail_of(s)->scroll -= detail_of(s)->res_rows > 1 ? detail_of(s)->res_rows - 1 : 1;
+    if (detail_of(s)->scroll < 0) detail_of(s)->scroll = 0;
+    return UI_REDRAW;
+}
+static int detail_top(ui *u, ui_screen *s)
+{
+    (void)u;
+    detail_of(s)->scroll = 0;
+    return UI_REDRAW;
+}
+static int detail_bottom(ui *u, ui_screen *s)
+{
+    (void)u;
+    detail_of(s)->scroll = 1000000;
+    return UI_REDRAW;
+}
+
+static const ui_key detail_keys[] = {
+    {'[', "[", "previous run (in the list's order)", detail_prev},
+    {']', "]", "next run", detail_next},
+    {'j', "j/Down", "scroll the resources down", detail_down},
+    {KEY_DOWN, NULL, "scroll down", detail_down},
+    {'k', "k/Up", "scroll the resources up", detail_up},
+    {KEY_UP, NULL, "scroll up", detail_up},
+    {KEY_NPAGE, "PgDn", "page down", detail_pgdn},
+    {KEY_PPAGE, "PgUp", "page up", detail_pgup},
+    {'g', "g", "first resource", detail_top},
+    {'G', "G", "last resource", detail_bottom},
+    {0, NULL, NULL, NULL},
+};
+
+/* Resource rows in display order: active first, then pending, then done. */
+static int detail_res_rank(const model_res *r)
+{
+    if (r->total > 0 && r->done >= r->total) return 2;
+    if (r->done == 0) return 1;
+    return 0;
+}
+
+static int detail_label(WINDOW *w, int y, int x, const char *label)
+{
+    return w_print(w, y, x, 40, A_DIM, "%s ", label);
+}
+
+static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
+{
+    detail_state *d = detail_of(s);
+    model_run *r = detail_run(s, u);
+    double now = ui_now(u), wall = ui_wall(u);
+    char b1[64], b2[64], b3[64];
+    int y = 0, x;
+    if (!r || !r->run) {
+        w_print(w, 1, 2, cols - 4, w_attr(W_WARN), "%s %s is gone (deleted from the cluster)",
+                d->kind == VL_BACKUP ? "backup" : "restore", d->name);
+        return;
+    }
+    const vl_run *run = r->run;
+    int active = vl_phase_active(run->phase_id);
+
+    /* title line */
+    x = w_print(w, y, 0, cols, A_BOLD, "%s ", run->kind == VL_BACKUP ? "Backup" : "Restore");
+    x += w_text(w, y, x, cols / 2, r->name, A_BOLD);
+    x += w_print(w, y, x, 2, 0, "  ");
+    x += w_text(w, y, x, 30, run->phase, w_attr(w_phase_role(run->phase_id)) | A_BOLD);
+    if (run->kind == VL_RESTORE && run->backup_name) {
+        x += w_print(w, y, x, 12, A_DIM, "  from ");
+        w_text(w, y, x, cols - x, run->backup_name, 0);
+    }
+    y++;
+
+    /* overall bar */
+    double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;
+    if (frac < 0 && run->phase_id == VL_PH_COMPLETED) frac = 1;
+    x = detail_label(w, y, 0, "Items");
+    int barw = cols > 100 ? 40 : 24;
+    w_bar(w, y, x, barw, frac, active ? W_BAR_FILL : w_phase_role(run->phase_id));
+    x += barw + 1;
+    int est_total = est_total_estimated(r->items) && !vl_phase_terminal(run->phase_id);
+    x += w_print(w, y, x, cols - x, A_BOLD, "%lld of %s%lld", (long long)run->items_done,
+                 est_total ? "~" : "", (long long)run->items_total);
+    if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
+    y++;
+
+    /* rate, ETA, finish time, last progress / stalled */
+    double rate = model_run_rate(r, now), eta = model_run_eta(r, now);
+    x = detail_label(w, y, 0, "Rate ");
+    x += w_print(w, y, x, 14, A_BOLD, "%s", fmt_rate(b1, sizeof b1, rate));
+    if (active) {
+        x += detail_label(w, y, x + 2, "ETA") + 2;
+        x += w_print(w, y, x, 12, A_BOLD, "%s", fmt_eta(b2, sizeof b2, eta));
+        if (eta >= 0 && eta < 2 * 86400)
+            x += w_print(w, y, x, 24, 0, " (done at %s)", fmt_clock(b3, sizeof b3, wall + eta, 0));
+        double since, last = est_last_change(r->items);
+        if (est_stalled(r->items, now, &since))
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s",
+                         fmt_duration(b1, sizeof b1, since));
+        else if (last >= 0)
+            x += w_print(w, y, x, cols - x, w_attr(W_GOOD), "  last progress %s",
+                         fmt_ago(b1, sizeof b1, now - last));
+    } else if (run->started > 0) {
+        x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
+    }
+    y++;
+    /* sparkline of the rate over the last minutes */
+    if (active) {
+        double hist[60];
+        int n = cols - 20 < 60 ? cols - 20 : 60;
+        n = est_rate_history(r->items, now, 5.0, hist, n);
+        x = detail_label(w, y, 0, "Rate history");
+        if (n > 0)
+            w_sparkline(w, y, x, hist, n, w_attr(W_ACTIVE));
+        else
+            w_print(w, y, x, 20, A_DIM, "(collecting)");
+        y++;
+    }
+
+    /* bottom block first: we know its height, resources get the rest */
+    int bottom = 5 + (run->failure_reason ? 1 : 0) + (run->n_validation_errors ? 1 : 0);
+    int res_top = y + 1;
+    int res_rows = rows - res_top - bottom - 1;
+    if (res_rows < 1) res_rows = 1;
+
+    /* per-resource rows */
+    size_t nres;
+    int from_log;
+    const model_res *res = model_run_resources(r, &nres, &from_log);
+    size_t done_n = 0;
+    for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
+    x = w_print(w, y, 0, cols, A_BOLD | A_UNDERLINE, "Resources");
+    if (nres)
+        w_print(w, y, x, cols - x, A_DIM, "  %zu of %zu types done%s", done_n, nres,
+                from_log ? "  (derived from the Velero server log)" : "");
+    else
+        w_print(w, y, x, cols - x, A_DIM, "  %s",
+                run->has_resource_progress ? "none yet"
+                                           : "no per-resource progress from the server");
+    const model_res **order = xcalloc(nres ? nres : 1, sizeof(*order));
+    size_t k = 0;
+    for (int rank = 0; rank < 3; rank++)
+        for (size_t i = 0; i < nres; i++)
+            if (detail_res_rank(&res[i]) == rank) order[k++] = &res[i];
+    if (d->scroll > (int)nres - res_rows) d->scroll = (int)nres - res_rows;
+    if (d->scroll < 0) d->scroll = 0;
+    d->res_rows = res_rows;
+    int namew = cols >= 100 ? 34 : 24, rbarw = cols >= 100 ? 30 : 16;
+    for (int i = 0; i < res_rows && d->scroll + i < (int)nres; i++) {
+        const model_res *mr = order[d->scroll + i];
+        int rank = detail_res_rank(mr), yy = res_top + i;
+        attr_t a = rank == 0 ? w_attr(W_ACTIVE) : rank == 1 ? A_DIM : 0;
+        w_text(w, yy, 2, namew, mr->resource, a);
+        x = 2 + namew + 1;
+        double f = mr->total > 0 ? (double)mr->done / (double)mr->total : -1;
+        w_bar(w, yy, x, rbarw, f, rank == 2 ? W_GOOD : W_BAR_FILL);
+        x += rbarw + 1;
+        x += w_print(w, yy, x, 16, rank == 1 ? A_DIM : A_BOLD, "%5lld of %-5lld",
+                     (long long)mr->done, (long long)mr->total);
+        if (rank == 0 && active) {
+            x += w_print(w, yy, x, 10, 0, " %s", fmt_rate(b1, sizeof b1, est_rate(mr->est, now)));
+            x +=
+                w_print(w, yy, x, 14, 0, "  ETA %s", fmt_eta(b2, sizeof b2, est_eta(mr->est, now)));
+        } else {
+            w_print(w, yy, x, 10, A_DIM, " %s", rank == 2 ? "done" : rank == 1 ? "pending" : "");
+        }
+    }
+    free(order);
+    if (nres > (size_t)res_rows)
+        w_print(w, res_top + res_rows - 1, cols - 16, 16, A_DIM, " [%d-%d of %zu]", d->scroll + 1,
+                d->scroll + res_rows, nres);
+
+    /* bottom block */
+    y = rows - bottom;
+    x = detail_label(w, y, 0, "Volumes");
+    if (r->vols.n) {
+        x += w_print(w, y, x, cols - x, 0, "%d of %d done", r->vols.n_done, r->vols.n);
+        if (r->vols.n_active)
+            x += w_print(w, y, x, cols - x, w_attr(W_ACTIVE), ", %d active", r->vols.n_active);
+        if (r->vols.n_pending)
+            x += w_print(w, y, x, cols - x, A_DIM, ", %d pending", r->vols.n_pending);
+        if (r->vols.n_failed)
+            x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", r->vols.n_failed);
+        x += w_print(w, y, x, cols - x, 0, "   %s of %s",
+                     fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
+                     fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+    } else {
+        w_print(w, y, x, cols - x, A_DIM, "none");
+    }
+    y++;
+    x = detail_label(w, y, 0, "Started");
+    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+    x += detail_label(w, y, x + 2, "Completed") + 2;
+    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->completed, 1));
+    x += detail_label(w, y, x + 2, "Duration") + 2;
+    x += w_print(w, y, x, 12, 0, "%s", fmt_duration(b1, sizeof b1, model_run_duration(r, wall)));
+    if (run->kind == VL_BACKUP) {
+        x += detail_label(w, y, x + 2, "Expires") + 2;
+        w_print(w, y, x, cols - x, 0, "%s", fmt_clock(b1, sizeof b1, run->expiration, 1));
+    }
+    y++;
+    x = detail_label(w, y, 0, "Location");
+    x += w_text(w, y, x, 20, run->storage_location ? run->storage_location : "-", 0);
+    x += detail_label(w, y, x + 2, "Schedule") + 2;
+    x += w_text(w, y, x, 24, run->schedule ? run->schedule : "-", 0);
+    x += detail_label(w, y, x + 2, "Namespaces") + 2;
+    {
+        char ns[256] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < run->n_included_ns && o < sizeof ns - 2; i++)
+            o += (size_t)snprintf(ns + o, sizeof ns - o, "%s%s", i ? "," : "", run->included_ns[i]);
+        if (!run->n_included_ns) snprintf(ns, sizeof ns, "*");
+        for (size_t i = 0; i < run->n_excluded_ns && o < sizeof ns - 2; i++)
+            o += (size_t)snprintf(ns + o, sizeof ns - o, "%s-%s", i || o ? "," : "",
+                                  run->excluded_ns[i]);
+        w_text(w, y, x, cols - x, ns, 0);
+    }
+    y++;
+    x = detail_label(w, y, 0, "Errors");
+    x += w_print(w, y, x, 8, run->errors ? w_attr(W_BAD) : 0, "%lld", (long long)run->errors);
+    x += detail_label(w, y, x + 2, "Warnings") + 2;
+    x += w_print(w, y, x, 8, run->warnings ? w_attr(W_WARN) : 0, "%lld", (long long)run->warnings);
+    x += detail_label(w, y, x + 2, "Hooks") + 2;
+    x += w_print(w, y, x, 24, run->hooks_failed ? w_attr(W_BAD) : 0, "%lld attempted, %lld failed",
+                 (long long)run->hooks_attempted, (long long)run->hooks_failed);
+    y++;
+    x = detail_label(w, y, 0, "Item operations");
+    x += w_print(w, y, x, cols - x, run->ops_failed ? w_attr(W_BAD) : 0,
+                 "%lld of %lld completed, %lld failed", (long long)run->ops_completed,
+                 (long long)run->ops_attempted, (long long)run->ops_failed);
+    if (run->kind == VL_BACKUP && (run->csi_snapshots_attempted || run->snapshots_attempted))
+        w_print(w, y, x, cols - x, 0, "   snapshots %lld/%lld, CSI %lld/%lld",
+                (long long)run->snapshots_completed, (long long)run->snapshots_attempted,
+                (long long)run->csi_snapshots_completed, (long long)run->csi_snapshots_attempted);
+    y++;
+    if (run->failure_reason) {
+        x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Failure reason ");
+        w_text(w, y, x, cols - x, run->failure_reason, w_attr(W_BAD));
+        y++;
+    }
+    if (run->n_validation_errors) {
+        x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Validation errors ");
+        for (size_t i = 0; i < run->n_validation_errors && x < cols - 4; i++) {
+            if (i) x += w_print(w, y, x, 3, 0, "; ");
+            x += w_text(w, y, x, cols - x, run->validation_errors[i], w_attr(W_BAD));
+        }
+    }
+}
+
+static const char *detail_hint(ui_screen *s, ui *u)
+{
+    (void)s;
+    (void)u;
+    return "[/]:prev/next run  j/k:scroll  Esc:back  ?:help  q:quit";
+}
+
+static void detail_enter(ui_screen *s, ui *u)
+{
+    ui_set_current_run(u, detail_of(s)->kind, detail_of(s)->name);
+}
+
+static void detail_free(ui_screen *s)
+{
+    if (!s) return;
+    free(s->data);
+    free(s);
+}
+
+ui_screen *screen_detail_new(vl_kind kind, const char *name)
+{
+    ui_screen *s = xcalloc(1, sizeof(*s));
+    detail_state *d = xcalloc(1, sizeof(*d));
+    d->kind = kind;
+    snprintf(d->name, sizeof d->name, "%s", name ? name : "");
+    s->title = "Detail";
+    s->keys = detail_keys;
+    s->draw = detail_draw;
+    s->enter = detail_enter;
+    s->free = detail_free;
+    s->hint = detail_hint;
+    s->data = d;
+    return s;
+}

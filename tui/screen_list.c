@@ -1,0 +1,354 @@
+/* screen_list.c: the main screen: backups and restores together, newest first, with phase,
+ * items bar, rate, ETA, times, errors and volume bytes; filter prompt, sort keys, follow mode. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "ui.h"
+#include "widgets.h"
+
+typedef struct list_state {
+    int prompting; /* the filter prompt is open */
+    int follow;    /* keep the newest run in progress selected */
+    int page;      /* rows per page at the last draw */
+} list_state;
+
+static list_state *list_of(ui_screen *s)
+{
+    return s->data;
+}
+
+static void list_sync_current(ui *u)
+{
+    model_run *r = view_selected(ui_view(u));
+    if (r) ui_set_current_run(u, r->kind, r->name);
+}
+
+static int list_move(ui *u, ui_screen *s, int delta)
+{
+    view *v = ui_view(u);
+    list_of(s)->follow = 0;
+    view_select(v, v->sel + delta);
+    list_sync_current(u);
+    return UI_REDRAW;
+}
+
+static int list_down(ui *u, ui_screen *s)
+{
+    return list_move(u, s, 1);
+}
+static int list_up(ui *u, ui_screen *s)
+{
+    return list_move(u, s, -1);
+}
+static int list_pgdn(ui *u, ui_screen *s)
+{
+    return list_move(u, s, list_of(s)->page > 1 ? list_of(s)->page - 1 : 1);
+}
+static int list_pgup(ui *u, ui_screen *s)
+{
+    return list_move(u, s, -(list_of(s)->page > 1 ? list_of(s)->page - 1 : 1));
+}
+static int list_top(ui *u, ui_screen *s)
+{
+    return list_move(u, s, -1000000000);
+}
+static int list_bottom(ui *u, ui_screen *s)
+{
+    return list_move(u, s, 1000000000);
+}
+
+static int list_open(ui *u, ui_screen *s)
+{
+    (void)s;
+    model_run *r = view_selected(ui_view(u));
+    if (!r) return UI_NOTHING;
+    ui_set_current_run(u, r->kind, r->name);
+    ui_push(u, screen_detail_new(r->kind, r->name));
+    return UI_REDRAW;
+}
+
+static int list_filter(ui *u, ui_screen *s)
+{
+    (void)u;
+    list_of(s)->prompting = 1;
+    return UI_REDRAW;
+}
+
+static int list_clear_filter(ui *u, ui_screen *s)
+{
+    (void)s;
+    view *v = ui_view(u);
+    if (!v->filter[0]) return UI_NOTHING;
+    v->filter[0] = 0;
+    view_rebuild(v, ui_model(u));
+    list_sync_current(u);
+    return UI_REDRAW;
+}
+
+static int list_sort_to(ui *u, view_sort how)
+{
+    view *v = ui_view(u);
+    v->sort = how;
+    view_rebuild(v, ui_model(u));
+    return UI_REDRAW;
+}
+static int list_sort_cycle(ui *u, ui_screen *s)
+{
+    (void)s;
+    return list_sort_to(u, (view_sort)((ui_view(u)->sort + 1) % 4));
+}
+static int list_sort_start(ui *u, ui_screen *s)
+{
+    (void)s;
+    return list_sort_to(u, VIEW_SORT_START);
+}
+static int list_sort_name(ui *u, ui_screen *s)
+{
+    (void)s;
+    return list_sort_to(u, VIEW_SORT_NAME);
+}
+static int list_sort_phase(ui *u, ui_screen *s)
+{
+    (void)s;
+    return list_sort_to(u, VIEW_SORT_PHASE);
+}
+static int list_sort_progress(ui *u, ui_screen *s)
+{
+    (void)s;
+    return list_sort_to(u, VIEW_SORT_PROGRESS);
+}
+
+static int list_follow(ui *u, ui_screen *s)
+{
+    list_state *st = list_of(s);
+    st->follow = !st->follow;
+    if (st->follow && !view_follow(ui_view(u))) ui_message(u, "no run in progress to follow");
+    list_sync_current(u);
+    return UI_REDRAW;
+}
+
+static const ui_key list_keys[] = {
+    {'j', "j/Down", "next run", list_down},
+    {KEY_DOWN, NULL, "next run", list_down},
+    {'k', "k/Up", "previous run", list_up},
+    {KEY_UP, NULL, "previous run", list_up},
+    {KEY_NPAGE, "PgDn", "page down", list_pgdn},
+    {KEY_PPAGE, "PgUp", "page up", list_pgup},
+    {'g', "g/Home", "first run", list_top},
+    {KEY_HOME, NULL, "first run", list_top},
+    {'G', "G/End", "last run", list_bottom},
+    {KEY_END, NULL, "last run", list_bottom},
+    {'\r', "Enter", "open the run's detail", list_open},
+    {'\n', NULL, "open the run's detail", list_open},
+    {KEY_ENTER, NULL, "open the run's detail", list_open},
+    {'/', "/", "filter by name, phase or schedule (Enter keeps, Esc clears)", list_filter},
+    {27, "Esc", "clear the filter", list_clear_filter},
+    {'s', "s", "next sort order (start, name, phase, progress)", list_sort_cycle},
+    {'1', "1", "sort by start, newest first", list_sort_start},
+    {'2', "2", "sort by name", list_sort_name},
+    {'3', "3", "sort by phase (running first)", list_sort_phase},
+    {'4', "4", "sort by progress (least done first)", list_sort_progress},
+    {'f', "f", "follow the newest run in progress (toggle)", list_follow},
+    {0, NULL, NULL, NULL},
+};
+
+static int list_on_key(ui_screen *s, ui *u, int ch)
+{
+    list_state *st = list_of(s);
+    if (!st->prompting) return UI_UNHANDLED;
+    view *v = ui_view(u);
+    size_t len = strlen(v->filter);
+    if (ch == 27) {
+        v->filter[0] = 0;
+        st->prompting = 0;
+    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+        st->prompting = 0;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) v->filter[len - 1] = 0;
+    } else if (ch == 21) { /* Ctrl-U */
+        v->filter[0] = 0;
+    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof v->filter) {
+        v->filter[len] = (char)ch;
+        v->filter[len + 1] = 0;
+    } else if (ch == 3) {
+        return UI_QUIT;
+    } else {
+        return UI_NOTHING;
+    }
+    view_rebuild(v, ui_model(u));
+    list_sync_current(u);
+    return UI_REDRAW;
+}
+
+/* Columns, dropped from the right by priority when the terminal is narrow. */
+enum {
+    C_KIND,
+    C_NAME,
+    C_PHASE,
+    C_BAR,
+    C_ITEMS,
+    C_RATE,
+    C_ETA,
+    C_STARTED,
+    C_DUR,
+    C_EW,
+    C_VOLS,
+    C_N
+};
+static const char *list_col_title[C_N] = {"",         "NAME",    "PHASE",       "PROGRESS",
+                                          "ITEMS",    "RATE",    "ETA",         "STARTED",
+                                          "DURATION", "ERR/WRN", "VOLUME BYTES"};
+static const int list_col_width[C_N] = {1, 0, 11, 12, 11, 6, 6, 8, 8, 7, 21};
+static const int list_col_drop[C_N] = {0, 0, 0, 0, 0, 0, 0, 3, 2, 1, 4}; /* higher drops first */
+
+static void list_layout(int cols, int *width, int *xpos)
+{
+    int name_min = 16, have[C_N];
+    for (int i = 0; i < C_N; i++) have[i] = 1;
+    for (int drop = 4; drop >= 1; drop--) {
+        int total = name_min;
+        for (int i = 0; i < C_N; i++)
+            if (have[i] && i != C_NAME) total += list_col_width[i] + 1;
+        if (total <= cols) break;
+        for (int i = 0; i < C_N; i++)
+            if (list_col_drop[i] == drop) have[i] = 0;
+    }
+    int used = 0;
+    for (int i = 0; i < C_N; i++)
+        if (have[i] && i != C_NAME) used += list_col_width[i] + 1;
+    int name_w = cols - used - 1;
+    if (name_w > 48) name_w = 48;
+    int x = 0;
+    for (int i = 0; i < C_N; i++) {
+        width[i] = have[i] ? (i == C_NAME ? name_w : list_col_width[i]) : 0;
+        xpos[i] = x;
+        if (width[i]) x += width[i] + 1;
+    }
+}
+
+static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, const int *wd,
+                          const int *xp, int cols)
+{
+    const vl_run *x = r->run;
+    double now = ui_now(u), wall = ui_wall(u);
+    char buf[64], b2[32];
+    attr_t base = selected ? w_attr(W_SELECTED) : A_NORMAL;
+    if (selected) w_clear_line(w, y, 0, cols, base);
+    w_print(w, y, xp[C_KIND], 1, base | A_DIM, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
+    w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
+    if (!x) return;
+    w_text(w, y, xp[C_PHASE], wd[C_PHASE], x->phase,
+           selected ? base : w_attr(w_phase_role(x->phase_id)));
+    double frac = x->items_total > 0 ? (double)x->items_done / (double)x->items_total : -1;
+    if (frac < 0 && x->phase_id == VL_PH_COMPLETED) frac = 1;
+    w_bar(w, y, xp[C_BAR], wd[C_BAR], frac,
+          vl_phase_terminal(x->phase_id) ? w_phase_role(x->phase_id) : W_BAR_FILL);
+    if (x->has_progress || x->items_total > 0)
+        w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%lld/%s%lld", (long long)x->items_done,
+                est_total_estimated(r->items) && !vl_phase_terminal(x->phase_id) ? "~" : "",
+                (long long)x->items_total);
+    else
+        w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | A_DIM, "-");
+    w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
+            fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
+    double since;
+    if (vl_phase_active(x->phase_id) && est_stalled(r->items, now, &since))
+        w_print(w, y, xp[C_ETA], wd[C_ETA], selected ? base : w_attr(W_WARN), "stall");
+    else
+        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "%s",
+                fmt_eta(buf, sizeof buf, model_run_eta(r, now)));
+    if (wd[C_STARTED])
+        w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
+                fmt_started(buf, sizeof buf, x->started, wall));
+    if (wd[C_DUR])
+        w_print(w, y, xp[C_DUR], wd[C_DUR], base, "%s",
+                fmt_duration(buf, sizeof buf, model_run_duration(r, wall)));
+    if (wd[C_EW]) {
+        int ex = xp[C_EW];
+        ex += w_print(w, y, ex, 3, selected ? base : (x->errors ? w_attr(W_BAD) : A_DIM), "%lld",
+                      (long long)x->errors);
+        ex += w_print(w, y, ex, 1, base | A_DIM, "/");
+        w_print(w, y, ex, 3, selected ? base : (x->warnings ? w_attr(W_WARN) : A_DIM), "%lld",
+                (long long)x->warnings);
+    }
+    if (wd[C_VOLS] && r->vols.n)
+        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s/%s",
+                fmt_bytes(buf, sizeof buf, r->vols.bytes_done),
+                fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+}
+
+static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
+{
+    list_state *st = list_of(s);
+    view *v = ui_view(u);
+    int wd[C_N], xp[C_N];
+    int y = 0;
+    if (st->follow) {
+        view_follow(v);
+        list_sync_current(u);
+    }
+    if (st->prompting || v->filter[0]) {
+        int x = w_print(w, 0, 0, cols, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
+        x += w_text(w, 0, x, cols - x - 30, v->filter, A_BOLD);
+        if (st->prompting) w_print(w, 0, x, 1, A_REVERSE, " ");
+        w_print(w, 0, cols - 28, 28, A_DIM, "%zu of %zu runs%s", v->n_rows, ui_model(u)->n_runs,
+                st->prompting ? "" : "  Esc clears");
+        y = 1;
+    }
+    list_layout(cols, wd, xp);
+    for (int i = 0; i < C_N; i++)
+        if (wd[i]) w_print(w, y, xp[i], wd[i], A_BOLD | A_UNDERLINE, "%s", list_col_title[i]);
+    y++;
+    int page = rows - y;
+    st->page = page;
+    if (v->n_rows == 0) {
+        w_print(w, y + 1, 2, cols - 4, A_DIM, "%s",
+                v->filter[0] ? "no run matches the filter" : "no backups or restores (yet)");
+        return;
+    }
+    if (v->sel < v->top) v->top = v->sel;
+    if (v->sel >= v->top + page) v->top = v->sel - page + 1;
+    if (v->top > (int)v->n_rows - page) v->top = (int)v->n_rows - page;
+    if (v->top < 0) v->top = 0;
+    for (int i = 0; i < page && v->top + i < (int)v->n_rows; i++)
+        list_draw_row(u, w, y + i, v->rows[v->top + i], v->top + i == v->sel, wd, xp, cols);
+}
+
+static const char *list_hint(ui_screen *s, ui *u)
+{
+    static char buf[200];
+    static const char *sorts[] = {"start", "name", "phase", "progress"};
+    if (list_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
+    snprintf(buf, sizeof buf, "Enter:detail  /:filter  s:sort(%s)  f:follow%s  ?:help  q:quit",
+             sorts[ui_view(u)->sort], list_of(s)->follow ? "(on)" : "");
+    return buf;
+}
+
+static void list_enter(ui_screen *s, ui *u)
+{
+    (void)s;
+    list_sync_current(u);
+}
+
+static void list_free(ui_screen *s)
+{
+    if (!s) return;
+    free(s->data);
+    free(s);
+}
+
+ui_screen *screen_list_new(void)
+{
+    ui_screen *s = xcalloc(1, sizeof(*s));
+    s->title = "Backups & Restores";
+    s->keys = list_keys;
+    s->draw = list_draw;
+    s->on_key = list_on_key;
+    s->enter = list_enter;
+    s->free = list_free;
+    s->hint = list_hint;
+    s->data = xcalloc(1, sizeof(list_state));
+    return s;
+}

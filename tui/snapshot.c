@@ -1,0 +1,225 @@
+/* snapshot.c: `veltop --once [--json]`: the model printed once, as a plain table or as one JSON
+ * object. Rates are averages since startTimestamp (no sample history exists after one LIST). */
+#include "snapshot.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "sanitize.h"
+
+/* The runs newest first (the list's default order). */
+static model_run **snapshot_order(const model *m, size_t *n)
+{
+    view v;
+    view_init(&v);
+    view_rebuild(&v, m);
+    *n = v.n_rows;
+    return v.rows; /* ownership passes to the caller */
+}
+
+/* Items per second since the start; < 0 when unknown. */
+static double snapshot_rate(const vl_run *r, double wall)
+{
+    if (r->started <= 0) return -1;
+    double end = r->completed > 0 ? r->completed : vl_phase_terminal(r->phase_id) ? -1 : wall;
+    if (end <= r->started) return -1;
+    return (double)r->items_done / (end - r->started);
+}
+
+static double snapshot_eta(const vl_run *r, double rate)
+{
+    if (!vl_phase_active(r->phase_id) || rate <= 0 || r->items_total <= 0) return -1;
+    if (r->items_done >= r->items_total) return 0;
+    return (double)(r->items_total - r->items_done) / rate;
+}
+
+static void snapshot_add_str(cJSON *o, const char *k, const char *v)
+{
+    if (!v) {
+        cJSON_AddNullToObject(o, k);
+        return;
+    }
+    char *s = san_str(v);
+    cJSON_AddStringToObject(o, k, s);
+    free(s);
+}
+
+static void snapshot_add_time(cJSON *o, const char *k, double t)
+{
+    char b[40];
+    if (t <= 0) {
+        cJSON_AddNullToObject(o, k);
+        return;
+    }
+    kc_format_time(t, b, sizeof b);
+    cJSON_AddStringToObject(o, k, b);
+}
+
+static void snapshot_add_num(cJSON *o, const char *k, double v, int known)
+{
+    if (known)
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+static int snapshot_vol_cmp(const void *a, const void *b)
+{
+    const model_volume *x = *(model_volume *const *)a, *y = *(model_volume *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+char *snapshot_json(const model *m, const char *context, const char *server, const char *ns,
+                    double wall)
+{
+    cJSON *root = cJSON_CreateObject();
+    snapshot_add_str(root, "context", context);
+    snapshot_add_str(root, "server", server);
+    snapshot_add_str(root, "namespace", ns);
+    cJSON *runs = cJSON_AddArrayToObject(root, "runs");
+    size_t n;
+    model_run **order = snapshot_order(m, &n);
+    for (size_t i = 0; i < n; i++) {
+        const model_run *mr = order[i];
+        const vl_run *r = mr->run;
+        if (!r) continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", r->kind == VL_BACKUP ? "Backup" : "Restore");
+        snapshot_add_str(o, "name", mr->name);
+        snapshot_add_str(o, "phase", r->phase);
+        int hp = r->has_progress || r->items_total || r->items_done;
+        snapshot_add_num(o, "itemsDone", (double)r->items_done, hp);
+        snapshot_add_num(o, "itemsTotal", (double)r->items_total, hp);
+        snapshot_add_time(o, "started", r->started);
+        snapshot_add_time(o, "completed", r->completed);
+        cJSON_AddNumberToObject(o, "errors", (double)r->errors);
+        cJSON_AddNumberToObject(o, "warnings", (double)r->warnings);
+        double rate = snapshot_rate(r, wall), eta = snapshot_eta(r, rate);
+        snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
+        snapshot_add_num(o, "etaSeconds", eta >= 0 ? (double)(long long)(eta + 0.5) : 0, eta >= 0);
+        cJSON *res = cJSON_AddArrayToObject(o, "resources");
+        size_t nres;
+        const model_res *mres = model_run_resources(mr, &nres, NULL);
+        for (size_t j = 0; j < nres; j++) {
+            cJSON *ro = cJSON_CreateObject();
+            snapshot_add_str(ro, "resource", mres[j].resource);
+            cJSON_AddNumberToObject(ro, "done", (double)mres[j].done);
+            cJSON_AddNumberToObject(ro, "total", (double)mres[j].total);
+            cJSON_AddItemToArray(res, ro);
+        }
+        cJSON *vols = cJSON_AddArrayToObject(o, "volumes");
+        size_t nv = model_run_volumes(m, mr, NULL, 0);
+        model_volume **vv = xcalloc(nv ? nv : 1, sizeof(*vv));
+        model_run_volumes(m, mr, vv, nv);
+        qsort(vv, nv, sizeof(*vv), snapshot_vol_cmp);
+        for (size_t j = 0; j < nv; j++) {
+            const vl_volume *v = vv[j]->vol;
+            cJSON *vo = cJSON_CreateObject();
+            cJSON_AddStringToObject(vo, "kind", vl_kind_name(vv[j]->kind));
+            snapshot_add_str(vo, "name", vv[j]->name);
+            snapshot_add_str(vo, "node", v->node);
+            if (v->pod_name && v->pod_ns) {
+                char *p = xasprintf("%s/%s", v->pod_ns, v->pod_name);
+                snapshot_add_str(vo, "pod", p);
+                free(p);
+            } else {
+                snapshot_add_str(vo, "pod", v->pod_name);
+            }
+            snapshot_add_str(vo, "volume", v->volume);
+            snapshot_add_str(vo, "uploader", v->uploader);
+            snapshot_add_str(vo, "phase", v->phase);
+            cJSON_AddNumberToObject(vo, "bytesDone", (double)v->bytes_done);
+            cJSON_AddNumberToObject(vo, "bytesTotal", (double)v->bytes_total);
+            cJSON_AddItemToArray(vols, vo);
+        }
+        free(vv);
+        cJSON_AddItemToArray(runs, o);
+    }
+    free(order);
+    char *txt = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    char *out = xasprintf("%s\n", txt);
+    cJSON_free(txt);
+    return out;
+}
+
+enum {
+    T_NAME,
+    T_KIND,
+    T_PHASE,
+    T_ITEMS,
+    T_RES,
+    T_RATE,
+    T_ETA,
+    T_STARTED,
+    T_DUR,
+    T_ERR,
+    T_WARN,
+    T_N
+};
+
+char *snapshot_table(const model *m, double wall)
+{
+    static const char *titles[T_N] = {"NAME", "KIND",    "PHASE",    "ITEMS",  "RESOURCES", "RATE",
+                                      "ETA",  "STARTED", "DURATION", "ERRORS", "WARNINGS"};
+    size_t n;
+    model_run **order = snapshot_order(m, &n);
+    char **cells = xcalloc((n + 1) * T_N, sizeof(char *));
+    size_t width[T_N] = {0};
+    for (int c = 0; c < T_N; c++) cells[c] = xstrdup(titles[c]);
+    for (size_t i = 0; i < n; i++) {
+        const model_run *mr = order[i];
+        const vl_run *r = mr->run;
+        char **row = cells + (i + 1) * T_N, b[64];
+        row[T_NAME] = san_str(mr->name);
+        row[T_KIND] = xstrdup(mr->kind == VL_BACKUP ? "Backup" : "Restore");
+        row[T_PHASE] = san_str(r ? r->phase : "");
+        if (!r) {
+            for (int c = T_ITEMS; c < T_N; c++) row[c] = xstrdup("-");
+            continue;
+        }
+        int hp = r->has_progress || r->items_total || r->items_done;
+        row[T_ITEMS] =
+            hp ? xasprintf("%lld/%lld", (long long)r->items_done, (long long)r->items_total)
+               : xstrdup("-");
+        size_t nres, done = 0;
+        const model_res *res = model_run_resources(mr, &nres, NULL);
+        for (size_t j = 0; j < nres; j++) done += res[j].total > 0 && res[j].done >= res[j].total;
+        row[T_RES] = nres ? xasprintf("%zu/%zu", done, nres) : xstrdup("-");
+        double rate = snapshot_rate(r, wall), eta = snapshot_eta(r, rate);
+        row[T_RATE] = xstrdup(fmt_rate(b, sizeof b, rate));
+        row[T_ETA] = xstrdup(fmt_eta(b, sizeof b, eta));
+        if (r->started > 0) {
+            kc_format_time(r->started, b, sizeof b);
+            row[T_STARTED] = xstrdup(b);
+        } else {
+            row[T_STARTED] = xstrdup("-");
+        }
+        row[T_DUR] = xstrdup(fmt_duration(b, sizeof b, model_run_duration(mr, wall)));
+        row[T_ERR] = xasprintf("%lld", (long long)r->errors);
+        row[T_WARN] = xasprintf("%lld", (long long)r->warnings);
+    }
+    for (size_t i = 0; i <= n; i++)
+        for (int c = 0; c < T_N; c++) {
+            size_t w = (size_t)san_width(cells[i * T_N + c]);
+            if (w > width[c]) width[c] = w;
+        }
+    kc_buf out = {0};
+    for (size_t i = 0; i <= n; i++) {
+        for (int c = 0; c < T_N; c++) {
+            const char *s = cells[i * T_N + c];
+            kc_buf_append(&out, s, strlen(s));
+            if (c < T_N - 1)
+                for (size_t p = (size_t)san_width(s); p < width[c] + 2; p++)
+                    kc_buf_append(&out, " ", 1);
+            free(cells[i * T_N + c]);
+        }
+        kc_buf_append(&out, "\n", 1);
+    }
+    free(cells);
+    free(order);
+    return kc_buf_cstr(&out);
+}

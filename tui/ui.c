@@ -1,0 +1,518 @@
+/* ui.c: the screen framework: curses setup, the screen stack, key dispatch through key tables,
+ * header/footer, signals through a self-pipe, and redraws only when something shown changed,
+ * coalesced to at most 20 frames a second and diffed by ncurses (wnoutrefresh/doupdate). */
+#include "ui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <poll.h>
+#include <strings.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "sanitize.h"
+#include "widgets.h"
+
+#define UI_MIN_COLS    80
+#define UI_MIN_ROWS    24
+#define UI_FRAME_MS    50 /* at most 20 frames a second */
+#define UI_MAX_SCREENS 16
+
+struct ui {
+    app *app;
+    ui_screen *stack[UI_MAX_SCREENS];
+    int depth;
+    view view;
+    vl_kind cur_kind;
+    char cur_name[256];
+    double now, wall;
+    int utf8, color;
+    WINDOW *head, *body, *foot;
+    int rows, cols;
+    int dirty, full, quit;
+    unsigned long seen_gen, seen_status;
+    long seen_second;
+    int64_t last_frame_ms;
+    char msg[256];
+    double msg_until;
+    int sigpipe[2];
+    int stdin_id, sig_id;
+};
+
+static ui *ui_signal_target;
+
+ui *ui_new(app *a)
+{
+    ui *u = xcalloc(1, sizeof(*u));
+    u->app = a;
+    view_init(&u->view);
+    u->sigpipe[0] = u->sigpipe[1] = -1;
+    u->stdin_id = u->sig_id = -1;
+    u->now = kc_now_ms() / 1000.0;
+    u->wall = kc_wall_now();
+    return u;
+}
+
+void ui_free(ui *u)
+{
+    if (!u) return;
+    while (u->depth > 0) {
+        ui_screen *s = u->stack[--u->depth];
+        if (s->free) s->free(s);
+    }
+    view_clear(&u->view);
+    free(u);
+}
+
+app *ui_app(ui *u)
+{
+    return u->app;
+}
+
+model *ui_model(ui *u)
+{
+    return u->app->model;
+}
+
+double ui_now(ui *u)
+{
+    return u->now;
+}
+
+double ui_wall(ui *u)
+{
+    return u->wall;
+}
+
+int ui_utf8(ui *u)
+{
+    return u->utf8;
+}
+
+int ui_color(ui *u)
+{
+    return u->color;
+}
+
+view *ui_view(ui *u)
+{
+    return &u->view;
+}
+
+void ui_invalidate(ui *u)
+{
+    u->dirty = 1;
+}
+
+void ui_message(ui *u, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->msg, sizeof u->msg, fmt, ap);
+    va_end(ap);
+    u->msg_until = u->now + 4;
+    u->dirty = 1;
+}
+
+model_run *ui_current_run(ui *u)
+{
+    if (!u->cur_name[0]) return view_selected(&u->view);
+    return model_find_run(ui_model(u), u->cur_kind, u->cur_name);
+}
+
+void ui_set_current_run(ui *u, vl_kind kind, const char *name)
+{
+    if (u->cur_kind == kind && !strcmp(u->cur_name, name ? name : "")) return;
+    u->cur_kind = kind;
+    snprintf(u->cur_name, sizeof u->cur_name, "%s", name ? name : "");
+    u->dirty = 1;
+}
+
+model_run *ui_adjacent_run(ui *u, int delta)
+{
+    model_run *cur = ui_current_run(u);
+    view *v = &u->view;
+    for (size_t i = 0; i < v->n_rows; i++) {
+        if (v->rows[i] != cur) continue;
+        long j = (long)i + delta;
+        if (j < 0 || j >= (long)v->n_rows) return NULL;
+        return v->rows[j];
+    }
+    return NULL;
+}
+
+ui_screen *ui_top(ui *u)
+{
+    return u->depth ? u->stack[u->depth - 1] : NULL;
+}
+
+void ui_push(ui *u, ui_screen *s)
+{
+    if (!s) return;
+    if (u->depth == UI_MAX_SCREENS) {
+        if (s->free) s->free(s);
+        return;
+    }
+    ui_screen *top = ui_top(u);
+    if (top && top->leave) top->leave(top, u);
+    u->stack[u->depth++] = s;
+    if (s->enter) s->enter(s, u);
+    u->dirty = 1;
+}
+
+void ui_pop(ui *u)
+{
+    if (u->depth <= 1) return;
+    ui_screen *s = u->stack[--u->depth];
+    if (s->leave) s->leave(s, u);
+    if (s->free) s->free(s);
+    ui_screen *top = ui_top(u);
+    if (top && top->enter) top->enter(top, u);
+    u->dirty = 1;
+}
+
+/* ---- global keys ------------------------------------------------------------------------------
+ */
+
+static int ui_act_quit(ui *u, ui_screen *s)
+{
+    (void)u;
+    (void)s;
+    return UI_QUIT;
+}
+
+static int ui_act_help(ui *u, ui_screen *s)
+{
+    ui_screen *h = screen_help_new();
+    screen_help_set(h, s);
+    ui_push(u, h);
+    return UI_REDRAW;
+}
+
+static int ui_act_redraw(ui *u, ui_screen *s)
+{
+    (void)u;
+    (void)s;
+    return UI_FULL;
+}
+
+static int ui_act_back(ui *u, ui_screen *s)
+{
+    (void)s;
+    ui_pop(u);
+    return UI_REDRAW;
+}
+
+const ui_key ui_global_keys[] = {
+    {'q', "q", "quit", ui_act_quit},
+    {3, "Ctrl-C", "quit", ui_act_quit},
+    {'?', "?", "help", ui_act_help},
+    {12, "Ctrl-L", "redraw the whole screen", ui_act_redraw},
+    {27, "Esc", "back", ui_act_back},
+    {KEY_BACKSPACE, NULL, "back", ui_act_back},
+    {0, NULL, NULL, NULL},
+};
+
+static int ui_dispatch_table(ui *u, ui_screen *s, const ui_key *t, int ch)
+{
+    for (; t && t->key; t++)
+        if (t->key == ch) return t->fn(u, s);
+    return UI_UNHANDLED;
+}
+
+static void ui_apply(ui *u, int r)
+{
+    if (r == UI_UNHANDLED) return;
+    if (r & UI_QUIT) u->quit = 1;
+    if (r & UI_FULL) u->full = 1;
+    if (r & (UI_REDRAW | UI_FULL)) u->dirty = 1;
+}
+
+static void ui_handle_key(ui *u, int ch)
+{
+    ui_screen *s = ui_top(u);
+    int r = UI_UNHANDLED;
+    if (ch == KEY_RESIZE) {
+        u->full = u->dirty = 1;
+        return;
+    }
+    if (s && s->on_key) r = s->on_key(s, u, ch);
+    if (r == UI_UNHANDLED && s) r = ui_dispatch_table(u, s, s->keys, ch);
+    if (r == UI_UNHANDLED) r = ui_dispatch_table(u, s, ui_global_keys, ch);
+    ui_apply(u, r);
+}
+
+/* ---- drawing ----------------------------------------------------------------------------------
+ */
+
+static void ui_windows(ui *u)
+{
+    if (u->head) delwin(u->head);
+    if (u->body) delwin(u->body);
+    if (u->foot) delwin(u->foot);
+    u->head = u->body = u->foot = NULL;
+    getmaxyx(stdscr, u->rows, u->cols);
+    if (u->rows < UI_MIN_ROWS || u->cols < UI_MIN_COLS) return;
+    u->head = newwin(2, u->cols, 0, 0);
+    u->body = newwin(u->rows - 3, u->cols, 2, 0);
+    u->foot = newwin(1, u->cols, u->rows - 1, 0);
+}
+
+static void ui_draw_header(ui *u)
+{
+    WINDOW *w = u->head;
+    app *a = u->app;
+    app_conn c;
+    char clock[32], buf[128];
+    attr_t h = w_attr(W_HEADER);
+    werase(w);
+    w_clear_line(w, 0, 0, u->cols, h);
+    int x = w_print(w, 0, 0, u->cols, h | A_BOLD, " veltop ");
+    x += w_print(w, 0, x, u->cols - x, h, " ctx ");
+    x += w_text(w, 0, x, 24, a->context, h | A_BOLD);
+    x += w_print(w, 0, x, u->cols - x, h, "  ns ");
+    x += w_text(w, 0, x, 20, a->ns, h | A_BOLD);
+    x += w_print(w, 0, x, u->cols - x, h, "  ");
+    fmt_clock(clock, sizeof clock, u->wall, 0);
+    int right = u->cols - 9;
+    w_text(w, 0, x, right - x - 1, a->server, h);
+    w_print(w, 0, right, 9, h | A_BOLD, "%s", clock);
+
+    /* line 2: connection lamp and the screen title */
+    app_connection(a, u->now, &c);
+    x = 0;
+    const char *dot = u->utf8 ? "\u25cf" : "*";
+    if (c.live) {
+        x += w_print(w, 1, x, u->cols, w_attr(W_GOOD) | A_BOLD, " %s live", dot);
+    } else if (c.retrying) {
+        x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD,
+                     " %s retrying (attempt %d, next in %.0fs)", dot, c.attempt,
+                     c.next_try_s < 0 ? 0 : c.next_try_s);
+    } else if (c.error[0]) {
+        x += w_print(w, 1, x, u->cols, w_attr(W_BAD) | A_BOLD, " %s error", dot);
+    } else {
+        x += w_print(w, 1, x, u->cols, w_attr(W_DIM) | A_BOLD, " %s connecting", dot);
+    }
+    if (c.stale_since > 0) {
+        char age[32];
+        x += w_print(w, 1, x, u->cols - x, w_attr(W_WARN), "  data stale %s",
+                     fmt_ago(age, sizeof age, u->now - c.stale_since));
+    }
+    if (c.error[0] && !c.live) {
+        x += w_print(w, 1, x, u->cols - x, w_attr(W_BAD), "  ");
+        x += w_text(w, 1, x, u->cols - x - 1, c.error, w_attr(W_BAD));
+    }
+    ui_screen *s = ui_top(u);
+    if (s && s->title && x + 4 + (int)strlen(s->title) < u->cols) {
+        snprintf(buf, sizeof buf, "%s", s->title);
+        w_print(w, 1, u->cols - (int)strlen(buf) - 1, (int)strlen(buf), A_BOLD, "%s", buf);
+    }
+}
+
+static void ui_draw_footer(ui *u)
+{
+    WINDOW *w = u->foot;
+    attr_t h = w_attr(W_HEADER);
+    werase(w);
+    w_clear_line(w, 0, 0, u->cols, h);
+    ui_screen *s = ui_top(u);
+    if (u->msg[0] && u->now < u->msg_until) {
+        w_text(w, 0, 1, u->cols - 2, u->msg, h | A_BOLD);
+        return;
+    }
+    const char *hint = s && s->hint ? s->hint(s, u) : NULL;
+    w_print(w, 0, 1, u->cols - 2, h, "%s", hint ? hint : "?:help  q:quit");
+}
+
+static void ui_draw(ui *u)
+{
+    if (u->full) {
+        clearok(curscr, TRUE);
+        u->full = 0;
+    }
+    if (!u->head) {
+        erase();
+        char buf[96];
+        snprintf(buf, sizeof buf, "terminal too small: %dx%d, veltop needs %dx%d", u->cols, u->rows,
+                 UI_MIN_COLS, UI_MIN_ROWS);
+        int len = (int)strlen(buf);
+        int x = u->cols > len ? (u->cols - len) / 2 : 0;
+        mvaddnstr(u->rows / 2, x, buf, u->cols);
+        wnoutrefresh(stdscr);
+        doupdate();
+        return;
+    }
+    ui_draw_header(u);
+    werase(u->body);
+    ui_screen *s = ui_top(u);
+    if (s && s->draw) s->draw(s, u, u->body, u->rows - 3, u->cols);
+    ui_draw_footer(u);
+    wnoutrefresh(u->head);
+    wnoutrefresh(u->body);
+    wnoutrefresh(u->foot);
+    doupdate();
+}
+
+/* ---- input and signals ----------------------------------------------------------------------- */
+
+static void ui_on_stdin(void *arg, int fd, short revents)
+{
+    ui *u = arg;
+    (void)fd;
+    (void)revents;
+    int ch;
+    while (!u->quit && (ch = getch()) != ERR) ui_handle_key(u, ch);
+}
+
+static void ui_resize(ui *u)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resizeterm(ws.ws_row, ws.ws_col);
+    ui_windows(u);
+    u->full = u->dirty = 1;
+}
+
+static void ui_on_signal_pipe(void *arg, int fd, short revents)
+{
+    ui *u = arg;
+    unsigned char sig[64];
+    (void)revents;
+    ssize_t n;
+    while ((n = read(fd, sig, sizeof sig)) > 0) {
+        for (ssize_t i = 0; i < n; i++) {
+            if (sig[i] == SIGWINCH)
+                ui_resize(u);
+            else
+                u->quit = 1;
+        }
+    }
+}
+
+static void ui_signal_handler(int sig)
+{
+    int saved = errno;
+    if (ui_signal_target && ui_signal_target->sigpipe[1] >= 0) {
+        unsigned char c = (unsigned char)sig;
+        ssize_t r = write(ui_signal_target->sigpipe[1], &c, 1);
+        (void)r;
+    }
+    errno = saved;
+}
+
+static void ui_on_change(void *arg)
+{
+    ui *u = arg;
+    (void)u; /* the loop below compares generations after every wake-up */
+}
+
+int ui_run(ui *u)
+{
+    const char *cs = nl_langinfo(CODESET);
+    u->utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+    san_set_ascii(!u->utf8);
+
+    /* Nothing a library or child writes may land on the screen: stderr goes to /dev/null (or
+     * $VELTOP_LOG) while curses runs. */
+    int saved_err = dup(STDERR_FILENO);
+    const char *log = getenv("VELTOP_LOG");
+    int nfd =
+        open(log && *log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (nfd >= 0) {
+        dup2(nfd, STDERR_FILENO);
+        close(nfd);
+    }
+
+    initscr();
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    u->color = has_colors() && !getenv("NO_COLOR");
+    w_init(u->color, u->utf8);
+
+    if (pipe2(u->sigpipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+        ui_signal_target = u;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = ui_signal_handler;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGWINCH, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        u->sig_id = kc_loop_watch_fd(u->app->loop, u->sigpipe[0], POLLIN, ui_on_signal_pipe, u);
+    }
+    u->stdin_id = kc_loop_watch_fd(u->app->loop, STDIN_FILENO, POLLIN, ui_on_stdin, u);
+    u->app->on_change = ui_on_change;
+    u->app->on_change_arg = u;
+
+    if (!u->depth) ui_push(u, screen_list_new());
+    ui_windows(u);
+    u->dirty = 1;
+    u->seen_gen = (unsigned long)-1;
+    while (!u->quit) {
+        int64_t now_ms = kc_now_ms();
+        int wait;
+        if (u->dirty) {
+            wait = (int)(u->last_frame_ms + UI_FRAME_MS - now_ms);
+            if (wait < 0) wait = 0;
+        } else {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            wait = 1000 - (int)(ts.tv_nsec / 1000000) + 2; /* just after the next second */
+        }
+        kc_loop_run_once(u->app->loop, wait);
+        now_ms = kc_now_ms();
+        u->now = now_ms / 1000.0;
+        u->wall = kc_wall_now();
+        if ((long)u->wall != u->seen_second) {
+            u->seen_second = (long)u->wall; /* visible clocks tick */
+            u->dirty = 1;
+        }
+        if (ui_model(u)->gen != u->seen_gen || u->app->gen_status != u->seen_status) u->dirty = 1;
+        if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
+            if (ui_model(u)->gen != u->seen_gen) {
+                view_rebuild(&u->view, ui_model(u));
+                u->seen_gen = ui_model(u)->gen;
+            }
+            u->seen_status = u->app->gen_status;
+            u->dirty = 0;
+            ui_draw(u);
+            u->last_frame_ms = now_ms;
+        }
+    }
+
+    kc_loop_unwatch_fd(u->app->loop, u->stdin_id);
+    if (u->sig_id >= 0) kc_loop_unwatch_fd(u->app->loop, u->sig_id);
+    u->app->on_change = NULL;
+    if (u->head) delwin(u->head);
+    if (u->body) delwin(u->body);
+    if (u->foot) delwin(u->foot);
+    u->head = u->body = u->foot = NULL;
+    endwin();
+    signal(SIGWINCH, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    ui_signal_target = NULL;
+    if (u->sigpipe[0] >= 0) close(u->sigpipe[0]);
+    if (u->sigpipe[1] >= 0) close(u->sigpipe[1]);
+    if (saved_err >= 0) {
+        dup2(saved_err, STDERR_FILENO);
+        close(saved_err);
+    }
+    return 0;
+}

@@ -1,0 +1,175 @@
+/* widgets.c: drawing helpers shared by the screens: sanitised text, bars, phase colours and
+ * sparklines, each with a UTF-8 and an ASCII form and a monochrome fallback. */
+#include "widgets.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sanitize.h"
+
+static int w_color_on, w_utf8_on;
+
+void w_init(int color, int utf8)
+{
+    w_color_on = color;
+    w_utf8_on = utf8;
+    if (!color) return;
+    start_color();
+    use_default_colors();
+    init_pair(W_GOOD, COLOR_GREEN, -1);
+    init_pair(W_ACTIVE, COLOR_CYAN, -1);
+    init_pair(W_WARN, COLOR_YELLOW, -1);
+    init_pair(W_BAD, COLOR_RED, -1);
+    init_pair(W_DIM, COLOR_BLUE, -1);
+    init_pair(W_HEADER, COLOR_BLACK, COLOR_CYAN);
+    init_pair(W_SELECTED, COLOR_BLACK, COLOR_WHITE);
+    init_pair(W_BAR_FILL, COLOR_GREEN, -1);
+    init_pair(W_BAR_EMPTY, COLOR_WHITE, -1);
+}
+
+int w_utf8(void)
+{
+    return w_utf8_on;
+}
+
+attr_t w_attr(w_role role)
+{
+    if (!w_color_on) {
+        switch (role) {
+        case W_BAD:
+            return A_BOLD | A_UNDERLINE;
+        case W_WARN:
+            return A_BOLD;
+        case W_ACTIVE:
+            return A_BOLD;
+        case W_DIM:
+            return A_DIM;
+        case W_HEADER:
+            return A_REVERSE;
+        case W_SELECTED:
+            return A_REVERSE;
+        case W_BAR_EMPTY:
+            return A_DIM;
+        default:
+            return A_NORMAL;
+        }
+    }
+    switch (role) {
+    case W_NORMAL:
+        return A_NORMAL;
+    case W_DIM:
+        return A_DIM;
+    case W_BAR_EMPTY:
+        return COLOR_PAIR(W_BAR_EMPTY) | A_DIM;
+    case W_ACTIVE:
+        return COLOR_PAIR(role) | A_BOLD;
+    case W_BAD:
+        return COLOR_PAIR(role) | A_BOLD;
+    default:
+        return COLOR_PAIR(role);
+    }
+}
+
+w_role w_phase_role(vl_phase p)
+{
+    switch (p) {
+    case VL_PH_COMPLETED:
+        return W_GOOD;
+    case VL_PH_FAILED:
+    case VL_PH_FAILED_VALIDATION:
+    case VL_PH_CANCELED:
+        return W_BAD;
+    case VL_PH_PARTIALLY_FAILED:
+    case VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED:
+    case VL_PH_FINALIZING_PARTIALLY_FAILED:
+    case VL_PH_DELETING:
+    case VL_PH_CANCELING:
+        return W_WARN;
+    case VL_PH_IN_PROGRESS:
+    case VL_PH_WAITING_PLUGIN_OPS:
+    case VL_PH_FINALIZING:
+    case VL_PH_ACCEPTED:
+    case VL_PH_PREPARED:
+        return W_ACTIVE;
+    default:
+        return W_DIM;
+    }
+}
+
+int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a)
+{
+    char buf[1024];
+    if (maxcols <= 0) return 0;
+    int used = san_fit(buf, sizeof buf, s ? s : "", maxcols);
+    wattrset(w, a);
+    mvwaddstr(w, y, x, buf);
+    wattrset(w, A_NORMAL);
+    return used;
+}
+
+int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    /* our own text: already safe, but cut to the width like cluster text */
+    return w_text(w, y, x, maxcols, buf, a);
+}
+
+void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill)
+{
+    static const char *eighths[] = {"",       "\u258f", "\u258e", "\u258d",
+                                    "\u258c", "\u258b", "\u258a", "\u2589"};
+    if (width <= 0) return;
+    int unknown = frac < 0;
+    if (frac < 0) frac = 0;
+    if (frac > 1) frac = 1;
+    int cells8 = (int)(frac * width * 8 + 0.5);
+    int full = cells8 / 8, part = cells8 % 8;
+    wmove(w, y, x);
+    wattrset(w, w_attr(fill));
+    for (int i = 0; i < full; i++) waddstr(w, w_utf8_on ? "\u2588" : "#");
+    int used = full;
+    if (part && used < width) {
+        waddstr(w, w_utf8_on ? eighths[part] : (part >= 4 ? "#" : "-"));
+        used++;
+    }
+    wattrset(w, w_attr(W_BAR_EMPTY) | (unknown ? A_DIM : 0));
+    for (int i = used; i < width; i++) waddstr(w, w_utf8_on ? "\u2591" : ".");
+    wattrset(w, A_NORMAL);
+}
+
+void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a)
+{
+    static const char *levels[] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                   "\u2585", "\u2586", "\u2587", "\u2588"};
+    static const char ascii[] = "_.-~=*#@";
+    double max = 0;
+    for (int i = 0; i < n; i++)
+        if (vals[i] > max) max = vals[i];
+    wmove(w, y, x);
+    wattrset(w, a);
+    for (int i = 0; i < n; i++) {
+        if (vals[i] < 0) {
+            waddstr(w, " ");
+            continue;
+        }
+        int l = max > 0 ? (int)(vals[i] / max * 7 + 0.5) : 0;
+        if (l > 7) l = 7;
+        if (w_utf8_on)
+            waddstr(w, levels[l]);
+        else
+            waddch(w, (chtype)ascii[l]);
+    }
+    wattrset(w, A_NORMAL);
+}
+
+void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a)
+{
+    wattrset(w, a);
+    for (int i = x; i < cols; i++) mvwaddch(w, y, i, ' ');
+    wattrset(w, A_NORMAL);
+}
