@@ -1,6 +1,7 @@
 /* test_estimator.c: rate, ETA and stall detection over synthetic sample sequences (steady, 1 s and
  * 10 s steps, stalls, resets, growing totals, attaching mid-run, finished runs). */
 #include <check.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -304,6 +305,42 @@ START_TEST(rate_history_for_the_sparkline)
 }
 END_TEST
 
+START_TEST(finished_run_keeps_a_thinned_history)
+{
+    est *e = est_new(&bytes_opts);
+    for (int k = 0; k <= 30; k++) est_sample(e, 10.0 * k, 500 * k, 15000);
+    est_finish(e, 15000, 300.0);
+    ck_assert_near(est_last_change(e), 300.0, 0);
+    double out[6];
+    int n = est_rate_history(e, 300.0, 50.0, out, 6);
+    ck_assert_int_eq(n, 6);
+    for (int i = 0; i < 6; i++) ck_assert_near(out[i], 50.0, 1e-9);
+    /* after the end: flat, no held rate */
+    n = est_rate_history(e, 400.0, 50.0, out, 2);
+    ck_assert_int_eq(n, 2);
+    ck_assert_near(out[0], 0.0, 0);
+    ck_assert_near(out[1], 0.0, 0);
+    est_free(e);
+}
+END_TEST
+
+START_TEST(estimators_are_small)
+{
+    /* one per volume (50 000 of them): idle or finished ones must cost about 100 bytes */
+    enum { N = 1000 };
+    static est *es[N];
+    struct mallinfo2 a = mallinfo2();
+    for (int i = 0; i < N; i++) {
+        es[i] = est_new(&bytes_opts);
+        est_finish(es[i], 1000, 10.0);
+    }
+    struct mallinfo2 b = mallinfo2();
+    double each = (double)(b.uordblks - a.uordblks) / N;
+    ck_assert_msg(each <= 128, "%g bytes per finished estimator", each);
+    for (int i = 0; i < N; i++) est_free(es[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -320,6 +357,8 @@ int main(void)
     tcase_add_test(tc, attach_mid_run_seeds_from_start);
     tcase_add_test(tc, finished_run_shows_whole_run_average);
     tcase_add_test(tc, rate_history_for_the_sparkline);
+    tcase_add_test(tc, finished_run_keeps_a_thinned_history);
+    if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -8,6 +8,8 @@
 
 #include "kubeclient/util.h"
 
+/* Rings start empty and grow on demand: most counters (volumes seen only when finished) never
+ * hold a sample, so an idle estimator costs ~100 bytes, a live one at most 3 KB. */
 #define EST_RING        128 /* change samples: > 60 s of a counter moving every second */
 #define EST_COARSE      64  /* thinned samples for the sparkline, one per EST_COARSE_STEP seconds */
 #define EST_COARSE_STEP 10.0
@@ -18,27 +20,58 @@ typedef struct est_pt {
     int64_t v;
 } est_pt;
 
+/* A ring of points, oldest at head; grows (unwrapped, head 0) up to its maximum, then wraps. */
+typedef struct est_ring {
+    est_pt *p;
+    uint16_t head, n, cap;
+} est_ring;
+
 struct est {
     est_opts o;
-    est_pt ring[EST_RING]; /* oldest at head */
-    int head, n;
-    est_pt coarse[EST_COARSE];
-    int chead, cn;
-    int64_t total; /* 0 = unknown */
-    int total_changed;
+    est_ring fine;    /* every change */
+    est_ring coarse;  /* thinned, for a sparkline longer than the fine ring */
+    int64_t total;    /* 0 = unknown */
     double seed_rate; /* < 0: not seeded */
-    int finished;
     double finish_rate;
+    double last_change; /* < 0: none */
+    uint8_t total_changed, finished;
 };
+
+static est_pt *est_ring_at(const est_ring *r, int i)
+{
+    return &r->p[(r->head + i) % r->cap];
+}
+
+static void est_ring_push(est_ring *r, int max, est_pt pt)
+{
+    if (r->n == r->cap && r->cap < max) {
+        int cap = r->cap ? r->cap * 2 : 4;
+        if (cap > max) cap = max;
+        r->p = xrealloc(r->p, (size_t)cap * sizeof *r->p);
+        r->cap = (uint16_t)cap;
+    }
+    if (r->n == r->cap) {
+        r->head = (uint16_t)((r->head + 1) % r->cap);
+        r->n--;
+    }
+    *est_ring_at(r, r->n) = pt;
+    r->n++;
+}
+
+static void est_ring_clear(est_ring *r)
+{
+    free(r->p);
+    memset(r, 0, sizeof *r);
+}
 
 static const est_pt *est_at(const est *e, int i)
 {
-    return &e->ring[(e->head + i) % EST_RING];
+    return est_ring_at(&e->fine, i);
 }
 
 static const est_pt *est_last(const est *e)
 {
-    return est_at(e, e->n - 1);
+    return est_at(e, e->fine.n - 1);
 }
 
 est *est_new(const est_opts *o)
@@ -48,39 +81,33 @@ est *est_new(const est_opts *o)
     e->o.expected_interval_s = o && o->expected_interval_s > 0 ? o->expected_interval_s : 1.0;
     e->seed_rate = -1;
     e->finish_rate = -1;
+    e->last_change = -1;
     return e;
 }
 
 void est_free(est *e)
 {
+    if (!e) return;
+    free(e->fine.p);
+    free(e->coarse.p);
     free(e);
 }
 
 static void est_reset(est *e)
 {
-    e->n = e->head = 0;
-    e->cn = e->chead = 0;
+    est_ring_clear(&e->fine);
+    est_ring_clear(&e->coarse);
     e->seed_rate = -1;
     e->total_changed = 0;
+    e->last_change = -1;
 }
 
 static void est_push(est *e, double t, int64_t v)
 {
-    if (e->n == EST_RING) {
-        e->head = (e->head + 1) % EST_RING;
-        e->n--;
-    }
-    e->ring[(e->head + e->n) % EST_RING] = (est_pt){t, v};
-    e->n++;
-    const est_pt *c = e->cn ? &e->coarse[(e->chead + e->cn - 1) % EST_COARSE] : NULL;
-    if (!c || t - c->t >= EST_COARSE_STEP) {
-        if (e->cn == EST_COARSE) {
-            e->chead = (e->chead + 1) % EST_COARSE;
-            e->cn--;
-        }
-        e->coarse[(e->chead + e->cn) % EST_COARSE] = (est_pt){t, v};
-        e->cn++;
-    }
+    est_ring_push(&e->fine, EST_RING, (est_pt){t, v});
+    e->last_change = t;
+    const est_pt *c = e->coarse.n ? est_ring_at(&e->coarse, e->coarse.n - 1) : NULL;
+    if (!c || t - c->t >= EST_COARSE_STEP) est_ring_push(&e->coarse, EST_COARSE, (est_pt){t, v});
 }
 
 void est_sample(est *e, double t, int64_t value, int64_t total)
@@ -90,7 +117,7 @@ void est_sample(est *e, double t, int64_t value, int64_t total)
         if (e->total > 0 && total != e->total) e->total_changed = 1;
         e->total = total;
     }
-    if (e->n > 0) {
+    if (e->fine.n > 0) {
         const est_pt *last = est_last(e);
         if (value == last->v) return; /* no change: not a sample */
         if (value < last->v) {
@@ -98,7 +125,7 @@ void est_sample(est *e, double t, int64_t value, int64_t total)
             if (total > 0) e->total = total;
         } else if (t <= last->t) {
             /* two changes at one instant (or a clock going back): keep the newer value */
-            e->ring[(e->head + e->n - 1) % EST_RING].v = value;
+            est_ring_at(&e->fine, e->fine.n - 1)->v = value;
             return;
         }
     }
@@ -114,7 +141,21 @@ void est_seed(est *e, double t, int64_t value, double elapsed_s)
 
 void est_finish(est *e, int64_t value, double elapsed_s)
 {
-    if (!e) return;
+    if (!e || e->finished) return;
+    /* keep only the thinned history (with the last change), packed to its size */
+    if (e->fine.n) {
+        const est_pt *l = est_last(e);
+        const est_pt *c = e->coarse.n ? est_ring_at(&e->coarse, e->coarse.n - 1) : NULL;
+        if (!c || c->t != l->t) est_ring_push(&e->coarse, EST_COARSE, *l);
+    }
+    est_ring_clear(&e->fine);
+    est_ring packed = {NULL, 0, e->coarse.n, e->coarse.n};
+    if (packed.n) {
+        packed.p = xmalloc(packed.n * sizeof *packed.p);
+        for (int i = 0; i < packed.n; i++) packed.p[i] = *est_ring_at(&e->coarse, i);
+    }
+    free(e->coarse.p);
+    e->coarse = packed;
     e->finished = 1;
     e->finish_rate = elapsed_s > 0 ? (double)value / elapsed_s : -1;
     e->total = value;
@@ -126,7 +167,7 @@ static double est_observed_interval(const est *e)
 {
     double gaps[EST_GAPS];
     int k = 0;
-    for (int i = e->n - 1; i > 0 && k < EST_GAPS; i--)
+    for (int i = e->fine.n - 1; i > 0 && k < EST_GAPS; i--)
         gaps[k++] = est_at(e, i)->t - est_at(e, i - 1)->t;
     if (k == 0) return e->o.expected_interval_s;
     for (int i = 1; i < k; i++) /* insertion sort: at most 9 values */
@@ -153,11 +194,11 @@ static double est_stall_after(const est *e)
 /* Least-squares slope of points [from, n) plus an optional extra point; *span = time covered. */
 static double est_slope(const est *e, int from, const est_pt *extra, double *span)
 {
-    int m = e->n - from + (extra ? 1 : 0);
+    int m = e->fine.n - from + (extra ? 1 : 0);
     double t0 = est_at(e, from)->t;
     int64_t v0 = est_at(e, from)->v; /* offsets keep 2^53-sized counters precise */
     double st = 0, sv = 0;
-    for (int i = from; i < e->n; i++) {
+    for (int i = from; i < e->fine.n; i++) {
         st += est_at(e, i)->t - t0;
         sv += (double)(est_at(e, i)->v - v0);
     }
@@ -166,8 +207,8 @@ static double est_slope(const est *e, int from, const est_pt *extra, double *spa
         sv += (double)(extra->v - v0);
     }
     double mt = st / m, mv = sv / m, stt = 0, stv = 0;
-    for (int i = from; i <= e->n - (extra ? 0 : 1); i++) {
-        const est_pt *p = i < e->n ? est_at(e, i) : extra;
+    for (int i = from; i <= e->fine.n - (extra ? 0 : 1); i++) {
+        const est_pt *p = i < e->fine.n ? est_at(e, i) : extra;
         double dt = p->t - t0 - mt, dv = (double)(p->v - v0) - mv;
         stt += dt * dt;
         stv += dt * dv;
@@ -180,9 +221,9 @@ static double est_slope(const est *e, int from, const est_pt *extra, double *spa
 static int est_window_start(const est *e, double end, int keep)
 {
     double from = end - est_window(e) - 1e-9;
-    int i = e->n - 1;
+    int i = e->fine.n - 1;
     while (i > 0 && est_at(e, i - 1)->t >= from) i--;
-    if (e->n - i < keep) i = e->n - keep < 0 ? 0 : e->n - keep;
+    if (e->fine.n - i < keep) i = e->fine.n - keep < 0 ? 0 : e->fine.n - keep;
     return i;
 }
 
@@ -190,8 +231,8 @@ static int est_window_start(const est *e, double end, int keep)
  * zig-zag. A seed carries the estimate until the samples cover a whole window. */
 static double est_rate_at_last(const est *e)
 {
-    if (e->n == 0) return -1;
-    if (e->n == 1) return e->seed_rate;
+    if (e->fine.n == 0) return -1;
+    if (e->fine.n == 1) return e->seed_rate;
     double span, r = est_slope(e, est_window_start(e, est_last(e)->t, 2), NULL, &span);
     if (r < 0) return e->seed_rate >= 0 ? e->seed_rate : r;
     if (e->seed_rate >= 0) {
@@ -203,11 +244,11 @@ static double est_rate_at_last(const est *e)
 
 static int est_is_stalled(const est *e, double now, double *since)
 {
-    if (e->finished || e->n == 0) return 0;
+    if (e->finished || e->fine.n == 0) return 0;
     const est_pt *last = est_last(e);
     *since = now - last->t;
     if (e->total > 0 && last->v >= e->total) return 0; /* done, waiting for the phase to end */
-    if (e->n == 1 && last->v == 0 && e->seed_rate < 0) return 0; /* never seen moving */
+    if (e->fine.n == 1 && last->v == 0 && e->seed_rate < 0) return 0; /* never seen moving */
     return *since > est_stall_after(e);
 }
 
@@ -226,7 +267,7 @@ double est_rate(const est *e, double now)
 
 double est_eta(const est *e, double now)
 {
-    if (!e || e->finished || e->n == 0) return -1;
+    if (!e || e->finished || e->fine.n == 0) return -1;
     const est_pt *last = est_last(e);
     double since;
     if (e->total <= 0 || e->total <= last->v || est_is_stalled(e, now, &since)) return -1;
@@ -248,7 +289,7 @@ int est_stalled(const est *e, double now, double *since_s)
 
 double est_last_change(const est *e)
 {
-    return e && e->n ? est_last(e)->t : -1;
+    return e ? e->last_change : -1;
 }
 
 int est_total_estimated(const est *e)
@@ -286,19 +327,18 @@ static double est_curve_at(const est_curve *c, double t)
 
 int est_rate_history(const est *e, double now, double bucket_s, double *out, int n)
 {
-    if (!e || e->n == 0 || n <= 0 || !(bucket_s > 0)) return 0;
+    if (!e || e->fine.n + e->coarse.n == 0 || n <= 0 || !(bucket_s > 0)) return 0;
     est_curve c = {xmalloc((EST_COARSE + EST_RING) * sizeof(est_pt)), 0, 0, 0};
-    double first_fine = est_at(e, 0)->t;
-    for (int i = 0; i < e->cn; i++) {
-        const est_pt *p = &e->coarse[(e->chead + i) % EST_COARSE];
+    double first_fine = e->fine.n ? est_at(e, 0)->t : INFINITY;
+    for (int i = 0; i < e->coarse.n; i++) {
+        const est_pt *p = est_ring_at(&e->coarse, i);
         if (p->t < first_fine) c.p[c.n++] = *p;
     }
-    for (int i = 0; i < e->n; i++) c.p[c.n++] = *est_at(e, i);
-    const est_pt *last = est_last(e);
-    double r = est_rate_at_last(e);
-    if (!e->finished && r > 0) {
+    for (int i = 0; i < e->fine.n; i++) c.p[c.n++] = *est_at(e, i);
+    double r = e->finished ? -1 : est_rate_at_last(e);
+    if (r > 0) {
         c.hold_rate = r;
-        c.hold_until = last->t + est_stall_after(e);
+        c.hold_until = c.p[c.n - 1].t + est_stall_after(e);
     }
     int filled = 0;
     for (int k = n; k >= 1; k--) {
