@@ -19,7 +19,7 @@ struct kc_podlog {
     kc_podlog_status_fn status;
     void *arg;
     kc_pl_state state;
-    char error[512];
+    char error[1100];
     kc_request *req;
     uint64_t timer;
     kc_ndjson *framer;
