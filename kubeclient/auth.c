@@ -706,6 +706,7 @@ struct curl_slist *kc_auth_apply(kc_auth *a, CURL *easy, struct curl_slist *head
 {
     const kc_rest_config *c = a->cfg;
     if (c->proxy_url) curl_easy_setopt(easy, CURLOPT_PROXY, c->proxy_url);
+    if (c->disable_compression) curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, NULL);
     if (!a->tls) return headers;
 
     if (c->insecure_skip_tls_verify) {

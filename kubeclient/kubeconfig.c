@@ -722,6 +722,9 @@ out:
     cfg_merged_free(&m);
     for (size_t i = 0; i < npaths; i++) free(paths[i]);
     free(paths);
+    /* names in messages come from files and flags: keep the message one printable line */
+    for (char *p = err->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return r;
 }
 

@@ -417,6 +417,13 @@ START_TEST(context_errors)
                                 "contexts: [{name: x, context: {namespace: a}}]\n",
                                 NULL),
                      "context \"x\" names no cluster");
+    /* a message is one printable line, whatever the names hold */
+    want = xasprintf("context \"x?y?[31m\" not found in %s", p);
+    ck_assert_str_eq(load_error("current-context: \"x\\ny\\e[31m\"\n" CLUSTER
+                                "contexts: [{name: x, context: {cluster: c}}]\n",
+                                NULL),
+                     want);
+    free(want);
     free(p);
 }
 END_TEST
