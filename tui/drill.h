@@ -1,0 +1,20 @@
+/* drill.h: the drill-down screens about one run (volumes `v`, logs `l`, results `r`), the actions
+ * the list and detail screens bind to those keys, and the log-derived per-resource progress
+ * service for runs without status.resourceProgress. */
+#pragma once
+#include "app.h"
+#include "ui.h"
+
+ui_screen *screen_volumes_new(vl_kind kind, const char *name);
+ui_screen *screen_logs_new(vl_kind kind, const char *name);
+ui_screen *screen_results_new(vl_kind kind, const char *name);
+
+/* Key actions for the list and detail screens: open the screen for ui_current_run(u). */
+int drill_open_volumes(ui *u, ui_screen *s);
+int drill_open_logs(ui *u, ui_screen *s);
+int drill_open_results(ui *u, ui_screen *s);
+
+/* Stored logs are available once the run has written them (Velero uploads the log at the end of
+ * the item pass): Completed, PartiallyFailed, Failed, WaitingForPluginOperations*, Finalizing*.
+ * Before that the logs screen follows the live log of the Velero server pod. */
+int drill_log_stored(const vl_run *r);

@@ -1,0 +1,624 @@
+/* screen_logs.c: the log pager of one run: the stored log (DownloadRequest BackupLog/RestoreLog)
+ * of a finished run, or the live log of the Velero server pod filtered to the run while it is in
+ * progress; search, level filter, level colours, wrap, next error, follow, write to a file. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "drill.h"
+#include "format.h"
+#include "kubeclient/download.h"
+#include "kubeclient/podlog.h"
+#include "kubeclient/util.h"
+#include "logbuf.h"
+#include "logparse.h"
+#include "sanitize.h"
+#include "widgets.h"
+
+enum { LOGS_PROMPT_NONE, LOGS_PROMPT_SEARCH, LOGS_PROMPT_WRITE };
+
+typedef struct logs_state {
+    vl_kind kind;
+    char *name, *ref; /* ref: "<ns>/<name>" as in the log's backup=/restore= field */
+    ui *u;
+    int started, live;
+    logbuf *lb;
+    kc_download *dl;
+    int dl_done;
+    kc_err dl_err;
+    kc_podlog *pl;
+    lp_line scratch;
+    size_t top;   /* first view row shown */
+    long cur;     /* view row of the current match / error, -1 none */
+    int follow;   /* stick to the end (G) */
+    int wrap, hx; /* wrap long lines; else horizontal scroll in columns */
+    int rows;     /* body rows at the last draw (for paging) */
+    char search[512];
+    int prompt;
+    char input[512];
+    size_t ilen;
+    kc_buf sb; /* sanitising scratch */
+} logs_state;
+
+/* ---- data sources ---- */
+
+static void logs_dl_data(void *arg, const char *data, size_t n)
+{
+    logs_state *st = arg;
+    logbuf_append(st->lb, data, n);
+    ui_invalidate(st->u);
+}
+
+static void logs_dl_done(void *arg, const kc_err *err)
+{
+    logs_state *st = arg;
+    logbuf_flush(st->lb);
+    st->dl_done = 1;
+    st->dl_err = *err;
+    ui_invalidate(st->u);
+}
+
+static void logs_pl_line(void *arg, const char *line, size_t n)
+{
+    logs_state *st = arg;
+    if (lp_parse(&st->scratch, line, n)) return;
+    const char *ref = lp_get(&st->scratch, st->kind == VL_BACKUP ? "backup" : "restore");
+    if (!ref || strcmp(ref, st->ref)) return;
+    logbuf_append_line(st->lb, line, n);
+    ui_invalidate(st->u);
+}
+
+static void logs_pl_status(void *arg, kc_podlog *p)
+{
+    (void)p;
+    logs_state *st = arg;
+    ui_invalidate(st->u);
+}
+
+static void logs_start(logs_state *st, ui *u)
+{
+    app *a = ui_app(u);
+    model_run *r = model_find_run(ui_model(u), st->kind, st->name);
+    st->started = 1;
+    free(st->ref);
+    st->ref =
+        xasprintf("%s/%s", r && r->run && r->run->meta.ns ? r->run->meta.ns : a->ns, st->name);
+    st->live = r && r->run && !drill_log_stored(r->run);
+    if (st->live) {
+        kc_podlog_opts o = {.ns = a->ns};
+        double since = r->run->started > 0 ? r->run->started : r->run->meta.created;
+        o.since = since > 2 ? since - 1 : 0;
+        st->follow = 1;
+        st->pl = kc_podlog_start(a->client, &o, logs_pl_line, logs_pl_status, st);
+    } else {
+        kc_download_opts o = {.ns = a->ns,
+                              .kind = st->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
+                              .target = st->name};
+        st->dl = kc_download_start(a->client, &o, logs_dl_data, logs_dl_done, st);
+    }
+}
+
+/* ---- drawing ---- */
+
+/* Bytes of the safe string s that fit in cols columns; *used gets the columns. */
+static size_t logs_cut(const char *s, size_t n, int cols, int *used)
+{
+    mbstate_t ps;
+    memset(&ps, 0, sizeof ps);
+    size_t i = 0;
+    int c = 0;
+    while (i < n) {
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, s + i, n - i, &ps);
+        if (k == (size_t)-1 || k == (size_t)-2) {
+            memset(&ps, 0, sizeof ps);
+            k = 1;
+            wc = '?';
+        } else if (k == 0) {
+            k = 1;
+        }
+        int wd = wcwidth(wc);
+        if (wd < 0) wd = 1;
+        if (c + wd > cols) break;
+        c += wd;
+        i += k;
+    }
+    if (used) *used = c;
+    return i;
+}
+
+static int logs_icase(const char *needle)
+{
+    for (const char *p = needle; *p; p++)
+        if (*p >= 'A' && *p <= 'Z') return 0;
+    return 1;
+}
+
+static const char *logs_find(const char *s, size_t n, const char *needle, int icase)
+{
+    size_t nl = strlen(needle);
+    if (!nl || nl > n) return NULL;
+    for (size_t i = 0; i + nl <= n; i++) {
+        size_t j = 0;
+        if (icase)
+            while (j < nl &&
+                   (s[i + j] | (s[i + j] >= 'A' && s[i + j] <= 'Z' ? 0x20 : 0)) == needle[j])
+                j++;
+        else
+            while (j < nl && s[i + j] == needle[j]) j++;
+        if (j == nl) return s + i;
+    }
+    return NULL;
+}
+
+/* Draws s[0..n) at y,x with the search matches reversed. */
+static void logs_put(logs_state *st, WINDOW *w, int y, int x, const char *s, size_t n, attr_t a)
+{
+    wmove(w, y, x);
+    int icase = logs_icase(st->search);
+    while (n > 0) {
+        const char *m = st->search[0] ? logs_find(s, n, st->search, icase) : NULL;
+        size_t pre = m ? (size_t)(m - s) : n;
+        wattrset(w, a);
+        if (pre) waddnstr(w, s, (int)pre);
+        if (!m) break;
+        size_t ml = strlen(st->search);
+        wattrset(w, a | A_REVERSE);
+        waddnstr(w, m, (int)ml);
+        s = m + ml;
+        n -= pre + ml;
+    }
+    wattrset(w, A_NORMAL);
+}
+
+static attr_t logs_level_attr(lp_level l)
+{
+    switch (l) {
+    case LP_ERROR:
+    case LP_FATAL:
+    case LP_PANIC:
+        return w_attr(W_BAD);
+    case LP_WARNING:
+        return w_attr(W_WARN);
+    case LP_DEBUG:
+    case LP_TRACE:
+        return w_attr(W_DIM);
+    default:
+        return A_NORMAL;
+    }
+}
+
+static const char *logs_safe(logs_state *st, size_t li, size_t *n)
+{
+    size_t len;
+    const char *line = logbuf_line(st->lb, li, &len);
+    st->sb.len = 0;
+    san_append(&st->sb, line, len);
+    kc_buf_cstr(&st->sb);
+    *n = st->sb.len;
+    return st->sb.data;
+}
+
+/* Screen rows the line at view row vi takes. */
+static int logs_line_rows(logs_state *st, size_t vi, int cols)
+{
+    if (!st->wrap) return 1;
+    size_t n;
+    const char *s = logs_safe(st, logbuf_view_line(st->lb, vi), &n);
+    int r = 0;
+    do {
+        size_t k = logs_cut(s, n, cols, NULL);
+        if (k == 0) k = n; /* a character wider than the screen */
+        s += k;
+        n -= k;
+        r++;
+    } while (n > 0);
+    return r;
+}
+
+/* The top row so that the last lines fill the body. */
+static size_t logs_end_top(logs_state *st, int body, int cols)
+{
+    size_t nv = logbuf_view_count(st->lb);
+    if (!st->wrap) return nv > (size_t)body ? nv - (size_t)body : 0;
+    int used = 0;
+    size_t top = nv;
+    while (top > 0) {
+        int r = logs_line_rows(st, top - 1, cols);
+        if (used + r > body) break;
+        used += r;
+        top--;
+    }
+    return top;
+}
+
+static void logs_status_line(logs_state *st, WINDOW *w, int cols)
+{
+    char b1[32];
+    const char *what = st->kind == VL_BACKUP ? "backup" : "restore";
+    size_t nlines = logbuf_count(st->lb);
+    int x;
+    if (st->live) {
+        x = w_print(w, 0, 0, cols, w_attr(W_ACTIVE) | A_BOLD, "LIVE log of %s ", what);
+        x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
+        const char *pod = st->pl ? kc_podlog_pod(st->pl) : NULL;
+        kc_pl_state ps = st->pl ? kc_podlog_state(st->pl) : KC_PL_FAILED;
+        const char *state = ps == KC_PL_FINDING_POD  ? "finding the Velero server pod"
+                            : ps == KC_PL_CONNECTING ? "connecting"
+                            : ps == KC_PL_STREAMING  ? "streaming"
+                            : ps == KC_PL_RETRYING   ? "reconnecting"
+                                                     : "stopped";
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  (in progress: no stored log yet; pod ");
+        x += w_text(w, 0, x, cols - x, pod ? pod : "?", w_attr(W_DIM));
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), ", %s)  %zu lines%s", state, nlines,
+                     st->follow ? "  following" : "");
+    } else {
+        x = w_print(w, 0, 0, cols, A_BOLD, "Log of %s ", what);
+        x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
+        if (!st->dl_done && st->dl) {
+            kc_dl_state ds = kc_download_state(st->dl);
+            x += w_print(w, 0, x, cols - x, w_attr(W_ACTIVE), "  %s: %s received, %zu lines",
+                         kc_download_state_name(ds),
+                         fmt_bytes(b1, sizeof b1, (int64_t)kc_download_bytes_in(st->dl)), nlines);
+        } else {
+            x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  stored log, %zu lines (%s)", nlines,
+                         fmt_bytes(b1, sizeof b1, (int64_t)logbuf_bytes(st->lb)));
+        }
+    }
+    lp_level f = logbuf_filter(st->lb);
+    if (f != LP_UNKNOWN)
+        x += w_print(w, 0, x, cols - x, w_attr(W_WARN), "  level>=%s", lp_level_name(f));
+    if (st->search[0]) {
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  /");
+        w_text(w, 0, x, cols - x, st->search, w_attr(W_DIM));
+    }
+}
+
+static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
+{
+    logs_state *st = s->data;
+    st->u = u;
+    if (!st->started) logs_start(st, u);
+    logs_status_line(st, w, cols);
+    int body = rows - 2;
+    if (body < 1) body = 1;
+    st->rows = body;
+    size_t nv = logbuf_view_count(st->lb);
+    if (st->follow) st->top = logs_end_top(st, body, cols);
+    if (st->top >= nv) st->top = nv ? nv - 1 : 0;
+    int y = 1;
+    if (st->dl_done && st->dl_err.msg[0]) {
+        w_print(w, y, 0, cols, w_attr(W_BAD), "cannot fetch the log: ");
+        w_text(w, y + 1, 2, cols - 2, st->dl_err.msg, w_attr(W_BAD));
+        y += 3;
+    }
+    if (st->live && st->pl && kc_podlog_error(st->pl)[0]) {
+        w_text(w, rows - 1, 0, cols, kc_podlog_error(st->pl), w_attr(W_WARN));
+    }
+    if (nv == 0 && y == 1) {
+        const char *msg =
+            st->live      ? "waiting for log lines of this run..."
+            : st->dl_done ? (logbuf_count(st->lb) ? "no lines at this level" : "the log is empty")
+                          : "fetching the stored log...";
+        w_print(w, y, 0, cols, w_attr(W_DIM), "%s", msg);
+    }
+    for (size_t vi = st->top; vi < nv && y <= body; vi++) {
+        size_t li = logbuf_view_line(st->lb, vi), n;
+        attr_t a = logs_level_attr(logbuf_level(st->lb, li));
+        if ((long)vi == st->cur) a |= A_BOLD;
+        const char *s0 = logs_safe(st, li, &n), *p = s0;
+        if (!st->wrap) {
+            size_t skip = st->hx ? logs_cut(p, n, st->hx, NULL) : 0;
+            p += skip;
+            n -= skip;
+            size_t k = logs_cut(p, n, cols, NULL);
+            logs_put(st, w, y, 0, p, k, a);
+            y++;
+            continue;
+        }
+        do {
+            size_t k = logs_cut(p, n, cols, NULL);
+            if (k == 0) k = n;
+            logs_put(st, w, y, 0, p, k, a);
+            p += k;
+            n -= k;
+            y++;
+        } while (n > 0 && y <= body);
+    }
+    /* bottom line: prompt or position */
+    if (st->prompt) {
+        w_clear_line(w, rows - 1, 0, cols, A_NORMAL);
+        int x = w_print(w, rows - 1, 0, cols, A_BOLD, "%s",
+                        st->prompt == LOGS_PROMPT_SEARCH ? "/" : "write log to: ");
+        x += w_text(w, rows - 1, x, cols - x - 1, st->input, A_NORMAL);
+        w_print(w, rows - 1, x, cols - x, A_REVERSE, " ");
+    } else if (!(st->live && st->pl && kc_podlog_error(st->pl)[0])) {
+        size_t last = st->top + (size_t)body;
+        if (last > nv) last = nv;
+        w_print(w, rows - 1, 0, cols, w_attr(W_DIM), "rows %zu-%zu of %zu%s%s",
+                nv ? st->top + 1 : 0, last, nv,
+                logbuf_dropped(st->lb) ? " (oldest lines dropped)" : "", st->wrap ? "  wrap" : "");
+    }
+}
+
+/* ---- keys ---- */
+
+static void logs_goto(logs_state *st, long vi)
+{
+    st->follow = 0;
+    st->cur = vi;
+    st->top = vi > 3 ? (size_t)vi - 3 : 0;
+}
+
+static int logs_scroll(logs_state *st, long d)
+{
+    size_t nv = logbuf_view_count(st->lb);
+    long t = (long)st->top + d;
+    if (t < 0) t = 0;
+    if (nv && t > (long)nv - 1) t = (long)nv - 1;
+    st->top = (size_t)t;
+    st->follow = 0;
+    return UI_REDRAW;
+}
+
+#define LOGS_ST(s) ((logs_state *)(s)->data)
+
+static int logs_down(ui *u, ui_screen *s)
+{
+    (void)u;
+    return logs_scroll(LOGS_ST(s), 1);
+}
+static int logs_up(ui *u, ui_screen *s)
+{
+    (void)u;
+    return logs_scroll(LOGS_ST(s), -1);
+}
+static int logs_pgdn(ui *u, ui_screen *s)
+{
+    (void)u;
+    return logs_scroll(LOGS_ST(s), LOGS_ST(s)->rows > 1 ? LOGS_ST(s)->rows - 1 : 1);
+}
+static int logs_pgup(ui *u, ui_screen *s)
+{
+    (void)u;
+    return logs_scroll(LOGS_ST(s), -(LOGS_ST(s)->rows > 1 ? LOGS_ST(s)->rows - 1 : 1));
+}
+static int logs_home(ui *u, ui_screen *s)
+{
+    (void)u;
+    LOGS_ST(s)->top = 0;
+    LOGS_ST(s)->follow = 0;
+    return UI_REDRAW;
+}
+static int logs_end(ui *u, ui_screen *s)
+{
+    (void)u;
+    LOGS_ST(s)->follow = 1;
+    return UI_REDRAW;
+}
+
+static int logs_search_step(ui *u, logs_state *st, int dir, int skip)
+{
+    if (!st->search[0]) {
+        ui_message(u, "no search yet: press /");
+        return UI_REDRAW;
+    }
+    size_t from = st->cur >= 0 ? (size_t)st->cur : st->top;
+    long r = logbuf_search(st->lb, st->search, from, dir, skip);
+    if (r < 0)
+        ui_message(u, "pattern not found: %s", st->search);
+    else
+        logs_goto(st, r);
+    return UI_REDRAW;
+}
+
+static int logs_next(ui *u, ui_screen *s)
+{
+    return logs_search_step(u, LOGS_ST(s), 1, 1);
+}
+static int logs_prev(ui *u, ui_screen *s)
+{
+    return logs_search_step(u, LOGS_ST(s), -1, 1);
+}
+
+static int logs_next_error(ui *u, ui_screen *s)
+{
+    logs_state *st = LOGS_ST(s);
+    size_t from = st->cur >= 0 ? (size_t)st->cur : (st->top ? st->top - 1 : 0);
+    if (st->cur < 0 && st->top == 0) from = logbuf_view_count(st->lb) - 1; /* start at the top */
+    long r = logbuf_next_level(st->lb, from, LP_ERROR);
+    if (r < 0)
+        ui_message(u, "no error lines");
+    else
+        logs_goto(st, r);
+    return UI_REDRAW;
+}
+
+static int logs_filter(ui *u, ui_screen *s)
+{
+    static const lp_level cycle[] = {LP_UNKNOWN, LP_ERROR, LP_WARNING, LP_INFO, LP_DEBUG};
+    logs_state *st = LOGS_ST(s);
+    lp_level f = logbuf_filter(st->lb);
+    size_t i = 0;
+    while (i < 5 && cycle[i] != f) i++;
+    lp_level nf = cycle[(i + 1) % 5];
+    size_t li = logbuf_view_line(st->lb, st->top);
+    logbuf_set_filter(st->lb, nf);
+    st->top = logbuf_view_find(st->lb, li);
+    st->cur = -1;
+    ui_message(u, "level filter: %s", nf == LP_UNKNOWN ? "all lines" : lp_level_name(nf));
+    return UI_REDRAW;
+}
+
+static int logs_wrap(ui *u, ui_screen *s)
+{
+    (void)u;
+    LOGS_ST(s)->wrap = !LOGS_ST(s)->wrap;
+    LOGS_ST(s)->hx = 0;
+    return UI_REDRAW;
+}
+
+static int logs_left(ui *u, ui_screen *s)
+{
+    (void)u;
+    logs_state *st = LOGS_ST(s);
+    st->hx = st->hx > 20 ? st->hx - 20 : 0;
+    return UI_REDRAW;
+}
+
+static int logs_right(ui *u, ui_screen *s)
+{
+    (void)u;
+    logs_state *st = LOGS_ST(s);
+    if (!st->wrap) st->hx += 20;
+    return UI_REDRAW;
+}
+
+static int logs_prompt(logs_state *st, int kind, const char *init)
+{
+    st->prompt = kind;
+    snprintf(st->input, sizeof st->input, "%s", init);
+    st->ilen = strlen(st->input);
+    return UI_REDRAW;
+}
+
+static int logs_search(ui *u, ui_screen *s)
+{
+    (void)u;
+    return logs_prompt(LOGS_ST(s), LOGS_PROMPT_SEARCH, "");
+}
+
+static int logs_write(ui *u, ui_screen *s)
+{
+    (void)u;
+    logs_state *st = LOGS_ST(s);
+    char def[300];
+    snprintf(def, sizeof def, "%s.log", st->name);
+    return logs_prompt(st, LOGS_PROMPT_WRITE, def);
+}
+
+static int logs_back(ui *u, ui_screen *s)
+{
+    (void)s;
+    ui_pop(u);
+    return UI_REDRAW;
+}
+
+static void logs_commit(ui *u, logs_state *st)
+{
+    int kind = st->prompt;
+    st->prompt = LOGS_PROMPT_NONE;
+    if (kind == LOGS_PROMPT_SEARCH) {
+        if (!st->input[0]) return;
+        snprintf(st->search, sizeof st->search, "%s", st->input);
+        st->cur = -1;
+        long r = logbuf_search(st->lb, st->search, st->top, 1, 0);
+        if (r < 0)
+            ui_message(u, "pattern not found: %s", st->search);
+        else
+            logs_goto(st, r);
+    } else if (kind == LOGS_PROMPT_WRITE && st->input[0]) {
+        if (logbuf_write(st->lb, st->input))
+            ui_message(u, "cannot write %s: %s", st->input, strerror(errno));
+        else
+            ui_message(u, "wrote %zu lines to %s", logbuf_count(st->lb), st->input);
+    }
+}
+
+static int logs_on_key(ui_screen *s, ui *u, int ch)
+{
+    logs_state *st = s->data;
+    if (!st->prompt) return UI_UNHANDLED;
+    if (ch == 27) {
+        st->prompt = LOGS_PROMPT_NONE;
+    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        logs_commit(u, st);
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        while (st->ilen > 0 && ((unsigned char)st->input[st->ilen - 1] & 0xc0) == 0x80) st->ilen--;
+        if (st->ilen > 0) st->ilen--;
+        st->input[st->ilen] = '\0';
+    } else if (ch == 21) { /* Ctrl-U */
+        st->ilen = 0;
+        st->input[0] = '\0';
+    } else if (ch >= 32 && ch < 256 && st->ilen + 1 < sizeof st->input) {
+        st->input[st->ilen++] = (char)ch;
+        st->input[st->ilen] = '\0';
+    }
+    return UI_REDRAW;
+}
+
+static const ui_key logs_keys[] = {
+    {'j', "j/Down", "scroll down", logs_down},
+    {KEY_DOWN, NULL, NULL, logs_down},
+    {'k', "k/Up", "scroll up", logs_up},
+    {KEY_UP, NULL, NULL, logs_up},
+    {KEY_NPAGE, "PgDn/Space", "page down", logs_pgdn},
+    {' ', NULL, NULL, logs_pgdn},
+    {KEY_PPAGE, "PgUp/b", "page up", logs_pgup},
+    {'b', NULL, NULL, logs_pgup},
+    {'g', "g/Home", "first line", logs_home},
+    {KEY_HOME, NULL, NULL, logs_home},
+    {'G', "G/End", "last line (and follow a live log)", logs_end},
+    {KEY_END, NULL, NULL, logs_end},
+    {'/', "/", "search (smartcase)", logs_search},
+    {'n', "n/N", "next / previous match", logs_next},
+    {'N', NULL, NULL, logs_prev},
+    {'e', "e", "next error line", logs_next_error},
+    {'f', "f", "level filter: all, error, warning, info, debug", logs_filter},
+    {'W', "W", "wrap long lines on/off", logs_wrap},
+    {KEY_LEFT, "Left/Right", "scroll sideways (no wrap)", logs_left},
+    {KEY_RIGHT, NULL, NULL, logs_right},
+    {'w', "w", "write the log to a file", logs_write},
+    {27, "Esc", "back", logs_back},
+    {0, NULL, NULL, NULL},
+};
+
+static void logs_enter(ui_screen *s, ui *u)
+{
+    logs_state *st = s->data;
+    st->u = u;
+    ui_set_current_run(u, st->kind, st->name);
+}
+
+static void logs_free(ui_screen *s)
+{
+    logs_state *st = s->data;
+    kc_download_free(st->dl);
+    kc_podlog_free(st->pl);
+    logbuf_free(st->lb);
+    lp_line_free(&st->scratch);
+    kc_buf_free(&st->sb);
+    free(st->name);
+    free(st->ref);
+    free(st);
+    free(s);
+}
+
+static const char *logs_hint(ui_screen *s, ui *u)
+{
+    (void)u;
+    logs_state *st = s->data;
+    if (st->prompt) return "Enter accept  Esc cancel";
+    return "/ search  n/N  e error  f level  W wrap  G end  w write  Esc back";
+}
+
+ui_screen *screen_logs_new(vl_kind kind, const char *name)
+{
+    ui_screen *s = xcalloc(1, sizeof *s);
+    logs_state *st = xcalloc(1, sizeof *st);
+    st->kind = kind;
+    st->name = xstrdup(name);
+    st->ref = NULL;
+    st->lb = logbuf_new(0);
+    st->cur = -1;
+    s->title = "Logs";
+    s->keys = logs_keys;
+    s->draw = logs_draw;
+    s->on_key = logs_on_key;
+    s->enter = logs_enter;
+    s->free = logs_free;
+    s->hint = logs_hint;
+    s->data = st;
+    return s;
+}

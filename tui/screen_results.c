@@ -1,0 +1,256 @@
+/* screen_results.c: a run's BackupResults / RestoreResults artifact (via a DownloadRequest):
+ * errors and warnings grouped under Velero, Cluster and each namespace. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drill.h"
+#include "kubeclient/download.h"
+#include "kubeclient/util.h"
+#include "widgets.h"
+
+typedef struct res_line {
+    char *text;
+    int indent;
+    w_role role;
+    int bold;
+} res_line;
+
+typedef struct results_state {
+    vl_kind kind;
+    char *name;
+    ui *u;
+    int started, done;
+    kc_download *dl;
+    kc_buf body;
+    kc_err err;
+    res_line *lines;
+    size_t n, cap;
+    int top, rows;
+    int nerr, nwarn;
+} results_state;
+
+static void res_add(results_state *st, int indent, w_role role, int bold, const char *text)
+{
+    if (st->n == st->cap) {
+        st->cap = st->cap ? st->cap * 2 : 64;
+        st->lines = xrealloc(st->lines, st->cap * sizeof *st->lines);
+    }
+    st->lines[st->n++] = (res_line){xstrdup(text), indent, role, bold};
+}
+
+static int res_list(results_state *st, const cJSON *arr, int indent, w_role role)
+{
+    int n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+    {
+        if (!cJSON_IsString(it)) continue;
+        res_add(st, indent, role, 0, it->valuestring);
+        n++;
+    }
+    return n;
+}
+
+/* One Result: {velero: [], cluster: [], namespaces: {ns: []}}. Returns the message count. */
+static int res_section(results_state *st, const cJSON *root, const char *key, const char *title,
+                       w_role role)
+{
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(root, key);
+    size_t head = st->n;
+    res_add(st, 0, role, 1, title);
+    int total = 0;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "velero");
+    if (cJSON_GetArraySize(v) > 0) {
+        res_add(st, 2, W_NORMAL, 1, "Velero:");
+        total += res_list(st, v, 4, role);
+    }
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "cluster");
+    if (cJSON_GetArraySize(c) > 0) {
+        res_add(st, 2, W_NORMAL, 1, "Cluster:");
+        total += res_list(st, c, 4, role);
+    }
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(r, "namespaces"), *it;
+    int any_ns = 0;
+    cJSON_ArrayForEach(it, ns)
+    {
+        if (!it->string || cJSON_GetArraySize(it) == 0) continue;
+        if (!any_ns) res_add(st, 2, W_NORMAL, 1, "Namespaces:");
+        any_ns = 1;
+        char *h = xasprintf("%s:", it->string);
+        res_add(st, 4, W_NORMAL, 1, h);
+        free(h);
+        total += res_list(st, it, 6, role);
+    }
+    free(st->lines[head].text);
+    st->lines[head].text = xasprintf("%s (%d)%s", title, total, total ? ":" : ": <none>");
+    if (!total) st->lines[head].role = W_DIM;
+    res_add(st, 0, W_NORMAL, 0, "");
+    return total;
+}
+
+static void results_parse(results_state *st)
+{
+    cJSON *root = cJSON_ParseWithLength(st->body.data ? st->body.data : "", st->body.len);
+    if (!cJSON_IsObject(root)) {
+        kc_err_set(&st->err, "the results artifact is not a JSON object");
+        cJSON_Delete(root);
+        return;
+    }
+    st->nerr = res_section(st, root, "errors", "Errors", W_BAD);
+    st->nwarn = res_section(st, root, "warnings", "Warnings", W_WARN);
+    cJSON_Delete(root);
+}
+
+static void results_data(void *arg, const char *d, size_t n)
+{
+    results_state *st = arg;
+    kc_buf_append(&st->body, d, n);
+    ui_invalidate(st->u);
+}
+
+static void results_done(void *arg, const kc_err *err)
+{
+    results_state *st = arg;
+    st->done = 1;
+    st->err = *err;
+    if (!err->msg[0]) results_parse(st);
+    ui_invalidate(st->u);
+}
+
+static void results_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
+{
+    results_state *st = s->data;
+    st->u = u;
+    const char *what = st->kind == VL_BACKUP ? "backup" : "restore";
+    if (!st->started) {
+        st->started = 1;
+        model_run *r = model_find_run(ui_model(u), st->kind, st->name);
+        if (r && r->run && !drill_log_stored(r->run)) {
+            st->done = 1;
+            kc_err_set(&st->err, "results are written when the %s finishes (phase %s)", what,
+                       r->run->phase ? r->run->phase : "New");
+        } else {
+            app *a = ui_app(u);
+            kc_download_opts o = {.ns = a->ns,
+                                  .kind =
+                                      st->kind == VL_BACKUP ? "BackupResults" : "RestoreResults",
+                                  .target = st->name};
+            st->dl = kc_download_start(a->client, &o, results_data, results_done, st);
+        }
+    }
+    int x = w_print(w, 0, 0, cols, A_BOLD, "Results of %s ", what);
+    x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
+    if (!st->done) {
+        w_print(w, 0, x, cols - x, w_attr(W_ACTIVE), "  %s...",
+                st->dl ? kc_download_state_name(kc_download_state(st->dl)) : "");
+        return;
+    }
+    if (st->err.msg[0]) {
+        w_text(w, 2, 0, cols, st->err.msg, w_attr(st->dl ? W_BAD : W_DIM));
+        return;
+    }
+    w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %d errors, %d warnings", st->nerr, st->nwarn);
+    st->rows = rows - 2;
+    if (st->top > (int)st->n - st->rows) st->top = (int)st->n - st->rows;
+    if (st->top < 0) st->top = 0;
+    int y = 2;
+    for (size_t i = (size_t)st->top; i < st->n && y < rows; i++, y++) {
+        res_line *l = &st->lines[i];
+        w_text(w, y, l->indent, cols - l->indent, l->text,
+               w_attr(l->role) | (l->bold ? A_BOLD : 0));
+    }
+}
+
+static int results_scroll(ui_screen *s, int d)
+{
+    results_state *st = s->data;
+    st->top += d;
+    if (st->top < 0) st->top = 0;
+    return UI_REDRAW;
+}
+static int results_down(ui *u, ui_screen *s)
+{
+    (void)u;
+    return results_scroll(s, 1);
+}
+static int results_up(ui *u, ui_screen *s)
+{
+    (void)u;
+    return results_scroll(s, -1);
+}
+static int results_pgdn(ui *u, ui_screen *s)
+{
+    (void)u;
+    return results_scroll(s, 20);
+}
+static int results_pgup(ui *u, ui_screen *s)
+{
+    (void)u;
+    return results_scroll(s, -20);
+}
+static int results_home(ui *u, ui_screen *s)
+{
+    (void)u;
+    return results_scroll(s, -1000000);
+}
+static int results_end(ui *u, ui_screen *s)
+{
+    (void)u;
+    return results_scroll(s, 1000000);
+}
+static int results_back(ui *u, ui_screen *s)
+{
+    (void)s;
+    ui_pop(u);
+    return UI_REDRAW;
+}
+
+static const ui_key results_keys[] = {
+    {'j', "j/Down", "scroll down", results_down},
+    {KEY_DOWN, NULL, NULL, results_down},
+    {'k', "k/Up", "scroll up", results_up},
+    {KEY_UP, NULL, NULL, results_up},
+    {KEY_NPAGE, "PgDn", "page down", results_pgdn},
+    {KEY_PPAGE, "PgUp", "page up", results_pgup},
+    {'g', "g/G", "top / bottom", results_home},
+    {'G', NULL, NULL, results_end},
+    {'l', "l", "logs of this run", drill_open_logs},
+    {'v', "v", "volumes of this run", drill_open_volumes},
+    {27, "Esc", "back", results_back},
+    {0, NULL, NULL, NULL},
+};
+
+static void results_enter(ui_screen *s, ui *u)
+{
+    results_state *st = s->data;
+    st->u = u;
+    ui_set_current_run(u, st->kind, st->name);
+}
+
+static void results_free(ui_screen *s)
+{
+    results_state *st = s->data;
+    kc_download_free(st->dl);
+    kc_buf_free(&st->body);
+    for (size_t i = 0; i < st->n; i++) free(st->lines[i].text);
+    free(st->lines);
+    free(st->name);
+    free(st);
+    free(s);
+}
+
+ui_screen *screen_results_new(vl_kind kind, const char *name)
+{
+    ui_screen *s = xcalloc(1, sizeof *s);
+    results_state *st = xcalloc(1, sizeof *st);
+    st->kind = kind;
+    st->name = xstrdup(name);
+    s->title = "Results";
+    s->keys = results_keys;
+    s->draw = results_draw;
+    s->enter = results_enter;
+    s->free = results_free;
+    s->data = st;
+    return s;
+}

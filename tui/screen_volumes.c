@@ -1,0 +1,334 @@
+/* screen_volumes.c: the volumes of one run (PodVolumeBackup/Restore, DataUpload/Download): bytes
+ * bar, done/total, rate, ETA per volume, in-progress first, and an aggregate line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "drill.h"
+#include "format.h"
+#include "kubeclient/util.h"
+#include "widgets.h"
+
+typedef struct vols_state {
+    vl_kind kind;
+    char *name;
+    int sel, top;
+    model_volume **rows;
+    size_t n, cap;
+} vols_state;
+
+/* In-progress first, then pending (New/Accepted/Prepared), then finished; by name within. */
+static int vols_rank(const model_volume *v)
+{
+    vl_phase p = v->vol ? v->vol->phase_id : VL_PH_NEW;
+    if (p == VL_PH_IN_PROGRESS || p == VL_PH_CANCELING) return 0;
+    if (vl_phase_active(p) || p == VL_PH_NEW || p == VL_PH_UNKNOWN) return 1;
+    if (p == VL_PH_FAILED || p == VL_PH_CANCELED) return 2;
+    return 3;
+}
+
+static int vols_cmp(const void *a, const void *b)
+{
+    const model_volume *x = *(model_volume *const *)a, *y = *(model_volume *const *)b;
+    int rx = vols_rank(x), ry = vols_rank(y);
+    if (rx != ry) return rx - ry;
+    return strcmp(x->name, y->name);
+}
+
+static void vols_collect(vols_state *st, ui *u, model_run *r)
+{
+    model *m = ui_model(u);
+    size_t n = model_run_volumes(m, r, NULL, 0);
+    if (n > st->cap) {
+        st->cap = n;
+        st->rows = xrealloc(st->rows, n * sizeof *st->rows);
+    }
+    st->n = model_run_volumes(m, r, st->rows, st->cap);
+    qsort(st->rows, st->n, sizeof *st->rows, vols_cmp);
+    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    if (st->sel < 0) st->sel = 0;
+}
+
+static const char *vols_uploader(const vl_volume *v)
+{
+    if (v->kind == VL_DU || v->kind == VL_DD) return "data mover";
+    return v->uploader && *v->uploader ? v->uploader : "-";
+}
+
+static void vols_rate_eta(const model_volume *mv, double now, char *rate, size_t rn, char *eta,
+                          size_t en)
+{
+    const vl_volume *v = mv->vol;
+    double r = est_rate(mv->bytes, now), since;
+    fmt_byte_rate(rate, rn, r);
+    if (vl_phase_terminal(v->phase_id)) {
+        snprintf(eta, en, "-");
+    } else if (v->phase_id == VL_PH_IN_PROGRESS && est_stalled(mv->bytes, now, &since)) {
+        char d[16];
+        snprintf(eta, en, "stall %s", fmt_duration(d, sizeof d, since));
+    } else {
+        fmt_eta(eta, en, est_eta(mv->bytes, now));
+    }
+}
+
+static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
+{
+    vols_state *st = s->data;
+    model_run *r = model_find_run(ui_model(u), st->kind, st->name);
+    int y = 0;
+    const char *what = st->kind == VL_BACKUP ? "backup" : "restore";
+    if (!r) {
+        w_print(w, 0, 0, cols, w_attr(W_WARN), "%s %s no longer exists", what, st->name);
+        return;
+    }
+    vols_collect(st, u, r);
+    double now = ui_now(u);
+    /* aggregate line */
+    int64_t done = 0, total = 0;
+    double rate = 0;
+    int have_rate = 0, active = 0, failed = 0, finished = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const vl_volume *v = st->rows[i]->vol;
+        if (!v) continue;
+        done += v->bytes_done;
+        total += v->bytes_total;
+        if (vl_phase_terminal(v->phase_id)) {
+            finished++;
+            if (v->phase_id == VL_PH_FAILED || v->phase_id == VL_PH_CANCELED) failed++;
+            continue;
+        }
+        if (vl_phase_active(v->phase_id)) active++;
+        double vr = est_rate(st->rows[i]->bytes, now);
+        if (vr >= 0) {
+            rate += vr;
+            have_rate = 1;
+        }
+    }
+    int x = w_print(w, y, 0, cols, A_BOLD, "Volumes of %s ", what);
+    x += w_text(w, y, x, cols - x, st->name, A_BOLD);
+    x += w_print(w, y, x, cols - x, w_attr(W_DIM), "  %zu volumes: %d in progress, %d finished",
+                 st->n, active, finished);
+    if (failed) w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", failed);
+    y++;
+    char b1[32], b2[32], rb[32], eb[32];
+    double agg_eta = -1;
+    if (have_rate && rate > 0 && total > done && active) agg_eta = (double)(total - done) / rate;
+    x = w_print(w, y, 0, cols, A_BOLD, "All volumes ");
+    int barw = cols >= 100 ? 30 : 16;
+    if (x + barw < cols) {
+        w_bar(w, y, x, barw, total > 0 ? (double)done / (double)total : -1, W_BAR_FILL);
+        x += barw + 1;
+    }
+    w_print(w, y, x, cols - x, A_NORMAL, "%s / %s  %s  ETA %s%s", fmt_bytes(b1, sizeof b1, done),
+            fmt_bytes(b2, sizeof b2, total), fmt_byte_rate(rb, sizeof rb, have_rate ? rate : -1),
+            fmt_eta(eb, sizeof eb, agg_eta), failed ? "  (some failed)" : "");
+    y += 2;
+    if (st->n == 0) {
+        w_print(w, y, 0, cols, w_attr(W_DIM),
+                "No PodVolumeBackups/Restores or DataUploads/Downloads for this %s.", what);
+        return;
+    }
+    /* columns: the optional ones appear as the width allows */
+    int w_phase = 11, c_bar = 10, w_bytes = 21, w_rate = 12, w_eta = 11;
+    int fixed = w_phase + c_bar + w_bytes + w_rate + w_eta + 5;
+    int w_up = cols - fixed >= 40 ? 11 : 0;
+    int w_node = cols - fixed - w_up >= 46 ? 14 : 0;
+    int w_start = cols - fixed - w_up - w_node >= 44 ? 9 : 0;
+    int rest = cols - fixed - w_up - w_node - w_start;
+    int w_pod = rest >= 60 ? 36 : rest;
+    if (w_pod < 10) w_pod = 10;
+    int w_msg = cols - fixed - w_up - w_node - w_start - w_pod - 1;
+    attr_t ha = w_attr(W_DIM) | A_BOLD;
+    x = 0;
+    if (w_node) x += w_print(w, y, x, w_node, ha, "%-*s", w_node, "NODE");
+    x += w_print(w, y, x, w_pod + 1, ha, "%-*s", w_pod + 1, "POD/VOLUME");
+    if (w_up) x += w_print(w, y, x, w_up, ha, "%-*s", w_up, "UPLOADER");
+    x += w_print(w, y, x, w_phase, ha, "%-*s", w_phase, "PHASE");
+    x += w_print(w, y, x, c_bar + 1, ha, "%-*s", c_bar + 1, "BYTES");
+    x += w_print(w, y, x, w_bytes + 1, ha, "%-*s", w_bytes + 1, "");
+    x += w_print(w, y, x, w_rate, ha, "%-*s", w_rate, "RATE");
+    x += w_print(w, y, x, w_eta, ha, "%-*s", w_eta, "ETA");
+    if (w_start) x += w_print(w, y, x, w_start, ha, "%-*s", w_start, "STARTED");
+    if (w_msg > 0) w_print(w, y, x, w_msg, ha, "MESSAGE");
+    y++;
+    int avail = rows - y - 1;
+    if (avail < 1) avail = 1;
+    if (st->sel < st->top) st->top = st->sel;
+    if (st->sel >= st->top + avail) st->top = st->sel - avail + 1;
+    if (st->top < 0) st->top = 0;
+    for (int i = st->top; i < (int)st->n && y < rows - 1; i++, y++) {
+        const model_volume *mv = st->rows[i];
+        const vl_volume *v = mv->vol;
+        if (!v) continue;
+        attr_t base = i == st->sel ? w_attr(W_SELECTED) : A_NORMAL;
+        if (i == st->sel) w_clear_line(w, y, 0, cols, base);
+        x = 0;
+        if (w_node) {
+            w_text(w, y, x, w_node - 1, v->node ? v->node : "-", base);
+            x += w_node;
+        }
+        char pv[512];
+        snprintf(pv, sizeof pv, "%s/%s:%s", v->pod_ns ? v->pod_ns : "-",
+                 v->pod_name ? v->pod_name : "-", v->volume ? v->volume : "-");
+        if (v->kind == VL_DU || v->kind == VL_DD)
+            snprintf(pv, sizeof pv, "%s/%s (PVC)", v->pod_ns ? v->pod_ns : "-",
+                     v->volume ? v->volume : "-");
+        w_text(w, y, x, w_pod, pv, base);
+        x += w_pod + 1;
+        if (w_up) {
+            w_text(w, y, x, w_up - 1, vols_uploader(v), base);
+            x += w_up;
+        }
+        w_text(w, y, x, w_phase - 1, v->phase ? v->phase : "New",
+               i == st->sel ? base : w_attr(w_phase_role(v->phase_id)));
+        x += w_phase;
+        w_bar(w, y, x, c_bar,
+              v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1,
+              v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL);
+        x += c_bar + 1;
+        w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
+                fmt_bytes(b2, sizeof b2, v->bytes_total));
+        x += w_bytes + 1;
+        vols_rate_eta(mv, now, rb, sizeof rb, eb, sizeof eb);
+        w_print(w, y, x, w_rate - 1, base, "%s", rb);
+        x += w_rate;
+        w_print(w, y, x, w_eta - 1, base, "%s", eb);
+        x += w_eta;
+        if (w_start) {
+            w_print(w, y, x, w_start - 1, base, "%s",
+                    fmt_started(b1, sizeof b1, v->started, ui_wall(u)));
+            x += w_start;
+        }
+        if (w_msg > 0 && v->message)
+            w_text(w, y, x, w_msg, v->message,
+                   v->phase_id == VL_PH_FAILED && i != st->sel ? w_attr(W_BAD) : base);
+    }
+    /* the selected volume's message in full on the last line */
+    if (st->sel < (int)st->n && st->rows[st->sel]->vol) {
+        const vl_volume *v = st->rows[st->sel]->vol;
+        x = w_print(w, rows - 1, 0, cols, w_attr(W_DIM), "%s %s ", vl_kind_name(v->kind),
+                    v->meta.name ? v->meta.name : "");
+        if (v->message && *v->message) w_text(w, rows - 1, x, cols - x, v->message, A_NORMAL);
+    }
+}
+
+static int vols_move(ui_screen *s, int d)
+{
+    vols_state *st = s->data;
+    st->sel += d;
+    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    if (st->sel < 0) st->sel = 0;
+    return UI_REDRAW;
+}
+
+static int vols_down(ui *u, ui_screen *s)
+{
+    (void)u;
+    return vols_move(s, 1);
+}
+static int vols_up(ui *u, ui_screen *s)
+{
+    (void)u;
+    return vols_move(s, -1);
+}
+static int vols_pgdn(ui *u, ui_screen *s)
+{
+    (void)u;
+    return vols_move(s, 10);
+}
+static int vols_pgup(ui *u, ui_screen *s)
+{
+    (void)u;
+    return vols_move(s, -10);
+}
+static int vols_home(ui *u, ui_screen *s)
+{
+    (void)u;
+    return vols_move(s, -1000000);
+}
+static int vols_end(ui *u, ui_screen *s)
+{
+    (void)u;
+    return vols_move(s, 1000000);
+}
+static int vols_back(ui *u, ui_screen *s)
+{
+    (void)s;
+    ui_pop(u);
+    return UI_REDRAW;
+}
+
+static int vols_adjacent(ui *u, ui_screen *s, int d)
+{
+    vols_state *st = s->data;
+    model_run *r = ui_adjacent_run(u, d);
+    if (!r) return UI_NOTHING;
+    free(st->name);
+    st->name = xstrdup(r->name);
+    st->kind = r->kind;
+    st->sel = st->top = 0;
+    ui_set_current_run(u, r->kind, r->name);
+    return UI_REDRAW;
+}
+static int vols_prev(ui *u, ui_screen *s)
+{
+    return vols_adjacent(u, s, -1);
+}
+static int vols_next(ui *u, ui_screen *s)
+{
+    return vols_adjacent(u, s, 1);
+}
+
+static const ui_key vols_keys[] = {
+    {'j', "j/Down", "next volume", vols_down},
+    {KEY_DOWN, NULL, NULL, vols_down},
+    {'k', "k/Up", "previous volume", vols_up},
+    {KEY_UP, NULL, NULL, vols_up},
+    {KEY_NPAGE, "PgDn", "page down", vols_pgdn},
+    {KEY_PPAGE, "PgUp", "page up", vols_pgup},
+    {'g', "g/G", "first / last volume", vols_home},
+    {'G', NULL, NULL, vols_end},
+    {'[', "[/]", "previous / next run", vols_prev},
+    {']', NULL, NULL, vols_next},
+    {'l', "l", "logs of this run", drill_open_logs},
+    {'r', "r", "results of this run", drill_open_results},
+    {27, "Esc", "back", vols_back},
+    {0, NULL, NULL, NULL},
+};
+
+static void vols_enter(ui_screen *s, ui *u)
+{
+    vols_state *st = s->data;
+    ui_set_current_run(u, st->kind, st->name);
+}
+
+static void vols_free(ui_screen *s)
+{
+    vols_state *st = s->data;
+    free(st->name);
+    free(st->rows);
+    free(st);
+    free(s);
+}
+
+static const char *vols_hint(ui_screen *s, ui *u)
+{
+    (void)s;
+    (void)u;
+    return "j/k move  [/] run  l logs  r results  Esc back  ? help";
+}
+
+ui_screen *screen_volumes_new(vl_kind kind, const char *name)
+{
+    ui_screen *s = xcalloc(1, sizeof *s);
+    vols_state *st = xcalloc(1, sizeof *st);
+    st->kind = kind;
+    st->name = xstrdup(name);
+    s->title = "Volumes";
+    s->keys = vols_keys;
+    s->draw = vols_draw;
+    s->enter = vols_enter;
+    s->free = vols_free;
+    s->hint = vols_hint;
+    s->data = st;
+    return s;
+}
