@@ -120,11 +120,6 @@ static const char *vl_cstr(const cJSON *o, const char *key)
     return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
 }
 
-static char *vl_dup(const cJSON *o, const char *key)
-{
-    return xstrdup(vl_cstr(o, key));
-}
-
 static char *vl_shared(const cJSON *o, const char *key)
 {
     return vl_intern(vl_cstr(o, key));
@@ -273,13 +268,56 @@ static char *vl_phase_text(const cJSON *status, vl_phase *id)
 
 /* ---- metadata ---- */
 
-static void vl_meta_decode(vl_meta *m, const cJSON *obj)
+/* The strings unique to one object (name, uid, resourceVersion and one more: a snapshot ID or a
+ * download URL) share one allocation, which saves ~50 bytes an object: each field after the
+ * first points just past the previous one's NUL in the first one's block. */
+enum { VL_NPACK = 4 };
+
+static void vl_pack(const char *const in[VL_NPACK], char **out[VL_NPACK])
+{
+    size_t len = 0;
+    for (int i = 0; i < VL_NPACK; i++)
+        if (in[i]) len += strlen(in[i]) + 1;
+    char *q = len ? xmalloc(len) : NULL;
+    for (int i = 0; i < VL_NPACK; i++) {
+        *out[i] = NULL;
+        if (!in[i]) continue;
+        size_t l = strlen(in[i]) + 1;
+        memcpy(q, in[i], l);
+        *out[i] = q;
+        q += l;
+    }
+}
+
+/* Frees packed fields; fields of a hand-built struct (separate allocations, which can never sit
+ * right after another block's NUL) are freed one by one. */
+static void vl_pack_free(char *const f[VL_NPACK])
+{
+    char *base = NULL, *next = NULL;
+    for (int i = 0; i < VL_NPACK; i++) {
+        if (!f[i]) continue;
+        if (!base) {
+            base = f[i];
+            next = base + strlen(base) + 1;
+        } else if (f[i] == next) {
+            next += strlen(next) + 1;
+        } else {
+            vl_str_free(f[i]);
+        }
+    }
+    vl_str_free(base);
+}
+
+static void vl_meta_decode(vl_meta *m, const cJSON *obj, const char *extra, char **extra_out)
 {
     const cJSON *md = vl_get(obj, "metadata");
-    m->name = vl_dup(md, "name");
+    char *dummy;
+    const char *in[VL_NPACK] = {vl_cstr(md, "name"), vl_cstr(md, "uid"),
+                                vl_cstr(md, "resourceVersion"), extra};
+    char **out[VL_NPACK] = {&m->name, &m->uid, &m->resource_version,
+                            extra_out ? extra_out : &dummy};
+    vl_pack(in, out);
     m->ns = vl_shared(md, "namespace");
-    m->uid = vl_dup(md, "uid");
-    m->resource_version = vl_dup(md, "resourceVersion");
     m->created = vl_time(md, "creationTimestamp");
     m->deleted = vl_time(md, "deletionTimestamp");
     const cJSON *labels = vl_get(md, "labels");
@@ -302,12 +340,11 @@ static void vl_meta_decode(vl_meta *m, const cJSON *obj)
     }
 }
 
-static void vl_meta_free(vl_meta *m)
+static void vl_meta_free(vl_meta *m, char *extra)
 {
-    vl_str_free(m->name);
+    char *const f[VL_NPACK] = {m->name, m->uid, m->resource_version, extra};
+    vl_pack_free(f);
     vl_str_free(m->ns);
-    vl_str_free(m->uid);
-    vl_str_free(m->resource_version);
     for (size_t i = 0; i < m->nlabels; i++) {
         vl_str_free(m->label_keys[i]);
         vl_str_free(m->label_values[i]);
@@ -356,7 +393,7 @@ vl_run *vl_run_decode(const cJSON *obj, vl_kind hint)
     else
         r->kind = hint == VL_RESTORE ? VL_RESTORE : VL_BACKUP;
     int backup = r->kind == VL_BACKUP;
-    vl_meta_decode(&r->meta, obj);
+    vl_meta_decode(&r->meta, obj, NULL, NULL);
     const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
 
     r->phase = vl_phase_text(st, &r->phase_id);
@@ -413,7 +450,7 @@ vl_run *vl_run_decode(const cJSON *obj, vl_kind hint)
 void vl_run_free(vl_run *r)
 {
     if (!r) return;
-    vl_meta_free(&r->meta);
+    vl_meta_free(&r->meta, NULL);
     vl_str_free(r->phase);
     vl_str_free(r->storage_location);
     vl_str_free(r->schedule);
@@ -436,8 +473,9 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
     if (!cJSON_IsObject(obj)) return NULL;
     vl_volume *v = xcalloc(1, sizeof *v);
     v->kind = kind;
-    vl_meta_decode(&v->meta, obj);
     const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
+    const char *snap = vl_cstr(st, "snapshotID");
+    vl_meta_decode(&v->meta, obj, snap ? snap : vl_cstr(spec, "snapshotID"), &v->snapshot_id);
     int restore = kind == VL_PVR || kind == VL_DD;
     const char *run =
         vl_label(&v->meta, restore ? "velero.io/restore-name" : "velero.io/backup-name");
@@ -476,8 +514,6 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
     v->completed = vl_time(st, "completionTimestamp");
     v->accepted = vl_time(st, "acceptedTimestamp");
     v->message = vl_shared(st, "message");
-    v->snapshot_id = vl_dup(st, "snapshotID");
-    if (!v->snapshot_id) v->snapshot_id = vl_dup(spec, "snapshotID");
     v->storage_location = vl_shared(spec, "backupStorageLocation");
     return v;
 }
@@ -485,7 +521,7 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
 void vl_volume_free(vl_volume *v)
 {
     if (!v) return;
-    vl_meta_free(&v->meta);
+    vl_meta_free(&v->meta, v->snapshot_id);
     vl_str_free(v->run_name);
     vl_str_free(v->node);
     vl_str_free(v->pod_ns);
@@ -494,7 +530,6 @@ void vl_volume_free(vl_volume *v)
     vl_str_free(v->uploader);
     vl_str_free(v->phase);
     vl_str_free(v->message);
-    vl_str_free(v->snapshot_id);
     vl_str_free(v->storage_location);
     free(v);
 }
@@ -505,13 +540,12 @@ vl_download_request *vl_download_request_decode(const cJSON *obj)
 {
     if (!cJSON_IsObject(obj)) return NULL;
     vl_download_request *d = xcalloc(1, sizeof *d);
-    vl_meta_decode(&d->meta, obj);
     const cJSON *target = vl_get(vl_get(obj, "spec"), "target"), *st = vl_get(obj, "status");
+    vl_meta_decode(&d->meta, obj, vl_cstr(st, "downloadURL"), &d->download_url);
     d->target_kind = vl_shared(target, "kind");
     d->target_name = vl_shared(target, "name");
     const char *phase = vl_cstr(st, "phase");
     d->phase = vl_intern(phase ? phase : "New");
-    d->download_url = vl_dup(st, "downloadURL");
     d->expiration = vl_time(st, "expiration");
     d->message = vl_shared(st, "message");
     return d;
@@ -520,11 +554,10 @@ vl_download_request *vl_download_request_decode(const cJSON *obj)
 void vl_download_request_free(vl_download_request *d)
 {
     if (!d) return;
-    vl_meta_free(&d->meta);
+    vl_meta_free(&d->meta, d->download_url);
     vl_str_free(d->target_kind);
     vl_str_free(d->target_name);
     vl_str_free(d->phase);
-    vl_str_free(d->download_url);
     vl_str_free(d->message);
     free(d);
 }
@@ -533,7 +566,7 @@ vl_schedule *vl_schedule_decode(const cJSON *obj)
 {
     if (!cJSON_IsObject(obj)) return NULL;
     vl_schedule *s = xcalloc(1, sizeof *s);
-    vl_meta_decode(&s->meta, obj);
+    vl_meta_decode(&s->meta, obj, NULL, NULL);
     const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
     s->schedule = vl_shared(spec, "schedule");
     s->paused = vl_bool(spec, "paused");
@@ -547,7 +580,7 @@ vl_schedule *vl_schedule_decode(const cJSON *obj)
 void vl_schedule_free(vl_schedule *s)
 {
     if (!s) return;
-    vl_meta_free(&s->meta);
+    vl_meta_free(&s->meta, NULL);
     vl_str_free(s->schedule);
     vl_str_free(s->phase);
     vl_str_free(s->storage_location);
@@ -558,7 +591,7 @@ vl_bsl *vl_bsl_decode(const cJSON *obj)
 {
     if (!cJSON_IsObject(obj)) return NULL;
     vl_bsl *b = xcalloc(1, sizeof *b);
-    vl_meta_decode(&b->meta, obj);
+    vl_meta_decode(&b->meta, obj, NULL, NULL);
     const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
     const cJSON *os = vl_get(spec, "objectStorage");
     b->provider = vl_shared(spec, "provider");
@@ -575,7 +608,7 @@ vl_bsl *vl_bsl_decode(const cJSON *obj)
 void vl_bsl_free(vl_bsl *b)
 {
     if (!b) return;
-    vl_meta_free(&b->meta);
+    vl_meta_free(&b->meta, NULL);
     vl_str_free(b->provider);
     vl_str_free(b->bucket);
     vl_str_free(b->prefix);

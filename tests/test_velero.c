@@ -440,6 +440,9 @@ START_TEST(shared_strings_outlive_each_other_and_hand_built_structs_free)
     vl_volume *h = xcalloc(1, sizeof *h);
     h->meta.name = xstrdup("hand");
     h->meta.ns = xstrdup("velero");
+    h->meta.uid = xstrdup("u-1");
+    h->meta.resource_version = xstrdup("7");
+    h->snapshot_id = xstrdup("snap");
     h->meta.nlabels = 1;
     h->meta.label_keys = xcalloc(1, sizeof(char *));
     h->meta.label_values = xcalloc(1, sizeof(char *));
@@ -450,6 +453,11 @@ START_TEST(shared_strings_outlive_each_other_and_hand_built_structs_free)
     vl_volume_free(h);
     ck_assert_str_eq(a->run_name, "nightly-20240107112159");
     vl_volume_free(a);
+
+    vl_download_request *d = xcalloc(1, sizeof *d);
+    d->meta.uid = xstrdup("u-2"); /* no name: the first field present leads */
+    d->download_url = xstrdup("http://127.0.0.1/x");
+    vl_download_request_free(d);
 }
 END_TEST
 
