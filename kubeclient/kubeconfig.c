@@ -774,3 +774,57 @@ void kc_rest_config_free(kc_rest_config *r)
     free(r->source_files);
     free(r);
 }
+
+static unsigned char *cfg_dup_blob(const unsigned char *p, size_t n)
+{
+    if (!p) return NULL;
+    unsigned char *d = xmalloc(n + 1);
+    memcpy(d, p, n);
+    d[n] = 0;
+    return d;
+}
+
+static char **cfg_dup_strv(char *const *v, size_t n)
+{
+    if (!v) return NULL;
+    char **d = xcalloc(n ? n : 1, sizeof *d);
+    for (size_t i = 0; i < n; i++) d[i] = xstrdup(v[i]);
+    return d;
+}
+
+kc_rest_config *kc_rest_config_dup(const kc_rest_config *s)
+{
+    if (!s) return NULL;
+    kc_rest_config *d = xcalloc(1, sizeof *d);
+    *d = *s; /* the scalars; every pointer is replaced below */
+    d->context = xstrdup(s->context);
+    d->cluster = xstrdup(s->cluster);
+    d->user = xstrdup(s->user);
+    d->namespace = xstrdup(s->namespace);
+    d->server = xstrdup(s->server);
+    d->tls_server_name = xstrdup(s->tls_server_name);
+    d->proxy_url = xstrdup(s->proxy_url);
+    d->ca_data = cfg_dup_blob(s->ca_data, s->ca_len);
+    d->client_cert_data = cfg_dup_blob(s->client_cert_data, s->client_cert_len);
+    d->client_key_data = cfg_dup_blob(s->client_key_data, s->client_key_len);
+    d->token = xstrdup(s->token);
+    d->token_file = xstrdup(s->token_file);
+    d->username = xstrdup(s->username);
+    d->password = xstrdup(s->password);
+    d->source_files = xstrdup(s->source_files);
+    d->exec = NULL;
+    if (s->exec) {
+        const kc_exec_config *e = s->exec;
+        kc_exec_config *x = xcalloc(1, sizeof *x);
+        *x = *e;
+        x->command = xstrdup(e->command);
+        x->args = cfg_dup_strv(e->args, e->nargs);
+        x->env_names = cfg_dup_strv(e->env_names, e->nenv);
+        x->env_values = cfg_dup_strv(e->env_values, e->nenv);
+        x->api_version = xstrdup(e->api_version);
+        x->install_hint = xstrdup(e->install_hint);
+        x->interactive_mode = xstrdup(e->interactive_mode);
+        d->exec = x;
+    }
+    return d;
+}

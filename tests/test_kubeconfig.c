@@ -232,7 +232,15 @@ START_TEST(reads_every_auth_kind)
     ck_assert_str_eq(r->exec->install_hint, "install the aws cli");
     ck_assert_int_eq(r->exec->provide_cluster_info, 1);
     ck_assert_str_eq(r->exec->interactive_mode, "Never");
+    kc_rest_config *d = kc_rest_config_dup(r); /* a deep copy outlives the original */
     kc_rest_config_free(r);
+    ck_assert_str_eq(d->exec->args[3], "prod");
+    ck_assert_str_eq(d->exec->env_values[0], "prod");
+    ck_assert_str_eq(d->server, "https://h:1");
+    ck_assert_ptr_null(d->token);
+    kc_rest_config_free(d);
+    ck_assert_ptr_null(kc_rest_config_dup(NULL));
+    kc_rest_config_free(NULL);
 
     /* exec v1beta1: interactiveMode defaults to IfAvailable */
     r = load_text("current-context: x\n"

@@ -55,3 +55,5 @@ typedef struct kc_config_opts {
 /* Returns NULL with err set (one line, no secrets) when the configuration cannot be used. */
 kc_rest_config *kc_config_load(const kc_config_opts *opts, kc_err *err);
 void kc_rest_config_free(kc_rest_config *cfg);
+/* A deep copy (the caller frees it with kc_rest_config_free). */
+kc_rest_config *kc_rest_config_dup(const kc_rest_config *cfg);
