@@ -237,6 +237,7 @@ static const char *short_name(const sim_resource *r)
     if (!strcmp(r->plural, "backupstoragelocations")) return "bsl";
     if (!strcmp(r->plural, "volumesnapshotlocations")) return "vsl";
     if (!strcmp(r->plural, "pods")) return "po";
+    if (!strcmp(r->plural, "namespaces")) return "ns";
     return NULL;
 }
 
@@ -267,17 +268,18 @@ static cJSON *resource_list(const char *group, const char *version)
             cJSON_AddItemToObject(e, "categories", str_array(&cat, 1));
         } else {
             const char *cat = "all";
-            cJSON_AddItemToObject(e, "categories", str_array(&cat, 1));
+            cJSON_AddItemToObject(e, "categories",
+                                  str_array(&cat, strcmp(r->plural, "pods") ? 0 : 1));
         }
         cJSON_AddItemToArray(arr, e);
         const char *subs[] = {"status", "log"};
-        for (int k = 0; k < (*group ? 1 : 2); k++) {
+        for (int k = 0; k < (strcmp(r->plural, "pods") ? 1 : 2); k++) {
             cJSON *s = cJSON_CreateObject();
             char *nm = xasprintf("%s/%s", r->plural, subs[k]);
             cJSON_AddStringToObject(s, "name", nm);
             free(nm);
             cJSON_AddStringToObject(s, "singularName", "");
-            cJSON_AddBoolToObject(s, "namespaced", 1);
+            cJSON_AddBoolToObject(s, "namespaced", r->namespaced);
             cJSON_AddStringToObject(s, "kind", k ? "Pod" : r->kind);
             const char *sv[] = {"get", "patch", "update"};
             cJSON_AddItemToObject(s, "verbs", str_array(sv, k ? 1 : 3));
@@ -606,6 +608,16 @@ static int parse_target(const char *url, target *t)
         version = parts[2];
         i = 3;
     } else {
+        goto out;
+    }
+    if (n - i <= 3 && n - i >= 1 && !strcmp(parts[i], "namespaces") &&
+        (n - i != 3 || !strcmp(parts[i + 2], "status"))) {
+        /* the namespaces themselves: /api/v1/namespaces[/NAME[/status]] */
+        t->res = sim_resource_find(group, version, "namespaces");
+        if (!t->res) goto out;
+        if (n - i >= 2) t->name = xstrdup(parts[i + 1]);
+        if (n - i == 3) t->sub = xstrdup(parts[i + 2]);
+        rc = 0;
         goto out;
     }
     if (n - i >= 2 && !strcmp(parts[i], "namespaces")) {
@@ -1155,7 +1167,10 @@ static enum MHD_Result send_obj(struct MHD_Connection *c, int code, const sim_re
 
 static enum MHD_Result store_error(struct MHD_Connection *c, int st, char *msg, const target *t)
 {
-    enum MHD_Result r = send_status(c, st ? st : 500, msg ? msg : "internal error", t);
+    if (!st) st = 500;
+    const char *reason = reason_for(st);
+    if (st == 409 && msg && strstr(msg, "already exists")) reason = "AlreadyExists";
+    enum MHD_Result r = send_json(c, st, status_obj(st, reason, msg ? msg : "internal error", t));
     free(msg);
     return r;
 }
@@ -1224,8 +1239,16 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
             return send_status(c, 400, "the body of the request was in an unknown format", NULL);
         }
         strip_server_fields(body);
+        const cJSON *bn = path(body, "metadata", "name", NULL);
+        target named = *t;
+        named.name = cJSON_IsString(bn) ? xstrdup(bn->valuestring) : NULL;
         cJSON *o = simstore_create(st, t->res->plural, t->ns, body, &code, &msg);
-        if (!o) return store_error(c, code, msg, NULL);
+        if (!o) {
+            r = store_error(c, code, msg, &named);
+            free(named.name);
+            return r;
+        }
+        free(named.name);
         return send_obj(c, 201, t->res, o);
     }
     if (!t->name) {

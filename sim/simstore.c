@@ -28,6 +28,7 @@ static const sim_resource resources[] = {
     {"velero.io", "v2alpha1", "datauploads", "dataupload", "DataUpload", 1},
     {"velero.io", "v2alpha1", "datadownloads", "datadownload", "DataDownload", 1},
     {"", "v1", "pods", "pod", "Pod", 1},
+    {"", "v1", "namespaces", "namespace", "Namespace", 0},
 };
 #define NRES (sizeof resources / sizeof resources[0])
 
@@ -560,15 +561,18 @@ cJSON *simstore_create(simstore *s, const char *plural, const char *ns, cJSON *o
     cJSON *md = ensure_obj(obj, "metadata");
     const char *bns = md_str(obj, "namespace");
     if (!ns) ns = bns ? bns : "";
-    if (bns && bns[0] && strcmp(bns, ns)) {
+    if (r->namespaced && bns && bns[0] && strcmp(bns, ns)) {
         cJSON_Delete(obj);
         set_err(status, msg, 400,
                 xstrdup("the namespace of the provided object does not match the namespace sent "
                         "on the request"));
         return NULL;
     }
-    char *nsc = xstrdup(ns);
-    set_str(md, "namespace", nsc);
+    char *nsc = xstrdup(r->namespaced ? ns : "");
+    if (r->namespaced)
+        set_str(md, "namespace", nsc);
+    else
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "namespace");
     char apiv[64];
     snprintf(apiv, sizeof apiv, "%s%s%s", r->group, r->group[0] ? "/" : "", r->version);
     set_str(obj, "apiVersion", apiv);

@@ -147,6 +147,11 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
     if (v->tls && tlsgen_make(&v->certs, v->host, err, errlen)) goto fail;
     if (!strcmp(auth, "token")) v->token = random_token();
     v->store = simstore_new(20000);
+    cJSON *nsobj = cJSON_Parse("{\"metadata\":{\"name\":\"velero\",\"labels\":{"
+                               "\"kubernetes.io/metadata.name\":\"velero\"}},"
+                               "\"spec\":{\"finalizers\":[\"kubernetes\"]},"
+                               "\"status\":{\"phase\":\"Active\"}}");
+    cJSON_Delete(simstore_create(v->store, "namespaces", NULL, nsobj, NULL, NULL));
     create_velero_pod(v->store, "velero");
     simserver_opts so = {
         .store = v->store,

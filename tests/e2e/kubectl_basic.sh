@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# kubectl_basic.sh: the real kubectl (version picked by /version: 1.30) against veltop-sim:
+# get, get -o json, get -w with progress, get NAME -w, describe, create, patch, delete, logs,
+# a DownloadRequest processed by the controller.
+set -u
+. "$(dirname "$0")/kubectl_lib.bash"
+
+kt_start basic --scenario empty --kube-version 1.30
+kt_expect "version picked" 'Server Version: v1\.30' "$(kubectl version 2>&1)"
+
+kt_expect "no backups yet" 'No resources found in velero namespace' "$(kubectl -n velero get backups 2>&1)"
+kt_backup_yaml nightly-1 >"$KT_DIR/b.yaml"
+kt_expect "create" 'backup.velero.io/nightly-1 created' \
+    "$(kubectl create --validate=false -f "$KT_DIR/b.yaml" 2>&1)"
+kt_expect "create again conflicts" 'AlreadyExists.*backups.velero.io "nightly-1" already exists' \
+    "$(kubectl create --validate=false -f "$KT_DIR/b.yaml" 2>&1)"
+out=$(kubectl -n velero get backups 2>&1)
+kt_expect "table header" '^NAME +PHASE +ITEMS +STARTED +ERRORS +WARNINGS +AGE' "$out"
+kt_expect "table row" '^nightly-1 +New +0/0 ' "$out"
+out=$(kubectl -n velero get backups -o json 2>&1)
+kt_expect "json list" '"kind": "List"' "$out"
+kt_expect "json item" '"name": "nightly-1"' "$out"
+kt_expect "json rv" '"resourceVersion": "[0-9]+"' "$out"
+kt_expect "all namespaces" '^velero +nightly-1 ' "$(kubectl get backups -A 2>&1)"
+kt_expect "label selector" '^nightly-1 ' "$(kubectl -n velero get backups -l 'app in (kt)' 2>&1)"
+kt_expect "label selector, no match" 'No resources found' "$(kubectl -n velero get backups -l 'app!=kt' 2>&1)"
+
+# get -w --output-watch-events: progress patched in the background shows as MODIFIED rows
+kubectl -n velero get backups -w --output-watch-events >"$KT_DIR/watch.out" 2>&1 &
+wpid=$!
+KT_PIDS="$KT_PIDS $wpid"
+kubectl -n velero get backup nightly-1 -w >"$KT_DIR/watch1.out" 2>&1 &
+w1pid=$!
+KT_PIDS="$KT_PIDS $w1pid"
+kt_wait 20 "the ADDED row" grep -Eq '^ADDED +nightly-1' "$KT_DIR/watch.out"
+kt_wait 20 "the single-object watch" grep -Eq '^nightly-1 ' "$KT_DIR/watch1.out"
+for i in 1 2 3; do
+    kubectl -n velero patch backup nightly-1 --type=merge \
+        -p "{\"status\":{\"phase\":\"InProgress\",\"progress\":{\"totalItems\":30,\"itemsBackedUp\":$((i * 10))}}}" >/dev/null ||
+        kt_fail "patch $i"
+done
+kt_wait 20 "MODIFIED rows with progress" grep -Eq '^MODIFIED +nightly-1 +InProgress +30/30' "$KT_DIR/watch.out"
+kt_expect "progress moves in the watch" 'MODIFIED +nightly-1 +InProgress +10/30' "$(cat "$KT_DIR/watch.out")"
+kt_wait 20 "the single-object watch sees the change" grep -Eq 'InProgress +30/30' "$KT_DIR/watch1.out"
+# kubectl suppresses the first (synthetic) event of get NAME -w: exactly one line shows New
+kt_expect "get NAME -w prints the object once" '^1$' "$(grep -c ' New ' "$KT_DIR/watch1.out")"
+
+out=$(kubectl -n velero patch backup nightly-1 --type=merge -p '{"spec":{"ttl":"24h0m0s"}}' 2>&1)
+kt_expect "merge patch" 'backup.velero.io/nightly-1 patched' "$out"
+kt_expect "patched spec" '24h0m0s' "$(kubectl -n velero get backup nightly-1 -o jsonpath='{.spec.ttl}' 2>&1)"
+kt_expect "generation bumped by the spec change" '^2$' \
+    "$(kubectl -n velero get backup nightly-1 -o jsonpath='{.metadata.generation}' 2>&1)"
+kt_expect "strategic merge is refused" 'unknown format|not supported' \
+    "$(kubectl -n velero patch backup nightly-1 -p '{"spec":{"ttl":"1h"}}' 2>&1)"
+kt_expect "status subresource patch" 'patched' \
+    "$(kubectl -n velero patch backup nightly-1 --subresource=status --type=merge -p '{"status":{"phase":"Completed"}}' 2>&1)"
+
+out=$(kubectl -n velero describe backup nightly-1 2>&1)
+kt_expect "describe name" '^Name: +nightly-1' "$out"
+kt_expect "describe status" 'Phase: +Completed' "$out"
+kt_expect "describe events" '^Events: +<none>' "$out"
+
+pod=$(kubectl -n velero get pods -l deploy=velero -o jsonpath='{.items[0].metadata.name}' 2>&1)
+kt_expect "velero pod" '^velero-' "$pod"
+kubectl -n velero logs "$pod" >/dev/null 2>&1 || kt_fail "kubectl logs $pod"
+echo "ok: logs"
+
+kt_expect "delete" 'backup.velero.io "nightly-1" deleted' "$(kubectl -n velero delete backup nightly-1 2>&1)"
+kt_expect "gone after delete" 'NotFound.*backups.velero.io "nightly-1" not found' \
+    "$(kubectl -n velero get backup nightly-1 2>&1)"
+kt_wait 20 "DELETED in the watch" grep -Eq '^DELETED +nightly-1' "$KT_DIR/watch.out"
+
+# DownloadRequest for a finished backup of the demo scenario, processed by the controller
+kt_start demo --scenario demo --speed 20
+kt_wait 30 "a Completed backup" sh -c "kubectl -n velero get backups --no-headers | grep -q ' Completed '"
+done_backup=$(kubectl -n velero get backups --no-headers | awk '$2 == "Completed" {print $1; exit}')
+cat >"$KT_DIR/dr.yaml" <<YAML
+apiVersion: velero.io/v1
+kind: DownloadRequest
+metadata:
+  name: $done_backup-dr
+  namespace: velero
+spec:
+  target: {kind: BackupLog, name: $done_backup}
+YAML
+kt_expect "create downloadrequest" 'created' "$(kubectl create --validate=false -f "$KT_DIR/dr.yaml" 2>&1)"
+kt_wait 30 "the DownloadRequest Processed" sh -c \
+    "kubectl -n velero get downloadrequest $done_backup-dr -o jsonpath='{.status.phase}' | grep -q Processed"
+url=$(kubectl -n velero get downloadrequest "$done_backup-dr" -o jsonpath='{.status.downloadURL}')
+kt_expect "download URL" "^$KT_URL/download/" "$url"
+if command -v curl >/dev/null; then
+    kt_expect "the log downloads and gunzips" "backup=velero/$done_backup" "$(curl -sf "$url" | gzip -dc)"
+fi
+echo "PASS"
