@@ -137,6 +137,7 @@ typedef struct app {
     void (*on_change)(void *arg); /* called after any model or status change */
     void *on_change_arg;
     void *hooks; /* private: per-store callback contexts */
+    struct logderive *derive; /* log-derived per-resource progress (logderive.h; set by ui_new) */
 } app;
 
 /* Starts reflectors for every resource in namespace ns over client (not owned). */

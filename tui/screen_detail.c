@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drill.h"
 #include "format.h"
+#include "logderive.h"
 #include "ui.h"
 #include "widgets.h"
 
@@ -103,6 +105,9 @@ static const ui_key detail_keys[] = {
     {KEY_PPAGE, "PgUp", "page up", detail_pgup},
     {'g', "g", "first resource", detail_top},
     {'G', "G", "last resource", detail_bottom},
+    {'v', "v", "volumes of this run", drill_open_volumes},
+    {'l', "l", "logs of this run (live while in progress)", drill_open_logs},
+    {'r', "r", "results: errors and warnings", drill_open_results},
     {0, NULL, NULL, NULL},
 };
 
@@ -200,6 +205,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     /* per-resource rows */
     size_t nres;
     int from_log;
+    logderive_want(ui_app(u)->derive, r); /* finished runs: totals from the resource list */
     const model_res *res = model_run_resources(r, &nres, &from_log);
     size_t done_n = 0;
     for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;

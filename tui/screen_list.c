@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drill.h"
 #include "format.h"
 #include "ui.h"
 #include "widgets.h"
@@ -151,6 +152,9 @@ static const ui_key list_keys[] = {
     {'3', "3", "sort by phase (running first)", list_sort_phase},
     {'4', "4", "sort by progress (least done first)", list_sort_progress},
     {'f', "f", "follow the newest run in progress (toggle)", list_follow},
+    {'v', "v", "volumes of the selected run", drill_open_volumes},
+    {'l', "l", "logs of the selected run (live while in progress)", drill_open_logs},
+    {'r', "r", "results of the selected run: errors and warnings", drill_open_results},
     {0, NULL, NULL, NULL},
 };
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "logderive.h"
 #include "sanitize.h"
 #include "widgets.h"
 
@@ -58,6 +59,7 @@ ui *ui_new(app *a)
     u->stdin_id = u->sig_id = -1;
     u->now = kc_now_ms() / 1000.0;
     u->wall = kc_wall_now();
+    a->derive = logderive_new(a);
     return u;
 }
 
@@ -69,6 +71,8 @@ void ui_free(ui *u)
         if (s->free) s->free(s);
     }
     view_clear(&u->view);
+    logderive_free(u->app->derive);
+    u->app->derive = NULL;
     free(u);
 }
 
