@@ -52,6 +52,13 @@ START_TEST(eta_hidden_until_meaningful_and_capped)
     est_sample(e, 1, 1, 1000000000);
     ck_assert_near(est_rate(e, 1), 1.0, 1e-9);
     ck_assert_near(est_eta(e, 1), EST_ETA_CAP_S, 0); /* ~31 years: shown as "> 2d" */
+    ck_assert_double_gt(EST_ETA_CAP_S, 2 * 86400.0);
+    est_free(e);
+
+    e = est_new(&items_opts); /* 1.5 days is shown as it is */
+    est_sample(e, 0, 0, 129600 + 1);
+    est_sample(e, 1, 1, 129600 + 1);
+    ck_assert_near(est_eta(e, 1), 129600.0, 1e-6);
     est_free(e);
 
     e = est_new(&items_opts);

@@ -5,12 +5,14 @@
 
 typedef struct est est;
 
-/* est_eta never returns more than this; the screen shows it as "> 2d". */
-#define EST_ETA_CAP_S (2 * 86400.0)
+/* est_eta returns ETAs beyond 2 days as this (2 d + 1 s): fmt_eta shows anything over 2 d as ">
+ * 2d". */
+#define EST_ETA_CAP_S (2 * 86400.0 + 1)
 
 typedef struct est_opts {
-    double window_s;            /* least-squares window: 60 for items, >= 60 for bytes */
-    double expected_interval_s; /* how often the counter normally moves: 1 for items, 10 for bytes */
+    double window_s; /* least-squares window: 60 for items, >= 60 for bytes */
+    double
+        expected_interval_s; /* how often the counter normally moves: 1 for items, 10 for bytes */
 } est_opts;
 
 est *est_new(const est_opts *o);
@@ -27,12 +29,12 @@ void est_seed(est *e, double t, int64_t value, double elapsed_s);
 /* Marks the run finished: rate becomes the whole-run average over elapsed_s. */
 void est_finish(est *e, int64_t value, double elapsed_s);
 
-double est_rate(const est *e, double now);   /* units per second; < 0 when unknown */
-double est_eta(const est *e, double now);    /* seconds to reach total; < 0 when unknown/meaningless */
+double est_rate(const est *e, double now); /* units per second; < 0 when unknown */
+double est_eta(const est *e, double now); /* seconds to reach total; < 0 when unknown/meaningless */
 /* Seconds since the counter last moved; stalled when that exceeds 3 x expected interval (and at
  * least the update cadence allows). Returns 1 if stalled and sets *since_s. */
 int est_stalled(const est *e, double now, double *since_s);
-double est_last_change(const est *e); /* time of the last change, < 0 if none */
+double est_last_change(const est *e);  /* time of the last change, < 0 if none */
 int est_total_estimated(const est *e); /* 1 while the total has been seen to change (show "~N") */
 /* Rate history for a sparkline: fills up to n values, oldest first (one per bucket_s). */
 int est_rate_history(const est *e, double now, double bucket_s, double *out, int n);
