@@ -1,0 +1,619 @@
+/* test_simctl.c: the simulated Velero controller plays scenario files to the expected phases and
+ * counts, never moves progress backwards, keeps resourceProgress consistent, and serves
+ * DownloadRequest artifacts in Velero's formats. Runs at high speed against a real simstore. */
+#include <check.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifacts.h"
+#include "kubeclient/util.h"
+#include "simctl.h"
+#include "simstore.h"
+
+#define SCN(f) FIXTURES_DIR "/scenarios/" f
+
+static cJSON *jpath(const cJSON *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *cur = o;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && cur;
+         k = strtok_r(NULL, ".", &save))
+        cur = cJSON_GetObjectItemCaseSensitive(cur, k);
+    return (cJSON *)cur;
+}
+
+static double jnum(const cJSON *o, const char *path)
+{
+    cJSON *v = jpath(o, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *jstr(const cJSON *o, const char *path)
+{
+    const char *s = cJSON_GetStringValue(jpath(o, path));
+    return s ? s : "";
+}
+
+static const char *label(const cJSON *o, const char *key)
+{
+    const char *s =
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(jpath(o, "metadata.labels"), key));
+    return s ? s : "";
+}
+
+/* ---- watching every event ---- */
+
+#define MAXTRACK 256
+typedef struct tracker {
+    const char *plural;
+    simstore_watch *w;
+    struct {
+        char name[128];
+        double value, min_total;
+    } last[MAXTRACK];
+    int n;
+    int events, violations, rp_mismatch, rp_seen, waiting;
+} tracker;
+
+static double *last_of(tracker *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->last[i].name, name)) return &t->last[i].value;
+    ck_assert_int_lt(t->n, MAXTRACK);
+    snprintf(t->last[t->n].name, sizeof t->last[t->n].name, "%s", name);
+    t->last[t->n].value = -1;
+    t->last[t->n].min_total = 1e18;
+    return &t->last[t->n++].value;
+}
+
+static int idx_of(tracker *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->last[i].name, name)) return i;
+    ck_abort_msg("%s never seen", name);
+    return -1;
+}
+
+static void check_event(tracker *t, const cJSON *obj)
+{
+    t->events++;
+    const char *name = jstr(obj, "metadata.name");
+    double v;
+    if (!strcmp(t->plural, "backups") || !strcmp(t->plural, "restores")) {
+        const char *done_key = !strcmp(t->plural, "backups") ? "status.progress.itemsBackedUp"
+                                                             : "status.progress.itemsRestored";
+        v = jnum(obj, done_key);
+        if (!strncmp(jstr(obj, "status.phase"), "WaitingForPluginOperations", 26)) t->waiting++;
+        cJSON *rp = jpath(obj, "status.resourceProgress");
+        if (rp) {
+            t->rp_seen++;
+            double sp = 0, stot = 0;
+            cJSON *e;
+            cJSON_ArrayForEach(e, rp)
+            {
+                sp += jnum(e, "processed");
+                stot += jnum(e, "total");
+            }
+            if (sp != v || stot != jnum(obj, "status.progress.totalItems")) t->rp_mismatch++;
+        }
+    } else {
+        v = jnum(obj, "status.progress.bytesDone");
+    }
+    double *last = last_of(t, name);
+    if (v < *last) t->violations++;
+    *last = v;
+    double tot = jnum(obj, "status.progress.totalItems");
+    int i = idx_of(t, name);
+    if (tot > 0 && tot < t->last[i].min_total) t->last[i].min_total = tot;
+}
+
+static void drain(tracker *ts, int n, int timeout_ms)
+{
+    for (int i = 0; i < n; i++) {
+        const char *type;
+        uint64_t rv;
+        cJSON *ev;
+        while ((ev = simstore_watch_next(ts[i].w, i == n - 1 ? timeout_ms : 0, &type, &rv))) {
+            if (strcmp(type, "DELETED")) check_event(&ts[i], ev);
+            cJSON_Delete(ev);
+            if (i == n - 1) timeout_ms = 0;
+        }
+    }
+}
+
+static int is_terminal(const char *phase)
+{
+    return !strcmp(phase, "Completed") || !strcmp(phase, "PartiallyFailed") ||
+           !strcmp(phase, "Failed");
+}
+
+static const char *phase_of(simstore *s, const char *plural, const char *name)
+{
+    static char buf[64];
+    cJSON *o = simstore_get(s, plural, "velero", name);
+    snprintf(buf, sizeof buf, "%s", o ? jstr(o, "status.phase") : "");
+    cJSON_Delete(o);
+    return buf;
+}
+
+static int count_completed_schedule_backups(simstore *s)
+{
+    uint64_t rv;
+    int st;
+    char *msg = NULL;
+    cJSON *l = simstore_list(s, "backups", "velero", "velero.io/schedule-name=every5", NULL, &rv,
+                             &st, &msg);
+    free(msg);
+    int n = 0;
+    cJSON *o;
+    cJSON_ArrayForEach(o, l) n += !strcmp(jstr(o, "status.phase"), "Completed");
+    cJSON_Delete(l);
+    return n;
+}
+
+static int basic_done(simstore *s)
+{
+    static const char *b[] = {"backup-done", "backup-inprogress", "backup-failed",
+                              "backup-partial"};
+    for (size_t i = 0; i < 4; i++)
+        if (!is_terminal(phase_of(s, "backups", b[i]))) return 0;
+    if (!is_terminal(phase_of(s, "restores", "restore-done"))) return 0;
+    if (!is_terminal(phase_of(s, "restores", "restore-inprogress"))) return 0;
+    return count_completed_schedule_backups(s) >= 2;
+}
+
+static simctl *start(simstore *s, const char *scenario, double speed, int no_rp)
+{
+    simctl_opts o = {.scenario = scenario,
+                     .speed = speed,
+                     .seed = 7,
+                     .no_resource_progress = no_rp,
+                     .base_url = "http://127.0.0.1:9",
+                     .ns = "velero",
+                     .quiet = 1};
+    char err[512] = "";
+    simctl *c = simctl_start(s, &o, err, sizeof err);
+    ck_assert_msg(c != NULL, "simctl_start: %s", err);
+    return c;
+}
+
+static const char *plurals[] = {"backups",           "restores",    "podvolumebackups",
+                                "podvolumerestores", "datauploads", "datadownloads"};
+#define NPL 6
+
+static void open_trackers(simstore *s, tracker *ts)
+{
+    memset(ts, 0, NPL * sizeof *ts);
+    for (int i = 0; i < NPL; i++) {
+        ts[i].plural = plurals[i];
+        int gone;
+        ts[i].w = simstore_watch_open(s, plurals[i], "velero", NULL, NULL, 0, &gone);
+        ck_assert_ptr_nonnull(ts[i].w);
+    }
+}
+
+static void close_trackers(tracker *ts)
+{
+    for (int i = 0; i < NPL; i++) simstore_watch_close(ts[i].w);
+}
+
+START_TEST(basic_scenario_ends_in_expected_phases_and_counts)
+{
+    simstore *s = simstore_new(500000);
+    tracker ts[NPL];
+    open_trackers(s, ts);
+    simctl *c = start(s, SCN("basic.yaml"), 400, 0);
+    int64_t deadline = kc_now_ms() + 60000;
+    while (!basic_done(s) && kc_now_ms() < deadline) drain(ts, NPL, 50);
+    drain(ts, NPL, 0);
+    ck_assert_msg(basic_done(s), "basic scenario did not finish in time");
+
+    /* progress never went backwards in any event; resourceProgress always summed up */
+    for (int i = 0; i < NPL; i++) {
+        ck_assert_msg(ts[i].violations == 0, "%s: progress decreased", plurals[i]);
+        ck_assert_msg(ts[i].rp_mismatch == 0, "%s: resourceProgress sums differ", plurals[i]);
+        ck_assert_int_gt(ts[i].events, 0);
+    }
+    ck_assert_int_gt(ts[0].rp_seen, 12);
+    ck_assert_int_gt(ts[0].waiting, 0); /* backup-inprogress waited for its DataUpload */
+
+    cJSON *b = simstore_get(s, "backups", "velero", "backup-done");
+    ck_assert_str_eq(jstr(b, "status.phase"), "Completed");
+    ck_assert_int_eq((int)jnum(b, "status.progress.totalItems"), 55);
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 55);
+    ck_assert_int_eq((int)jnum(b, "status.warnings"), 2);
+    ck_assert_int_eq((int)jnum(b, "status.errors"), 0);
+    ck_assert_int_eq((int)jnum(b, "status.hookStatus.hooksAttempted"), 2);
+    ck_assert_str_eq(label(b, "velero.io/storage-location"), "default");
+    ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.processed"), 20);
+    ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.total"), 20);
+    double st, ex, done;
+    ck_assert_int_eq(kc_parse_time(jstr(b, "status.startTimestamp"), &st), 0);
+    ck_assert_int_eq(kc_parse_time(jstr(b, "status.expiration"), &ex), 0);
+    ck_assert_int_eq(kc_parse_time(jstr(b, "status.completionTimestamp"), &done), 0);
+    ck_assert_double_eq(ex - st, 720 * 3600.0);
+    ck_assert(done > st);
+    /* resourceProgress keys in processing order */
+    cJSON *first = jpath(b, "status.resourceProgress")->child;
+    ck_assert_str_eq(first->string, "namespaces");
+    ck_assert_str_eq(first->next->string, "pods");
+    ck_assert_str_eq(first->next->next->string, "deployments.apps");
+    cJSON_Delete(b);
+
+    b = simstore_get(s, "backups", "velero", "backup-inprogress");
+    ck_assert_str_eq(jstr(b, "status.phase"), "Completed");
+    ck_assert_int_eq((int)jnum(b, "status.progress.totalItems"), 115);
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 115);
+    ck_assert_int_eq((int)jnum(b, "status.warnings"), 1);
+    ck_assert_int_eq((int)jnum(b, "status.backupItemOperationsAttempted"), 1);
+    ck_assert_int_eq((int)jnum(b, "status.backupItemOperationsCompleted"), 1);
+    ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.total"), 40);
+    cJSON_Delete(b);
+    /* its estimate grew: the pods' 4 added items were not in the first estimate */
+    ck_assert_double_eq(ts[0].last[idx_of(&ts[0], "backup-inprogress")].min_total, 113);
+
+    b = simstore_get(s, "backups", "velero", "backup-failed");
+    ck_assert_str_eq(jstr(b, "status.phase"), "Failed");
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 10);
+    ck_assert_int_eq((int)jnum(b, "status.progress.totalItems"), 20);
+    ck_assert_int_eq((int)jnum(b, "status.errors"), 1);
+    ck_assert_str_eq(jstr(b, "status.failureReason"),
+                     "rpc error: code = Unavailable desc = error reading from server: EOF");
+    ck_assert_str_ne(jstr(b, "status.completionTimestamp"), "");
+    cJSON_Delete(b);
+
+    b = simstore_get(s, "backups", "velero", "backup-partial");
+    ck_assert_str_eq(jstr(b, "status.phase"), "PartiallyFailed");
+    ck_assert_int_eq((int)jnum(b, "status.errors"), 3);
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 30);
+    cJSON_Delete(b);
+
+    cJSON *r = simstore_get(s, "restores", "velero", "restore-inprogress");
+    ck_assert_str_eq(jstr(r, "status.phase"), "Completed");
+    ck_assert_int_eq((int)jnum(r, "status.progress.itemsRestored"), 55);
+    ck_assert_int_eq((int)jnum(r, "status.progress.totalItems"), 55);
+    ck_assert_str_eq(jstr(r, "spec.backupName"), "backup-done");
+    cJSON_Delete(r);
+
+    /* volumes: names, labels, uploaders, bytes reach their totals */
+    uint64_t rv;
+    int stc;
+    char *msg = NULL;
+    regex_t re;
+    ck_assert_int_eq(regcomp(&re, "^backup-inprogress-[a-z0-9]{5}$", REG_EXTENDED | REG_NOSUB), 0);
+    cJSON *l = simstore_list(s, "podvolumebackups", "velero",
+                             "velero.io/backup-name=backup-inprogress", NULL, &rv, &stc, &msg);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 2);
+    int kopia = 0, restic = 0;
+    cJSON *o;
+    cJSON_ArrayForEach(o, l)
+    {
+        ck_assert_int_eq(regexec(&re, jstr(o, "metadata.name"), 0, NULL, 0), 0);
+        ck_assert_str_eq(jstr(o, "status.phase"), "Completed");
+        double total = jnum(o, "status.progress.totalBytes");
+        ck_assert_double_eq(jnum(o, "status.progress.bytesDone"), total);
+        if (!strcmp(jstr(o, "spec.uploaderType"), "kopia")) {
+            kopia++;
+            ck_assert_double_eq(total, 200.0 * 1048576);
+            ck_assert_str_eq(jstr(o, "spec.pod.name"), "postgres-0");
+            ck_assert_str_eq(jstr(o, "spec.volume"), "pgdata");
+        } else if (!strcmp(jstr(o, "spec.uploaderType"), "restic")) {
+            restic++;
+            ck_assert_double_eq(total, 120.0 * 1048576);
+        }
+        ck_assert_str_ne(label(o, "velero.io/backup-uid"), "");
+        ck_assert_str_ne(jstr(o, "status.acceptedTimestamp"), "");
+        ck_assert_str_ne(jstr(o, "status.startTimestamp"), "");
+        ck_assert_str_ne(jstr(o, "status.completionTimestamp"), "");
+    }
+    ck_assert_int_eq(kopia, 1);
+    ck_assert_int_eq(restic, 1);
+    cJSON_Delete(l);
+    l = simstore_list(s, "datauploads", "velero", "velero.io/backup-name=backup-inprogress", NULL,
+                      &rv, &stc, &msg);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 1);
+    o = cJSON_GetArrayItem(l, 0);
+    ck_assert_int_eq(regexec(&re, jstr(o, "metadata.name"), 0, NULL, 0), 0);
+    ck_assert_str_eq(jstr(o, "apiVersion"), "velero.io/v2alpha1");
+    ck_assert_str_eq(jstr(o, "status.phase"), "Completed");
+    ck_assert_str_eq(jstr(o, "spec.sourcePVC"), "invoices-data");
+    ck_assert_str_eq(jstr(o, "spec.snapshotType"), "CSI");
+    ck_assert_str_ne(jstr(o, "status.node"), "");
+    ck_assert_double_eq(jnum(o, "status.progress.bytesDone"), 1073741824.0);
+    ck_assert_double_eq(jnum(o, "status.progress.totalBytes"), 1073741824.0);
+    cJSON_Delete(l);
+    regfree(&re);
+    l = simstore_list(s, "podvolumerestores", "velero", "velero.io/restore-name=restore-inprogress",
+                      NULL, &rv, &stc, &msg);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 1);
+    ck_assert_str_ne(jstr(cJSON_GetArrayItem(l, 0), "status.node"), "");
+    cJSON_Delete(l);
+    l = simstore_list(s, "datadownloads", "velero", "velero.io/restore-name=restore-inprogress",
+                      NULL, &rv, &stc, &msg);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 1);
+    ck_assert_str_eq(jstr(cJSON_GetArrayItem(l, 0), "status.phase"), "Completed");
+    cJSON_Delete(l);
+
+    /* schedule backups: <schedule>-<YYYYMMDDhhmmss> on 5-minute boundaries, labelled */
+    l = simstore_list(s, "backups", "velero", "velero.io/schedule-name=every5", NULL, &rv, &stc,
+                      &msg);
+    ck_assert_int_ge(cJSON_GetArraySize(l), 2);
+    ck_assert_int_eq(
+        regcomp(&re, "^every5-20[0-9]{6}[0-2][0-9][0-5][05]00$", REG_EXTENDED | REG_NOSUB), 0);
+    cJSON_ArrayForEach(o, l)
+        ck_assert_int_eq(regexec(&re, jstr(o, "metadata.name"), 0, NULL, 0), 0);
+    regfree(&re);
+    cJSON_Delete(l);
+    cJSON *sc = simstore_get(s, "schedules", "velero", "every5");
+    ck_assert_str_eq(jstr(sc, "status.phase"), "Enabled");
+    ck_assert_str_ne(jstr(sc, "status.lastBackup"), "");
+    cJSON_Delete(sc);
+    cJSON *bsl = simstore_get(s, "backupstoragelocations", "velero", "default");
+    ck_assert_str_eq(jstr(bsl, "status.phase"), "Available");
+    cJSON_Delete(bsl);
+
+    simctl_stop(c);
+    close_trackers(ts);
+    simstore_free(s);
+}
+END_TEST
+
+START_TEST(no_resource_progress_omits_the_map)
+{
+    simstore *s = simstore_new(500000);
+    tracker ts[NPL];
+    open_trackers(s, ts);
+    simctl *c = start(s, SCN("basic.yaml"), 400, 1);
+    int64_t deadline = kc_now_ms() + 60000;
+    while (!basic_done(s) && kc_now_ms() < deadline) drain(ts, NPL, 50);
+    drain(ts, NPL, 0);
+    ck_assert(basic_done(s));
+    ck_assert_int_gt(ts[0].events, 12);
+    ck_assert_int_eq(ts[0].rp_seen, 0);
+    ck_assert_int_eq(ts[1].rp_seen, 0);
+    ck_assert_int_eq(ts[0].violations, 0);
+    cJSON *b = simstore_get(s, "backups", "velero", "backup-done");
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 55);
+    ck_assert_ptr_null(jpath(b, "status.resourceProgress"));
+    cJSON_Delete(b);
+    simctl_stop(c);
+    close_trackers(ts);
+    simstore_free(s);
+}
+END_TEST
+
+/* ---- DownloadRequests ---- */
+
+static char *request_artifact(simstore *s, simctl *c, const char *name, const char *kind,
+                              const char *target, size_t *outlen, char **token_out)
+{
+    cJSON *dr = cJSON_CreateObject();
+    cJSON_AddStringToObject(dr, "apiVersion", "velero.io/v1");
+    cJSON_AddStringToObject(dr, "kind", "DownloadRequest");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(dr, "metadata"), "name", name);
+    cJSON *t = cJSON_AddObjectToObject(cJSON_AddObjectToObject(dr, "spec"), "target");
+    cJSON_AddStringToObject(t, "kind", kind);
+    cJSON_AddStringToObject(t, "name", target);
+    int st;
+    char *msg = NULL;
+    cJSON *created = simstore_create(s, "downloadrequests", "velero", dr, &st, &msg);
+    ck_assert_msg(created != NULL, "create: %s", msg ? msg : "");
+    cJSON_Delete(created);
+    cJSON *got = NULL;
+    int64_t deadline = kc_now_ms() + 10000;
+    for (;;) {
+        got = simstore_get(s, "downloadrequests", "velero", name);
+        if (!strcmp(jstr(got, "status.phase"), "Processed") || kc_now_ms() > deadline) break;
+        cJSON_Delete(got);
+        /* wait for the controller's next write instead of sleeping blind */
+        int gone;
+        simstore_watch *w = simstore_watch_open(s, "downloadrequests", "velero", NULL,
+                                                "metadata.name=x-never", simstore_rv(s), &gone);
+        const char *type;
+        uint64_t rv;
+        cJSON_Delete(simstore_watch_next(w, 20, &type, &rv));
+        simstore_watch_close(w);
+    }
+    ck_assert_str_eq(jstr(got, "status.phase"), "Processed");
+    const char *url = jstr(got, "status.downloadURL");
+    const char *prefix = "http://127.0.0.1:9/download/";
+    ck_assert_int_eq(strncmp(url, prefix, strlen(prefix)), 0);
+    double exp;
+    ck_assert_int_eq(kc_parse_time(jstr(got, "status.expiration"), &exp), 0);
+    ck_assert(exp > kc_wall_now() + 590 && exp < kc_wall_now() + 610);
+    char *token = xstrdup(url + strlen(prefix));
+    cJSON_Delete(got);
+    unsigned char *gz;
+    size_t gzlen;
+    int status;
+    ck_assert_int_eq(simctl_download(c, token, &gz, &gzlen, &status), 0);
+    ck_assert_int_eq(status, 200);
+    ck_assert(gzlen > 2 && gz[0] == 0x1f && gz[1] == 0x8b);
+    char *text = artifacts_gunzip(gz, gzlen, outlen);
+    ck_assert_ptr_nonnull(text);
+    free(gz);
+    if (token_out)
+        *token_out = token;
+    else
+        free(token);
+    return text;
+}
+
+static int count_substr(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+static int results_count(const cJSON *res)
+{
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "velero")) +
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "cluster"));
+    cJSON *ns;
+    cJSON_ArrayForEach(ns, cJSON_GetObjectItemCaseSensitive(res, "namespaces")) n +=
+        cJSON_GetArraySize(ns);
+    return n;
+}
+
+START_TEST(download_requests_serve_gzip_artifacts)
+{
+    simstore *s = simstore_new(500000);
+    simctl *c = start(s, SCN("basic.yaml"), 2000, 0);
+    size_t len;
+    char *token;
+    char *log = request_artifact(s, c, "dr-log", "BackupLog", "backup-done", &len, &token);
+    ck_assert_int_eq(count_substr(log, "msg=\"Processing item\""), 55);
+    ck_assert_int_eq(count_substr(log, "msg=\"Getting items for resource\""), 8);
+    ck_assert_ptr_nonnull(
+        strstr(log, "msg=\"Getting items for resource\" backup=velero/backup-done "
+                    "logSource=\"pkg/backup/item_collector.go:330\" resource=deployments\n"));
+    ck_assert_ptr_nonnull(strstr(log, "msg=\"Retrieved 10 items\" backup=velero/backup-done "));
+    ck_assert_ptr_nonnull(strstr(log, "namespace=shop resource=pods\n"));
+    ck_assert_ptr_nonnull(strstr(log, "msg=\"Backed up a total of 55 items\""));
+    ck_assert_ptr_nonnull(strstr(log, "msg=\"Backed up 55 items out of an estimated total of 55 "
+                                      "(estimate will change throughout the backup)\""));
+    ck_assert_ptr_nonnull(strstr(log, "progress= resource=deployments.apps\n"));
+    ck_assert_ptr_nonnull(strstr(log, "msg=\"Collected 55 items matching the backup spec"));
+    ck_assert_int_eq(count_substr(log, " level=warning "), 2);
+    ck_assert_int_eq(count_substr(log, " level=error "), 0);
+    ck_assert_int_eq(strncmp(log, "time=\"", 6), 0);
+    free(log);
+
+    char *rl = request_artifact(s, c, "dr-rl", "BackupResourceList", "backup-done", &len, NULL);
+    cJSON *j = cJSON_Parse(rl);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(cJSON_GetArraySize(j), 8);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "v1/Pod")), 20);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "apps/v1/Deployment")),
+                     5);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "v1/Namespace")), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "v1/PersistentVolume")),
+                     2);
+    const char *ns0 = cJSON_GetStringValue(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "v1/Namespace"), 0));
+    ck_assert_str_eq(ns0, "billing"); /* sorted, cluster-scoped: no namespace/ prefix */
+    const char *pod0 =
+        cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "v1/Pod"), 0));
+    ck_assert_int_eq(strncmp(pod0, "billing/", 8), 0);
+    cJSON_Delete(j);
+    free(rl);
+
+    char *res = request_artifact(s, c, "dr-res", "BackupResults", "backup-partial", &len, NULL);
+    j = cJSON_Parse(res);
+    ck_assert_int_eq(results_count(cJSON_GetObjectItemCaseSensitive(j, "errors")), 3);
+    ck_assert_int_eq(results_count(cJSON_GetObjectItemCaseSensitive(j, "warnings")), 1);
+    cJSON_Delete(j);
+    free(res);
+
+    res = request_artifact(s, c, "dr-res2", "BackupResults", "backup-failed", &len, NULL);
+    j = cJSON_Parse(res);
+    ck_assert_int_eq(results_count(cJSON_GetObjectItemCaseSensitive(j, "errors")), 1);
+    ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(jpath(j, "errors.velero"), 0)),
+                     "rpc error: code = Unavailable desc = error reading from server: EOF");
+    cJSON_Delete(j);
+    free(res);
+
+    rl = request_artifact(s, c, "dr-rrl", "RestoreResourceList", "restore-done", &len, NULL);
+    j = cJSON_Parse(rl);
+    cJSON *pods = cJSON_GetObjectItemCaseSensitive(j, "v1/Pod");
+    ck_assert_int_eq(cJSON_GetArraySize(pods), 20);
+    const char *p0 = cJSON_GetStringValue(cJSON_GetArrayItem(pods, 0));
+    ck_assert_str_eq(p0 + strlen(p0) - 9, "(created)");
+    cJSON_Delete(j);
+    free(rl);
+
+    char *rlog = request_artifact(s, c, "dr-rlog", "RestoreLog", "restore-done", &len, NULL);
+    ck_assert_ptr_nonnull(strstr(rlog, "msg=\"Restored 55 items out of an estimated total of 55 "
+                                       "(estimate will change throughout the restore)\""));
+    ck_assert_ptr_nonnull(strstr(rlog, " restore=velero/restore-done"));
+    free(rlog);
+
+    /* unknown token 404, expired 410 */
+    unsigned char *d;
+    int status;
+    ck_assert_int_eq(simctl_download(c, "nope", &d, &len, &status), -1);
+    ck_assert_int_eq(status, 404);
+    simctl_expire_downloads(c);
+    ck_assert_int_eq(simctl_download(c, token, &d, &len, &status), -1);
+    ck_assert_int_eq(status, 410);
+    free(token);
+
+    /* the server pod's log carries the in-flight runs' lines */
+    size_t pos = 0, n = 0;
+    double *times = NULL;
+    char **lines = simstore_log_read(s, sim_velero_pod_name(), &pos, 1000, &n, &times);
+    ck_assert_int_gt(n, 0);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen += strstr(lines[i], "backup=velero/backup-inprogress") != NULL;
+        free(lines[i]);
+    }
+    free(lines);
+    free(times);
+    ck_assert_int_gt(seen, 0);
+    simctl_stop(c);
+    simstore_free(s);
+}
+END_TEST
+
+START_TEST(stalled_volume_stops_moving_and_holds_the_backup)
+{
+    simstore *s = simstore_new(500000);
+    simctl *c = start(s, SCN("stall.yaml"), 1000, 0);
+    /* stall.yaml: volume "stuck" stalls at half of 100Mi for good, "slow" pauses 60 s */
+    int64_t deadline = kc_now_ms() + 30000;
+    while (kc_now_ms() < deadline && strcmp(phase_of(s, "backups", "other"), "Completed")) {
+        int gone;
+        simstore_watch *w =
+            simstore_watch_open(s, "backups", "velero", NULL, NULL, simstore_rv(s), &gone);
+        const char *type;
+        uint64_t rv;
+        cJSON_Delete(simstore_watch_next(w, 50, &type, &rv));
+        simstore_watch_close(w);
+    }
+    ck_assert_str_eq(phase_of(s, "backups", "other"), "Completed");
+    /* 'other' takes 600 simulated seconds; by then 'slow' is done and 'stuck' is still stuck */
+    ck_assert_str_eq(phase_of(s, "backups", "stalling"), "InProgress");
+    uint64_t rv;
+    int st;
+    char *msg = NULL;
+    cJSON *l = simstore_list(s, "podvolumebackups", "velero", "velero.io/backup-name=stalling",
+                             NULL, &rv, &st, &msg);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 2);
+    cJSON *o;
+    cJSON_ArrayForEach(o, l)
+    {
+        if (!strcmp(jstr(o, "spec.volume"), "stuck")) {
+            ck_assert_str_eq(jstr(o, "status.phase"), "InProgress");
+            ck_assert_double_eq(jnum(o, "status.progress.bytesDone"), 50.0 * 1048576);
+        } else {
+            ck_assert_str_eq(jstr(o, "status.phase"), "Completed");
+            ck_assert_double_eq(jnum(o, "status.progress.bytesDone"), 10.0 * 1048576);
+        }
+    }
+    cJSON_Delete(l);
+    simctl_stop(c);
+    simstore_free(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("simctl");
+    TCase *tc = tcase_create("simctl");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, basic_scenario_ends_in_expected_phases_and_counts);
+    tcase_add_test(tc, no_resource_progress_omits_the_map);
+    tcase_add_test(tc, download_requests_serve_gzip_artifacts);
+    tcase_add_test(tc, stalled_volume_stops_moving_and_holds_the_backup);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
