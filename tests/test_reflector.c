@@ -178,6 +178,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
             F.pending.len = 0;
         }
         fake_unlock();
+        if (st == 429) {
+            struct MHD_Response *resp =
+                MHD_create_response_from_buffer(2, (void *)"{}", MHD_RESPMEM_PERSISTENT);
+            MHD_add_response_header(resp, "Retry-After", "1");
+            enum MHD_Result ret = MHD_queue_response(con, 429, resp);
+            MHD_destroy_response(resp);
+            return ret;
+        }
         if (st)
             return answer(con, (unsigned)st,
                           status_body(st, "Expired", "too old resource version"));
@@ -309,6 +317,8 @@ static void on_status(void *arg, const kc_refl_status *st)
     }
 }
 
+static size_t rig_max_line; /* 0: the default */
+
 static void rig_start(rig *g, int port)
 {
     memset(g, 0, sizeof *g);
@@ -325,7 +335,8 @@ static void rig_start(rig *g, int port)
                            .resource = "backups",
                            .ns = "velero",
                            .backoff_base_ms = 20,
-                           .backoff_max_ms = 200};
+                           .backoff_max_ms = 200,
+                           .max_line = rig_max_line};
     g->refl = kc_reflector_new(g->client, &o, g->store);
     kc_reflector_on_status(g->refl, on_status, g);
     kc_reflector_start(g->refl);
@@ -572,6 +583,66 @@ START_TEST(server_away_is_retried_with_backoff_then_recovers)
 }
 END_TEST
 
+static int is_retrying(void *arg)
+{
+    rig *g = arg;
+    return kc_reflector_status(g->refl)->state == KC_REFL_RETRYING;
+}
+
+START_TEST(too_many_requests_waits_for_retry_after)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    /* an event first, so that the close below is a normal one */
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    fake_lock();
+    F.watch_status = 429;
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_msg(st->last_status == 429, "%d %s", st->last_status, st->last_error);
+    ck_assert_int_eq(st->attempt, 1);
+    /* Retry-After: 1 beats the 20 ms backoff */
+    ck_assert_msg(g.retry_delays[1] >= 1000 - 50, "%d %s", g.retry_delays[1], st->last_error);
+    ck_assert_int_le(g.retry_delays[1], 1000);
+    await_watch(&g, 2);
+    ck_assert_int_eq(st->attempt, 0);
+    rig_stop(&g);
+}
+END_TEST
+
+START_TEST(oversize_event_is_an_error_and_relists)
+{
+    rig g;
+    rig_max_line = 300;
+    rig_start(&g, F.port);
+    rig_max_line = 0;
+    await_watch(&g, 1);
+    char big[600];
+    snprintf(big, sizeof big,
+             "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"namespace\":\"velero\",\"name\":"
+             "\"a\",\"resourceVersion\":\"11\",\"annotations\":{\"x\":\"%0400d\"}}}}",
+             0);
+    fake_lock();
+    fake_set("a", 77);
+    F.rv = 11;
+    fake_unlock();
+    fake_push(big);
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_str_eq(st->last_error, "a watch event larger than 300 bytes was refused");
+    ck_assert_int_eq(st->attempt, 1);
+    /* the dropped change comes back through a list */
+    ck_assert(kc_loop_run_until(g.loop, relisted, &g, 10000));
+    ck_assert_int_eq(value_of(&g, "a"), 77);
+    ck_assert_str_eq(logged(3), BASE "?limit=500&resourceVersion=10");
+    rig_stop(&g);
+}
+END_TEST
+
 static int has_failed(void *arg)
 {
     rig *g = arg;
@@ -618,6 +689,8 @@ int main(void)
     tcase_add_test(tc, error_410_relists_and_removes_objects_deleted_meanwhile);
     tcase_add_test(tc, server_away_is_retried_with_backoff_then_recovers);
     tcase_add_test(tc, missing_resource_fails_without_retrying);
+    tcase_add_test(tc, too_many_requests_waits_for_retry_after);
+    tcase_add_test(tc, oversize_event_is_an_error_and_relists);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
