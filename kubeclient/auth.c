@@ -4,9 +4,9 @@
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 #include <poll.h>
 #include <signal.h>
@@ -681,16 +681,12 @@ int kc_auth_ready(kc_auth *a, kc_auth_ready_fn cb, void *arg)
 
 /* The verification name for tls-server-name. libcurl has no option to verify against another
  * name than the URL's host, so curl's own host check is turned off and OpenSSL is told to check
- * this name during the handshake. SSL_CTX_get0_param lives in libssl, which libcurl has loaded
- * but we do not link, hence the lookup. */
+ * this name during the handshake (libcurl is built on OpenSSL; the SSL_CTX is OpenSSL's). */
 static CURLcode auth_ssl_ctx(CURL *easy, void *sslctx, void *arg)
 {
     (void)easy;
     kc_auth *a = arg;
-    typedef X509_VERIFY_PARAM *(*get0_param_fn)(void *);
-    get0_param_fn get0 = (get0_param_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "SSL_CTX_get0_param");
-    if (!get0) return CURLE_SSL_CONNECT_ERROR;
-    X509_VERIFY_PARAM *p = get0(sslctx);
+    X509_VERIFY_PARAM *p = SSL_CTX_get0_param((SSL_CTX *)sslctx);
     if (!p || X509_VERIFY_PARAM_set1_host(p, a->cfg->tls_server_name, 0) != 1)
         return CURLE_SSL_CONNECT_ERROR;
     return CURLE_OK;
