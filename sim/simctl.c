@@ -308,8 +308,7 @@ static int estimate_at(const run *r, int done)
 {
     int total = 0;
     for (size_t i = 0; i < r->nres; i++)
-        total += done >= r->res[i].first && r->res[i].items ? r->res[i].items
-                                                            : r->res[i].items - r->res[i].added;
+        total += done > r->res[i].first ? r->res[i].items : r->res[i].items - r->res[i].added;
     return total;
 }
 
@@ -416,7 +415,7 @@ static void plan_run(simctl *c, run *r)
         r->res[i].first = r->n_items;
         r->n_items += s->resources[i].items;
     }
-    r->est0 = estimate_at(r, -1);
+    r->est0 = estimate_at(r, 0);
     int failed = s->outcome && !strcmp(s->outcome, "Failed");
     r->errors = failed && s->errors < 1 ? 1 : s->errors;
     r->fail_item = failed ? (int)floor(s->fail_at * r->n_items) : -1;
@@ -607,7 +606,7 @@ static void plan_run(simctl *c, run *r)
             r->warns[wi].msg = r->msgs[r->nmsgs - 1];
             wi++;
         }
-        int done = k + 1, total = estimate_at(r, k);
+        int done = k + 1, total = estimate_at(r, done);
         char m[200];
         if (!r->is_restore) {
             snprintf(m, sizeof m,
