@@ -98,6 +98,31 @@ START_TEST(restore_lines_count_processed_per_resource)
 }
 END_TEST
 
+START_TEST(bare_names_shown_qualified_before_their_first_item)
+{
+    lprog *p = lprog_new(0, "velero/b");
+    const char *l1 = "level=info msg=\"Retrieved 7 items\" backup=velero/b namespace=shop "
+                     "resource=deployments";
+    const char *l2 = "level=info msg=\"Retrieved 3 items\" backup=velero/b namespace=shop "
+                     "resource=widgets";
+    const char *l3 = "level=info msg=\"Processing item\" backup=velero/b name=w1 namespace=shop "
+                     "progress= resource=widgets.example.com";
+    ck_assert_int_eq(lprog_feed_raw(p, l1, strlen(l1)), 1);
+    ck_assert_int_eq(lprog_feed_raw(p, l2, strlen(l2)), 1);
+    const vl_res_progress *r;
+    ck_assert_uint_eq(lprog_resources(p, &r), 2);
+    ck_assert_str_eq(r[0].resource, "deployments.apps");
+    ck_assert_int_eq(r[0].total, 7);
+    ck_assert_str_eq(r[1].resource, "widgets");
+    ck_assert_int_eq(lprog_feed_raw(p, l3, strlen(l3)), 1);
+    ck_assert_uint_eq(lprog_resources(p, &r), 2);
+    ck_assert_str_eq(r[1].resource, "widgets.example.com");
+    ck_assert_int_eq(r[1].total, 3);
+    ck_assert_int_eq(r[1].processed, 1);
+    lprog_free(p);
+}
+END_TEST
+
 START_TEST(kind_keys_become_resources)
 {
     const char *cases[][2] = {
@@ -151,6 +176,7 @@ int main(void)
     tcase_add_test(tc, backup_log_gives_totals_and_processed_per_resource);
     tcase_add_test(tc, other_run_sees_only_its_lines);
     tcase_add_test(tc, restore_lines_count_processed_per_resource);
+    tcase_add_test(tc, bare_names_shown_qualified_before_their_first_item);
     tcase_add_test(tc, kind_keys_become_resources);
     tcase_add_test(tc, resource_list_counts_entries);
     suite_add_tcase(s, tc);

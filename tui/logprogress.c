@@ -9,6 +9,7 @@
 typedef struct lprog_ent {
     char *bare;      /* "deployments" */
     char *qualified; /* "deployments.apps", NULL until known */
+    char *guess;     /* display name from the table of well-known groups while unqualified */
     int64_t total, processed;
 } lprog_ent;
 
@@ -36,6 +37,7 @@ void lprog_reset(lprog *p)
     for (size_t i = 0; i < p->n; i++) {
         free(p->ents[i].bare);
         free(p->ents[i].qualified);
+        free(p->ents[i].guess);
     }
     p->n = 0;
     p->lines = 0;
@@ -67,6 +69,7 @@ static lprog_ent *lprog_add(lprog *p, const char *bare, const char *qualified)
     lprog_ent *e = &p->ents[p->n++];
     e->bare = xstrdup(bare);
     e->qualified = xstrdup(qualified);
+    e->guess = NULL;
     e->total = e->processed = 0;
     return e;
 }
@@ -159,6 +162,66 @@ void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n)
     }
 }
 
+/* The API group of well-known resources, for showing a bare collector name ("deployments") by its
+ * group-qualified name before its first "Processing item" line names it. Core resources map to
+ * "" (no suffix). Unknown names stay bare. */
+static const char *const lprog_groups[][2] = {
+    {"pods", ""},
+    {"services", ""},
+    {"configmaps", ""},
+    {"secrets", ""},
+    {"persistentvolumeclaims", ""},
+    {"persistentvolumes", ""},
+    {"namespaces", ""},
+    {"serviceaccounts", ""},
+    {"endpoints", ""},
+    {"events", ""},
+    {"limitranges", ""},
+    {"resourcequotas", ""},
+    {"replicationcontrollers", ""},
+    {"podtemplates", ""},
+    {"nodes", ""},
+    {"deployments", "apps"},
+    {"replicasets", "apps"},
+    {"statefulsets", "apps"},
+    {"daemonsets", "apps"},
+    {"controllerrevisions", "apps"},
+    {"jobs", "batch"},
+    {"cronjobs", "batch"},
+    {"ingresses", "networking.k8s.io"},
+    {"networkpolicies", "networking.k8s.io"},
+    {"ingressclasses", "networking.k8s.io"},
+    {"storageclasses", "storage.k8s.io"},
+    {"csidrivers", "storage.k8s.io"},
+    {"volumeattachments", "storage.k8s.io"},
+    {"roles", "rbac.authorization.k8s.io"},
+    {"rolebindings", "rbac.authorization.k8s.io"},
+    {"clusterroles", "rbac.authorization.k8s.io"},
+    {"clusterrolebindings", "rbac.authorization.k8s.io"},
+    {"horizontalpodautoscalers", "autoscaling"},
+    {"poddisruptionbudgets", "policy"},
+    {"leases", "coordination.k8s.io"},
+    {"endpointslices", "discovery.k8s.io"},
+    {"customresourcedefinitions", "apiextensions.k8s.io"},
+    {"priorityclasses", "scheduling.k8s.io"},
+    {"volumesnapshots", "snapshot.storage.k8s.io"},
+    {"volumesnapshotcontents", "snapshot.storage.k8s.io"},
+    {"volumesnapshotclasses", "snapshot.storage.k8s.io"},
+};
+
+/* The display name of an entry not yet qualified by a log line (malloc'd into the entry). */
+static const char *lprog_display(lprog_ent *e)
+{
+    if (e->qualified) return e->qualified;
+    if (!e->guess) {
+        const char *g = NULL;
+        for (size_t i = 0; i < sizeof lprog_groups / sizeof lprog_groups[0] && !g; i++)
+            if (!strcmp(lprog_groups[i][0], e->bare)) g = lprog_groups[i][1];
+        e->guess = g && *g ? xasprintf("%s.%s", e->bare, g) : xstrdup(e->bare);
+    }
+    return e->guess;
+}
+
 size_t lprog_resources(lprog *p, const vl_res_progress **out)
 {
     if (p->view_cap < p->n) {
@@ -167,7 +230,7 @@ size_t lprog_resources(lprog *p, const vl_res_progress **out)
     }
     for (size_t i = 0; i < p->n; i++) {
         lprog_ent *e = &p->ents[i];
-        p->view[i].resource = e->qualified ? e->qualified : e->bare;
+        p->view[i].resource = (char *)lprog_display(e);
         p->view[i].processed = e->processed;
         p->view[i].total = e->total > e->processed ? e->total : e->processed;
     }

@@ -28,8 +28,10 @@ int lprog_feed_raw(lprog *p, const char *line, size_t len);
 /* Sets per-resource totals from elsewhere (e.g. a restore's backup resource list). */
 void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n);
 
-/* The current per-resource progress (group-qualified names where known), in first-seen order;
- * total is never below processed. Valid until the next call on p. */
+/* The current per-resource progress, in first-seen order; total is never below processed. Names
+ * are group-qualified: from the log where it told, else from a table of well-known Kubernetes
+ * resources ("deployments" shows as "deployments.apps" before its first item), else bare. Valid
+ * until the next call on p. */
 size_t lprog_resources(lprog *p, const vl_res_progress **out);
 unsigned long lprog_lines(const lprog *p); /* lines of this run seen so far */
 

@@ -285,7 +285,12 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (body < 1) body = 1;
     st->rows = body;
     size_t nv = logbuf_view_count(st->lb);
-    if (st->follow) st->top = logs_end_top(st, body, cols);
+    if (st->follow) {
+        st->top = logs_end_top(st, body, cols);
+    } else if (st->top > 0 && st->top + (size_t)body > nv) {
+        size_t end = logs_end_top(st, body, cols); /* keep the page full at the end */
+        if (st->top > end) st->top = end;
+    }
     if (st->top >= nv) st->top = nv ? nv - 1 : 0;
     int y = 1;
     if (st->dl_done && st->dl_err.msg[0]) {

@@ -240,6 +240,13 @@ static void results_free(ui_screen *s)
     free(s);
 }
 
+static const char *results_hint(ui_screen *s, ui *u)
+{
+    (void)s;
+    (void)u;
+    return "j/k scroll  l logs  v volumes  Esc back  ? help";
+}
+
 ui_screen *screen_results_new(vl_kind kind, const char *name)
 {
     ui_screen *s = xcalloc(1, sizeof *s);
@@ -251,6 +258,7 @@ ui_screen *screen_results_new(vl_kind kind, const char *name)
     s->draw = results_draw;
     s->enter = results_enter;
     s->free = results_free;
+    s->hint = results_hint;
     s->data = st;
     return s;
 }
