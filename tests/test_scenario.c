@@ -1,0 +1,237 @@
+/* test_scenario.c: scenario files parse into the runs they describe, bad ones give file:line
+ * messages, the built-in scenarios are sane, and cron expressions fire when they should. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/util.h"
+#include "scenario.h"
+
+static char err[512];
+
+static scenario *parse(const char *text)
+{
+    err[0] = '\0';
+    return scenario_parse(text, strlen(text), "t.yaml", err, sizeof err);
+}
+
+START_TEST(basic_fixture_parses_into_its_runs)
+{
+    scenario *s = scenario_load(FIXTURES_DIR "/scenarios/basic.yaml", 1, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_uint_eq(s->n_runs, 6);
+    ck_assert_uint_eq(s->n_namespaces, 2);
+    const scn_run *r = &s->runs[1];
+    ck_assert_str_eq(r->name, "backup-inprogress");
+    ck_assert_int_eq(r->kind, SCN_BACKUP);
+    ck_assert_double_eq(r->start, -30);
+    ck_assert_double_eq(r->rate, 0.5);
+    ck_assert_uint_eq(r->n_resources, 7);
+    ck_assert_str_eq(r->resources[2].name, "deployments.apps");
+    ck_assert_int_eq(r->resources[2].items, 12);
+    ck_assert_int_eq(r->resources[5].added, 2);
+    ck_assert_uint_eq(r->n_volumes, 3);
+    ck_assert_int_eq(r->volumes[1].uploader, SCN_RESTIC);
+    ck_assert_int_eq(r->volumes[2].uploader, SCN_DATAMOVER);
+    ck_assert_str_eq(r->volumes[2].pvc, "invoices-data");
+    ck_assert_int_eq(r->volumes[0].size, 200LL << 20);
+    ck_assert_double_eq(r->volumes[0].rate, 2.0 * 1048576);
+    ck_assert_double_eq(r->ttl, 720 * 3600.0);
+    r = &s->runs[2];
+    ck_assert_str_eq(r->outcome, "Failed");
+    ck_assert_double_eq(r->fail_at, 0.5);
+    ck_assert_str_eq(r->failure_reason,
+                     "rpc error: code = Unavailable desc = error reading from server: EOF");
+    ck_assert_int_eq(s->runs[4].kind, SCN_RESTORE);
+    ck_assert_str_eq(s->runs[4].backup, "backup-done");
+    ck_assert_uint_eq(s->n_schedules, 1);
+    ck_assert_str_eq(s->schedules[0].name, "every5");
+    ck_assert_str_eq(s->schedules[0].cron, "*/5 * * * *");
+    ck_assert_uint_eq(s->schedules[0].tmpl.n_resources, 3);
+    ck_assert_str_eq(s->schedules[0].tmpl.schedule, "every5");
+    scenario_free(s);
+}
+END_TEST
+
+START_TEST(errors_name_file_and_line)
+{
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        {"runs:\n  - kind: backup\n    name: a\n    colour: red\n",
+         "t.yaml:4: runs entry: unknown key 'colour'"},
+        {"runs:\n  - kind: backup\n    name: a\n    rate: fast\n",
+         "t.yaml:4: rate: 'fast' is not a number"},
+        {"runs:\n  - kind: snapshot\n    name: a\n", "t.yaml:2: kind: expected backup or restore"},
+        {"runs:\n  - name: a\n", "t.yaml:2: runs entry: kind is required"},
+        {"runs:\n  - kind: restore\n    name: r\n", "t.yaml:2: runs entry: a restore needs backup"},
+        {"runs:\n  - kind: backup\n    name: a\n    start: yesterday\n",
+         "t.yaml:4: start: expected a duration like 90, 30s, -2h"},
+        {"runs:\n  - kind: backup\n    name: a\n    volumes:\n      - {pod: p, namespace: n, "
+         "volume: v, size: lots}\n",
+         "t.yaml:5: size: expected a size like 200Mi or 1G"},
+        {"runs:\n  - kind: backup\n    name: a\n    volumes:\n      - {pod: p, volume: v}\n",
+         "t.yaml:5: volumes entry: namespace is required"},
+        {"runs:\n  - kind: backup\n    name: a\n    volumes:\n      - {namespace: n, uploader: "
+         "datamover}\n",
+         "t.yaml:5: volumes entry: a datamover volume needs pvc"},
+        {"runs:\n  - kind: backup\n    name: a\n    volumes:\n      - {pod: p, namespace: n, "
+         "volume: v, uploader: rsync}\n",
+         "t.yaml:5: uploader: expected kopia, restic, restic-real or datamover"},
+        {"runs:\n  - kind: backup\n    name: a\n  - kind: backup\n    name: a\n",
+         "t.yaml:4: runs entry: duplicate name 'a'"},
+        {"runs:\n  - kind: backup\n    name: a\n    resources:\n      - {items: 3}\n",
+         "t.yaml:5: resources entry: name is required"},
+        {"runs:\n  - kind: backup\n    name: a\n    resources:\n      - {name: pods, items: -3}\n",
+         "t.yaml:5: items: expected a non-negative integer"},
+        {"runs:\n  - kind: backup\n    name: a\n    fail_at: 2\n",
+         "t.yaml:4: fail_at: expected a fraction between 0 and 1"},
+        {"schedules:\n  - name: s\n    schedule: \"61 * * * *\"\n",
+         "t.yaml:3: bad schedule '61 * * * *': expected 5 cron fields or @every"},
+        {"schedules:\n  - name: s\n", "t.yaml:2: schedules entry: schedule is required"},
+        {"epoch: soon\n", "t.yaml:1: epoch: expected an RFC 3339 time"},
+        {"colour: red\n", "t.yaml:1: unknown key 'colour'"},
+        {"runs: [\n", "t.yaml:2: did not find expected node content"},
+        {"- a\n- b\n", "t.yaml:1: scenario: expected a mapping"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        scenario *s = parse(cases[i].text);
+        ck_assert_msg(s == NULL, "case %zu parsed", i);
+        ck_assert_str_eq(err, cases[i].msg);
+    }
+}
+END_TEST
+
+START_TEST(missing_file_is_an_error)
+{
+    ck_assert_ptr_null(scenario_load("/nonexistent/x.yaml", 1, err, sizeof err));
+    ck_assert_str_eq(err, "cannot read scenario /nonexistent/x.yaml: No such file or directory");
+}
+END_TEST
+
+START_TEST(defaults_and_empty_file)
+{
+    scenario *s = parse("runs:\n  - kind: backup\n    name: a\n");
+    ck_assert_ptr_nonnull(s);
+    ck_assert_double_eq(s->runs[0].rate, 10);
+    ck_assert_double_eq(s->runs[0].start, 0);
+    ck_assert_ptr_null(s->runs[0].outcome);
+    ck_assert_str_eq(s->runs[0].storage_location, "default");
+    scenario_free(s);
+    s = parse("");
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->n_runs, 0);
+    scenario_free(s);
+}
+END_TEST
+
+START_TEST(builtin_scenarios)
+{
+    scenario *e = scenario_load("empty", 1, err, sizeof err);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->n_runs, 0);
+    scenario_free(e);
+    scenario *d = scenario_load("demo", 3, err, sizeof err);
+    scenario *d2 = scenario_load("demo", 3, err, sizeof err);
+    ck_assert_uint_ge(d->n_runs, 20);
+    ck_assert_uint_eq(d->n_runs, d2->n_runs);
+    int in_flight = 0, failed = 0, partial = 0, restic = 0, kopia = 0, du = 0, stall = 0;
+    size_t max_res = 0;
+    for (size_t i = 0; i < d->n_runs; i++) {
+        const scn_run *r = &d->runs[i];
+        ck_assert_int_eq(r->resources[1].items, d2->runs[i].resources[1].items); /* seeded */
+        if (r->start > -600) in_flight++;
+        if (r->outcome && !strcmp(r->outcome, "Failed")) failed++;
+        if (r->errors && !r->outcome) partial++;
+        if (r->n_resources > max_res) max_res = r->n_resources;
+        for (size_t k = 0; k < r->n_volumes; k++) {
+            restic += r->volumes[k].uploader == SCN_RESTIC;
+            kopia += r->volumes[k].uploader == SCN_KOPIA;
+            du += r->volumes[k].uploader == SCN_DATAMOVER;
+            stall += r->volumes[k].stall_after >= 0;
+        }
+    }
+    ck_assert_int_eq(in_flight, 2);
+    ck_assert_int_ge(failed + partial, 2);
+    ck_assert_uint_ge(max_res, 30);
+    ck_assert_int_gt(restic, 0);
+    ck_assert_int_gt(kopia, 0);
+    ck_assert_int_gt(du, 0);
+    ck_assert_int_eq(stall, 1);
+    ck_assert_uint_eq(d->n_schedules, 1);
+    scenario_free(d);
+    scenario_free(d2);
+}
+END_TEST
+
+START_TEST(sizes_and_durations)
+{
+    double v;
+    ck_assert_int_eq(scn_parse_bytes("200Mi", &v), 0);
+    ck_assert_double_eq(v, 200.0 * 1048576);
+    ck_assert_int_eq(scn_parse_bytes("1.5G", &v), 0);
+    ck_assert_double_eq(v, 1.5e9);
+    ck_assert_int_eq(scn_parse_bytes("42", &v), 0);
+    ck_assert_double_eq(v, 42);
+    ck_assert_int_eq(scn_parse_bytes("3Xi", &v), -1);
+    ck_assert_int_eq(scn_parse_bytes("-1Mi", &v), -1);
+    ck_assert_int_eq(scn_parse_duration("-2h", &v), 0);
+    ck_assert_double_eq(v, -7200);
+    ck_assert_int_eq(scn_parse_duration("90", &v), 0);
+    ck_assert_double_eq(v, 90);
+    ck_assert_int_eq(scn_parse_duration("5m", &v), 0);
+    ck_assert_double_eq(v, 300);
+    ck_assert_int_eq(scn_parse_duration("1d", &v), 0);
+    ck_assert_double_eq(v, 86400);
+    ck_assert_int_eq(scn_parse_duration("soon", &v), -1);
+}
+END_TEST
+
+START_TEST(cron_fires_when_expected)
+{
+    scn_cron c;
+    double t0;
+    kc_parse_time("2026-01-07T11:21:59Z", &t0);
+    double want;
+    ck_assert_int_eq(scn_cron_parse("*/5 * * * *", &c, err, sizeof err), 0);
+    kc_parse_time("2026-01-07T11:25:00Z", &want);
+    ck_assert_double_eq(scn_cron_next(&c, t0, t0), want);
+    ck_assert_double_eq(scn_cron_next(&c, t0, want), want + 300);
+    ck_assert_int_eq(scn_cron_parse("30 2 * * *", &c, err, sizeof err), 0);
+    kc_parse_time("2026-01-08T02:30:00Z", &want);
+    ck_assert_double_eq(scn_cron_next(&c, t0, t0), want);
+    ck_assert_int_eq(scn_cron_parse("0 9-17 * * 1-5", &c, err, sizeof err), 0);
+    kc_parse_time("2026-01-07T12:00:00Z", &want); /* a Wednesday */
+    ck_assert_double_eq(scn_cron_next(&c, t0, t0), want);
+    ck_assert_int_eq(scn_cron_parse("@every 5m", &c, err, sizeof err), 0);
+    ck_assert_double_eq(scn_cron_next(&c, t0, t0), t0 + 300);
+    ck_assert_double_eq(scn_cron_next(&c, t0, t0 + 301), t0 + 600);
+    ck_assert_int_eq(scn_cron_parse("@daily", &c, err, sizeof err), 0);
+    kc_parse_time("2026-01-08T00:00:00Z", &want);
+    ck_assert_double_eq(scn_cron_next(&c, t0, t0), want);
+    ck_assert_int_eq(scn_cron_parse("* * *", &c, err, sizeof err), -1);
+    ck_assert_str_eq(err, "bad schedule '* * *': expected 5 cron fields or @every");
+    ck_assert_int_eq(scn_cron_parse("@every never", &c, err, sizeof err), -1);
+    ck_assert_int_eq(scn_cron_parse("*/0 * * * *", &c, err, sizeof err), -1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("scenario");
+    TCase *tc = tcase_create("scenario");
+    tcase_add_test(tc, basic_fixture_parses_into_its_runs);
+    tcase_add_test(tc, errors_name_file_and_line);
+    tcase_add_test(tc, missing_file_is_an_error);
+    tcase_add_test(tc, defaults_and_empty_file);
+    tcase_add_test(tc, builtin_scenarios);
+    tcase_add_test(tc, sizes_and_durations);
+    tcase_add_test(tc, cron_fires_when_expected);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
