@@ -20,12 +20,12 @@ typedef struct kc_request_opts {
                            then no credentials are sent unless it is the API server's host) */
     const char *body;
     size_t body_len;
-    const char *content_type; /* of the body */
-    const char *accept;       /* NULL = application/json */
+    const char *content_type;    /* of the body */
+    const char *accept;          /* NULL = application/json */
     const char *accept_encoding; /* NULL: none requested; "identity" for downloads */
-    int stream;               /* 1: body delivered by on_data as it arrives, not buffered */
-    long timeout_ms;          /* whole request; 0 = none (watches rely on timeoutSeconds) */
-    long low_speed_secs;      /* abort when < 1 byte/s for this long; 0 = off */
+    int stream;                  /* 1: body delivered by on_data as it arrives, not buffered */
+    long timeout_ms;             /* whole request; 0 = none (watches rely on timeoutSeconds) */
+    long low_speed_secs;         /* abort when < 1 byte/s for this long; 0 = off */
     /* Optional: called once when a 2xx answer's headers arrived (before any on_data), e.g. so a
      * watch can tell "connected" from "connecting". */
     void (*on_headers)(void *arg, long status);

@@ -14,14 +14,14 @@ typedef enum {
 
 typedef struct kc_refl_status {
     kc_refl_state state;
-    int attempt;              /* consecutive failures */
-    int64_t next_try_ms;      /* monotonic time of the next try when RETRYING */
-    char last_error[512];     /* person-readable; empty when none */
-    int last_status;          /* HTTP status of the last failure */
+    int attempt;          /* consecutive failures */
+    int64_t next_try_ms;  /* monotonic time of the next try when RETRYING */
+    char last_error[512]; /* person-readable; empty when none */
+    int last_status;      /* HTTP status of the last failure */
     char resource_version[64];
-    int synced;               /* the first list completed at least once */
-    unsigned long events;     /* watch events applied */
-    unsigned long malformed;  /* watch lines that could not be decoded (skipped) */
+    int synced;              /* the first list completed at least once */
+    unsigned long events;    /* watch events applied */
+    unsigned long malformed; /* watch lines that could not be decoded (skipped) */
     unsigned long relists;
 } kc_refl_status;
 
