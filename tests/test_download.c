@@ -1,0 +1,220 @@
+/* test_download.c: the DownloadRequest flow against the in-process veltop-sim: a stored log and
+ * resource list arrive whole and gunzipped, the request is deleted afterwards, a missing run times
+ * out with Velero's hint; the Velero pod's log is followed from a start time. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/client.h"
+#include "kubeclient/download.h"
+#include "kubeclient/kubeconfig.h"
+#include "kubeclient/podlog.h"
+#include "logprogress.h"
+#include "testutil.h"
+#include "vsim.h"
+
+static vsim *sim;
+static char *dir;
+static kc_loop *loop;
+static kc_client *client;
+
+static void setup(void)
+{
+    dir = tu_mkdtemp();
+    char *kc = xasprintf("%s/kubeconfig", dir);
+    char *scen = xasprintf("%s/scenarios/basic.yaml", FIXTURES_DIR);
+    vsim_opts o = {.kubeconfig_out = kc, .scenario = scen, .quiet = 1};
+    char err[256] = "";
+    sim = vsim_start(&o, err, sizeof err);
+    ck_assert_msg(sim != NULL, "vsim_start: %s", err);
+    kc_config_opts co = {.kubeconfig = kc};
+    kc_err e = {0};
+    kc_rest_config *cfg = kc_config_load(&co, &e);
+    ck_assert_msg(cfg != NULL, "config: %s", e.msg);
+    loop = kc_loop_new();
+    client = kc_client_new(loop, cfg, &e);
+    ck_assert_msg(client != NULL, "client: %s", e.msg);
+    kc_rest_config_free(cfg);
+    free(kc);
+    free(scen);
+}
+
+static void teardown(void)
+{
+    kc_client_free(client);
+    kc_loop_free(loop);
+    vsim_stop(sim);
+    tu_rmrf(dir);
+    free(dir);
+}
+
+typedef struct fetch {
+    kc_buf data;
+    int done;
+    kc_err err;
+    size_t chunks;
+} fetch;
+
+static void on_data(void *arg, const char *d, size_t n)
+{
+    fetch *f = arg;
+    kc_buf_append(&f->data, d, n);
+    f->chunks++;
+}
+
+static void on_done(void *arg, const kc_err *err)
+{
+    fetch *f = arg;
+    f->done = 1;
+    f->err = *err;
+}
+
+static int is_done(void *arg)
+{
+    return ((fetch *)arg)->done;
+}
+
+static kc_dl_state fetch_one(const char *kind, const char *target, long timeout_ms, fetch *f)
+{
+    memset(f, 0, sizeof *f);
+    kc_download_opts o = {
+        .ns = "velero", .kind = kind, .target = target, .url_timeout_ms = timeout_ms};
+    kc_download *d = kc_download_start(client, &o, on_data, on_done, f);
+    ck_assert_int_eq(kc_loop_run_until(loop, is_done, f, 20000), 1);
+    kc_dl_state st = kc_download_state(d);
+    ck_assert_uint_eq(kc_download_bytes_out(d), f->data.len);
+    if (st == KC_DL_DONE) ck_assert_uint_gt(kc_download_bytes_in(d), 0);
+    kc_download_free(d);
+    return st;
+}
+
+typedef struct listed {
+    int done;
+    long status;
+    int items;
+} listed;
+
+static void on_list(void *arg, const kc_response *resp, const kc_err *err)
+{
+    (void)err;
+    listed *l = arg;
+    l->done = 1;
+    l->status = resp->status;
+    cJSON *o = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
+    l->items = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "items"));
+    cJSON_Delete(o);
+}
+
+static int list_done(void *arg)
+{
+    return ((listed *)arg)->done;
+}
+
+static int count_download_requests(void)
+{
+    listed l = {0};
+    kc_request_opts o = {.path = "/apis/velero.io/v1/namespaces/velero/downloadrequests"};
+    kc_client_request(client, &o, NULL, on_list, &l);
+    ck_assert_int_eq(kc_loop_run_until(loop, list_done, &l, 10000), 1);
+    ck_assert_int_eq(l.status, 200);
+    return l.items;
+}
+
+START_TEST(stored_log_arrives_gunzipped_and_request_is_deleted)
+{
+    fetch f;
+    ck_assert_int_eq(fetch_one("BackupLog", "backup-done", 0, &f), KC_DL_DONE);
+    ck_assert_str_eq(f.err.msg, "");
+    char *text = kc_buf_cstr(&f.data);
+    ck_assert_msg(!strncmp(text, "time=\"", 6), "first bytes: %.40s", text);
+    ck_assert_ptr_nonnull(strstr(text, "msg=\"Setting up backup log\" backup=velero/backup-done"));
+    ck_assert_ptr_nonnull(strstr(text, "msg=\"Backed up a total of 55 items\""));
+    ck_assert_int_eq(text[f.data.len - 1], '\n');
+    ck_assert_int_eq(count_download_requests(), 0);
+    kc_buf_free(&f.data);
+}
+END_TEST
+
+START_TEST(resource_list_gives_the_runs_totals)
+{
+    fetch f;
+    ck_assert_int_eq(fetch_one("BackupResourceList", "backup-done", 0, &f), KC_DL_DONE);
+    vl_res_progress *r;
+    size_t n;
+    kc_err e = {0};
+    ck_assert_int_eq(lprog_from_resource_list(f.data.data, f.data.len, &r, &n, &e), 0);
+    /* basic.yaml backup-done: 8 resources, 55 items */
+    ck_assert_uint_eq(n, 8);
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) sum += r[i].total;
+    ck_assert_int_eq(sum, 55);
+    ck_assert_str_eq(r[0].resource, "configmaps");
+    ck_assert_int_eq(r[0].total, 10);
+    ck_assert_str_eq(r[1].resource, "deployments.apps");
+    ck_assert_int_eq(r[1].total, 5);
+    lprog_res_free(r, n);
+    kc_buf_free(&f.data);
+}
+END_TEST
+
+START_TEST(missing_run_times_out_with_velero_hint)
+{
+    fetch f;
+    ck_assert_int_eq(fetch_one("BackupLog", "no-such-backup", 1500, &f), KC_DL_FAILED);
+    ck_assert_str_eq(f.err.msg, KC_DL_URL_TIMEOUT_MSG);
+    ck_assert_uint_eq(f.data.len, 0);
+    ck_assert_int_eq(count_download_requests(), 0);
+    kc_buf_free(&f.data);
+}
+END_TEST
+
+typedef struct follow {
+    int lines, mine, processing;
+} follow;
+
+static void on_line(void *arg, const char *line, size_t n)
+{
+    follow *fl = arg;
+    fl->lines++;
+    if (memmem(line, n, "backup=velero/backup-inprogress", 31)) fl->mine++;
+    if (memmem(line, n, "msg=\"Processing item\" backup=velero/backup-inprogress", 53))
+        fl->processing++;
+}
+
+static int three_items(void *arg)
+{
+    return ((follow *)arg)->processing >= 3;
+}
+
+START_TEST(velero_pod_log_is_found_and_followed)
+{
+    follow fl = {0};
+    kc_podlog_opts o = {.ns = "velero", .since = kc_wall_now() - 3600};
+    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
+    ck_assert_int_eq(kc_loop_run_until(loop, three_items, &fl, 20000), 1);
+    ck_assert_int_eq(kc_podlog_state(p), KC_PL_STREAMING);
+    ck_assert_ptr_nonnull(kc_podlog_pod(p));
+    ck_assert_int_eq(strncmp(kc_podlog_pod(p), "velero-", 7), 0);
+    ck_assert_int_gt(fl.mine, fl.processing);
+    ck_assert_uint_eq(kc_podlog_lines(p), (unsigned long)fl.lines);
+    kc_podlog_free(p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("download");
+    TCase *tc = tcase_create("download");
+    tcase_set_timeout(tc, 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, stored_log_arrives_gunzipped_and_request_is_deleted);
+    tcase_add_test(tc, resource_list_gives_the_runs_totals);
+    tcase_add_test(tc, missing_run_times_out_with_velero_hint);
+    tcase_add_test(tc, velero_pod_log_is_found_and_followed);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
