@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# drill_derived.sh: with `veltop-sim --no-resource-progress` (stock Velero) the detail screen still
+# shows per-resource bars: for a running backup derived from the Velero pod's log (totals from
+# "Retrieved N items"), for a finished one from its BackupResourceList; totals equal basic.yaml's.
+source "$(dirname "$0")/tui_lib.bash"
+
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --no-resource-progress
+tui_start 140 40 --kubeconfig "$TUI_DIR/kubeconfig"
+tui_wait 'backup-inprogress' 15
+
+tui_keys / ; tui_keys "backup-inprogress" Enter
+tui_wait '^B backup-inprogress' 5
+tui_keys Enter
+tui_wait 'Resources .*derived from the Velero server log' 20
+tui_wait '^ +pods +.* [0-9]+ of 40 ' 10
+tui_wait '^ +deployments\.apps +.* [0-9]+ of 12 ' 5
+tui_wait '^ +configmaps +.* [0-9]+ of 30 ' 5
+tui_wait '^ +secrets +.* [0-9]+ of 18 ' 5
+tui_wait '^ +namespaces +.* 3 of 3 ' 5
+tui_wait '^ +persistentvolumes +.* [0-9]+ of 6 ' 5
+line=$(tui_line '^ +pods ')
+tui_wait_change '^ +pods ' "$line" 15 # processed moves with "Processing item" lines
+
+# a finished backup: totals from its resource list
+tui_keys Escape ; tui_keys / ; tui_keys C-u ; tui_keys "backup-done" Enter
+tui_wait '^B backup-done' 5
+tui_keys Enter
+tui_wait 'Resources +8 of 8 types done' 20
+tui_wait '^ +pods +.* 20 of 20 ' 5
+tui_wait '^ +deployments\.apps +.* 5 of 5 ' 5
+tui_wait '^ +configmaps +.* 10 of 10 ' 5
+tui_wait '^ +persistentvolumeclaims +.* 2 of 2 ' 5
+tui_keys q
+tui_wait_exit >/dev/null
+echo "ok"
