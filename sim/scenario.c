@@ -739,11 +739,12 @@ static scenario *demo_build(unsigned seed)
         r->hooks_attempted = 2;
         r->hooks_failed = r->errors && roll == 1 ? 1 : 0;
         if (d == 3 || d == 9) { /* restores people ran */
-            scn_run *rs = add_run(s);
+            double rstart = r->start;
+            scn_run *rs = add_run(s); /* moves r */
             rs->kind = SCN_RESTORE;
             rs->name = xasprintf("%s-%s", name, "restore");
             rs->backup = xstrdup(name);
-            rs->start = r->start + 6 * 3600;
+            rs->start = rstart + 6 * 3600;
             rs->rate = 20;
             demo_fill_resources(rs, &st, 10, 0.3);
             demo_pod_volume(rs, "postgres-0", "payments", "pgdata", SCN_KOPIA, 1.5 * GiB, 50 * MiB);

@@ -1427,7 +1427,7 @@ static void tick(simctl *c)
         if (r->gone || r->finished) continue;
         step_run(c, r, now, &lines, pod_start);
     }
-    qsort(lines.v, lines.n, sizeof *lines.v, pending_cmp);
+    if (lines.n) qsort(lines.v, lines.n, sizeof *lines.v, pending_cmp);
     for (size_t i = 0; i < lines.n; i++)
         simstore_log_append(c->store, c->pod, lines.v[i].t, lines.v[i].text);
     free(lines.v);
