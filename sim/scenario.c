@@ -756,21 +756,21 @@ static scenario *demo_build(unsigned seed)
     scn_run *big = add_run(s);
     big->name = xstrdup("full-cluster-migration");
     big->start = -240;
-    big->rate = 3.5;
+    big->rate = 1.0;
     big->warnings = 4;
     big->hooks_attempted = 4;
     demo_fill_resources(big, &st, N_DEMO_RES, 1.0);
-    demo_pod_volume(big, "postgres-0", "payments", "pgdata", SCN_KOPIA, 12 * GiB, 30 * MiB);
-    demo_pod_volume(big, "postgres-1", "payments", "pgdata", SCN_KOPIA, 12 * GiB, 28 * MiB);
-    demo_pod_volume(big, "elasticsearch-0", "search", "data", SCN_KOPIA, 20 * GiB, 45 * MiB);
-    demo_pod_volume(big, "prometheus-0", "monitoring", "storage", SCN_KOPIA, 8 * GiB, 25 * MiB);
-    demo_pod_volume(big, "redis-0", "shop", "data", SCN_RESTIC, 2 * GiB, 6 * MiB);
+    demo_pod_volume(big, "postgres-0", "payments", "pgdata", SCN_KOPIA, 12 * GiB, 15 * MiB);
+    demo_pod_volume(big, "postgres-1", "payments", "pgdata", SCN_KOPIA, 12 * GiB, 14 * MiB);
+    demo_pod_volume(big, "elasticsearch-0", "search", "data", SCN_KOPIA, 20 * GiB, 24 * MiB);
+    demo_pod_volume(big, "prometheus-0", "monitoring", "storage", SCN_KOPIA, 8 * GiB, 11 * MiB);
+    demo_pod_volume(big, "redis-0", "shop", "data", SCN_RESTIC, 2 * GiB, 4 * MiB);
     scn_volume *stall =
-        demo_pod_volume(big, "minio-0", "inventory", "export", SCN_RESTIC, 5 * GiB, 12 * MiB);
+        demo_pod_volume(big, "minio-0", "inventory", "export", SCN_RESTIC, 5 * GiB, 9 * MiB);
     stall->stall_after = 0.35;
     stall->stall_for = 420;
-    demo_du(big, "orders-db", "shop", 40 * GiB, 90 * MiB);
-    demo_du(big, "catalog-images", "inventory", 25 * GiB, 70 * MiB);
+    demo_du(big, "orders-db", "shop", 40 * GiB, 40 * MiB);
+    demo_du(big, "catalog-images", "inventory", 25 * GiB, 30 * MiB);
 
     /* A restore in flight with pod volume restores. */
     scn_run *rs = add_run(s);

@@ -884,7 +884,7 @@ static cJSON *vol_status(const run *r, const pvol *v, double t)
             total = v->real_total;
             b = (double)v->real_done;
         } else if (t >= tend) {
-            b = vol_bytes_at(v, tend);
+            b = t >= v->t_cancel || v->fails ? vol_bytes_at(v, tend) : (double)total;
             if (t >= v->t_cancel)
                 b = vol_bytes_at(v, v->t_start + 10 * floor((tend - v->t_start) / 10));
         } else {
