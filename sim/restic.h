@@ -6,9 +6,10 @@
 
 typedef struct restic_job restic_job;
 
-/* Generates `size` bytes of random files and starts `restic init`. NULL with err (e.g. "restic
- * not found in PATH") when it cannot start. */
-restic_job *restic_job_start(int64_t size, uint64_t seed, char *err, size_t errlen);
+/* Generates `size` bytes of random files and starts `restic init` with `bin` (NULL = restic from
+ * PATH). NULL with err (e.g. "restic not found in PATH") when it cannot start. */
+restic_job *restic_job_start(const char *bin, int64_t size, uint64_t seed, char *err,
+                             size_t errlen);
 /* Reads what the children wrote so far, without blocking, and advances init -> backup. Returns
  * 0 while running, 1 when the backup finished (totals final), -1 on failure (err filled).
  * *total and *done get the latest status line's total_bytes and bytes_done. */

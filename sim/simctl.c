@@ -172,7 +172,7 @@ typedef struct run {
 struct simctl {
     simstore *store;
     simctl_opts opts;
-    char *base_url, *ns, *pod;
+    char *base_url, *ns, *pod, *restic;
     scenario *scn;
     double epoch;    /* simulated unix time at start */
     int64_t t0_ms;   /* monotonic ms at start */
@@ -355,7 +355,8 @@ static void plan_volumes(simctl *c, run *r, double t_pods)
         char *u = rng_uuid(&c->rng);
         v->op_id = xasprintf("%s-%s", r->is_restore ? "dd" : "du", u);
         free(u);
-        v->snapshot_id = xasprintf("%08llx", (unsigned long long)(rng_next(&c->rng) >> 32));
+        v->snapshot_id = xasprintf("%016llx%016llx", (unsigned long long)rng_next(&c->rng),
+                                   (unsigned long long)rng_next(&c->rng));
         if (sv->uploader == SCN_DATAMOVER) r->n_du++;
         v->t_create = t_pods + 0.2 * (double)i;
         v->t_accept = v->t_create + 1;
@@ -1114,8 +1115,8 @@ static void vol_real_step(simctl *c, run *r, pvol *v, double now, kc_buf *podlog
     if (v->sv->uploader != SCN_RESTIC_REAL || now < v->t_start || v->real_state >= 2) return;
     char err[300] = "";
     if (v->real_state == 0) {
-        v->real =
-            restic_job_start(v->sv->size, c->opts.seed + (uint64_t)(v - r->vols), err, sizeof err);
+        v->real = restic_job_start(c->restic, v->sv->size, c->opts.seed + (uint64_t)(v - r->vols),
+                                   err, sizeof err);
         if (!v->real) {
             v->real_state = 3;
             char who[300], m[400];
@@ -1538,6 +1539,8 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
     c->base_url = xstrdup(opts->base_url ? opts->base_url : "http://127.0.0.1");
     c->ns = xstrdup(opts->ns ? opts->ns : "velero");
     c->pod = xstrdup(sim_velero_pod_name());
+    c->restic = xstrdup(opts->restic);
+    c->opts.restic = NULL;
     c->scn = scn;
     c->epoch = scn->has_epoch ? scn->epoch : floor(kc_wall_now());
     c->t0_ms = kc_now_ms();
@@ -1593,6 +1596,7 @@ void simctl_stop(simctl *c)
     free(c->base_url);
     free(c->ns);
     free(c->pod);
+    free(c->restic);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->cv);
     free(c);

@@ -14,13 +14,15 @@ typedef struct simctl_opts {
     const char *base_url; /* the sim's URL, for DownloadRequest downloadURLs */
     const char *ns;       /* Velero namespace, "velero" */
     int quiet;
+    const char *restic; /* (h5) restic binary for restic-real volumes; NULL = "restic" in PATH */
 } simctl_opts;
 
 /* Loads the scenario and starts the controller thread. NULL with err on a bad scenario. */
 simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t errlen);
 void simctl_stop(simctl *c);
 
-/* Serves GET /download/<token>: the gzip bytes of an artifact, or 404/410 (expired) with *status. */
+/* Serves GET /download/<token>: the gzip bytes of an artifact, or 404/410 (expired) with *status.
+ */
 int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *len, int *status);
 
 /* Additions (h5). Fault injection and tests: expires every download token (GETs answer 410). */

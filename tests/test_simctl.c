@@ -165,6 +165,8 @@ static int basic_done(simstore *s)
     return count_completed_schedule_backups(s) >= 2;
 }
 
+static const char *restic_bin; /* NULL = from PATH */
+
 static simctl *start(simstore *s, const char *scenario, double speed, int no_rp)
 {
     if (getenv("VELTOP_UNDER_VALGRIND")) speed /= 4; /* keep enough ticks per run */
@@ -174,7 +176,8 @@ static simctl *start(simstore *s, const char *scenario, double speed, int no_rp)
                      .no_resource_progress = no_rp,
                      .base_url = "http://127.0.0.1:9",
                      .ns = "velero",
-                     .quiet = 1};
+                     .quiet = 1,
+                     .restic = restic_bin};
     char err[512] = "";
     simctl *c = simctl_start(s, &o, err, sizeof err);
     ck_assert_msg(c != NULL, "simctl_start: %s", err);
@@ -602,6 +605,77 @@ START_TEST(stalled_volume_stops_moving_and_holds_the_backup)
 }
 END_TEST
 
+static cJSON *wait_backup_final(simstore *s, const char *name, int ms)
+{
+    int64_t deadline = kc_now_ms() + ms;
+    while (kc_now_ms() < deadline && !is_terminal(phase_of(s, "backups", name))) {
+        int gone;
+        simstore_watch *w =
+            simstore_watch_open(s, "backups", "velero", NULL, NULL, simstore_rv(s), &gone);
+        const char *type;
+        uint64_t rv;
+        cJSON_Delete(simstore_watch_next(w, 100, &type, &rv));
+        simstore_watch_close(w);
+    }
+    uint64_t rv;
+    int st;
+    char *msg = NULL;
+    cJSON *l = simstore_list(s, "podvolumebackups", "velero", NULL, NULL, &rv, &st, &msg);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 1);
+    cJSON *pvb = cJSON_DetachItemFromArray(l, 0);
+    cJSON_Delete(l);
+    return pvb;
+}
+
+START_TEST(restic_real_runs_restic_and_copies_its_progress)
+{
+    simstore *s = simstore_new(100000);
+    simctl *c = start(s, SCN("restic.yaml"), 10, 0);
+    cJSON *pvb = wait_backup_final(s, "real-restic", 90000);
+    ck_assert_str_eq(phase_of(s, "backups", "real-restic"), "Completed");
+    ck_assert_str_eq(jstr(pvb, "status.phase"), "Completed");
+    ck_assert_str_eq(jstr(pvb, "spec.uploaderType"), "restic");
+    ck_assert_double_eq(jnum(pvb, "status.progress.totalBytes"), 8388608.0);
+    ck_assert_double_eq(jnum(pvb, "status.progress.bytesDone"), 8388608.0);
+    /* restic 0.14 prints its short snapshot id; simulated ones are 32 hex digits */
+    ck_assert_uint_eq(strlen(jstr(pvb, "status.snapshotID")), 8);
+    ck_assert_str_eq(jstr(pvb, "status.message"), "");
+    cJSON_Delete(pvb);
+    simctl_stop(c);
+    simstore_free(s);
+}
+END_TEST
+
+START_TEST(restic_real_without_restic_falls_back_to_simulation)
+{
+    restic_bin = "/nonexistent/restic";
+    simstore *s = simstore_new(100000);
+    simctl *c = start(s, SCN("restic.yaml"), 50, 0);
+    restic_bin = NULL;
+    cJSON *pvb = wait_backup_final(s, "real-restic", 60000);
+    ck_assert_str_eq(jstr(pvb, "status.phase"), "Completed");
+    ck_assert_double_eq(jnum(pvb, "status.progress.bytesDone"), 8388608.0);
+    ck_assert_str_eq(jstr(pvb, "status.message"), "restic not available, progress is simulated");
+    cJSON_Delete(pvb);
+    size_t pos = 0, n = 0;
+    double *times = NULL;
+    char **lines = simstore_log_read(s, sim_velero_pod_name(), &pos, 1000, &n, &times);
+    int said = 0;
+    for (size_t i = 0; i < n; i++) {
+        said +=
+            strstr(lines[i],
+                   "falls back to simulated progress: restic not found at /nonexistent/restic") !=
+            NULL;
+        free(lines[i]);
+    }
+    free(lines);
+    free(times);
+    ck_assert_int_eq(said, 1);
+    simctl_stop(c);
+    simstore_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("simctl");
@@ -611,6 +685,8 @@ int main(void)
     tcase_add_test(tc, no_resource_progress_omits_the_map);
     tcase_add_test(tc, download_requests_serve_gzip_artifacts);
     tcase_add_test(tc, stalled_volume_stops_moving_and_holds_the_backup);
+    tcase_add_test(tc, restic_real_runs_restic_and_copies_its_progress);
+    tcase_add_test(tc, restic_real_without_restic_falls_back_to_simulation);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
