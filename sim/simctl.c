@@ -187,6 +187,7 @@ struct simctl {
     double *sched_next;
     double last_bsl;
     double last_dr_scan;
+    simstore_watch *adopt_w[2]; /* backups, restores: runs created by others */
     struct token {
         char tok[40];
         char *kind, *target;
@@ -1417,10 +1418,96 @@ static void step_downloads(simctl *c)
     cJSON_Delete(list);
 }
 
+/* ---- runs created by others (kubectl, the velero CLI) ---- */
+
+/* A backup or restore someone else created gets a small default plan, as Velero would run it. */
+static void adopt(simctl *c, int restore, const cJSON *obj, double now)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name"));
+    const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "uid"));
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
+    if (!name || (phase && *phase && strcmp(phase, "New"))) return;
+    pthread_mutex_lock(&c->mu);
+    run *known = find_run(c, restore, name);
+    pthread_mutex_unlock(&c->mu);
+    if (known) return;
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    scn_run r;
+    scn_run_defaults(&r);
+    r.kind = restore ? SCN_RESTORE : SCN_BACKUP;
+    r.name = xstrdup(name);
+    r.start = now - c->epoch;
+    r.rate = 5;
+    const char *bn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec, "backupName"));
+    if (restore) r.backup = xstrdup(bn ? bn : "");
+    const char *loc =
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec, "storageLocation"));
+    if (loc && *loc) {
+        free(r.storage_location);
+        r.storage_location = xstrdup(loc);
+    }
+    const cJSON *inc = cJSON_GetObjectItemCaseSensitive(spec, "includedNamespaces"), *e;
+    cJSON_ArrayForEach(e, inc)
+    {
+        const char *ns = cJSON_GetStringValue(e);
+        if (!ns || !strcmp(ns, "*")) continue;
+        r.namespaces = xrealloc(r.namespaces, (r.n_namespaces + 1) * sizeof *r.namespaces);
+        r.namespaces[r.n_namespaces++] = xstrdup(ns);
+    }
+    static const struct {
+        const char *name;
+        int per_ns;
+    } dflt[] = {{"namespaces", 1}, {"pods", 12},    {"persistentvolumeclaims", 2}, {"secrets", 6},
+                {"configmaps", 8}, {"services", 4}, {"deployments.apps", 4}};
+    size_t nns =
+        r.n_namespaces ? r.n_namespaces : (c->scn->n_namespaces ? c->scn->n_namespaces : 1);
+    r.n_resources = sizeof dflt / sizeof dflt[0];
+    r.resources = xcalloc(r.n_resources, sizeof *r.resources);
+    for (size_t i = 0; i < r.n_resources; i++) {
+        r.resources[i].name = xstrdup(dflt[i].name);
+        r.resources[i].items = dflt[i].per_ns * (int)nns;
+    }
+    add_run(c, &r);
+    scn_run_clear(&r);
+    run *nr = c->runs[c->nruns - 1];
+    free(nr->uid);
+    nr->uid = xstrdup(uid ? uid : "");
+    nr->exists = 1; /* already in the store: only its status is ours */
+}
+
+static void step_adopt(simctl *c, double now)
+{
+    for (int k = 0; k < 2; k++) {
+        const char *plural = k ? "restores" : "backups";
+        if (!c->adopt_w[k]) {
+            int gone;
+            c->adopt_w[k] = simstore_watch_open(c->store, plural, c->ns, NULL, NULL, 0, &gone);
+            if (!c->adopt_w[k]) continue;
+        }
+        const char *type;
+        cJSON *ev;
+        for (int budget = 5000; budget > 0; budget--) {
+            ev = simstore_watch_next(c->adopt_w[k], 0, &type, NULL);
+            if (!ev) break;
+            if (!strcmp(type, "ERROR")) { /* fell behind the history: start over */
+                cJSON_Delete(ev);
+                simstore_watch_close(c->adopt_w[k]);
+                c->adopt_w[k] = NULL;
+                break;
+            }
+            if (!strcmp(type, "ADDED")) adopt(c, k, ev, now);
+            cJSON_Delete(ev);
+        }
+    }
+}
+
 static void tick(simctl *c)
 {
     double now = sim_now(c);
     step_schedules(c, now);
+    step_adopt(c, now);
     line_batch lines = {0};
     double pod_start = c->epoch - POD_LOG_WINDOW;
     for (size_t i = 0; i < c->nruns; i++) {
@@ -1592,6 +1679,8 @@ void simctl_stop(simctl *c)
     }
     free(c->tokens);
     free(c->sched_next);
+    for (int k = 0; k < 2; k++)
+        if (c->adopt_w[k]) simstore_watch_close(c->adopt_w[k]);
     scenario_free(c->scn);
     free(c->base_url);
     free(c->ns);

@@ -676,6 +676,42 @@ START_TEST(restic_real_without_restic_falls_back_to_simulation)
 }
 END_TEST
 
+START_TEST(backups_created_by_others_are_run)
+{
+    simstore *s = simstore_new(100000);
+    simctl *c = start(s, "empty", 100, 0);
+    cJSON *b = cJSON_Parse("{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\",\"metadata\":"
+                           "{\"name\":\"by-hand\"},\"spec\":{\"includedNamespaces\":[\"shop\"]}}");
+    int st;
+    char *msg = NULL;
+    cJSON_Delete(simstore_create(s, "backups", "velero", b, &st, &msg));
+    int64_t deadline = kc_now_ms() + 30000;
+    while (kc_now_ms() < deadline && !is_terminal(phase_of(s, "backups", "by-hand"))) {
+        int gone;
+        simstore_watch *w =
+            simstore_watch_open(s, "backups", "velero", NULL, NULL, simstore_rv(s), &gone);
+        const char *type;
+        uint64_t rv;
+        cJSON_Delete(simstore_watch_next(w, 100, &type, &rv));
+        simstore_watch_close(w);
+    }
+    b = simstore_get(s, "backups", "velero", "by-hand");
+    ck_assert_str_eq(jstr(b, "status.phase"), "Completed");
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 37);
+    ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.total"), 12);
+    cJSON_Delete(b);
+    /* the empty scenario: only the BSL and the server pod */
+    cJSON *pod = simstore_get(s, "pods", "velero", sim_velero_pod_name());
+    ck_assert_ptr_nonnull(pod);
+    cJSON_Delete(pod);
+    cJSON *bsl = simstore_get(s, "backupstoragelocations", "velero", "default");
+    ck_assert_str_eq(jstr(bsl, "status.phase"), "Available");
+    cJSON_Delete(bsl);
+    simctl_stop(c);
+    simstore_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("simctl");
@@ -686,6 +722,7 @@ int main(void)
     tcase_add_test(tc, download_requests_serve_gzip_artifacts);
     tcase_add_test(tc, stalled_volume_stops_moving_and_holds_the_backup);
     tcase_add_test(tc, restic_real_runs_restic_and_copies_its_progress);
+    tcase_add_test(tc, backups_created_by_others_are_run);
     tcase_add_test(tc, restic_real_without_restic_falls_back_to_simulation);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
