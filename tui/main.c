@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "logderive.h"
 #include "kubeclient/kubeconfig.h"
 #include "snapshot.h"
 #include "ui.h"
@@ -63,6 +64,7 @@ static int run_once(app *a, int json)
             return 1;
         }
     }
+    logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     double wall = kc_wall_now();
     char *out = json ? snapshot_json(a->model, a->context, a->server, a->ns, wall)
                      : snapshot_table(a->model, wall);
