@@ -267,7 +267,10 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
     snprintf(msg, sizeof msg,
              "no Velero server pod in namespace %s (label deploy=velero or component=velero)",
              p->ns);
-    pl_retry(p, msg);
+    if (p->no_follow)
+        pl_set(p, KC_PL_FAILED, msg); /* a one-shot read does not wait for a pod to appear */
+    else
+        pl_retry(p, msg);
 }
 
 static void pl_find(kc_podlog *p)

@@ -32,4 +32,17 @@ tui_wait '^ +configmaps +.* 10 of 10 ' 5
 tui_wait '^ +persistentvolumeclaims +.* 2 of 2 ' 5
 tui_keys q
 tui_wait_exit >/dev/null
+
+# --once --json fills `resources` the same way
+"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once --json >"$TUI_DIR/once.json" || tui_fail "--once failed"
+python3 - "$TUI_DIR/once.json" <<'PY' || tui_fail "--once --json resources differ from basic.yaml"
+import json, sys
+runs = {r["name"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+def totals(name):
+    return {x["resource"]: x["total"] for x in runs[name]["resources"]}
+assert totals("backup-done") == {"namespaces": 2, "pods": 20, "deployments.apps": 5, "services": 6,
+    "configmaps": 10, "secrets": 8, "persistentvolumeclaims": 2, "persistentvolumes": 2}, totals("backup-done")
+t = totals("backup-inprogress")
+assert t["pods"] == 40 and t["configmaps"] == 30 and t["deployments.apps"] == 12, t
+PY
 echo "ok"
