@@ -201,35 +201,53 @@ enum {
     C_VOLS,
     C_N
 };
-static const char *list_col_title[C_N] = {"",         "NAME",    "PHASE",       "PROGRESS",
-                                          "ITEMS",    "RATE",    "ETA",         "STARTED",
-                                          "DURATION", "ERR/WRN", "VOLUME BYTES"};
-static const int list_col_width[C_N] = {1, 0, 11, 12, 11, 6, 6, 8, 8, 7, 21};
+static const char *list_col_title[C_N] = {"",      "NAME",    "PHASE",       "PROGRESS",
+                                          "ITEMS", "RATE",    "ETA",         "STARTED",
+                                          "DUR",   "E/W", "VOLUME BYTES"};
+static const int list_col_width[C_N] = {1, 0, 11, 10, 9, 6, 6, 8, 6, 5, 19};
 static const int list_col_drop[C_N] = {0, 0, 0, 0, 0, 0, 0, 3, 2, 1, 4}; /* higher drops first */
 
 static void list_layout(int cols, int *width, int *xpos)
 {
-    int name_min = 16, have[C_N];
+    int name_min = 16, have[C_N], phase_w = cols >= 100 ? 15 : list_col_width[C_PHASE];
     for (int i = 0; i < C_N; i++) have[i] = 1;
     for (int drop = 4; drop >= 1; drop--) {
         int total = name_min;
         for (int i = 0; i < C_N; i++)
-            if (have[i] && i != C_NAME) total += list_col_width[i] + 1;
-        if (total <= cols) break;
+            if (have[i] && i != C_NAME) total += (i == C_PHASE ? phase_w : list_col_width[i]) + 1;
+        if (total + 1 <= cols) break;
         for (int i = 0; i < C_N; i++)
             if (list_col_drop[i] == drop) have[i] = 0;
     }
     int used = 0;
     for (int i = 0; i < C_N; i++)
-        if (have[i] && i != C_NAME) used += list_col_width[i] + 1;
+        if (have[i] && i != C_NAME) used += (i == C_PHASE ? phase_w : list_col_width[i]) + 1;
     int name_w = cols - used - 1;
-    if (name_w > 48) name_w = 48;
     int x = 0;
     for (int i = 0; i < C_N; i++) {
-        width[i] = have[i] ? (i == C_NAME ? name_w : list_col_width[i]) : 0;
+        width[i] = have[i] ? (i == C_NAME    ? name_w
+                              : i == C_PHASE ? phase_w
+                                             : list_col_width[i])
+                           : 0;
         xpos[i] = x;
         if (width[i]) x += width[i] + 1;
     }
+}
+
+/* Long phase names shortened for a narrow column (the detail screen shows them whole). */
+static const char *list_phase_label(const char *phase, int width)
+{
+    static const char *abbr[][2] = {
+        {"PartiallyFailed", "PartFailed"},
+        {"WaitingForPluginOperations", "WaitingOps"},
+        {"WaitingForPluginOperationsPartiallyFailed", "WaitOps-PF"},
+        {"FinalizingPartiallyFailed", "Final-PF"},
+        {"FailedValidation", "FailedValid"},
+    };
+    if (!phase || (int)strlen(phase) <= width) return phase;
+    for (size_t i = 0; i < sizeof abbr / sizeof abbr[0]; i++)
+        if (!strcmp(phase, abbr[i][0])) return abbr[i][1];
+    return phase;
 }
 
 static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, const int *wd,
@@ -243,7 +261,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     w_print(w, y, xp[C_KIND], 1, base | A_DIM, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
     w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
     if (!x) return;
-    w_text(w, y, xp[C_PHASE], wd[C_PHASE], x->phase,
+    w_text(w, y, xp[C_PHASE], wd[C_PHASE], list_phase_label(x->phase, wd[C_PHASE]),
            selected ? base : w_attr(w_phase_role(x->phase_id)));
     double frac = x->items_total > 0 ? (double)x->items_done / (double)x->items_total : -1;
     if (frac < 0 && x->phase_id == VL_PH_COMPLETED) frac = 1;
