@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# once_basic.sh: `veltop --once [--json]` against veltop-sim's basic scenario: the finished runs'
+# fixed counts, phases, resources and volumes equal the scenario's; the table has its columns;
+# exit status 1 (one line on stderr) when the cluster cannot be reached, 2 for usage and
+# configuration errors; --help lists every option; --demo works too.
+. "$(dirname "$0")/tui_lib.bash" || exit 1
+
+SCEN="$FIXTURES_DIR/scenarios/basic.yaml"
+tui_sim_start --scenario "$SCEN" --quiet
+KC="$TUI_DIR/kubeconfig"
+
+"$VELTOP" --kubeconfig "$KC" --once --json >"$TUI_DIR/once.json" 2>"$TUI_DIR/once.err" ||
+    tui_fail "--once --json failed: $(cat "$TUI_DIR/once.err")"
+python3 - "$TUI_DIR/once.json" "$TUI_SIM_URL" <<'PY' || tui_fail "--once --json differs from the scenario"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+url = sys.argv[2]
+assert doc["server"] == url, doc["server"]
+assert doc["namespace"] == "velero", doc["namespace"]
+runs = {(r["kind"], r["name"]): r for r in doc["runs"]}
+names = [r["name"] for r in doc["runs"]]
+assert set(names) >= {"backup-done", "backup-inprogress", "backup-failed", "backup-partial",
+                      "restore-done", "restore-inprogress"}, names
+# newest first
+starts = [r["started"] for r in doc["runs"] if r["started"]]
+assert starts == sorted(starts, reverse=True), starts
+
+def check(kind, name, phase, done, total, errors, warnings):
+    r = runs[(kind, name)]
+    got = (r["phase"], r["itemsDone"], r["itemsTotal"], r["errors"], r["warnings"])
+    want = (phase, done, total, errors, warnings)
+    assert got == want, (name, got, want)
+    assert r["etaSeconds"] is None, (name, r["etaSeconds"])
+    assert isinstance(r["itemsPerSecond"], (int, float)) and r["itemsPerSecond"] > 0, r
+    assert r["completed"] and r["completed"].endswith("Z"), r["completed"]
+    return r
+
+b = check("Backup", "backup-done", "Completed", 55, 55, 0, 2)
+assert [(x["resource"], x["done"], x["total"]) for x in b["resources"]] == [
+    ("namespaces", 2, 2), ("pods", 20, 20), ("deployments.apps", 5, 5), ("services", 6, 6),
+    ("configmaps", 10, 10), ("secrets", 8, 8), ("persistentvolumeclaims", 2, 2),
+    ("persistentvolumes", 2, 2)], b["resources"]
+assert len(b["volumes"]) == 1, b["volumes"]
+v = b["volumes"][0]
+assert (v["kind"], v["pod"], v["volume"], v["uploader"], v["phase"], v["bytesDone"], v["bytesTotal"]) == \
+    ("PodVolumeBackup", "shop/db-0", "data", "kopia", "Completed", 64 << 20, 64 << 20), v
+f = check("Backup", "backup-failed", "Failed", 10, 20, 1, 0)
+p = check("Backup", "backup-partial", "PartiallyFailed", 30, 30, 3, 1)
+assert [(x["resource"], x["total"]) for x in p["resources"]] == [
+    ("namespaces", 2), ("pods", 16), ("secrets", 12)], p["resources"]
+r = check("Restore", "restore-done", "Completed", 55, 55, 0, 0)
+assert [(x["kind"], x["bytesDone"]) for x in r["volumes"]] == [("PodVolumeRestore", 64 << 20)], r["volumes"]
+# a run in flight: counts are numbers, the total is the scenario's estimate, an ETA is known
+ip = runs[("Backup", "backup-inprogress")]
+assert ip["phase"] == "InProgress" and ip["completed"] is None, ip
+assert 0 < ip["itemsDone"] < ip["itemsTotal"] <= 119, ip
+assert isinstance(ip["etaSeconds"], (int, float)) and ip["etaSeconds"] > 0, ip
+assert sorted(x["kind"] for x in ip["volumes"]) == ["DataUpload", "PodVolumeBackup", "PodVolumeBackup"], ip["volumes"]
+PY
+
+# the plain table
+"$VELTOP" --kubeconfig "$KC" --once >"$TUI_DIR/once.txt" || tui_fail "--once failed"
+head -n 1 "$TUI_DIR/once.txt" | grep -Eq '^NAME +KIND +PHASE +ITEMS +RESOURCES +RATE +ETA +STARTED +DURATION +ERRORS +WARNINGS$' ||
+    tui_fail "table header: $(head -n 1 "$TUI_DIR/once.txt")"
+grep -Eq '^backup-done +Backup +Completed +55/55 +8/8 +[0-9.]+/s +- +[0-9T:-]+Z +[0-9ms]+ +0 +2$' "$TUI_DIR/once.txt" ||
+    tui_fail "table row: $(cat "$TUI_DIR/once.txt")"
+grep -Eq '^backup-failed +Backup +Failed +10/20 ' "$TUI_DIR/once.txt" || tui_fail "no failed row"
+
+# errors: exit 2 with one line for usage and configuration, 1 when the cluster is unreachable
+"$VELTOP" --bogus >/dev/null 2>"$TUI_DIR/err"; st=$?
+[ "$st" = 2 ] && [ "$(wc -l <"$TUI_DIR/err")" = 1 ] || tui_fail "--bogus: status $st, $(cat "$TUI_DIR/err")"
+"$VELTOP" --kubeconfig "$TUI_DIR/missing" --once >/dev/null 2>"$TUI_DIR/err"; st=$?
+[ "$st" = 2 ] && [ "$(wc -l <"$TUI_DIR/err")" = 1 ] || tui_fail "missing kubeconfig: status $st"
+"$VELTOP" --json >/dev/null 2>&1; [ $? = 2 ] || tui_fail "--json without --once accepted"
+sed "s#$TUI_SIM_URL#http://127.0.0.1:1#" "$KC" >"$TUI_DIR/dead.kubeconfig"
+"$VELTOP" --kubeconfig "$TUI_DIR/dead.kubeconfig" --once >/dev/null 2>"$TUI_DIR/err"; st=$?
+[ "$st" = 1 ] && [ "$(wc -l <"$TUI_DIR/err")" = 1 ] && grep -q '127.0.0.1:1' "$TUI_DIR/err" ||
+    tui_fail "unreachable: status $st, $(cat "$TUI_DIR/err")"
+
+# help names every option; version
+"$VELTOP" --help >"$TUI_DIR/help" || tui_fail "--help failed"
+for o in --kubeconfig --context -n --namespace --demo --once --json --version --help; do
+    grep -q -- "$o" "$TUI_DIR/help" || tui_fail "--help does not list $o"
+done
+"$VELTOP" --version | grep -Eq '^veltop [0-9]+\.[0-9]+' || tui_fail "--version"
+
+# --demo runs the sim in-process
+"$VELTOP" --demo --scenario "$SCEN" --once --json >"$TUI_DIR/demo.json" || tui_fail "--demo --once"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["context"]=="demo"; assert len(d["runs"])>=6, d' \
+    "$TUI_DIR/demo.json" || tui_fail "--demo --once --json"
+echo "once_basic: ok"
