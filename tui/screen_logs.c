@@ -249,10 +249,15 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
                             : ps == KC_PL_STREAMING  ? "streaming"
                             : ps == KC_PL_RETRYING   ? "reconnecting"
                                                      : "stopped";
-        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  (in progress: no stored log yet; pod ");
-        x += w_text(w, 0, x, cols - x, pod ? pod : "?", w_attr(W_DIM));
-        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), ", %s)  %zu lines%s", state, nlines,
-                     st->follow ? "  following" : "");
+        x += w_print(w, 0, x, cols - x, A_NORMAL, "  %zu lines%s", nlines,
+                     st->follow ? ", following" : "");
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  (in progress, no stored log yet; %s",
+                     state);
+        if (pod) {
+            x += w_print(w, 0, x, cols - x, w_attr(W_DIM), " from pod ");
+            x += w_text(w, 0, x, cols - x, pod, w_attr(W_DIM));
+        }
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), ")");
     } else {
         x = w_print(w, 0, 0, cols, A_BOLD, "Log of %s ", what);
         x += w_text(w, 0, x, cols - x, st->name, A_BOLD);

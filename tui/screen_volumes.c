@@ -86,6 +86,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int64_t done = 0, total = 0;
     double rate = 0;
     int have_rate = 0, active = 0, failed = 0, finished = 0;
+    double max_eta = -1;
     for (size_t i = 0; i < st->n; i++) {
         const vl_volume *v = st->rows[i]->vol;
         if (!v) continue;
@@ -97,6 +98,8 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             continue;
         }
         if (vl_phase_active(v->phase_id)) active++;
+        double ve = est_eta(st->rows[i]->bytes, now);
+        if (ve > max_eta) max_eta = ve;
         double vr = est_rate(st->rows[i]->bytes, now);
         if (vr >= 0) {
             rate += vr;
@@ -111,7 +114,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     char b1[32], b2[32], rb[32], eb[32];
     double agg_eta = -1;
+    /* volumes move in parallel: the slowest one bounds the finish, and the summed rate must
+     * still move the remaining bytes */
     if (have_rate && rate > 0 && total > done && active) agg_eta = (double)(total - done) / rate;
+    if (agg_eta >= 0 && max_eta > agg_eta) agg_eta = max_eta;
     x = w_print(w, y, 0, cols, A_BOLD, "All volumes ");
     int barw = cols >= 100 ? 30 : 16;
     if (x + barw < cols) {
@@ -128,7 +134,9 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         return;
     }
     /* columns: the optional ones appear as the width allows */
-    int w_phase = 11, c_bar = 10, w_bytes = 21, w_rate = 12, w_eta = 11;
+    int narrow = cols < 100; /* 80 columns: no per-row bar, the numbers say it */
+    int w_phase = 11, c_bar = narrow ? 0 : 10, w_bytes = 21, w_rate = narrow ? 11 : 12,
+        w_eta = narrow ? 9 : 11;
     int fixed = w_phase + c_bar + w_bytes + w_rate + w_eta + 5;
     int w_up = cols - fixed >= 40 ? 11 : 0;
     int w_node = cols - fixed - w_up >= 46 ? 14 : 0;
@@ -143,8 +151,8 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     x += w_print(w, y, x, w_pod + 1, ha, "%-*s", w_pod + 1, "POD/VOLUME");
     if (w_up) x += w_print(w, y, x, w_up, ha, "%-*s", w_up, "UPLOADER");
     x += w_print(w, y, x, w_phase, ha, "%-*s", w_phase, "PHASE");
-    x += w_print(w, y, x, c_bar + 1, ha, "%-*s", c_bar + 1, "BYTES");
-    x += w_print(w, y, x, w_bytes + 1, ha, "%-*s", w_bytes + 1, "");
+    if (c_bar) x += w_print(w, y, x, c_bar + 1, ha, "%-*s", c_bar + 1, "BYTES");
+    x += w_print(w, y, x, w_bytes + 1, ha, "%-*s", w_bytes + 1, c_bar ? "" : "BYTES");
     x += w_print(w, y, x, w_rate, ha, "%-*s", w_rate, "RATE");
     x += w_print(w, y, x, w_eta, ha, "%-*s", w_eta, "ETA");
     if (w_start) x += w_print(w, y, x, w_start, ha, "%-*s", w_start, "STARTED");
@@ -181,10 +189,12 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, y, x, w_phase - 1, v->phase ? v->phase : "New",
                i == st->sel ? base : w_attr(w_phase_role(v->phase_id)));
         x += w_phase;
-        w_bar(w, y, x, c_bar,
-              v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1,
-              v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL);
-        x += c_bar + 1;
+        if (c_bar) {
+            w_bar(w, y, x, c_bar,
+                  v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1,
+                  v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL);
+            x += c_bar + 1;
+        }
         w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
                 fmt_bytes(b2, sizeof b2, v->bytes_total));
         x += w_bytes + 1;

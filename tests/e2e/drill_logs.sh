@@ -50,7 +50,7 @@ tui_keys Escape Escape
 tui_keys / ; tui_keys C-u ; tui_keys "backup-inprogress" Enter
 tui_wait '^B backup-inprogress' 5
 tui_keys l
-tui_wait 'LIVE log of backup backup-inprogress .*pod velero-[a-z0-9-]+, streaming\) +[0-9]+ lines +following' 20
+tui_wait 'LIVE log of backup backup-inprogress +[0-9]+ lines, following +\(in progress, no stored log yet; streaming from pod velero-[a-z0-9-]+\)' 20
 first=$(tui_line 'LIVE log of backup')
 tui_wait_change 'LIVE log of backup' "$first" 15
 tui_wait 'msg="Processing item" backup=velero/backup-inprogress' 10
