@@ -688,8 +688,8 @@ static scn_volume *demo_du(scn_run *r, const char *pvc, const char *ns, double s
 }
 
 static const char *demo_errors[] = {
-    "rpc error: code = Unknown desc = error getting backup storage location: "
-    "BackupStorageLocation.velero.io \"default\" not found",
+    ("rpc error: code = Unknown desc = error getting backup storage location: "
+     "BackupStorageLocation.velero.io \"default\" not found"),
     "backup failed: error running hook: command terminated with exit code 1",
     "pod volume backup failed: error to initialize data path: timeout on preparing PVB",
 };

@@ -319,15 +319,15 @@ static double item_time(const run *r, int k) /* when item k (0-based) is done */
 }
 
 static const char *err_texts[] = {
-    "error executing custom action (groupResource=pods, namespace=%s, name=%s): rpc error: "
-    "code = Unknown desc = timed out waiting for hook to complete",
+    ("error executing custom action (groupResource=pods, namespace=%s, name=%s): rpc error: "
+     "code = Unknown desc = timed out waiting for hook to complete"),
     "error getting volume info for %s/%s: volume snapshot not ready",
     "failed to get pod volume backup for %s/%s: context deadline exceeded",
 };
 static const char *warn_texts[] = {
     "skipping item %s/%s because it is being deleted",
-    "could not restore, %s/%s already exists. Warning: the in-cluster version is different "
-    "than the backed-up version",
+    ("could not restore, %s/%s already exists. Warning: the in-cluster version is different "
+     "than the backed-up version"),
     "volume %s/%s has no snapshot location, skipping",
 };
 
@@ -904,10 +904,7 @@ static cJSON *vol_status(const run *r, const pvol *v, double t)
                                                         : "data path backup failed: error running "
                                                           "uploader: unexpected EOF");
         if (!strcmp(phase, "Canceled"))
-            cJSON_AddStringToObject(st, "message",
-                                    "found a backup with status \"InProgress\" "
-                                    "during the server starting, mark it as "
-                                    "cancel");
+            cJSON_AddStringToObject(st, "message", "data path canceled: the backup failed");
     } else if (t >= v->t_cancel) {
         add_time(st, "completionTimestamp", v->t_cancel);
     }
