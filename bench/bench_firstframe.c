@@ -1,0 +1,190 @@
+/* bench_firstframe.c: time to the first full frame and peak memory with a big cluster: 10 000
+ * backups and 50 000 volume objects (40 000 PodVolumeBackups, 10 000 DataUploads, 5 per backup,
+ * linked by velero.io/backup-name) in an in-process veltop-sim; the real veltop on a pty (120x40)
+ * from exec to the frame that shows the newest backup's row, then to the frame that also shows its
+ * volume bytes; peak RSS (VmHWM). Side by side: kubectl get ... -o json against the same sim. */
+#include "benchutil.h"
+#include "format.h"
+
+#define VOLS_PER_BACKUP 5
+#define GIB             1073741824.0
+
+static int populate(bench_sim *bs, int nb)
+{
+    double now = kc_wall_now();
+    char start[40], done[40], exp[40];
+    kc_buf b = {0};
+    for (int i = 0; i < nb; i++) {
+        double t = now - (double)(nb - i) * 600.0;
+        kc_format_time(t, start, sizeof start);
+        kc_format_time(t + 420, done, sizeof done);
+        kc_format_time(t + 30 * 86400.0, exp, sizeof exp);
+        b.len = 0;
+        kc_buf_printf(
+            &b,
+            "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\",\"metadata\":{\"name\":"
+            "\"nightly-%05d\",\"namespace\":\"velero\",\"labels\":{\"velero.io/storage-location\":"
+            "\"default\",\"velero.io/schedule-name\":\"nightly\"},\"annotations\":{"
+            "\"velero.io/source-cluster-k8s-gitversion\":\"v1.30.2\",\"velero.io/"
+            "resource-timeout\":\"10m0s\"}},\"spec\":{\"csiSnapshotTimeout\":\"10m0s\","
+            "\"defaultVolumesToFsBackup\":true,\"includedNamespaces\":[\"shop\",\"billing\"],"
+            "\"itemOperationTimeout\":\"4h0m0s\",\"storageLocation\":\"default\",\"ttl\":"
+            "\"720h0m0s\",\"snapshotMoveData\":true},\"status\":{\"phase\":\"Completed\","
+            "\"version\":1,\"formatVersion\":\"1.1.0\",\"startTimestamp\":\"%s\","
+            "\"completionTimestamp\":\"%s\",\"expiration\":\"%s\",\"progress\":{\"totalItems\":"
+            "%d,\"itemsBackedUp\":%d},\"warnings\":%d,\"backupItemOperationsAttempted\":1,"
+            "\"backupItemOperationsCompleted\":1,\"hookStatus\":{}}}",
+            i, start, done, exp, 1200 + i % 300, 1200 + i % 300, i % 7 == 0 ? 2 : 0);
+        if (bench_sim_create(bs, "backups", "velero", kc_buf_cstr(&b))) return -1;
+        for (int v = 0; v < VOLS_PER_BACKUP; v++) {
+            /* the newest backup's volumes add up to a size no other row shows */
+            long long size = i == nb - 1 ? 246913578LL : (long long)(10 * GIB);
+            b.len = 0;
+            if (v < VOLS_PER_BACKUP - 1) {
+                kc_buf_printf(
+                    &b,
+                    "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"PodVolumeBackup\",\"metadata\":{"
+                    "\"name\":\"nightly-%05d-%c%04x\",\"namespace\":\"velero\",\"generateName\":"
+                    "\"nightly-%05d-\",\"labels\":{\"velero.io/backup-name\":\"nightly-%05d\","
+                    "\"velero.io/backup-uid\":\"9b1f3c2e-%08d\",\"velero.io/pvc-uid\":"
+                    "\"5d2c-%08d-%d\"}},\"spec\":{\"backupStorageLocation\":\"default\",\"node\":"
+                    "\"worker-%d\",\"pod\":{\"kind\":\"Pod\",\"namespace\":\"shop\",\"name\":"
+                    "\"db-%d\",\"uid\":\"77aa-%08d\"},\"volume\":\"data\",\"repoIdentifier\":"
+                    "\"s3:http://minio.velero.svc:9000/velero-backups/kopia/shop\","
+                    "\"uploaderType\":\"kopia\",\"tags\":{\"backup\":\"nightly-%05d\",\"ns\":"
+                    "\"shop\",\"pod\":\"db-%d\",\"volume\":\"data\"}},\"status\":{\"phase\":"
+                    "\"Completed\",\"path\":\"/host_pods\",\"startTimestamp\":\"%s\","
+                    "\"completionTimestamp\":\"%s\",\"snapshotID\":\"%08x%08x\",\"progress\":{"
+                    "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
+                    i, 'a' + v, i & 0xffff, i, i, i, i, v, v % 4, v, i, i, v, start, done,
+                    i * 7919u, v * 104729u, size, size);
+                if (bench_sim_create(bs, "podvolumebackups", "velero", kc_buf_cstr(&b))) return -1;
+            } else {
+                kc_buf_printf(
+                    &b,
+                    "{\"apiVersion\":\"velero.io/v2alpha1\",\"kind\":\"DataUpload\",\"metadata\":{"
+                    "\"name\":\"nightly-%05d-du%04x\",\"namespace\":\"velero\",\"labels\":{"
+                    "\"velero.io/backup-name\":\"nightly-%05d\",\"velero.io/backup-uid\":"
+                    "\"9b1f3c2e-%08d\",\"velero.io/async-operation-id\":\"du-%08d\"}},\"spec\":{"
+                    "\"backupStorageLocation\":\"default\",\"datamover\":\"velero\","
+                    "\"operationTimeout\":\"10m0s\",\"sourceNamespace\":\"billing\","
+                    "\"snapshotType\":"
+                    "\"CSI\",\"sourcePVC\":\"invoices-data\",\"csiSnapshot\":{\"volumeSnapshot\":"
+                    "\"velero-invoices-data-%05d\",\"storageClass\":\"csi-rbd\",\"snapshotClass\":"
+                    "\"csi-rbd-snapclass\",\"driver\":\"rbd.csi.ceph.com\"}},\"status\":{\"phase\":"
+                    "\"Completed\",\"node\":\"worker-2\",\"startTimestamp\":\"%s\","
+                    "\"completionTimestamp\":\"%s\",\"snapshotID\":\"%08x\",\"progress\":{"
+                    "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
+                    i, i & 0xffff, i, i, i, i, start, done, i * 7919u, size, size);
+                if (bench_sim_create(bs, "datauploads", "velero", kc_buf_cstr(&b))) return -1;
+            }
+        }
+    }
+    kc_buf_free(&b);
+    return 0;
+}
+
+/* Runs kubectl get RESOURCE -o json > /dev/null against the sim with a fresh cache directory;
+ * returns the wall seconds (-1 when kubectl is missing or fails), *maxrss_kb its peak RSS (through
+ * GNU time when installed: wait4's figure for a child forked from this big process would count
+ * the pages it had before exec), else -1. */
+static double kubectl_get(bench_sim *bs, const char *resource, long *maxrss_kb)
+{
+    char cache[256], rssfile[256];
+    snprintf(cache, sizeof cache, "%s/cache-%s", bs->dir, resource);
+    snprintf(rssfile, sizeof rssfile, "%s/rss-%s", bs->dir, resource);
+    int have_time = access("/usr/bin/time", X_OK) == 0;
+    *maxrss_kb = -1;
+    double t0 = bench_now();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        setenv("KUBECONFIG", bs->kubeconfig, 1);
+        setenv("KUBECACHEDIR", cache, 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 1), dup2(null, 2);
+        if (have_time)
+            execl("/usr/bin/time", "time", "-f", "%M", "-o", rssfile, "kubectl", "get", resource,
+                  "-n", "velero", "-o", "json", (char *)NULL);
+        else
+            execlp("kubectl", "kubectl", "get", resource, "-n", "velero", "-o", "json",
+                   (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    double el = bench_now() - t0;
+    FILE *f = have_time ? fopen(rssfile, "r") : NULL;
+    if (f) {
+        if (fscanf(f, "%ld", maxrss_kb) != 1) *maxrss_kb = -1;
+        fclose(f);
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? el : -1;
+}
+
+int main(int argc, char **argv)
+{
+    int nb = argc > 1 ? atoi(argv[1]) : 10000;
+    int limit_s = argc > 2 ? atoi(argv[2]) : 30; /* give up on the first frame after this */
+    if (nb < 1) nb = 1;
+    if (limit_s < 1) limit_s = 1;
+    signal(SIGPIPE, SIG_IGN);
+    bench_sim bs;
+    if (bench_sim_start(&bs, "empty")) return 1;
+    double t0 = bench_now();
+    if (populate(&bs, nb)) return 1;
+    fprintf(stderr, "bench_firstframe: %d backups and %d volume objects created in %.1f s\n", nb,
+            nb * VOLS_PER_BACKUP, bench_now() - t0);
+
+    if (getenv("BENCH_HOLD")) { /* debugging: keep the populated sim up for a while */
+        fprintf(stderr, "bench_firstframe: sim at %s, kubeconfig %s\n", vsim_url(bs.sim),
+                bs.kubeconfig);
+        sleep((unsigned)atoi(getenv("BENCH_HOLD")));
+    }
+    char newest[32], vols[64], b1[24], b2[24];
+    snprintf(newest, sizeof newest, "nightly-%05d", nb - 1);
+    int64_t vbytes = 246913578LL * VOLS_PER_BACKUP;
+    snprintf(vols, sizeof vols, "%s/%s", fmt_bytes(b1, sizeof b1, vbytes),
+             fmt_bytes(b2, sizeof b2, vbytes));
+
+    char *veltop = bench_veltop_path();
+    char *args[] = {veltop, "--kubeconfig", bs.kubeconfig, NULL};
+    bench_pty p;
+    if (bench_pty_spawn(&p, args, 40, 120)) return 1;
+    double t_list = 0, t_vols = 0;
+    int ok = bench_pty_wait_for(&p, newest, limit_s * 1000, &t_list);
+    int okv = ok == 1 ? bench_pty_wait_for(&p, vols, limit_s * 1000, &t_vols) : 0;
+    bench_pty_drain(&p, 1000); /* let it settle: every watch open, nothing left to draw */
+    long hwm = bench_proc_status_kb(p.pid, "VmHWM");
+    double cpu = bench_proc_cpu(p.pid), ran = bench_now() - p.started;
+    bench_pty_quit(&p, NULL);
+    double first = ok == 1 ? t_list - p.started : -1, full = okv == 1 ? t_vols - p.started : -1;
+    /* VmHWM, not wait4's ru_maxrss: the child was forked from this process, whose pages (the
+     * populated sim) count in ru_maxrss from before the exec */
+    double peak_mb = (double)hwm / 1024.0;
+    if (ok != 1 || okv != 1)
+        printf("first frame, %d backups + %d volumes: NOT SHOWN within %d s; veltop used %.1f s "
+               "CPU in %.1f s\n",
+               nb, nb * VOLS_PER_BACKUP, limit_s, cpu, ran);
+    printf("first frame, %d backups + %d volumes: list shown in %.3f s (target <= 0.5) %s\n", nb,
+           nb * VOLS_PER_BACKUP, first, bench_verdict(ok == 1 && first <= 0.5));
+    printf("first frame, %d backups + %d volumes: with volume bytes in %.3f s (target <= 0.5) %s\n",
+           nb, nb * VOLS_PER_BACKUP, full, bench_verdict(okv == 1 && full <= 0.5));
+    printf("first frame, %d backups + %d volumes: peak RSS (VmHWM) %.1f MB (target <= 40) %s\n", nb,
+           nb * VOLS_PER_BACKUP, peak_mb, bench_verdict(hwm > 0 && peak_mb <= 40));
+
+    long rss_b = 0, rss_p = 0, rss_d = 0;
+    double kb = kubectl_get(&bs, "backups", &rss_b);
+    double kp = kubectl_get(&bs, "podvolumebackups", &rss_p);
+    double kd = kubectl_get(&bs, "datauploads", &rss_d);
+    if (kb < 0)
+        printf("kubectl side by side: kubectl missing or failed\n");
+    else
+        printf("kubectl side by side: get backups -o json %.3f s (peak RSS %.0f MB), get "
+               "podvolumebackups -o json %.3f s (%.0f MB), get datauploads -o json %.3f s (%.0f "
+               "MB)\n",
+               kb, rss_b / 1024.0, kp, rss_p / 1024.0, kd, rss_d / 1024.0);
+    free(veltop);
+    bench_sim_stop(&bs);
+    return ok == 1 ? 0 : 1;
+}
