@@ -167,10 +167,17 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
         mv = m->vols[i];
     }
     mv->vol = v;
-    if (vl_phase_terminal(v->phase_id) && v->started > 0 && v->completed >= v->started)
+    double wall = kc_wall_now();
+    if (vl_phase_terminal(v->phase_id) && v->started > 0 && v->completed >= v->started) {
         est_finish(mv->bytes, v->bytes_done, v->completed - v->started);
-    else
+    } else if (i < 0 && vl_phase_active(v->phase_id) && v->started > 0 && v->bytes_done > 0 &&
+               wall > v->started) {
+        /* attached while it moves: the average since its start gives a rate at once */
+        est_seed(mv->bytes, now, v->bytes_done, wall - v->started);
         est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
+    } else {
+        est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
+    }
     m->gen++;
 }
 

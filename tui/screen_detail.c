@@ -124,6 +124,77 @@ static int detail_label(WINDOW *w, int y, int x, const char *label)
     return w_print(w, y, x, 40, A_DIM, "%s ", label);
 }
 
+static int detail_vol_rank(const model_volume *v)
+{
+    vl_phase p = v->vol->phase_id;
+    if (vl_phase_active(p)) return 0;
+    if (!vl_phase_terminal(p)) return 1;
+    return p == VL_PH_COMPLETED ? 3 : 2;
+}
+
+static int detail_vol_cmp(const void *a, const void *b)
+{
+    const model_volume *x = *(model_volume *const *)a, *y = *(model_volume *const *)b;
+    int c = detail_vol_rank(x) - detail_vol_rank(y);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* The run's volumes, moving ones first: what is transferring, how fast, until when. */
+static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, const model_run *r)
+{
+    model *m = ui_model(u);
+    double now = ui_now(u);
+    char b1[32], b2[32], b3[32], who[160];
+    size_t n = model_run_volumes(m, r, NULL, 0);
+    model_volume **vv = xcalloc(n ? n : 1, sizeof(*vv));
+    model_run_volumes(m, r, vv, n);
+    qsort(vv, n, sizeof(*vv), detail_vol_cmp);
+    w_print(w, y++, 0, cols, A_BOLD | A_UNDERLINE, "Volumes");
+    int wide = cols >= 100, whow = wide ? 34 : 22, barw = wide ? 20 : 10;
+    for (size_t i = 0; i < n && (int)i < rows - 1; i++, y++) {
+        const vl_volume *v = vv[i]->vol;
+        const char *kind = v->kind == VL_PVB   ? "PVB"
+                           : v->kind == VL_PVR ? "PVR"
+                           : v->kind == VL_DU  ? "DU"
+                                               : "DD";
+        snprintf(who, sizeof who, "%s%s%s%s%s", v->pod_ns ? v->pod_ns : "", v->pod_ns ? "/" : "",
+                 v->pod_name ? v->pod_name : "", v->pod_name && v->volume ? ":" : "",
+                 v->volume ? v->volume : "");
+        int x = w_print(w, y, 2, 4, A_DIM, "%s", kind);
+        x = 6;
+        w_text(w, y, x, whow, who, 0);
+        x += whow + 1;
+        if (wide) {
+            w_text(w, y, x, 10, v->uploader ? v->uploader : "-", A_DIM);
+            x += 11;
+        }
+        w_text(w, y, x, 11, v->phase, w_attr(w_phase_role(v->phase_id)));
+        x += 12;
+        double f = v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1;
+        if (f < 0 && v->phase_id == VL_PH_COMPLETED) f = 1;
+        w_bar(w, y, x, barw, f, v->phase_id == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
+        x += barw + 1;
+        x += w_print(w, y, x, cols - x, 0, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
+                     fmt_bytes(b2, sizeof b2, v->bytes_total));
+        if (vl_phase_active(v->phase_id)) {
+            double since;
+            if (est_stalled(vv[i]->bytes, now, &since))
+                w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s",
+                        fmt_duration(b3, sizeof b3, since));
+            else if (wide)
+                w_print(w, y, x, cols - x, 0, "  %s  ETA %s",
+                        fmt_byte_rate(b1, sizeof b1, est_rate(vv[i]->bytes, now)),
+                        fmt_eta(b2, sizeof b2, est_eta(vv[i]->bytes, now)));
+            else
+                w_print(w, y, x, cols - x, 0, " ETA %s",
+                        fmt_eta(b2, sizeof b2, est_eta(vv[i]->bytes, now)));
+        }
+    }
+    if ((int)n > rows - 1)
+        w_print(w, y, 2, cols - 2, A_DIM, "... %zu more (v: all volumes)", n - (size_t)(rows - 1));
+    free(vv);
+}
+
 static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     detail_state *d = detail_of(s);
@@ -201,6 +272,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
+    size_t nres_all;
+    model_run_resources(r, &nres_all, NULL);
+    if (res_rows > (int)nres_all) res_rows = nres_all ? (int)nres_all : 1;
 
     /* per-resource rows */
     size_t nres;
@@ -225,7 +299,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (d->scroll > (int)nres - res_rows) d->scroll = (int)nres - res_rows;
     if (d->scroll < 0) d->scroll = 0;
     d->res_rows = res_rows;
-    int namew = cols >= 100 ? 34 : 24, rbarw = cols >= 100 ? 30 : 16;
+    int namew = cols >= 100 ? 34 : 22, rbarw = cols >= 100 ? 30 : 14;
     for (int i = 0; i < res_rows && d->scroll + i < (int)nres; i++) {
         const model_res *mr = order[d->scroll + i];
         int rank = detail_res_rank(mr), yy = res_top + i;
@@ -250,8 +324,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_print(w, res_top + res_rows - 1, cols - 16, 16, A_DIM, " [%d-%d of %zu]", d->scroll + 1,
                 d->scroll + res_rows, nres);
 
-    /* bottom block */
-    y = rows - bottom;
+    /* bottom block, right under the resources; the volumes fill what is left */
+    y = res_top + res_rows + 1;
+    int vol_rows = rows - y - bottom - 2;
     x = detail_label(w, y, 0, "Volumes");
     if (r->vols.n) {
         x += w_print(w, y, x, cols - x, 0, "%d of %d done", r->vols.n_done, r->vols.n);
@@ -324,7 +399,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             if (i) x += w_print(w, y, x, 3, 0, "; ");
             x += w_text(w, y, x, cols - x, run->validation_errors[i], w_attr(W_BAD));
         }
+        y++;
     }
+    if (vol_rows > 0 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
 }
 
 static const char *detail_hint(ui_screen *s, ui *u)

@@ -201,34 +201,35 @@ enum {
     C_VOLS,
     C_N
 };
-static const char *list_col_title[C_N] = {"",      "NAME",    "PHASE",       "PROGRESS",
-                                          "ITEMS", "RATE",    "ETA",         "STARTED",
-                                          "DUR",   "E/W", "VOLUME BYTES"};
-static const int list_col_width[C_N] = {1, 0, 11, 10, 9, 6, 6, 8, 6, 5, 19};
+static const char *list_col_title[C_N] = {"",      "NAME", "PHASE",       "PROGRESS",
+                                          "ITEMS", "RATE", "ETA",         "STARTED",
+                                          "DUR",   "E/W",  "VOLUME BYTES"};
+static const int list_col_width[C_N] = {1, 0, 11, 10, 9, 6, 6, 11, 6, 5, 19};
 static const int list_col_drop[C_N] = {0, 0, 0, 0, 0, 0, 0, 3, 2, 1, 4}; /* higher drops first */
 
 static void list_layout(int cols, int *width, int *xpos)
 {
-    int name_min = 16, have[C_N], phase_w = cols >= 100 ? 15 : list_col_width[C_PHASE];
+    int name_min = 22, have[C_N], phase_w = cols >= 100 ? 15 : list_col_width[C_PHASE];
+    int cw[C_N];
+    for (int i = 0; i < C_N; i++) cw[i] = list_col_width[i];
+    cw[C_PHASE] = phase_w;
+    if (cols < 130) cw[C_BAR] = 8;
     for (int i = 0; i < C_N; i++) have[i] = 1;
     for (int drop = 4; drop >= 1; drop--) {
         int total = name_min;
         for (int i = 0; i < C_N; i++)
-            if (have[i] && i != C_NAME) total += (i == C_PHASE ? phase_w : list_col_width[i]) + 1;
+            if (have[i] && i != C_NAME) total += cw[i] + 1;
         if (total + 1 <= cols) break;
         for (int i = 0; i < C_N; i++)
             if (list_col_drop[i] == drop) have[i] = 0;
     }
     int used = 0;
     for (int i = 0; i < C_N; i++)
-        if (have[i] && i != C_NAME) used += (i == C_PHASE ? phase_w : list_col_width[i]) + 1;
+        if (have[i] && i != C_NAME) used += cw[i] + 1;
     int name_w = cols - used - 1;
     int x = 0;
     for (int i = 0; i < C_N; i++) {
-        width[i] = have[i] ? (i == C_NAME    ? name_w
-                              : i == C_PHASE ? phase_w
-                                             : list_col_width[i])
-                           : 0;
+        width[i] = have[i] ? (i == C_NAME ? name_w : cw[i]) : 0;
         xpos[i] = x;
         if (width[i]) x += width[i] + 1;
     }

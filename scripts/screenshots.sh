@@ -1,0 +1,107 @@
+#!/bin/sh
+# screenshots.sh BUILD: PNGs of the real veltop (list, detail, help, disconnected; 120x40 and
+# 80x24) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
+# keeps the colours, aha turns them into HTML and headless Chromium takes the picture.
+set -eu
+BUILD=${1:-build}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT="$SRC/screenshots"
+VELTOP=$(cd "$BUILD" && pwd)/veltop
+SIM=$(cd "$BUILD" && pwd)/veltop-sim
+SOCK="veltop-shots-$$"
+TMP=$(mktemp -d)
+SIM_PID=""
+mkdir -p "$OUT"
+
+cleanup() {
+    tmux -L "$SOCK" kill-server 2>/dev/null || true
+    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+wait_for() { # regex: bounded polling of the screen
+    i=0
+    while [ $i -lt 300 ]; do
+        tmux -L "$SOCK" capture-pane -p -t shots | grep -Eq -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    echo "screenshots: timed out waiting for /$1/" >&2
+    tmux -L "$SOCK" capture-pane -p -t shots >&2
+    exit 1
+}
+
+wait_last() { # regex on the last screen line: the frame at the new size is drawn
+    i=0
+    while [ $i -lt 300 ]; do
+        tmux -L "$SOCK" capture-pane -p -t shots | tail -n 1 | grep -Eq -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    echo "screenshots: timed out waiting for the last line /$1/" >&2
+    exit 1
+}
+
+shot() { # name cols rows
+    name=$1 cols=$2 rows=$3
+    tmux -L "$SOCK" capture-pane -e -p -N -t shots >"$TMP/$name.ans"
+    aha --black --title "veltop $name" <"$TMP/$name.ans" |
+        sed 's#</head>#<style>body{margin:8px;background:\#000}pre{font-family:"DejaVu Sans Mono",monospace;font-size:14px;line-height:17px;margin:0}</style></head>#' \
+            >"$TMP/$name.html"
+    w=$((cols * 843 / 100 + 16))
+    h=$((rows * 17 + 16))
+    chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
+        --user-data-dir="$TMP/chrome-$name" --window-size="$w,$h" \
+        --screenshot="$OUT/$name.png" "file://$TMP/$name.html" >/dev/null 2>&1
+    echo "screenshots: $OUT/$name.png"
+}
+
+resize() {
+    tmux -L "$SOCK" resize-window -t shots -x "$1" -y "$2"
+}
+
+# the demo scenario on a sim we can stop (for the disconnected screen)
+"$SIM" --scenario demo --quiet --kubeconfig-out "$TMP/kubeconfig" >"$TMP/sim.out" 2>&1 &
+SIM_PID=$!
+i=0
+until grep -q 'listening on' "$TMP/sim.out"; do
+    i=$((i + 1))
+    [ $i -lt 200 ] || { echo "screenshots: veltop-sim did not start" >&2; exit 1; }
+    sleep 0.05
+done
+
+tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x 120 -y 40 \
+    env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --kubeconfig "$TMP/kubeconfig"
+tmux -L "$SOCK" set-option -g window-size manual >/dev/null
+wait_for 'live'
+wait_for 'InProgress'
+# let rates and ETAs settle on a few samples
+wait_for '[0-9]+s +[0-9:]+ '
+tmux -L "$SOCK" send-keys -t shots f
+sleep 3 # a few seconds of history for the rates and the sparkline (a picture, not a test)
+shot list-120x40 120 40
+tmux -L "$SOCK" send-keys -t shots Enter
+wait_for '^Resources'
+sleep 2
+shot detail-120x40 120 40
+tmux -L "$SOCK" send-keys -t shots '?'
+wait_for 'Everywhere'
+shot help-120x40 120 40
+tmux -L "$SOCK" send-keys -t shots Escape
+resize 80 24
+wait_last 'prev/next run'
+wait_for '^Restore|^Backup'
+shot detail-80x24 80 24
+tmux -L "$SOCK" send-keys -t shots Escape
+wait_last 'Enter:detail'
+wait_for 'NAME +PHASE'
+shot list-80x24 80 24
+resize 120 40
+wait_last 'Enter:detail'
+kill "$SIM_PID"
+SIM_PID=""
+wait_for 'retrying'
+sleep 2
+shot disconnected-120x40 120 40
