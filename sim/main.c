@@ -39,6 +39,8 @@ static const char usage[] =
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
     "  --no-resource-progress    omit status.resourceProgress, as stock Velero does\n"
+    "  --passive                 the controller does not run backups or restores created\n"
+    "                            through the API (for API conformance tests)\n"
     "  --quiet                   no messages on stderr\n"
     "  --help                    this text\n"
     "\n"
@@ -60,6 +62,7 @@ int main(int argc, char **argv)
         {"faults", required_argument, NULL, 'f'},
         {"bookmark-interval", required_argument, NULL, 'b'},
         {"no-resource-progress", no_argument, NULL, 'n'},
+        {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -114,6 +117,9 @@ int main(int argc, char **argv)
             break;
         case 'n':
             o.no_resource_progress = 1;
+            break;
+        case 'P':
+            o.passive = 1;
             break;
         case 'q':
             o.quiet = 1;

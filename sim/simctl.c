@@ -1504,7 +1504,7 @@ static void tick(simctl *c)
 {
     double now = sim_now(c);
     step_schedules(c, now);
-    step_adopt(c, now);
+    if (!c->opts.passive) step_adopt(c, now);
     line_batch lines = {0};
     double pod_start = c->epoch - POD_LOG_WINDOW;
     for (size_t i = 0; i < c->nruns; i++) {

@@ -11,6 +11,7 @@ typedef struct simctl_opts {
     double speed;
     unsigned seed;
     int no_resource_progress;
+    int passive; /* do not run Backups/Restores created by others (API conformance tests) */
     const char *base_url; /* the sim's URL, for DownloadRequest downloadURLs */
     const char *ns;       /* Velero namespace, "velero" */
     int quiet;

@@ -176,6 +176,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .speed = opts->speed > 0 ? opts->speed : 1,
         .seed = opts->seed,
         .no_resource_progress = opts->no_resource_progress,
+        .passive = opts->passive,
         .base_url = v->url,
         .ns = "velero",
         .quiet = opts->quiet,

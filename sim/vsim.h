@@ -6,22 +6,23 @@
 typedef struct vsim vsim;
 
 typedef struct vsim_opts {
-    const char *listen;        /* "HOST:PORT"; NULL = "127.0.0.1:0" (free port) */
+    const char *listen;         /* "HOST:PORT"; NULL = "127.0.0.1:0" (free port) */
     const char *kubeconfig_out; /* write a kubeconfig for the sim here; NULL = none */
-    const char *scenario;      /* "demo" (default), "empty" or a YAML file path */
-    double speed;              /* simulated seconds per real second; 0 = 1 */
-    unsigned seed;             /* 0 = fixed default seed */
-    int tls;                   /* serve HTTPS with a CA and server certificate generated at start */
-    const char *auth;          /* "none" (default), "token", "client-cert" */
-    int kube_minor;            /* /version minor; 0 = 30 */
-    const char *faults;        /* comma list, see veltop-sim --help; NULL = none */
-    int no_resource_progress;  /* omit status.resourceProgress (stock Velero) */
-    int quiet;                 /* no messages on stderr */
+    const char *scenario;       /* "demo" (default), "empty" or a YAML file path */
+    double speed;               /* simulated seconds per real second; 0 = 1 */
+    unsigned seed;              /* 0 = fixed default seed */
+    int tls;                  /* serve HTTPS with a CA and server certificate generated at start */
+    const char *auth;         /* "none" (default), "token", "client-cert" */
+    int kube_minor;           /* /version minor; 0 = 30 */
+    const char *faults;       /* comma list, see veltop-sim --help; NULL = none */
+    int no_resource_progress; /* omit status.resourceProgress (stock Velero) */
+    int passive;              /* the controller leaves runs created through the API alone */
+    int quiet;                /* no messages on stderr */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */
 vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen);
-void vsim_stop(vsim *s); /* NULL is a no-op */
+void vsim_stop(vsim *s);             /* NULL is a no-op */
 const char *vsim_url(const vsim *s); /* "http://127.0.0.1:PORT" or "https://..." */
 int vsim_port(const vsim *s);
 /* A kubeconfig (YAML text) for the sim, with CA data and credentials when TLS/auth are on. */

@@ -90,7 +90,7 @@ static char *create_backup(const char *name, const char *labels)
 static void setup(void)
 {
     char err[256];
-    vsim_opts o = {.scenario = "empty", .quiet = 1};
+    vsim_opts o = {.scenario = "empty", .quiet = 1, .passive = 1};
     sim = vsim_start(&o, err, sizeof err);
     ck_assert_msg(sim != NULL, "%s", err);
     snprintf(base, sizeof base, "%s", vsim_url(sim));
@@ -363,7 +363,8 @@ START_TEST(faults_fire_and_are_counted)
 {
     vsim_stop(sim);
     char err[256];
-    vsim_opts o = {.scenario = "empty", .quiet = 1, .faults = "error500=2,forbid=restores"};
+    vsim_opts o = {
+        .scenario = "empty", .quiet = 1, .passive = 1, .faults = "error500=2,forbid=restores"};
     sim = vsim_start(&o, err, sizeof err);
     ck_assert_msg(sim != NULL, "%s", err);
     snprintf(base, sizeof base, "%s", vsim_url(sim));

@@ -5,7 +5,7 @@
 set -u
 . "$(dirname "$0")/kubectl_lib.bash"
 
-kt_start basic --scenario empty --kube-version 1.30
+kt_start basic --scenario empty --passive --kube-version 1.30
 kt_expect "version picked" 'Server Version: v1\.30' "$(kubectl version 2>&1)"
 
 kt_expect "no backups yet" 'No resources found in velero namespace' "$(kubectl -n velero get backups 2>&1)"
@@ -91,4 +91,12 @@ kt_expect "download URL" "^$KT_URL/download/" "$url"
 if command -v curl >/dev/null; then
     kt_expect "the log downloads and gunzips" "backup=velero/$done_backup" "$(curl -sf "$url" | gzip -dc)"
 fi
+
+# A Backup created with kubectl is run by the (non-passive) controller to a final phase.
+kt_backup_yaml adhoc-1 >"$KT_DIR/adhoc.yaml"
+kt_expect "create an ad-hoc backup" 'created' "$(kubectl create --validate=false -f "$KT_DIR/adhoc.yaml" 2>&1)"
+kt_wait 60 "the ad-hoc backup Completed" sh -c \
+    "kubectl -n velero get backup adhoc-1 -o jsonpath='{.status.phase}' | grep -qx Completed"
+kt_expect "ad-hoc backup counted items" '^[1-9][0-9]*$' \
+    "$(kubectl -n velero get backup adhoc-1 -o jsonpath='{.status.progress.itemsBackedUp}')"
 echo "PASS"

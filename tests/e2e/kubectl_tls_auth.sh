@@ -4,7 +4,7 @@
 set -u
 . "$(dirname "$0")/kubectl_lib.bash"
 
-kt_start token --scenario empty --tls --auth token --faults forbid=restores
+kt_start token --scenario empty --passive --tls --auth token --faults forbid=restores
 kt_expect "https URL" '^https://127\.0\.0\.1:[0-9]+$' "$KT_URL"
 kt_expect "kubeconfig has CA data" 'certificate-authority-data: ' "$(cat "$KUBECONFIG")"
 kt_expect "kubeconfig has the token" 'token: [0-9a-f]{48}' "$(cat "$KUBECONFIG")"
@@ -21,7 +21,7 @@ if command -v curl >/dev/null; then
     kt_expect "forbid counted" '"forbid":[1-9]' "$(curl -sk "$KT_URL/debug/stats")"
 fi
 
-kt_start cert --scenario empty --tls --auth client-cert --kube-version 1.31
+kt_start cert --scenario empty --passive --tls --auth client-cert --kube-version 1.31
 kt_expect "kubeconfig has a client cert" 'client-certificate-data: ' "$(cat "$KUBECONFIG")"
 kt_backup_yaml b1 >"$KT_DIR/b.yaml"
 kt_expect "create with client cert" 'created' "$(kubectl create --validate=false -f "$KT_DIR/b.yaml" 2>&1)"

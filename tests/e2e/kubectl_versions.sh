@@ -5,7 +5,7 @@ set -u
 . "$(dirname "$0")/kubectl_lib.bash"
 
 for minor in 27 33; do
-    kt_start "v$minor" --scenario empty --kube-version "1.$minor"
+    kt_start "v$minor" --scenario empty --passive --kube-version "1.$minor"
     kt_expect "1.$minor picked" "Server Version: .*v1\\.$minor\\." "$(kubectl version 2>&1)"
     kt_expect "1.$minor client" "Client Version: .*v1\\.$minor\\." "$(kubectl version 2>&1)"
     kt_backup_yaml "b$minor" >"$KT_DIR/b$minor.yaml"
