@@ -1,6 +1,7 @@
 /* test_snapshot.c: the list's sort, filter and selection on a hand-built model, and --once
  * output (exact JSON, plain table) of that model. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,6 +213,39 @@ START_TEST(volumes_join_runs_by_label)
 }
 END_TEST
 
+START_TEST(thousands_of_runs_are_found_and_removed_by_name)
+{
+    enum { N = 3000 };
+    static vl_run runs[N];
+    static char names[N][32];
+    model *m = model_new();
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "nightly-%05d", i);
+        set_run(&runs[i], i % 3 ? VL_BACKUP : VL_RESTORE, names[i], "Completed", VL_PH_COMPLETED,
+                T0 - i, T0 - i + 1, 1, 1);
+        model_upsert_run(m, &runs[i], 1.0, T0);
+    }
+    ck_assert_uint_eq(m->n_runs, N);
+    for (int i = 0; i < N; i += 2) model_remove_run(m, runs[i].kind, names[i]);
+    model_remove_run(m, VL_BACKUP, "no-such-run");
+    ck_assert_uint_eq(m->n_runs, N / 2);
+    for (int i = 0; i < N; i++) {
+        model_run *r = model_find_run(m, runs[i].kind, names[i]);
+        if (i % 2) {
+            ck_assert_ptr_nonnull(r);
+            ck_assert_str_eq(r->name, names[i]);
+            ck_assert_ptr_eq(m->runs[r->pos], r);
+        } else {
+            ck_assert_ptr_null(r);
+        }
+    }
+    /* the same name as the other kind is another run */
+    ck_assert_ptr_null(
+        model_find_run(m, runs[1].kind == VL_BACKUP ? VL_RESTORE : VL_BACKUP, names[1]));
+    model_free(m);
+}
+END_TEST
+
 START_TEST(once_json_is_exact)
 {
     fixture f;
@@ -289,6 +323,7 @@ int main(void)
     tcase_add_test(tc, filter_matches_name_phase_and_schedule);
     tcase_add_test(tc, selection_follows_the_run_while_rows_move);
     tcase_add_test(tc, volumes_join_runs_by_label);
+    tcase_add_test(tc, thousands_of_runs_are_found_and_removed_by_name);
     tcase_add_test(tc, once_json_is_exact);
     tcase_add_test(tc, once_table_has_the_columns_and_sanitised_names);
     suite_add_tcase(s, tc);

@@ -66,7 +66,6 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
             r->kind = kind;
             model_upsert_run(m, r, now, kc_wall_now());
         }
-        model_refresh_volumes(m);
         break;
     }
     case APP_R_PVBS:
@@ -79,7 +78,6 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
             model_remove_volume(m, kinds[h->which], app_key_name(key));
         else
             model_upsert_volume(m, obj, now);
-        model_refresh_volumes(m);
         break;
     }
     default:

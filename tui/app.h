@@ -32,6 +32,7 @@ typedef struct model_volume {
     char *name;           /* owned copy of meta.name */
     const vl_volume *vol; /* current decoded state; owned by the store (or the test) */
     est *bytes;           /* tracker of bytes_done */
+    size_t pos;           /* private: index in model.vols */
 } model_volume;
 
 typedef struct model_run {
@@ -50,6 +51,7 @@ typedef struct model_run {
     size_t n_derived;
     int derived_from_log; /* 1 once derived rows were set: the detail screen says so */
     model_vol_sum vols;   /* recomputed by model_refresh_volumes */
+    size_t pos;           /* private: index in model.runs */
 } model_run;
 
 typedef struct model {
@@ -58,6 +60,8 @@ typedef struct model {
     model_volume **vols;
     size_t n_vols, cap_vols;
     unsigned long gen; /* bumps on every change: screens redraw when it moved */
+    int vols_dirty;    /* run/volume sums need model_refresh_volumes (done lazily, per frame) */
+    void *run_index, *vol_index; /* private: (kind, name) -> object */
 } model;
 
 model *model_new(void);
@@ -73,7 +77,8 @@ void model_remove_volume(model *m, vl_kind kind, const char *name);
 /* Volumes of a run (PVB+DU for a backup, PVR+DD for a restore); returns the count, fills up to
  * max pointers into out (out may be NULL to count). */
 size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max);
-/* Recomputes vols of every run (cheap; called after volume changes). */
+/* Recomputes vols of every run, O(volumes); changes only mark vols_dirty, the screens and
+ * --once call this before showing the sums. */
 void model_refresh_volumes(model *m);
 /* Replaces the log-derived per-resource progress of a run (copied), feeding its trackers. */
 void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n,
@@ -136,7 +141,7 @@ typedef struct app {
     double down_since;            /* monotonic seconds when the connection was lost; 0 while live */
     void (*on_change)(void *arg); /* called after any model or status change */
     void *on_change_arg;
-    void *hooks; /* private: per-store callback contexts */
+    void *hooks;              /* private: per-store callback contexts */
     struct logderive *derive; /* log-derived per-resource progress (logderive.h; set by ui_new) */
 } app;
 

@@ -65,6 +65,7 @@ static int run_once(app *a, int json)
         }
     }
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
+    model_refresh_volumes(a->model);
     double wall = kc_wall_now();
     char *out = json ? snapshot_json(a->model, a->context, a->server, a->ns, wall)
                      : snapshot_table(a->model, wall);

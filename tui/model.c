@@ -10,12 +10,110 @@
 
 #include "kubeclient/util.h"
 
+/* A chained hash index (kind, name) -> object: 10 000 runs and 50 000 volumes must not make
+ * every event a linear search. */
+typedef struct model_node {
+    struct model_node *next;
+    uint32_t h;
+    int kind;
+    const char *name; /* the object's own name */
+    void *obj;
+} model_node;
+
+typedef struct model_index {
+    model_node **b;
+    size_t nb, n;
+} model_index;
+
+static uint32_t model_hash(int kind, const char *name)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)kind;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+static model_index *model_index_new(void)
+{
+    model_index *ix = xcalloc(1, sizeof(*ix));
+    ix->nb = 256;
+    ix->b = xcalloc(ix->nb, sizeof(*ix->b));
+    return ix;
+}
+
+static void model_index_free(model_index *ix)
+{
+    if (!ix) return;
+    for (size_t i = 0; i < ix->nb; i++) {
+        model_node *n = ix->b[i];
+        while (n) {
+            model_node *next = n->next;
+            free(n);
+            n = next;
+        }
+    }
+    free(ix->b);
+    free(ix);
+}
+
+static void *model_index_get(const model_index *ix, int kind, const char *name)
+{
+    uint32_t h = model_hash(kind, name);
+    for (model_node *n = ix->b[h & (ix->nb - 1)]; n; n = n->next)
+        if (n->h == h && n->kind == kind && !strcmp(n->name, name)) return n->obj;
+    return NULL;
+}
+
+static void model_index_put(model_index *ix, int kind, const char *name, void *obj)
+{
+    if (ix->n >= ix->nb) {
+        size_t nb = ix->nb * 2;
+        model_node **b = xcalloc(nb, sizeof(*b));
+        for (size_t i = 0; i < ix->nb; i++) {
+            model_node *n = ix->b[i];
+            while (n) {
+                model_node *next = n->next;
+                n->next = b[n->h & (nb - 1)];
+                b[n->h & (nb - 1)] = n;
+                n = next;
+            }
+        }
+        free(ix->b);
+        ix->b = b;
+        ix->nb = nb;
+    }
+    model_node *n = xmalloc(sizeof(*n));
+    n->h = model_hash(kind, name);
+    n->kind = kind;
+    n->name = name;
+    n->obj = obj;
+    n->next = ix->b[n->h & (ix->nb - 1)];
+    ix->b[n->h & (ix->nb - 1)] = n;
+    ix->n++;
+}
+
+static void model_index_del(model_index *ix, int kind, const char *name)
+{
+    uint32_t h = model_hash(kind, name);
+    for (model_node **pp = &ix->b[h & (ix->nb - 1)]; *pp; pp = &(*pp)->next) {
+        model_node *n = *pp;
+        if (n->h == h && n->kind == kind && !strcmp(n->name, name)) {
+            *pp = n->next;
+            free(n);
+            ix->n--;
+            return;
+        }
+    }
+}
+
 static const est_opts model_items_opts = {60.0, 1.0};
 static const est_opts model_bytes_opts = {60.0, 10.0};
 
 model *model_new(void)
 {
-    return xcalloc(1, sizeof(model));
+    model *m = xcalloc(1, sizeof(model));
+    m->run_index = model_index_new();
+    m->vol_index = model_index_new();
+    return m;
 }
 
 static void model_res_free(model_res *res, size_t n)
@@ -52,21 +150,15 @@ void model_free(model *m)
     for (size_t i = 0; i < m->n_vols; i++) model_volume_free(m->vols[i]);
     free(m->runs);
     free(m->vols);
+    model_index_free(m->run_index);
+    model_index_free(m->vol_index);
     free(m);
-}
-
-static ssize_t model_run_index(const model *m, vl_kind kind, const char *name)
-{
-    for (size_t i = 0; i < m->n_runs; i++)
-        if (m->runs[i]->kind == kind && !strcmp(m->runs[i]->name, name)) return (ssize_t)i;
-    return -1;
 }
 
 model_run *model_find_run(const model *m, vl_kind kind, const char *name)
 {
     if (!name) return NULL;
-    ssize_t i = model_run_index(m, kind, name);
-    return i < 0 ? NULL : m->runs[i];
+    return model_index_get(m->run_index, (int)kind, name);
 }
 
 /* Finds or adds the tracked row of one resource. */
@@ -108,7 +200,10 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         mr->name = xstrdup(name);
         mr->items = est_new(&model_items_opts);
         mr->attached = now;
+        mr->pos = m->n_runs;
         m->runs[m->n_runs++] = mr;
+        model_index_put(m->run_index, (int)mr->kind, mr->name, mr);
+        m->vols_dirty = 1;
     }
     mr->run = r;
     if (!mr->finished) {
@@ -134,26 +229,23 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
 
 void model_remove_run(model *m, vl_kind kind, const char *name)
 {
-    ssize_t i = model_run_index(m, kind, name);
-    if (i < 0) return;
-    model_run_free(m->runs[i]);
+    model_run *r = model_find_run(m, kind, name);
+    if (!r) return;
+    size_t i = r->pos;
+    model_index_del(m->run_index, (int)kind, r->name);
+    model_run_free(r);
     m->runs[i] = m->runs[--m->n_runs];
+    if (i < m->n_runs) m->runs[i]->pos = i;
+    m->vols_dirty = 1;
     m->gen++;
-}
-
-static ssize_t model_vol_index(const model *m, vl_kind kind, const char *name)
-{
-    for (size_t i = 0; i < m->n_vols; i++)
-        if (m->vols[i]->kind == kind && !strcmp(m->vols[i]->name, name)) return (ssize_t)i;
-    return -1;
 }
 
 void model_upsert_volume(model *m, const vl_volume *v, double now)
 {
     const char *name = v->meta.name ? v->meta.name : "";
-    ssize_t i = model_vol_index(m, v->kind, name);
-    model_volume *mv;
-    if (i < 0) {
+    model_volume *mv = model_index_get(m->vol_index, (int)v->kind, name);
+    int fresh = mv == NULL;
+    if (fresh) {
         if (m->n_vols == m->cap_vols) {
             m->cap_vols = m->cap_vols ? m->cap_vols * 2 : 64;
             m->vols = xrealloc(m->vols, m->cap_vols * sizeof(*m->vols));
@@ -162,15 +254,15 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
         mv->kind = v->kind;
         mv->name = xstrdup(name);
         mv->bytes = est_new(&model_bytes_opts);
+        mv->pos = m->n_vols;
         m->vols[m->n_vols++] = mv;
-    } else {
-        mv = m->vols[i];
+        model_index_put(m->vol_index, (int)mv->kind, mv->name, mv);
     }
     mv->vol = v;
     double wall = kc_wall_now();
     if (vl_phase_terminal(v->phase_id) && v->started > 0 && v->completed >= v->started) {
         est_finish(mv->bytes, v->bytes_done, v->completed - v->started);
-    } else if (i < 0 && vl_phase_active(v->phase_id) && v->started > 0 && v->bytes_done > 0 &&
+    } else if (fresh && vl_phase_active(v->phase_id) && v->started > 0 && v->bytes_done > 0 &&
                wall > v->started) {
         /* attached while it moves: the average since its start gives a rate at once */
         est_seed(mv->bytes, now, v->bytes_done, wall - v->started);
@@ -178,15 +270,20 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
     } else {
         est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
     }
+    m->vols_dirty = 1;
     m->gen++;
 }
 
 void model_remove_volume(model *m, vl_kind kind, const char *name)
 {
-    ssize_t i = model_vol_index(m, kind, name);
-    if (i < 0) return;
-    model_volume_free(m->vols[i]);
+    model_volume *v = model_index_get(m->vol_index, (int)kind, name);
+    if (!v) return;
+    size_t i = v->pos;
+    model_index_del(m->vol_index, (int)kind, v->name);
+    model_volume_free(v);
     m->vols[i] = m->vols[--m->n_vols];
+    if (i < m->n_vols) m->vols[i]->pos = i;
+    m->vols_dirty = 1;
     m->gen++;
 }
 
@@ -232,7 +329,7 @@ void model_refresh_volumes(model *m)
         s->bytes_done += v->vol->bytes_done;
         s->bytes_total += v->vol->bytes_total;
     }
-    m->gen++;
+    m->vols_dirty = 0;
 }
 
 void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n, double now)

@@ -488,6 +488,7 @@ int ui_run(ui *u)
         }
         if (ui_model(u)->gen != u->seen_gen || u->app->gen_status != u->seen_status) u->dirty = 1;
         if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
+            if (ui_model(u)->vols_dirty) model_refresh_volumes(ui_model(u));
             if (ui_model(u)->gen != u->seen_gen) {
                 view_rebuild(&u->view, ui_model(u));
                 u->seen_gen = ui_model(u)->gen;
