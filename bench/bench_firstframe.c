@@ -9,8 +9,8 @@
 #include "benchutil.h"
 #include "format.h"
 
-#define VOLS_PER_BACKUP 5
-#define GIB             1073741824.0
+static int vols_per_backup = 5; /* argv[3]: 4 PodVolumeBackups + 1 DataUpload by default */
+#define GIB 1073741824.0
 
 static int populate(bench_sim *bs, int nb)
 {
@@ -39,11 +39,11 @@ static int populate(bench_sim *bs, int nb)
             "\"backupItemOperationsCompleted\":1,\"hookStatus\":{}}}",
             i, start, done, exp, 1200 + i % 300, 1200 + i % 300, i % 7 == 0 ? 2 : 0);
         if (bench_sim_create(bs, "backups", "velero", kc_buf_cstr(&b))) return -1;
-        for (int v = 0; v < VOLS_PER_BACKUP; v++) {
+        for (int v = 0; v < vols_per_backup; v++) {
             /* the newest backup's volumes add up to a size no other row shows */
             long long size = i == nb - 1 ? 246913578LL : (long long)(10 * GIB);
             b.len = 0;
-            if (v < VOLS_PER_BACKUP - 1) {
+            if (v < vols_per_backup - 1) {
                 kc_buf_printf(
                     &b,
                     "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"PodVolumeBackup\",\"metadata\":{"
@@ -174,13 +174,15 @@ int main(int argc, char **argv)
     int limit_s = argc > 2 ? atoi(argv[2]) : 30; /* give up on the first frame after this */
     if (nb < 1) nb = 1;
     if (limit_s < 1) limit_s = 1;
+    if (argc > 3) vols_per_backup = atoi(argv[3]);
+    if (vols_per_backup < 0) vols_per_backup = 0;
     signal(SIGPIPE, SIG_IGN);
     bench_sim bs;
     if (bench_sim_start(&bs, "empty")) return 1;
     double t0 = bench_now();
     if (populate(&bs, nb)) return 1;
     fprintf(stderr, "bench_firstframe: %d backups and %d volume objects created in %.1f s\n", nb,
-            nb * VOLS_PER_BACKUP, bench_now() - t0);
+            nb * vols_per_backup, bench_now() - t0);
 
     if (getenv("BENCH_HOLD")) { /* debugging: keep the populated sim up for a while */
         fprintf(stderr, "bench_firstframe: sim at %s, kubeconfig %s\n", vsim_url(bs.sim),
@@ -189,7 +191,7 @@ int main(int argc, char **argv)
     }
     char newest[32], vols[64], b1[24], b2[24];
     snprintf(newest, sizeof newest, "nightly-%05d", nb - 1);
-    int64_t vbytes = 246913578LL * VOLS_PER_BACKUP;
+    int64_t vbytes = 246913578LL * vols_per_backup;
     snprintf(vols, sizeof vols, "%s/%s", fmt_bytes(b1, sizeof b1, vbytes),
              fmt_bytes(b2, sizeof b2, vbytes));
 
@@ -221,7 +223,7 @@ int main(int argc, char **argv)
      * populated sim) count in ru_maxrss from before the exec */
     double peak_mb = (double)hwm / 1024.0;
     char what[64];
-    snprintf(what, sizeof what, "first frame, %d backups + %d volumes", nb, nb * VOLS_PER_BACKUP);
+    snprintf(what, sizeof what, "first frame, %d backups + %d volumes", nb, nb * vols_per_backup);
     printf("%s: first rows drawn in %.3f s\n", what, when[0]);
     if (when[1] < 0)
         printf("%s: NOT fully listed within %d s (veltop used %.1f s CPU) (target <= 0.5) %s\n",
