@@ -62,6 +62,9 @@ typedef struct model {
     unsigned long gen; /* bumps on every change: screens redraw when it moved */
     int vols_dirty;    /* run/volume sums need model_refresh_volumes (done lazily, per frame) */
     void *run_index, *vol_index; /* private: (kind, name) -> object */
+    /* Shared, never sampled tracker of objects first seen finished (rate/ETA unknown: -1), so
+     * 10 000 old runs and their volumes cost no sample rings. Compare, never free. */
+    est *idle_est;
 } model;
 
 model *model_new(void);

@@ -113,41 +113,43 @@ model *model_new(void)
     model *m = xcalloc(1, sizeof(model));
     m->run_index = model_index_new();
     m->vol_index = model_index_new();
+    m->idle_est = est_new(&model_items_opts);
     return m;
 }
 
-static void model_res_free(model_res *res, size_t n)
+static void model_res_free(model_res *res, size_t n, const est *idle)
 {
     for (size_t i = 0; i < n; i++) {
         free(res[i].resource);
-        est_free(res[i].est);
+        if (res[i].est != idle) est_free(res[i].est);
     }
     free(res);
 }
 
-static void model_run_free(model_run *r)
+static void model_run_free(model_run *r, const est *idle)
 {
     if (!r) return;
     free(r->name);
-    est_free(r->items);
-    model_res_free(r->res, r->n_res);
-    model_res_free(r->derived, r->n_derived);
+    if (r->items != idle) est_free(r->items);
+    model_res_free(r->res, r->n_res, idle);
+    model_res_free(r->derived, r->n_derived, idle);
     free(r);
 }
 
-static void model_volume_free(model_volume *v)
+static void model_volume_free(model_volume *v, const est *idle)
 {
     if (!v) return;
     free(v->name);
-    est_free(v->bytes);
+    if (v->bytes != idle) est_free(v->bytes);
     free(v);
 }
 
 void model_free(model *m)
 {
     if (!m) return;
-    for (size_t i = 0; i < m->n_runs; i++) model_run_free(m->runs[i]);
-    for (size_t i = 0; i < m->n_vols; i++) model_volume_free(m->vols[i]);
+    for (size_t i = 0; i < m->n_runs; i++) model_run_free(m->runs[i], m->idle_est);
+    for (size_t i = 0; i < m->n_vols; i++) model_volume_free(m->vols[i], m->idle_est);
+    est_free(m->idle_est);
     free(m->runs);
     free(m->vols);
     model_index_free(m->run_index);
@@ -162,7 +164,7 @@ model_run *model_find_run(const model *m, vl_kind kind, const char *name)
 }
 
 /* Finds or adds the tracked row of one resource. */
-static model_res *model_res_get(model_res **res, size_t *n, const char *name)
+static model_res *model_res_get(model_res **res, size_t *n, const char *name, est *idle)
 {
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*res)[i].resource, name)) return &(*res)[i];
@@ -170,19 +172,20 @@ static model_res *model_res_get(model_res **res, size_t *n, const char *name)
     model_res *r = &(*res)[(*n)++];
     r->resource = xstrdup(name);
     r->done = r->total = 0;
-    r->est = est_new(&model_items_opts);
+    r->est = idle ? idle : est_new(&model_items_opts);
     return r;
 }
 
+/* idle: the shared tracker for rows of a finished run (no history needed), NULL otherwise. */
 static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in, size_t nin,
-                           double now)
+                           double now, est *idle, const est *shared)
 {
     for (size_t i = 0; i < nin; i++) {
         if (!in[i].resource) continue;
-        model_res *r = model_res_get(res, n, in[i].resource);
+        model_res *r = model_res_get(res, n, in[i].resource, idle);
         r->done = in[i].processed;
         r->total = in[i].total;
-        est_sample(r->est, now, r->done, r->total);
+        if (r->est != shared) est_sample(r->est, now, r->done, r->total);
     }
 }
 
@@ -198,7 +201,8 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         mr = xcalloc(1, sizeof(*mr));
         mr->kind = r->kind;
         mr->name = xstrdup(name);
-        mr->items = est_new(&model_items_opts);
+        /* first seen finished: no history is ever needed */
+        mr->items = vl_phase_terminal(r->phase_id) ? m->idle_est : est_new(&model_items_opts);
         mr->attached = now;
         mr->pos = m->n_runs;
         m->runs[m->n_runs++] = mr;
@@ -206,9 +210,13 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         m->vols_dirty = 1;
     }
     mr->run = r;
+    if (mr->items == m->idle_est && !vl_phase_terminal(r->phase_id)) {
+        mr->items = est_new(&model_items_opts); /* came back to life (re-created) */
+        mr->finished = 0;
+    }
     if (!mr->finished) {
         if (vl_phase_terminal(r->phase_id)) {
-            if (r->started > 0 && r->completed >= r->started)
+            if (r->started > 0 && r->completed >= r->started && mr->items != m->idle_est)
                 est_finish(mr->items, r->items_done, r->completed - r->started);
             mr->finished = 1;
         } else if (!mr->seeded && r->started > 0 && r->items_done > 0 && wall > r->started) {
@@ -222,7 +230,8 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         }
     }
     if (r->has_resource_progress)
-        model_res_feed(&mr->res, &mr->n_res, r->resources, r->n_resources, now);
+        model_res_feed(&mr->res, &mr->n_res, r->resources, r->n_resources, now,
+                       mr->items == m->idle_est ? m->idle_est : NULL, m->idle_est);
     m->gen++;
     return mr;
 }
@@ -233,7 +242,7 @@ void model_remove_run(model *m, vl_kind kind, const char *name)
     if (!r) return;
     size_t i = r->pos;
     model_index_del(m->run_index, (int)kind, r->name);
-    model_run_free(r);
+    model_run_free(r, m->idle_est);
     m->runs[i] = m->runs[--m->n_runs];
     if (i < m->n_runs) m->runs[i]->pos = i;
     m->vols_dirty = 1;
@@ -253,13 +262,17 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
         mv = xcalloc(1, sizeof(*mv));
         mv->kind = v->kind;
         mv->name = xstrdup(name);
-        mv->bytes = est_new(&model_bytes_opts);
+        mv->bytes = vl_phase_terminal(v->phase_id) ? m->idle_est : est_new(&model_bytes_opts);
         mv->pos = m->n_vols;
         m->vols[m->n_vols++] = mv;
         model_index_put(m->vol_index, (int)mv->kind, mv->name, mv);
     }
     mv->vol = v;
     double wall = kc_wall_now();
+    if (mv->bytes == m->idle_est) {
+        if (vl_phase_terminal(v->phase_id)) goto done;
+        mv->bytes = est_new(&model_bytes_opts);
+    }
     if (vl_phase_terminal(v->phase_id) && v->started > 0 && v->completed >= v->started) {
         est_finish(mv->bytes, v->bytes_done, v->completed - v->started);
     } else if (fresh && vl_phase_active(v->phase_id) && v->started > 0 && v->bytes_done > 0 &&
@@ -270,6 +283,7 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
     } else {
         est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
     }
+done:
     m->vols_dirty = 1;
     m->gen++;
 }
@@ -280,7 +294,7 @@ void model_remove_volume(model *m, vl_kind kind, const char *name)
     if (!v) return;
     size_t i = v->pos;
     model_index_del(m->vol_index, (int)kind, v->name);
-    model_volume_free(v);
+    model_volume_free(v, m->idle_est);
     m->vols[i] = m->vols[--m->n_vols];
     if (i < m->n_vols) m->vols[i]->pos = i;
     m->vols_dirty = 1;
@@ -334,7 +348,7 @@ void model_refresh_volumes(model *m)
 
 void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n, double now)
 {
-    model_res_feed(&r->derived, &r->n_derived, res, n, now);
+    model_res_feed(&r->derived, &r->n_derived, res, n, now, NULL, m->idle_est);
     r->derived_from_log = 1;
     m->gen++;
 }
@@ -353,7 +367,12 @@ const model_res *model_run_resources(const model_run *r, size_t *n, int *from_lo
 
 double model_run_rate(const model_run *r, double now)
 {
-    return est_rate(r->items, now);
+    const vl_run *x = r->run;
+    if (r->items != NULL && est_rate(r->items, now) >= 0) return est_rate(r->items, now);
+    /* first seen finished: the whole-run average from the timestamps */
+    if (x && x->started > 0 && x->completed > x->started)
+        return (double)x->items_done / (x->completed - x->started);
+    return -1;
 }
 
 double model_run_eta(const model_run *r, double now)
@@ -479,6 +498,7 @@ void view_rebuild(view *v, const model *m)
             }
         }
     }
+    /* the followed run is gone or filtered out: keep the row index, follow what is there now */
     view_select(v, v->sel < 0 ? 0 : v->sel);
 }
 

@@ -13,6 +13,7 @@ typedef struct list_state {
     int prompting; /* the filter prompt is open */
     int follow;    /* keep the newest run in progress selected */
     int page;      /* rows per page at the last draw */
+    double since;  /* monotonic time of the first draw */
 } list_state;
 
 static list_state *list_of(ui_screen *s)
@@ -302,6 +303,16 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
                 fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
 }
 
+/* Backups and restores listed (or failed): the list can be shown whole. */
+static int list_runs_listed(const app *a)
+{
+    for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (!st->synced && st->state != KC_REFL_FAILED && st->state != KC_REFL_RETRYING) return 0;
+    }
+    return 1;
+}
+
 static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     list_state *st = list_of(s);
@@ -326,6 +337,13 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     int page = rows - y;
     st->page = page;
+    /* the first frame shows the whole list, not the first LIST pages jumping in */
+    if (st->since == 0) st->since = ui_now(u);
+    if (!list_runs_listed(ui_app(u)) && ui_now(u) - st->since < 5) {
+        w_print(w, y + 1, 2, cols - 4, A_DIM, "listing backups and restores... (%zu so far)",
+                ui_model(u)->n_runs);
+        return;
+    }
     if (v->n_rows == 0) {
         w_print(w, y + 1, 2, cols - 4, A_DIM, "%s",
                 v->filter[0] ? "no run matches the filter" : "no backups or restores (yet)");

@@ -35,6 +35,7 @@ struct ui {
     vl_kind cur_kind;
     char cur_name[256];
     double now, wall;
+    double started, vols_at; /* monotonic: ui_run began; volume sums last computed */
     int utf8, color;
     WINDOW *head, *body, *foot;
     int rows, cols;
@@ -463,6 +464,7 @@ int ui_run(ui *u)
     u->app->on_change = ui_on_change;
     u->app->on_change_arg = u;
 
+    u->started = kc_now_ms() / 1000.0;
     if (!u->depth) ui_push(u, screen_list_new());
     ui_windows(u);
     u->dirty = 1;
@@ -488,8 +490,20 @@ int ui_run(ui *u)
         }
         if (ui_model(u)->gen != u->seen_gen || u->app->gen_status != u->seen_status) u->dirty = 1;
         if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
-            if (ui_model(u)->vols_dirty) model_refresh_volumes(ui_model(u));
-            if (ui_model(u)->gen != u->seen_gen) {
+            /* while the first LIST pages land the list screen says so: no sums, no sorting;
+             * after that, volume sums at most 4 times a second (O(volumes)) */
+            int runs_listed = 1;
+            for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
+                const kc_refl_status *st = kc_reflector_status(u->app->refl[i]);
+                if (!st->synced && st->state != KC_REFL_FAILED && st->state != KC_REFL_RETRYING)
+                    runs_listed = 0;
+            }
+            int loading = !runs_listed && u->now - u->started < 5;
+            if (ui_model(u)->vols_dirty && !loading && u->now - u->vols_at >= 0.25) {
+                model_refresh_volumes(ui_model(u));
+                u->vols_at = u->now;
+            }
+            if (ui_model(u)->gen != u->seen_gen && !loading) {
                 view_rebuild(&u->view, ui_model(u));
                 u->seen_gen = ui_model(u)->gen;
             }
