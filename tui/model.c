@@ -114,6 +114,7 @@ model *model_new(void)
     m->run_index = model_index_new();
     m->vol_index = model_index_new();
     m->idle_est = est_new(&model_items_opts);
+    est_finish(m->idle_est, 0, 0); /* rate and ETA unknown (-1) */
     return m;
 }
 
@@ -368,11 +369,10 @@ const model_res *model_run_resources(const model_run *r, size_t *n, int *from_lo
 double model_run_rate(const model_run *r, double now)
 {
     const vl_run *x = r->run;
-    if (r->items != NULL && est_rate(r->items, now) >= 0) return est_rate(r->items, now);
-    /* first seen finished: the whole-run average from the timestamps */
+    /* finished (whatever its phase says): the whole-run average from the timestamps */
     if (x && x->started > 0 && x->completed > x->started)
         return (double)x->items_done / (x->completed - x->started);
-    return -1;
+    return est_rate(r->items, now);
 }
 
 double model_run_eta(const model_run *r, double now)
