@@ -32,10 +32,15 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int colw = cols > 120 ? 70 : cols - 2;
     int y = help_table(w, 0, 1, rows, colw, h->title ? h->title : "This screen", h->keys);
     y = help_table(w, y, 1, rows, colw, "Everywhere", ui_global_keys);
-    if (y < rows)
-        w_print(w, y, 1, cols - 2, A_DIM, "%s",
-                "Rates are least-squares over the last minute; ETA = remaining / rate; \"stalled\" "
-                "after 3x the usual update interval without progress.");
+    static const char *notes[] = {
+        "Rates: least-squares slope over the last minute (seeded from the average since the "
+        "start).",
+        "ETA = remaining / rate, with the clock time it ends; \"~N\": Velero is still estimating "
+        "the total.",
+        "\"stalled\": no progress for 3x the usual update interval (items 1 s, volume bytes 10 s).",
+    };
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0] && y < rows; i++)
+        w_print(w, y++, 1, cols - 2, A_DIM, "%s", notes[i]);
 }
 
 static void help_free(ui_screen *s)
