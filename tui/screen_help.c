@@ -33,11 +33,9 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int y = help_table(w, 0, 1, rows, colw, h->title ? h->title : "This screen", h->keys);
     y = help_table(w, y, 1, rows, colw, "Everywhere", ui_global_keys);
     static const char *notes[] = {
-        "Rates: least-squares slope over the last minute (seeded from the average since the "
-        "start).",
-        "ETA = remaining / rate, with the clock time it ends; \"~N\": Velero is still estimating "
-        "the total.",
-        "\"stalled\": no progress for 3x the usual update interval (items 1 s, volume bytes 10 s).",
+        "Rate: least-squares slope over the last minute, seeded from the start average.",
+        "ETA = remaining / rate, with the clock time it ends; ~N: total still estimated.",
+        "\"stalled\": no progress for 3x the usual interval (items 1 s, volume bytes 10 s).",
     };
     for (size_t i = 0; i < sizeof notes / sizeof notes[0] && y < rows; i++)
         w_print(w, y++, 1, cols - 2, A_DIM, "%s", notes[i]);
