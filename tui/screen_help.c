@@ -34,8 +34,8 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y = help_table(w, y, 1, rows, colw, "Everywhere", ui_global_keys);
     static const char *notes[] = {
         "Rate: least-squares slope over the last minute, seeded from the start average.",
-        "ETA = remaining / rate, with the clock time it ends; ~N: total still estimated.",
-        "\"stalled\": no progress for 3x the usual interval (items 1 s, volume bytes 10 s).",
+        "ETA = remaining / rate, and the clock time it ends; ~N: total is an estimate.",
+        "\"stalled\": no progress for 3x the usual interval (items 1 s, bytes 10 s).",
     };
     for (size_t i = 0; i < sizeof notes / sizeof notes[0] && y < rows; i++)
         w_print(w, y++, 1, cols - 2, A_DIM, "%s", notes[i]);
