@@ -98,6 +98,33 @@ START_TEST(fit_cuts_at_columns_without_splitting_characters)
 }
 END_TEST
 
+START_TEST(cut_text_ends_in_an_ellipsis)
+{
+    char out[64];
+    san_set_ascii(0);
+    /* fits: unchanged, no ellipsis */
+    ck_assert_int_eq(san_fit_ellipsis(out, sizeof out, "nightly-1", 9), 9);
+    ck_assert_str_eq(out, "nightly-1");
+    /* one column too long: eight characters and the ellipsis in the ninth column */
+    ck_assert_int_eq(san_fit_ellipsis(out, sizeof out, "nightly-12", 9), 9);
+    ck_assert_str_eq(out, "nightly-\xe2\x80\xa6");
+    /* escape sequences are counted in their visible form before the cut */
+    ck_assert_int_eq(san_fit_ellipsis(out, sizeof out, "ab\x1b[2Jcd", 5), 5);
+    ck_assert_str_eq(out, "ab^[\xe2\x80\xa6");
+    /* a wide character that would straddle the cut is dropped whole */
+    ck_assert_int_eq(san_fit_ellipsis(out, sizeof out, "a\xe6\x97\xa5\xe6\x9c\xac", 4), 4);
+    ck_assert_str_eq(out, "a\xe6\x97\xa5\xe2\x80\xa6");
+    /* ASCII mode: '~' */
+    san_set_ascii(1);
+    ck_assert_int_eq(san_fit_ellipsis(out, sizeof out, "restore-2026112701", 10), 10);
+    ck_assert_str_eq(out, "restore-2~");
+    san_set_ascii(0);
+    /* a buffer too small for the whole text also gets the ellipsis, never a partial character */
+    ck_assert_int_eq(san_fit_ellipsis(out, 8, "abcdefghij", 20), 5);
+    ck_assert_str_eq(out, "abcd\xe2\x80\xa6");
+}
+END_TEST
+
 int main(void)
 {
     setlocale(LC_CTYPE, "C.UTF-8");
@@ -110,6 +137,7 @@ int main(void)
     tcase_add_test(tc, valid_multibyte_is_kept);
     tcase_add_test(tc, ascii_mode_replaces_every_non_ascii_character);
     tcase_add_test(tc, fit_cuts_at_columns_without_splitting_characters);
+    tcase_add_test(tc, cut_text_ends_in_an_ellipsis);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -160,16 +160,29 @@ int main(int argc, char **argv)
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
     setlocale(LC_ALL, "");
-    if (!once && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-        fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
-        return 2;
-    }
 
-    curl_global_init(CURL_GLOBAL_DEFAULT);
     kc_err err;
     kc_err_clear(&err);
     vsim *sim = NULL;
     kc_rest_config *cfg = NULL;
+    /* configuration first: a wrong --context is reported as such, with or without a terminal */
+    if (!demo) {
+        kc_config_opts co = {0};
+        co.kubeconfig = kubeconfig;
+        co.context = context;
+        cfg = kc_config_load(&co, &err);
+        if (!cfg) {
+            fprintf(stderr, "veltop: %s\n", err.msg);
+            return 2;
+        }
+    }
+    if (!once && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
+        kc_rest_config_free(cfg);
+        return 2;
+    }
+
+    curl_global_init(CURL_GLOBAL_DEFAULT);
     if (demo) {
         char serr[512] = "";
         vsim_opts so = {0};
@@ -187,16 +200,6 @@ int main(int argc, char **argv)
         cfg->cluster = xstrdup("veltop-sim");
         cfg->user = xstrdup("demo");
         cfg->server = xstrdup(vsim_url(sim));
-    } else {
-        kc_config_opts co = {0};
-        co.kubeconfig = kubeconfig;
-        co.context = context;
-        cfg = kc_config_load(&co, &err);
-        if (!cfg) {
-            fprintf(stderr, "veltop: %s\n", err.msg);
-            curl_global_cleanup();
-            return 2;
-        }
     }
     kc_loop *loop = kc_loop_new();
     kc_client *client = kc_client_new(loop, cfg, &err);

@@ -144,22 +144,45 @@ char *san_str(const char *s)
     return b.data;
 }
 
-int san_fit(char *out, size_t outsz, const char *s, int cols)
+/* san_fit's work; *cut = 1 when some of s did not fit. */
+static int san_fit_cut(char *out, size_t outsz, const char *s, int cols, int *cut)
 {
     size_t o = 0, i = 0, n = s ? strlen(s) : 0;
     int used = 0;
     char unit[8];
     int w;
+    *cut = 0;
     if (outsz == 0) return 0;
     while (i < n) {
         size_t len = san_unit((const unsigned char *)s, n, &i, unit, &w);
-        if (used + w > cols || o + len + 1 > outsz) break;
+        if (used + w > cols || o + len + 1 > outsz) {
+            *cut = 1;
+            break;
+        }
         memcpy(out + o, unit, len);
         o += len;
         used += w;
     }
     out[o] = 0;
     return used;
+}
+
+int san_fit(char *out, size_t outsz, const char *s, int cols)
+{
+    int cut;
+    return san_fit_cut(out, outsz, s, cols, &cut);
+}
+
+int san_fit_ellipsis(char *out, size_t outsz, const char *s, int cols)
+{
+    int cut;
+    int used = san_fit_cut(out, outsz, s, cols, &cut);
+    if (!cut || cols < 1 || outsz < 4) return used;
+    const char *ell = san_ascii_mode ? "~" : "\u2026";
+    size_t el = strlen(ell);
+    used = san_fit_cut(out, outsz - el, s, cols - 1, &cut);
+    memcpy(out + strlen(out), ell, el + 1);
+    return used + 1;
 }
 
 int san_width(const char *safe)

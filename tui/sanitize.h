@@ -20,5 +20,8 @@ char *san_str(const char *s);
 /* Writes the safe form of s cut to at most cols terminal columns into out (NUL-terminated, never
  * more than outsz bytes, never a partial character); returns the columns used. */
 int san_fit(char *out, size_t outsz, const char *s, int cols);
+/* As san_fit, but text that does not fit ends in an ellipsis ("\u2026", "~" in ASCII mode) in the
+ * last column, so a cut name is never mistaken for a whole one. */
+int san_fit_ellipsis(char *out, size_t outsz, const char *s, int cols);
 /* Terminal columns of an already safe string. */
 int san_width(const char *safe);

@@ -8,6 +8,7 @@
 #include "drill.h"
 #include "format.h"
 #include "logderive.h"
+#include "sanitize.h"
 #include "ui.h"
 #include "widgets.h"
 
@@ -139,19 +140,55 @@ static int detail_vol_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
-/* The run's volumes, moving ones first: what is transferring, how fast, until when. */
+/* The right-hand part of a volume row: bytes, then rate and ETA or how long it has stalled. */
+static void detail_vol_tail(char *out, size_t n, const model_volume *mv, double now, int wide,
+                            int *stalled)
+{
+    const vl_volume *v = mv->vol;
+    char b1[32], b2[32], b3[32];
+    int o =
+        snprintf(out, n, wide ? "%10s / %-10s" : "%10s/%-10s",
+                 fmt_bytes(b1, sizeof b1, v->bytes_done), fmt_bytes(b2, sizeof b2, v->bytes_total));
+    double since;
+    *stalled = 0;
+    if (!vl_phase_active(v->phase_id) || o < 0 || (size_t)o >= n) return;
+    if (est_stalled(mv->bytes, now, &since)) {
+        *stalled = 1;
+        snprintf(out + o, n - (size_t)o, " stalled %s", fmt_duration(b3, sizeof b3, since));
+    } else if (wide) {
+        snprintf(out + o, n - (size_t)o, " %12s  ETA %s",
+                 fmt_byte_rate(b1, sizeof b1, est_rate(mv->bytes, now)),
+                 fmt_eta(b2, sizeof b2, est_eta(mv->bytes, now)));
+    } else {
+        snprintf(out + o, n - (size_t)o, "  ETA %s",
+                 fmt_eta(b2, sizeof b2, est_eta(mv->bytes, now)));
+    }
+}
+
+/* The run's volumes, moving ones first: what is transferring, how fast, until when. The bar
+ * shrinks so the bytes, rate and ETA always fit the line. */
 static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, const model_run *r)
 {
     model *m = ui_model(u);
-    double now = ui_now(u);
-    char b1[32], b2[32], b3[32], who[160];
+    double now = ui_data_now(u);
+    char who[160], tail[96];
     size_t n = model_run_volumes(m, r, NULL, 0);
     model_volume **vv = xcalloc(n ? n : 1, sizeof(*vv));
     model_run_volumes(m, r, vv, n);
     qsort(vv, n, sizeof(*vv), detail_vol_cmp);
     w_print(w, y++, 0, cols, A_BOLD | A_UNDERLINE, "Volumes");
-    int wide = cols >= 100, whow = wide ? 34 : 22, barw = wide ? 20 : 10;
-    for (size_t i = 0; i < n && (int)i < rows - 1; i++, y++) {
+    int wide = cols >= 100, whow = cols >= 140 ? 34 : wide ? 28 : 22;
+    int shown = (int)n < rows - 1 ? (int)n : rows - 1, tailw = 0, st;
+    for (int i = 0; i < shown; i++) {
+        detail_vol_tail(tail, sizeof tail, vv[i], now, wide, &st);
+        int tw = san_width(tail);
+        if (tw > tailw) tailw = tw;
+    }
+    int bar_x = 6 + whow + 1 + (wide ? 11 : 0) + 12;
+    int barw = cols - bar_x - 1 - tailw - 1;
+    if (barw > 20) barw = 20;
+    if (barw < 4) barw = 0;
+    for (int i = 0; i < shown; i++, y++) {
         const vl_volume *v = vv[i]->vol;
         const char *kind = v->kind == VL_PVB   ? "PVB"
                            : v->kind == VL_PVR ? "PVR"
@@ -160,8 +197,8 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
         snprintf(who, sizeof who, "%s%s%s%s%s", v->pod_ns ? v->pod_ns : "", v->pod_ns ? "/" : "",
                  v->pod_name ? v->pod_name : "", v->pod_name && v->volume ? ":" : "",
                  v->volume ? v->volume : "");
-        int x = w_print(w, y, 2, 4, A_DIM, "%s", kind);
-        x = 6;
+        w_print(w, y, 2, 4, A_DIM, "%s", kind);
+        int x = 6;
         w_text(w, y, x, whow, who, 0);
         x += whow + 1;
         if (wide) {
@@ -172,23 +209,12 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
         x += 12;
         double f = v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1;
         if (f < 0 && v->phase_id == VL_PH_COMPLETED) f = 1;
-        w_bar(w, y, x, barw, f, v->phase_id == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
-        x += barw + 1;
-        x += w_print(w, y, x, cols - x, 0, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
-                     fmt_bytes(b2, sizeof b2, v->bytes_total));
-        if (vl_phase_active(v->phase_id)) {
-            double since;
-            if (est_stalled(vv[i]->bytes, now, &since))
-                w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s",
-                        fmt_duration(b3, sizeof b3, since));
-            else if (wide)
-                w_print(w, y, x, cols - x, 0, "  %s  ETA %s",
-                        fmt_byte_rate(b1, sizeof b1, est_rate(vv[i]->bytes, now)),
-                        fmt_eta(b2, sizeof b2, est_eta(vv[i]->bytes, now)));
-            else
-                w_print(w, y, x, cols - x, 0, " ETA %s",
-                        fmt_eta(b2, sizeof b2, est_eta(vv[i]->bytes, now)));
+        if (barw) {
+            w_bar(w, y, x, barw, f, v->phase_id == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
+            x += barw + 1;
         }
+        detail_vol_tail(tail, sizeof tail, vv[i], now, wide, &st);
+        w_print(w, y, x, cols - x, st ? w_attr(W_WARN) | A_BOLD : 0, "%s", tail);
     }
     if ((int)n > rows - 1)
         w_print(w, y, 2, cols - 2, A_DIM, "... %zu more (v: all volumes)", n - (size_t)(rows - 1));
@@ -199,7 +225,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     detail_state *d = detail_of(s);
     model_run *r = detail_run(s, u);
-    double now = ui_now(u), wall = ui_wall(u);
+    double now = ui_data_now(u), wall = ui_wall(u);
     char b1[64], b2[64], b3[64];
     int y = 0, x;
     if (!r || !r->run) {
@@ -228,7 +254,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int barw = cols > 100 ? 40 : 24;
     w_bar(w, y, x, barw, frac, active ? W_BAR_FILL : w_phase_role(run->phase_id));
     x += barw + 1;
-    int est_total = est_total_estimated(r->items) && !vl_phase_terminal(run->phase_id);
+    int est_total = ui_total_estimated(r);
     x += w_print(w, y, x, cols - x, A_BOLD, "%lld of %s%lld", (long long)run->items_done,
                  est_total ? "~" : "", (long long)run->items_total);
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
@@ -241,15 +267,17 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (active) {
         x += detail_label(w, y, x + 2, "ETA") + 2;
         x += w_print(w, y, x, 12, A_BOLD, "%s", fmt_eta(b2, sizeof b2, eta));
+        /* the finish clock time as of the data (now - now: 0 while live) */
+        double at = wall - (ui_now(u) - now) + eta;
         if (eta >= 0 && eta < 2 * 86400)
-            x += w_print(w, y, x, 24, 0, " (done at %s)", fmt_clock(b3, sizeof b3, wall + eta, 0));
+            x += w_print(w, y, x, 24, 0, " (done at %s)", fmt_clock(b3, sizeof b3, at, 0));
         double since, last = est_last_change(r->items);
         if (est_stalled(r->items, now, &since))
             x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s",
                          fmt_duration(b1, sizeof b1, since));
         else if (last >= 0)
-            x += w_print(w, y, x, cols - x, w_attr(W_GOOD), "  last progress %s",
-                         fmt_ago(b1, sizeof b1, now - last));
+            x += w_print(w, y, x, cols - x, ui_stale(u) ? A_DIM : w_attr(W_GOOD),
+                         "  last progress %s", fmt_ago(b1, sizeof b1, ui_now(u) - last));
     } else if (run->started > 0) {
         x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
     }
@@ -275,6 +303,13 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     size_t nres_all;
     model_run_resources(r, &nres_all, NULL);
     if (res_rows > (int)nres_all) res_rows = nres_all ? (int)nres_all : 1;
+    /* a long resource list leaves room for the volumes (what moves bytes) when there are some */
+    if (r->vols.n) {
+        int avail = rows - res_top - bottom - 1;
+        int want = (r->vols.n < 8 ? r->vols.n : 8) + 2, keep = avail / 2;
+        if (avail - want > keep) keep = avail - want;
+        if (res_rows > keep && keep >= 3) res_rows = keep;
+    }
 
     /* per-resource rows */
     size_t nres;

@@ -256,9 +256,10 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
                           const int *xp, int cols)
 {
     const vl_run *x = r->run;
-    double now = ui_now(u), wall = ui_wall(u);
-    char buf[64], b2[32];
-    attr_t base = selected ? w_attr(W_SELECTED) : A_NORMAL;
+    double now = ui_data_now(u), wall = ui_wall(u);
+    char buf[64], b2[32], b3[32];
+    /* while disconnected the rows are dimmed: what they show is as of the last update */
+    attr_t base = selected ? w_attr(W_SELECTED) : ui_stale(u) ? A_DIM : A_NORMAL;
     if (selected) w_clear_line(w, y, 0, cols, base);
     w_print(w, y, xp[C_KIND], 1, base | A_DIM, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
     w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
@@ -269,20 +270,28 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     if (frac < 0 && x->phase_id == VL_PH_COMPLETED) frac = 1;
     w_bar(w, y, xp[C_BAR], wd[C_BAR], frac,
           vl_phase_terminal(x->phase_id) ? w_phase_role(x->phase_id) : W_BAR_FILL);
-    if (x->has_progress || x->items_total > 0)
-        w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%lld/%s%lld", (long long)x->items_done,
-                est_total_estimated(r->items) && !vl_phase_terminal(x->phase_id) ? "~" : "",
-                (long long)x->items_total);
-    else
+    if (x->has_progress || x->items_total > 0) {
+        const char *tilde = ui_total_estimated(r) ? "~" : "";
+        snprintf(buf, sizeof buf, "%lld/%s%lld", (long long)x->items_done, tilde,
+                 (long long)x->items_total);
+        if ((int)strlen(buf) > wd[C_ITEMS]) /* big counts: compact, never cut */
+            snprintf(buf, sizeof buf, "%s/%s%s", fmt_count(b2, sizeof b2, x->items_done), tilde,
+                     fmt_count(b3, sizeof b3, x->items_total));
+        w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%s", buf);
+    } else
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | A_DIM, "-");
-    w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
-            fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
     double since;
-    if (vl_phase_active(x->phase_id) && est_stalled(r->items, now, &since))
-        w_print(w, y, xp[C_ETA], wd[C_ETA], selected ? base : w_attr(W_WARN), "stall");
-    else
+    if (vl_phase_active(x->phase_id) && est_stalled(r->items, now, &since)) {
+        /* nothing moving: say so (and since when) across the RATE and ETA cells */
+        w_print(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
+                (selected ? base : w_attr(W_WARN)) | A_BOLD, "stalled %s",
+                fmt_duration(buf, sizeof buf, since));
+    } else {
+        w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
+                fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
         w_print(w, y, xp[C_ETA], wd[C_ETA], base, "%s",
                 fmt_eta(buf, sizeof buf, model_run_eta(r, now)));
+    }
     if (wd[C_STARTED])
         w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
                 fmt_started(buf, sizeof buf, x->started, wall));

@@ -35,6 +35,7 @@ struct ui {
     vl_kind cur_kind;
     char cur_name[256];
     double now, wall;
+    double stale_since;      /* monotonic: the connection went down; 0 while live */
     double started, vols_at; /* monotonic: ui_run began; volume sums last computed */
     int utf8, color;
     WINDOW *head, *body, *foot;
@@ -97,6 +98,16 @@ double ui_wall(ui *u)
     return u->wall;
 }
 
+double ui_data_now(ui *u)
+{
+    return u->stale_since > 0 && u->stale_since < u->now ? u->stale_since : u->now;
+}
+
+int ui_stale(ui *u)
+{
+    return u->stale_since > 0;
+}
+
 int ui_utf8(ui *u)
 {
     return u->utf8;
@@ -152,6 +163,12 @@ model_run *ui_adjacent_run(ui *u, int delta)
         return v->rows[j];
     }
     return NULL;
+}
+
+int ui_total_estimated(const model_run *r)
+{
+    if (!r || !r->run || vl_phase_terminal(r->run->phase_id)) return 0;
+    return r->run->phase_id == VL_PH_IN_PROGRESS || est_total_estimated(r->items);
 }
 
 ui_screen *ui_top(ui *u)
@@ -293,6 +310,7 @@ static void ui_draw_header(ui *u)
 
     /* line 2: connection lamp and the screen title */
     app_connection(a, u->now, &c);
+    u->stale_since = c.stale_since;
     x = 0;
     const char *dot = u->utf8 ? "\u25cf" : "*";
     if (c.live) {
@@ -308,8 +326,8 @@ static void ui_draw_header(ui *u)
     }
     if (c.stale_since > 0) {
         char age[32];
-        x += w_print(w, 1, x, u->cols - x, w_attr(W_WARN), "  data stale %s",
-                     fmt_ago(age, sizeof age, u->now - c.stale_since));
+        x += w_print(w, 1, x, u->cols - x, w_attr(W_WARN), "  data stale for %s",
+                     fmt_duration(age, sizeof age, u->now - c.stale_since));
     }
     if (c.error[0] && !c.live) {
         x += w_print(w, 1, x, u->cols - x, w_attr(W_BAD), "  ");

@@ -61,11 +61,18 @@ app *ui_app(ui *u);
 model *ui_model(ui *u);
 double ui_now(ui *u);  /* monotonic seconds of this frame */
 double ui_wall(ui *u); /* unix seconds of this frame */
-int ui_utf8(ui *u);    /* 1: UTF-8 block bars and symbols; 0: ASCII */
-int ui_color(ui *u);   /* 1: colours in use */
+/* Monotonic time the data on screen is valid at: now while live, the moment the connection was
+ * lost while it is down (rates, ETAs and stalls are judged then: no data is not a stall). */
+double ui_data_now(ui *u);
+int ui_stale(ui *u); /* 1 while the data is stale (the connection is down) */
+int ui_utf8(ui *u);  /* 1: UTF-8 block bars and symbols; 0: ASCII */
+int ui_color(ui *u); /* 1: colours in use */
 /* The run the user is looking at (list selection or the detail screen's run); NULL if none. */
 model_run *ui_current_run(ui *u);
 void ui_set_current_run(ui *u, vl_kind kind, const char *name);
+/* 1 while a run's item total is an estimate (shown "~N"): Velero re-estimates it throughout the
+ * item pass (InProgress), and any total seen to change is one until the run ends. */
+int ui_total_estimated(const model_run *r);
 /* The list's view (sort, filter, rows, selection); rebuilt by the framework when the model moves.
  */
 view *ui_view(ui *u);

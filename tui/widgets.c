@@ -97,15 +97,21 @@ w_role w_phase_role(vl_phase p)
     }
 }
 
-int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a)
+static int w_put(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a, int ellipsis)
 {
     char buf[1024];
     if (maxcols <= 0) return 0;
-    int used = san_fit(buf, sizeof buf, s ? s : "", maxcols);
+    int used = ellipsis ? san_fit_ellipsis(buf, sizeof buf, s ? s : "", maxcols)
+                        : san_fit(buf, sizeof buf, s ? s : "", maxcols);
     wattrset(w, a);
     mvwaddstr(w, y, x, buf);
     wattrset(w, A_NORMAL);
     return used;
+}
+
+int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a)
+{
+    return w_put(w, y, x, maxcols, s, a, 1);
 }
 
 int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...)
@@ -115,8 +121,9 @@ int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    /* our own text: already safe, but cut to the width like cluster text */
-    return w_text(w, y, x, maxcols, buf, a);
+    /* our own text: already safe, but cut to the width like cluster text (no ellipsis: the
+     * layouts size their columns for it) */
+    return w_put(w, y, x, maxcols, buf, a, 0);
 }
 
 void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill)

@@ -25,7 +25,8 @@ int w_utf8(void);
 attr_t w_attr(w_role role);
 w_role w_phase_role(vl_phase p);
 
-/* Draws cluster text (sanitised) at y,x in at most maxcols columns; returns columns used. */
+/* Draws cluster text (sanitised) at y,x in at most maxcols columns, ending in an ellipsis when it
+ * is cut; returns columns used. */
 int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a);
 /* Draws program text (no sanitising needed; plain ASCII or our own UTF-8) likewise. */
 int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...)

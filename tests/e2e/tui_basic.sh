@@ -70,7 +70,7 @@ tui_wait 'NAME +PHASE'
 
 # resize: 80x24 still usable, 60x20 too small, back
 tui_resize 80 24
-tui_wait 'B backup-inprogress +InProgress +.* [0-9]+/11[0-9] '
+tui_wait 'B backup-inprogress +InProgress +.* [0-9]+/~11[0-9] '
 tui_wait 'B backup-partial +PartFailed +.* 30/30 +.* 3/1( |$)'
 tui_wait_gone 'VOLUME BYTES'
 tui_resize 60 20
