@@ -72,6 +72,12 @@ grep -Eq '^backup-failed +Backup +Failed +10/20 ' "$TUI_DIR/once.txt" || tui_fai
 "$VELTOP" --kubeconfig "$TUI_DIR/missing" --once >/dev/null 2>"$TUI_DIR/err"; st=$?
 [ "$st" = 2 ] && [ "$(wc -l <"$TUI_DIR/err")" = 1 ] || tui_fail "missing kubeconfig: status $st"
 "$VELTOP" --json >/dev/null 2>&1; [ $? = 2 ] || tui_fail "--json without --once accepted"
+# configuration is loaded (and its error reported) before the terminal is looked at
+"$VELTOP" --kubeconfig "$KC" --context missing </dev/null >/dev/null 2>"$TUI_DIR/err"; st=$?
+[ "$st" = 2 ] && [ "$(wc -l <"$TUI_DIR/err")" = 1 ] && grep -q 'context "missing" not found' "$TUI_DIR/err" ||
+    tui_fail "--context missing without a tty: status $st, $(cat "$TUI_DIR/err")"
+"$VELTOP" --kubeconfig "$KC" </dev/null >/dev/null 2>"$TUI_DIR/err"; st=$?
+[ "$st" = 2 ] && grep -q 'not a terminal' "$TUI_DIR/err" || tui_fail "no tty: status $st, $(cat "$TUI_DIR/err")"
 sed "s#$TUI_SIM_URL#http://127.0.0.1:1#" "$KC" >"$TUI_DIR/dead.kubeconfig"
 "$VELTOP" --kubeconfig "$TUI_DIR/dead.kubeconfig" --once >/dev/null 2>"$TUI_DIR/err"; st=$?
 [ "$st" = 1 ] && [ "$(wc -l <"$TUI_DIR/err")" = 1 ] && grep -q '127.0.0.1:1' "$TUI_DIR/err" ||
