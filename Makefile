@@ -35,6 +35,7 @@ bench: build
 	sh bench/run.sh $(BUILD)
 
 screenshots: build
+	sh scripts/deps.sh screenshots
 	sh scripts/screenshots.sh $(BUILD)
 
 clean:

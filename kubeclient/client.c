@@ -47,68 +47,6 @@ struct kc_request {
     char errbuf[CURL_ERROR_SIZE];
 };
 
-/* ---- configuration copy ---- */
-
-static unsigned char *dup_blob(const unsigned char *p, size_t n)
-{
-    if (!p) return NULL;
-    unsigned char *d = xmalloc(n + 1);
-    memcpy(d, p, n);
-    d[n] = 0;
-    return d;
-}
-
-static char **dup_strv(char **v, size_t n)
-{
-    if (!v) return NULL;
-    char **d = xcalloc(n + 1, sizeof *d);
-    for (size_t i = 0; i < n; i++) d[i] = xstrdup(v[i]);
-    return d;
-}
-
-/* kc_rest_config has no copy function in kubeconfig.h: a field-by-field deep copy. */
-static kc_rest_config *copy_config(const kc_rest_config *s)
-{
-    kc_rest_config *d = xcalloc(1, sizeof *d);
-    d->context = xstrdup(s->context);
-    d->cluster = xstrdup(s->cluster);
-    d->user = xstrdup(s->user);
-    d->namespace = xstrdup(s->namespace);
-    d->server = xstrdup(s->server);
-    d->tls_server_name = xstrdup(s->tls_server_name);
-    d->insecure_skip_tls_verify = s->insecure_skip_tls_verify;
-    d->disable_compression = s->disable_compression;
-    d->proxy_url = xstrdup(s->proxy_url);
-    d->ca_data = dup_blob(s->ca_data, s->ca_len);
-    d->ca_len = s->ca_len;
-    d->client_cert_data = dup_blob(s->client_cert_data, s->client_cert_len);
-    d->client_cert_len = s->client_cert_len;
-    d->client_key_data = dup_blob(s->client_key_data, s->client_key_len);
-    d->client_key_len = s->client_key_len;
-    d->token = xstrdup(s->token);
-    d->token_file = xstrdup(s->token_file);
-    d->username = xstrdup(s->username);
-    d->password = xstrdup(s->password);
-    if (s->exec) {
-        const kc_exec_config *e = s->exec;
-        kc_exec_config *x = xcalloc(1, sizeof *x);
-        x->command = xstrdup(e->command);
-        x->args = dup_strv(e->args, e->nargs);
-        x->nargs = e->nargs;
-        x->env_names = dup_strv(e->env_names, e->nenv);
-        x->env_values = dup_strv(e->env_values, e->nenv);
-        x->nenv = e->nenv;
-        x->api_version = xstrdup(e->api_version);
-        x->install_hint = xstrdup(e->install_hint);
-        x->provide_cluster_info = e->provide_cluster_info;
-        x->interactive_mode = xstrdup(e->interactive_mode);
-        d->exec = x;
-    }
-    d->source_files = xstrdup(s->source_files);
-    d->in_cluster = s->in_cluster;
-    return d;
-}
-
 /* ---- client ---- */
 
 kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err)
@@ -123,7 +61,7 @@ kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err)
     }
     kc_client *c = xcalloc(1, sizeof *c);
     c->loop = loop;
-    c->cfg = copy_config(cfg);
+    c->cfg = kc_rest_config_dup(cfg);
     c->server = xstrdup(cfg->server);
     size_t n = strlen(c->server);
     while (n > 0 && c->server[n - 1] == '/') c->server[--n] = 0;

@@ -105,6 +105,12 @@ static int cfg_load_file(cfg_file *f, const char *path, int missing_ok, kc_err *
         kc_err_set(err, "cannot read kubeconfig %s: %s", path, strerror(errno));
         return -1;
     }
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        kc_err_set(err, "cannot read kubeconfig %s: %s", path, strerror(EISDIR));
+        return -1;
+    }
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, fp);
@@ -250,6 +256,7 @@ typedef struct {
     const char *kind; /* clusters / users / contexts */
     cfg_entry *e;
     kc_err *err;
+    const char *sub; /* "exec." inside a user's exec mapping, else "" */
 } cfg_ctx;
 
 static yaml_node_t *cfg_field(cfg_ctx *c, const char *field)
@@ -264,7 +271,7 @@ static int cfg_str(cfg_ctx *c, const char *field, char **out)
     yaml_node_t *n = cfg_field(c, field);
     if (!n) return 0;
     if (n->type != YAML_SCALAR_NODE) {
-        kc_err_set(c->err, "%s[%s].%s: not a string", c->kind, c->e->name, field);
+        kc_err_set(c->err, "%s[%s].%s%s: not a string", c->kind, c->e->name, c->sub, field);
         return -1;
     }
     const char *v = cfg_scalar(n);
@@ -289,7 +296,7 @@ static int cfg_bool(cfg_ctx *c, const char *field, int *out)
         }
         if (!strcmp(v, no[i])) return 0;
     }
-    kc_err_set(c->err, "%s[%s].%s: not a boolean", c->kind, c->e->name, field);
+    kc_err_set(c->err, "%s[%s].%s%s: not a boolean", c->kind, c->e->name, c->sub, field);
     return -1;
 }
 
@@ -415,7 +422,7 @@ static int cfg_read_exec(cfg_ctx *c, kc_rest_config *r)
     r->exec = e;
     /* a nested reader for the exec mapping */
     cfg_entry sub = {c->e->name, c->e->file, x};
-    cfg_ctx sc = {"users", &sub, c->err};
+    cfg_ctx sc = {"users", &sub, c->err, "exec."};
     char *cmd = NULL;
     if (cfg_str(&sc, "command", &cmd) < 0) return -1;
     if (!cmd) {
@@ -577,7 +584,7 @@ static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err 
     kc_rest_config *r = xcalloc(1, sizeof *r);
     r->context = xstrdup(ctxname);
     r->source_files = xstrdup(m->source_files);
-    cfg_ctx cc = {"contexts", ce, err};
+    cfg_ctx cc = {"contexts", ce, err, ""};
     char *clname = NULL;
     if (cfg_str(&cc, "cluster", &clname) < 0 || cfg_str(&cc, "user", &r->user) < 0 ||
         cfg_str(&cc, "namespace", &r->namespace) < 0)
@@ -593,7 +600,7 @@ static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err 
                    m->source_files);
         goto fail;
     }
-    cfg_ctx clc = {"clusters", cl, err};
+    cfg_ctx clc = {"clusters", cl, err, ""};
     if (cfg_read_cluster(&clc, r) < 0) goto fail;
     if (r->user) {
         cfg_entry *ue = cfg_find(&m->users, r->user);
@@ -602,7 +609,7 @@ static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err 
                        m->source_files);
             goto fail;
         }
-        cfg_ctx uc = {"users", ue, err};
+        cfg_ctx uc = {"users", ue, err, ""};
         if (cfg_read_user(&uc, r) < 0) goto fail;
     }
     cfg_fix_server(r);

@@ -1,9 +1,21 @@
 #!/bin/sh
-# Installs the Debian 12 packages veltop needs to build, test and take screenshots.
-# The one place the package list lives; the Makefile's demo and test targets call it.
+# Installs the Debian 12 packages veltop needs; the one place the package list lives. The
+# Makefile's targets call it: `sh scripts/deps.sh` for building and the whole test suite,
+# `sh scripts/deps.sh screenshots` adds what scripts/screenshots.sh needs (aha, headless Chromium).
+#
+# Not a Debian package: kubectl (the kubectl conformance tests report SKIP without it; Debian's
+# kubernetes-client is kubectl 1.20, which cannot stand in for the 1.27-1.33 they target).
 set -eu
-PKGS="build-essential cmake pkg-config libncurses-dev libcurl4-openssl-dev libcjson-dev
-libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev check tmux restic valgrind"
+# build: compiler, CMake, and the libraries of design.md (libmicrohttpd + GnuTLS for the sim)
+BUILD="build-essential cmake pkg-config libncurses-dev libcurl4-openssl-dev libcjson-dev
+libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev"
+# tests: Check, valgrind, tmux (screen tests), python3 (JSON checks in the end-to-end scripts),
+# curl (raw API checks), strace (no key or certificate is ever written to a file), restic
+# (the sim's restic-real volumes)
+TEST="check valgrind tmux python3 curl strace restic"
+SHOTS="aha chromium"
+PKGS="$BUILD $TEST"
+[ "${1:-}" = screenshots ] && PKGS="$PKGS $SHOTS"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,6 +1,9 @@
 /* test_auth.c: request credentials: static token, tokenFile re-read once a minute, exec plugins
  * run from the loop (caching until expiry, re-run after a 401, KUBERNETES_EXEC_INFO, errors). */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +14,10 @@
 #include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <sys/wait.h>
 
 #include "kubeclient/auth.h"
+#include "kubeclient/client.h"
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
 #include "testutil.h"
@@ -479,6 +484,56 @@ START_TEST(free_while_the_plugin_runs)
 }
 END_TEST
 
+typedef struct {
+    kc_loop *loop;
+    int ticks;
+    uint64_t id;
+} ticker;
+
+static void tick(void *arg)
+{
+    ticker *t = arg;
+    t->ticks++;
+    t->id = kc_loop_timer(t->loop, 20, tick, t);
+}
+
+typedef struct {
+    waiter w;
+    ticker *t;
+    int ticks_at_ready;
+} slow_waiter;
+
+static void on_slow_ready(void *arg, const kc_err *err)
+{
+    slow_waiter *s = arg;
+    s->ticks_at_ready = s->t->ticks;
+    on_ready(&s->w, err);
+}
+
+START_TEST(slow_plugin_does_not_block_the_loop)
+{
+    /* the plugin takes a second; the loop keeps turning (timers fire) while it runs */
+    kc_rest_config *c = load_token_plugin(V1, "      - {name: SLEEP, value: '1'}\n");
+    kc_auth *a = kc_auth_new(c, loop);
+    ticker t = {.loop = loop};
+    t.id = kc_loop_timer(loop, 20, tick, &t);
+    slow_waiter s = {.t = &t};
+    int64_t t0 = kc_now_ms();
+    ck_assert_int_eq(kc_auth_ready(a, on_slow_ready, &s), 0);
+    ck_assert_int_lt(kc_now_ms() - t0, 500); /* started, not waited for */
+    ck_assert_int_eq(t.ticks, 0);
+    ck_assert_int_eq(kc_loop_run_until(loop, waiter_called, &s.w, 10000), 1);
+    ck_assert_int_ge(kc_now_ms() - t0, 1000);
+    ck_assert_str_eq(s.w.msg, "");
+    /* 20 ms ticks during a 1 s run: far more than 10 even on a loaded machine or valgrind */
+    ck_assert_int_ge(s.ticks_at_ready, 10);
+    ck_assert_header(a, "Authorization: Bearer token-1");
+    kc_loop_cancel(loop, t.id);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+}
+END_TEST
+
 START_TEST(exec_client_certificate)
 {
     kc_rest_config *c =
@@ -502,6 +557,13 @@ END_TEST
 
 /* What the server saw of the last request. */
 static char seen_auth[256], seen_cn[128];
+/* NULL: every request is answered 200; else only one with this Authorization, 401 otherwise */
+static const char *volatile accept_auth;
+static volatile int tls_requests;
+
+#define STATUS_401                                                                                 \
+    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","           \
+    "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}"
 
 static enum MHD_Result tls_handler(void *cls, struct MHD_Connection *conn, const char *url,
                                    const char *method, const char *version, const char *upload_data,
@@ -525,9 +587,12 @@ static enum MHD_Result tls_handler(void *cls, struct MHD_Connection *conn, const
             gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, seen_cn, &len);
         gnutls_x509_crt_deinit(crt);
     }
+    tls_requests++;
+    int ok = !accept_auth || strcmp(seen_auth, accept_auth) == 0;
+    const char *body = ok ? "ok" : STATUS_401;
     struct MHD_Response *r =
-        MHD_create_response_from_buffer(2, (void *)"ok", MHD_RESPMEM_PERSISTENT);
-    enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+    enum MHD_Result ret = MHD_queue_response(conn, ok ? MHD_HTTP_OK : MHD_HTTP_UNAUTHORIZED, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -654,8 +719,258 @@ START_TEST(credentials_reach_a_tls_server)
 }
 END_TEST
 
-int main(void)
+static char *tls_pem[3]; /* the server's certificate, key and CA, while it runs */
+
+static struct MHD_Daemon *tls_start(int *port)
 {
+    char *cert = tu_read(CERTS "/server.crt", NULL), *key = tu_read(CERTS "/server.key", NULL);
+    char *ca = tu_read(CERTS "/ca.crt", NULL);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    /* MHD keeps pointers to them: freed by tls_stop */
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_TLS | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, tls_handler, NULL,
+        MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
+        MHD_OPTION_HTTPS_MEM_TRUST, ca, MHD_OPTION_END);
+    ck_assert_ptr_nonnull(d);
+    *port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+    seen_auth[0] = seen_cn[0] = '\0';
+    accept_auth = NULL;
+    tls_requests = 0;
+    tls_pem[0] = cert, tls_pem[1] = key, tls_pem[2] = ca;
+    return d;
+}
+
+static void tls_stop(struct MHD_Daemon *d)
+{
+    MHD_stop_daemon(d);
+    for (int i = 0; i < 3; i++) free(tls_pem[i]);
+}
+
+typedef struct {
+    int done;
+    long status;
+    kc_err err;
+} answer;
+
+static void on_answer(void *arg, const kc_response *resp, const kc_err *err)
+{
+    answer *a = arg;
+    a->done = 1;
+    a->status = resp->status;
+    a->err = *err;
+}
+
+static int answered(void *arg)
+{
+    return ((answer *)arg)->done;
+}
+
+/* One GET through a kc_client (the path the program takes), waiting for its answer. */
+static answer client_get(const kc_rest_config *cfg, kc_client **keep)
+{
+    kc_err err = {0};
+    kc_client *c = keep && *keep ? *keep : kc_client_new(loop, cfg, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    answer a = {0};
+    kc_request_opts o = {.path = "/apis/velero.io/v1/namespaces/velero/backups"};
+    kc_client_request(c, &o, NULL, on_answer, &a);
+    ck_assert_int_eq(kc_loop_run_until(loop, answered, &a, 15000), 1);
+    if (keep)
+        *keep = c;
+    else
+        kc_client_free(c);
+    return a;
+}
+
+START_TEST(unauthorized_reruns_the_plugin_once_per_request)
+{
+    int port;
+    struct MHD_Daemon *d = tls_start(&port);
+    char *server = xasprintf("    server: https://127.0.0.1:%d\n"
+                             "    certificate-authority: " CERTS "/ca.crt\n"
+                             "    tls-server-name: kubernetes\n",
+                             port);
+    char *user = xasprintf("    exec:\n"
+                           "      apiVersion: " V1 "\n"
+                           "      command: %s/token-plugin.sh\n"
+                           "      interactiveMode: Never\n"
+                           "      env:\n"
+                           "      - {name: COUNT_FILE, value: '%s'}\n"
+                           "      - {name: INFO_FILE, value: '%s'}\n"
+                           "      - {name: API_VERSION, value: '" V1 "'}\n",
+                           PLUGINS, count_file, info_file);
+    kc_rest_config *cfg = load(server, user);
+    free(server);
+    free(user);
+    kc_client *c = NULL;
+
+    /* the server takes only the second token: token-1 gets a 401, the plugin runs again and
+     * the same request goes through with token-2 */
+    accept_auth = "Bearer token-2";
+    answer a = client_get(cfg, &c);
+    ck_assert_msg(a.status == 200 && a.err.msg[0] == '\0', "%ld %s", a.status, a.err.msg);
+    ck_assert_int_eq(count_runs(), 2);
+    ck_assert_int_eq(tls_requests, 2);
+    ck_assert_str_eq(seen_auth, "Bearer token-2");
+
+    /* the cached token-2 is used as it is (no run, one request) */
+    a = client_get(cfg, &c);
+    ck_assert_int_eq(a.status, 200);
+    ck_assert_int_eq(count_runs(), 2);
+    ck_assert_int_eq(tls_requests, 3);
+
+    /* a server that rejects every token: one re-run, then the 401 is the answer */
+    accept_auth = "Bearer nobody";
+    a = client_get(cfg, &c);
+    ck_assert_int_eq(a.status, 401);
+    ck_assert_int_eq(a.err.code, 401);
+    ck_assert_str_eq(a.err.msg, "unauthorized: the server rejected the credentials of user \"u\"");
+    ck_assert_int_eq(count_runs(), 3);
+    ck_assert_int_eq(tls_requests, 5);
+    ck_assert_ptr_null(strstr(a.err.msg, "token-"));
+
+    kc_client_free(c);
+    kc_rest_config_free(cfg);
+    tls_stop(d);
+}
+END_TEST
+
+START_TEST(tls_verification_failures_say_it_is_the_certificate)
+{
+    int port;
+    struct MHD_Daemon *d = tls_start(&port);
+    char *url = xasprintf("https://127.0.0.1:%d", port);
+
+    /* the right CA, but the certificate is for "kubernetes", not 127.0.0.1 */
+    char *server = xasprintf("    server: %s\n    certificate-authority: " CERTS "/ca.crt\n", url);
+    kc_rest_config *cfg = load(server, "    token: s3cr3t-token\n");
+    answer a = client_get(cfg, NULL);
+    char *want = xasprintf("the server's certificate is not trusted by the configured certificate "
+                           "authority, or does not match the host name (%s)",
+                           url);
+    ck_assert_msg(strncmp(a.err.msg, want, strlen(want)) == 0, "%s", a.err.msg);
+    ck_assert_int_eq(a.status, 0);
+    ck_assert_ptr_null(strstr(a.err.msg, "s3cr3t"));
+    ck_assert_int_eq(tls_requests, 0);
+    free(want);
+    kc_rest_config_free(cfg);
+    free(server);
+
+    /* no CA in the kubeconfig: the system's authorities do not know the sim's */
+    server = xasprintf("    server: %s\n", url);
+    cfg = load(server, "    token: s3cr3t-token\n");
+    a = client_get(cfg, NULL);
+    want = xasprintf("the server's certificate is not trusted by the system's certificate "
+                     "authorities, or does not match the host name (%s); set "
+                     "certificate-authority-data in the kubeconfig",
+                     url);
+    ck_assert_msg(strncmp(a.err.msg, want, strlen(want)) == 0, "%s", a.err.msg);
+    ck_assert_int_eq(tls_requests, 0);
+    free(want);
+    kc_rest_config_free(cfg);
+    free(server);
+
+    free(url);
+    tls_stop(d);
+}
+END_TEST
+
+/* ---- keys and certificates never touch the disk ---- */
+
+/* The child side: one GET with the kubeconfig argv[2] names (certificate files, a CA file and a
+ * token); exit status 0 when the server answered 200. Run under strace by the test below. */
+static int tls_child(const char *kubeconfig)
+{
+    /* no ck_assert here: Check's macros only work inside a running suite */
+    kc_config_opts o = {.kubeconfig = kubeconfig};
+    kc_err err = {0};
+    kc_rest_config *cfg = kc_config_load(&o, &err);
+    if (!cfg) return 2;
+    loop = kc_loop_new();
+    kc_client *c = kc_client_new(loop, cfg, &err);
+    answer a = {0};
+    kc_request_opts ro = {.path = "/apis/velero.io/v1/namespaces/velero/backups"};
+    if (c) kc_client_request(c, &ro, NULL, on_answer, &a);
+    if (c) kc_loop_run_until(loop, answered, &a, 15000);
+    kc_client_free(c);
+    kc_loop_free(loop);
+    kc_rest_config_free(cfg);
+    return a.status == 200 ? 0 : 3;
+}
+
+static char *find_strace(void)
+{
+    const char *dirs[] = {"/usr/bin", "/bin", "/usr/local/bin"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        char *p = xasprintf("%s/strace", dirs[i]);
+        if (access(p, X_OK) == 0) return p;
+        free(p);
+    }
+    return NULL;
+}
+
+START_TEST(no_key_or_certificate_is_written_to_a_file)
+{
+    char *strace = find_strace();
+    ck_assert_msg(strace != NULL, "strace is needed (scripts/deps.sh installs it)");
+    int port;
+    struct MHD_Daemon *d = tls_start(&port);
+    char *doc =
+        xasprintf("current-context: x\n"
+                  "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:%d', "
+                  "certificate-authority: " CERTS "/ca.crt, tls-server-name: kubernetes}}]\n"
+                  "users: [{name: u, user: {client-certificate: " CERTS "/client.crt, "
+                  "client-key: " CERTS "/client.key, token: tls-token}}]\n"
+                  "contexts: [{name: x, context: {cluster: c, user: u}}]\n",
+                  port);
+    char *kc = tu_write(tmpdir, "config", doc);
+    free(doc);
+    char *log = xasprintf("%s/strace.log", tmpdir);
+    char *self = xstrdup(BUILD_DIR "/test_auth");
+    char *argv[] = {
+        strace, "-f",          "-qq", "-e", "trace=open,openat,creat,memfd_create,mkdir", "-o", log,
+        self,   "--tls-child", kc,    NULL};
+    /* LeakSanitizer cannot run under ptrace: the traced child of an ASan build goes without */
+    setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    pid_t pid;
+    ck_assert_int_eq(posix_spawn(&pid, strace, NULL, NULL, argv, environ), 0);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the traced GET failed (%d)",
+                  status);
+    ck_assert_str_eq(seen_cn, "alice");
+    ck_assert_str_eq(seen_auth, "Bearer tls-token");
+
+    /* the key was read (the trace works) and nothing was opened for writing but devices */
+    char *trace = tu_read(log, NULL);
+    ck_assert_ptr_nonnull(trace);
+    ck_assert_ptr_nonnull(strstr(trace, CERTS "/client.key\", O_RDONLY"));
+    int bad = 0;
+    for (char *line = strtok(trace, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, "= -1 ")) continue; /* failed calls wrote nothing */
+        int writes = strstr(line, "O_WRONLY") || strstr(line, "O_RDWR") ||
+                     strstr(line, "O_CREAT") || strstr(line, "O_TMPFILE") ||
+                     strstr(line, "creat(") || strstr(line, "memfd_create(") ||
+                     strstr(line, "mkdir(");
+        if (writes && !strstr(line, "\"/dev/")) {
+            fprintf(stderr, "written: %s\n", line);
+            bad++;
+        }
+    }
+    ck_assert_int_eq(bad, 0);
+    free(trace);
+    free(log);
+    free(kc);
+    free(self);
+    free(strace);
+    tls_stop(d);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--tls-child") == 0) return tls_child(argv[2]);
     Suite *s = suite_create("auth");
     TCase *tc = tcase_create("auth");
     tcase_add_checked_fixture(tc, setup, teardown);
@@ -675,6 +990,10 @@ int main(void)
     tcase_add_test(tc, free_while_the_plugin_runs);
     tcase_add_test(tc, exec_client_certificate);
     tcase_add_test(tc, credentials_reach_a_tls_server);
+    tcase_add_test(tc, slow_plugin_does_not_block_the_loop);
+    tcase_add_test(tc, unauthorized_reruns_the_plugin_once_per_request);
+    tcase_add_test(tc, tls_verification_failures_say_it_is_the_certificate);
+    tcase_add_test(tc, no_key_or_certificate_is_written_to_a_file);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

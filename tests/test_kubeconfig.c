@@ -140,6 +140,27 @@ START_TEST(kubeconfig_flag_reads_that_file_only)
     ck_assert_ptr_null(kc_config_load(&o, &err));
     ck_assert_str_eq(err.msg,
                      "cannot read kubeconfig " NOWHERE "/config: No such file or directory");
+    /* a directory is named as such, not as a read error */
+    o.kubeconfig = tmpdir;
+    ck_assert_ptr_null(kc_config_load(&o, &err));
+    char *want = xasprintf("cannot read kubeconfig %s: Is a directory", tmpdir);
+    ck_assert_str_eq(err.msg, want);
+    free(want);
+    /* in a $KUBECONFIG list only missing files are skipped: an unreadable one is an error */
+    o.kubeconfig = NULL;
+    o.env_kubeconfig = KC "/merge-a.yaml:" NOWHERE "/config:/tmp";
+    ck_assert_ptr_null(kc_config_load(&o, &err));
+    ck_assert_str_eq(err.msg, "cannot read kubeconfig /tmp: Is a directory");
+    if (geteuid() != 0) { /* root reads anything */
+        char *p = tu_write(tmpdir, "locked", "current-context: x\n");
+        ck_assert_int_eq(chmod(p, 0), 0);
+        o.kubeconfig = p;
+        ck_assert_ptr_null(kc_config_load(&o, &err));
+        want = xasprintf("cannot read kubeconfig %s: Permission denied", p);
+        ck_assert_str_eq(err.msg, want);
+        free(want);
+        free(p);
+    }
 }
 END_TEST
 
@@ -490,6 +511,16 @@ START_TEST(user_errors_name_the_user_and_field)
     ck_assert_str_eq(user_error("    auth-provider: {name: gcp}\n"),
                      "users[alice].auth-provider: not supported, use an exec plugin");
     ck_assert_str_eq(user_error("    token: [s3cr3t]\n"), "users[alice].token: not a string");
+    /* fields inside exec are named with their path */
+    ck_assert_str_eq(user_error("    exec: {apiVersion: [v1], command: x}\n"),
+                     "users[alice].exec.apiVersion: not a string");
+    ck_assert_str_eq(user_error("    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+                                "command: x, provideClusterInfo: maybe}\n"),
+                     "users[alice].exec.provideClusterInfo: not a boolean");
+    ck_assert_str_eq(user_error("    exec: {apiVersion: client.authentication.k8s.io/v1, "
+                                "command: x, interactiveMode: Sometimes}\n"),
+                     "users[alice].exec.interactiveMode: \"Sometimes\" is not Never, IfAvailable "
+                     "or Always");
 }
 END_TEST
 
