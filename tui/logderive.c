@@ -10,26 +10,41 @@
 #include "kubeclient/util.h"
 #include "logprogress.h"
 
+/* Resource-list downloads in flight at once (each is a DownloadRequest and a GET). */
+#define LD_PARALLEL 4
+
+typedef enum { LD_F_QUEUED, LD_F_RUNNING, LD_F_DONE, LD_F_FAILED } ld_fstate;
+
+/* One resource-list artifact to fetch: queued until fewer than LD_PARALLEL run. */
+typedef struct ld_fetch {
+    struct logderive *d;
+    const char *kind; /* "BackupResourceList" / "RestoreResourceList" */
+    char *target;
+    ld_fstate state;
+    kc_download *dl;
+    kc_buf body;
+    vl_res_progress *res; /* parsed once done */
+    size_t n;
+    void (*done)(struct ld_fetch *f); /* the owner's: state is DONE or FAILED */
+    void *owner;
+} ld_fetch;
+
+/* A run in progress followed through the Velero pod's log. */
 typedef struct ld_run {
     vl_kind kind;
     char *name, *ref;
     lprog *lp;
     int dirty, seen;
-    kc_download *dl; /* restores: the backup's resource list, for per-resource totals */
-    kc_buf body;
+    ld_fetch *totals; /* restores: the backup's resource list, for per-resource totals */
     struct logderive *d;
 } ld_run;
 
+/* A finished run's resource list (cached). */
 typedef struct ld_list {
     vl_kind kind;
     char *name;
-    int state; /* 0 fetching, 1 done, 2 failed */
-    int applied;
-    vl_res_progress *res;
-    size_t n;
-    kc_download *dl;
-    kc_buf body;
-    struct logderive *d;
+    int applied; /* set as the run's rows at least once: the rows come from the artifact */
+    ld_fetch *f;
 } ld_list;
 
 struct logderive {
@@ -41,8 +56,12 @@ struct logderive {
     lp_line scratch;
     ld_list **lists;
     size_t nl, capl;
+    ld_fetch **queue; /* fetches waiting for a slot, in order */
+    size_t nq, capq;
+    int active; /* fetches running */
     uint64_t scan_timer, push_timer;
-    int once; /* --once: no follow */
+    int once;         /* --once: no follow, only the runs logderive_once picked */
+    int64_t deadline; /* --once: kc_now_ms() by which every fetch must have ended */
 };
 
 static double ld_mono(void)
@@ -53,6 +72,118 @@ static double ld_mono(void)
 static void ld_changed(logderive *d)
 {
     if (d->a->on_change) d->a->on_change(d->a->on_change_arg);
+}
+
+/* ---- resource-list fetches, at most LD_PARALLEL at once ---- */
+
+static void ld_pump(logderive *d);
+static void ld_drop_queue(logderive *d);
+
+static void ld_fetch_data(void *arg, const char *data, size_t n)
+{
+    ld_fetch *f = arg;
+    kc_buf_append(&f->body, data, n);
+}
+
+static void ld_fetch_done(void *arg, const kc_err *err)
+{
+    ld_fetch *f = arg;
+    logderive *d = f->d;
+    f->state = LD_F_FAILED;
+    if (!err->msg[0]) {
+        kc_err e = {0};
+        if (!lprog_from_resource_list(f->body.data ? f->body.data : "", f->body.len, &f->res, &f->n,
+                                      &e))
+            f->state = LD_F_DONE;
+    }
+    kc_buf_free(&f->body);
+    kc_download_free(f->dl);
+    f->dl = NULL;
+    d->active--;
+    /* --once: Velero does not answer DownloadRequests (server down, BSL unavailable); the
+     * others would wait as long */
+    if (d->once && !strcmp(err->msg, KC_DL_URL_TIMEOUT_MSG)) ld_drop_queue(d);
+    if (f->done) f->done(f);
+    ld_pump(d);
+}
+
+static void ld_fetch_run(ld_fetch *f)
+{
+    logderive *d = f->d;
+    kc_download_opts o = {
+        .ns = d->a->ns, .kind = f->kind, .target = f->target, .url_timeout_ms = 30000};
+    if (d->once) {
+        /* time out waiting for the URL early enough to delete the request before the end */
+        int64_t left = d->deadline - kc_now_ms() - 500;
+        if (left < 300) {
+            f->state = LD_F_FAILED;
+            if (f->done) f->done(f);
+            return;
+        }
+        if (left < o.url_timeout_ms) o.url_timeout_ms = (long)left;
+    }
+    f->state = LD_F_RUNNING;
+    d->active++;
+    f->dl = kc_download_start(d->a->client, &o, ld_fetch_data, ld_fetch_done, f);
+}
+
+/* Fails every queued fetch without starting it. */
+static void ld_drop_queue(logderive *d)
+{
+    while (d->nq) {
+        ld_fetch *f = d->queue[--d->nq];
+        f->state = LD_F_FAILED;
+        if (f->done) f->done(f);
+    }
+}
+
+static void ld_pump(logderive *d)
+{
+    while (d->nq && d->active < LD_PARALLEL) {
+        ld_fetch *f = d->queue[0];
+        memmove(d->queue, d->queue + 1, --d->nq * sizeof *d->queue);
+        ld_fetch_run(f); /* may reenter (a done callback pumps again): f is off the queue */
+    }
+}
+
+static ld_fetch *ld_fetch_new(logderive *d, const char *kind, const char *target,
+                              void (*done)(ld_fetch *), void *owner)
+{
+    ld_fetch *f = xcalloc(1, sizeof *f);
+    f->d = d;
+    f->kind = kind;
+    f->target = xstrdup(target);
+    f->done = done;
+    f->owner = owner;
+    f->state = LD_F_QUEUED;
+    if (d->nq == d->capq) {
+        d->capq = d->capq ? d->capq * 2 : 8;
+        d->queue = xrealloc(d->queue, d->capq * sizeof *d->queue);
+    }
+    d->queue[d->nq++] = f;
+    ld_pump(d);
+    return f;
+}
+
+static void ld_fetch_free(ld_fetch *f)
+{
+    if (!f) return;
+    logderive *d = f->d;
+    if (f->state == LD_F_QUEUED) {
+        for (size_t i = 0; i < d->nq; i++)
+            if (d->queue[i] == f) {
+                memmove(d->queue + i, d->queue + i + 1, (d->nq - i - 1) * sizeof *d->queue);
+                d->nq--;
+                break;
+            }
+    } else if (f->state == LD_F_RUNNING) {
+        d->active--;
+    }
+    kc_download_free(f->dl);
+    kc_buf_free(&f->body);
+    lprog_res_free(f->res, f->n);
+    free(f->target);
+    free(f);
 }
 
 /* ---- runs in progress: the live log ---- */
@@ -99,48 +230,89 @@ static void ld_follow(logderive *d, double since)
     d->pl = kc_podlog_start(d->a->client, &o, ld_line, NULL, d);
 }
 
-static void ld_run_totals_done(void *arg, const kc_err *err)
+static void ld_run_totals_done(ld_fetch *f)
 {
-    ld_run *r = arg;
-    if (!err->msg[0]) {
-        vl_res_progress *res;
-        size_t n;
-        kc_err e = {0};
-        if (!lprog_from_resource_list(r->body.data ? r->body.data : "", r->body.len, &res, &n,
-                                      &e)) {
-            lprog_set_totals(r->lp, res, n);
-            lprog_res_free(res, n);
-            r->dirty = 1;
-            if (!r->d->push_timer && !r->d->once)
-                r->d->push_timer = kc_loop_timer(r->d->a->loop, 0, ld_push, r->d);
-        }
-    }
-    kc_download_free(r->dl);
-    r->dl = NULL;
-}
-
-static void ld_run_data(void *arg, const char *data, size_t n)
-{
-    ld_run *r = arg;
-    kc_buf_append(&r->body, data, n);
+    ld_run *r = f->owner;
+    if (f->state != LD_F_DONE) return;
+    lprog_set_totals(r->lp, f->res, f->n);
+    r->dirty = 1;
+    if (!r->d->push_timer && !r->d->once)
+        r->d->push_timer = kc_loop_timer(r->d->a->loop, 0, ld_push, r->d);
 }
 
 static void ld_run_free(ld_run *r)
 {
     if (!r) return;
-    kc_download_free(r->dl);
-    kc_buf_free(&r->body);
+    ld_fetch_free(r->totals);
     lprog_free(r->lp);
     free(r->name);
     free(r->ref);
     free(r);
 }
 
+/* In progress and without resourceProgress: its rows come from the live log. */
 static int ld_needs_log(const model_run *mr)
 {
     const vl_run *r = mr->run;
     return r && !r->has_resource_progress && !drill_log_stored(r) &&
            (r->phase_id == VL_PH_IN_PROGRESS || vl_phase_active(r->phase_id));
+}
+
+/* Finished and without resourceProgress: its rows come from its resource list. */
+static int ld_needs_list(const model_run *mr)
+{
+    const vl_run *r = mr->run;
+    return r && !r->has_resource_progress && drill_log_stored(r) &&
+           r->phase_id != VL_PH_FAILED_VALIDATION; /* never wrote artifacts */
+}
+
+static double ld_start_of(const model_run *mr)
+{
+    return mr->run->started > 0 ? mr->run->started : mr->run->meta.created;
+}
+
+static ld_run *ld_run_find(logderive *d, vl_kind kind, const char *name)
+{
+    for (size_t j = 0; j < d->n; j++)
+        if (d->runs[j]->kind == kind && !strcmp(d->runs[j]->name, name)) return d->runs[j];
+    return NULL;
+}
+
+static ld_run *ld_run_add(logderive *d, model_run *mr)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 8;
+        d->runs = xrealloc(d->runs, d->cap * sizeof *d->runs);
+    }
+    ld_run *r = xcalloc(1, sizeof *r);
+    r->d = d;
+    r->kind = mr->kind;
+    r->name = xstrdup(mr->name);
+    r->ref = xasprintf("%s/%s", mr->run->meta.ns ? mr->run->meta.ns : d->a->ns, mr->name);
+    r->lp = lprog_new(mr->kind == VL_RESTORE, r->ref);
+    d->runs[d->n++] = r;
+    if (mr->kind == VL_RESTORE && mr->run->backup_name)
+        r->totals =
+            ld_fetch_new(d, "BackupResourceList", mr->run->backup_name, ld_run_totals_done, r);
+    return r;
+}
+
+/* (Re)starts the log stream when a followed run started before it. */
+static void ld_follow_runs(logderive *d, int added)
+{
+    double earliest = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        model_run *mr = model_find_run(d->a->model, d->runs[i]->kind, d->runs[i]->name);
+        double st = mr && mr->run ? ld_start_of(mr) : 0;
+        if (st > 0 && (earliest == 0 || st < earliest)) earliest = st;
+    }
+    if (d->n == 0) {
+        kc_podlog_free(d->pl);
+        d->pl = NULL;
+        d->since = 0;
+    } else if (!d->pl || (earliest > 0 && earliest < d->since) || (added && d->once)) {
+        ld_follow(d, earliest);
+    }
 }
 
 static void ld_scan(void *arg)
@@ -149,38 +321,16 @@ static void ld_scan(void *arg)
     d->scan_timer = 0;
     model *m = d->a->model;
     for (size_t i = 0; i < d->n; i++) d->runs[i]->seen = 0;
-    double earliest = 0;
     int added = 0;
     for (size_t i = 0; i < m->n_runs; i++) {
         model_run *mr = m->runs[i];
         if (!ld_needs_log(mr)) continue;
-        ld_run *r = NULL;
-        for (size_t j = 0; j < d->n && !r; j++)
-            if (d->runs[j]->kind == mr->kind && !strcmp(d->runs[j]->name, mr->name)) r = d->runs[j];
+        ld_run *r = ld_run_find(d, mr->kind, mr->name);
         if (!r) {
-            if (d->n == d->cap) {
-                d->cap = d->cap ? d->cap * 2 : 8;
-                d->runs = xrealloc(d->runs, d->cap * sizeof *d->runs);
-            }
-            r = xcalloc(1, sizeof *r);
-            r->d = d;
-            r->kind = mr->kind;
-            r->name = xstrdup(mr->name);
-            r->ref = xasprintf("%s/%s", mr->run->meta.ns ? mr->run->meta.ns : d->a->ns, mr->name);
-            r->lp = lprog_new(mr->kind == VL_RESTORE, r->ref);
-            d->runs[d->n++] = r;
+            r = ld_run_add(d, mr);
             added = 1;
-            if (mr->kind == VL_RESTORE && mr->run->backup_name) {
-                kc_download_opts o = {.ns = d->a->ns,
-                                      .kind = "BackupResourceList",
-                                      .target = mr->run->backup_name,
-                                      .url_timeout_ms = 30000};
-                r->dl = kc_download_start(d->a->client, &o, ld_run_data, ld_run_totals_done, r);
-            }
         }
         r->seen = 1;
-        double st = mr->run->started > 0 ? mr->run->started : mr->run->meta.created;
-        if (st > 0 && (earliest == 0 || st < earliest)) earliest = st;
     }
     size_t k = 0;
     for (size_t i = 0; i < d->n; i++) {
@@ -190,13 +340,7 @@ static void ld_scan(void *arg)
             ld_run_free(d->runs[i]);
     }
     d->n = k;
-    if (d->n == 0) {
-        kc_podlog_free(d->pl);
-        d->pl = NULL;
-        d->since = 0;
-    } else if (!d->pl || (earliest > 0 && earliest < d->since) || (added && d->once)) {
-        ld_follow(d, earliest);
-    }
+    ld_follow_runs(d, added);
 }
 
 static void ld_on_store(void *arg, kc_event_type type, const char *key, void *obj)
@@ -210,26 +354,9 @@ static void ld_on_store(void *arg, kc_event_type type, const char *key, void *ob
 
 /* ---- finished runs: the resource list ---- */
 
-static void ld_list_done(void *arg, const kc_err *err)
+static void ld_list_done(ld_fetch *f)
 {
-    ld_list *l = arg;
-    l->state = 2;
-    if (!err->msg[0]) {
-        kc_err e = {0};
-        if (!lprog_from_resource_list(l->body.data ? l->body.data : "", l->body.len, &l->res, &l->n,
-                                      &e))
-            l->state = 1;
-    }
-    kc_buf_free(&l->body);
-    kc_download_free(l->dl);
-    l->dl = NULL;
-    ld_changed(l->d); /* the screen draws again and logderive_want applies it */
-}
-
-static void ld_list_data(void *arg, const char *data, size_t n)
-{
-    ld_list *l = arg;
-    kc_buf_append(&l->body, data, n);
+    ld_changed(f->d); /* the screen draws again and logderive_want applies it */
 }
 
 static ld_list *ld_list_get(logderive *d, vl_kind kind, const char *name, int create)
@@ -242,26 +369,33 @@ static ld_list *ld_list_get(logderive *d, vl_kind kind, const char *name, int cr
         d->lists = xrealloc(d->lists, d->capl * sizeof *d->lists);
     }
     ld_list *l = xcalloc(1, sizeof *l);
-    l->d = d;
     l->kind = kind;
     l->name = xstrdup(name);
     d->lists[d->nl++] = l;
-    kc_download_opts o = {.ns = d->a->ns,
-                          .kind = kind == VL_BACKUP ? "BackupResourceList" : "RestoreResourceList",
-                          .target = name,
-                          .url_timeout_ms = 30000};
-    l->dl = kc_download_start(d->a->client, &o, ld_list_data, ld_list_done, l);
+    l->f = ld_fetch_new(d, kind == VL_BACKUP ? "BackupResourceList" : "RestoreResourceList", name,
+                        ld_list_done, l);
     return l;
 }
 
 void logderive_want(logderive *d, model_run *r)
 {
-    if (!d || !r || !r->run || r->run->has_resource_progress || !drill_log_stored(r->run)) return;
-    if (r->run->phase_id == VL_PH_FAILED_VALIDATION) return; /* never wrote artifacts */
+    if (!d || !r || !ld_needs_list(r)) return;
     ld_list *l = ld_list_get(d, r->kind, r->name, 1);
-    if (l->state != 1 || (l->applied && r->derived_from_log && r->n_derived)) return;
+    if (l->f->state != LD_F_DONE || (l->applied && r->derived_from_log && r->n_derived)) return;
     l->applied = 1;
-    model_run_set_derived(d->a->model, r, l->res, l->n, ld_mono());
+    model_run_set_derived(d->a->model, r, l->f->res, l->f->n, ld_mono());
+}
+
+const char *logderive_source(const logderive *d, const model_run *r)
+{
+    if (!r || r->n_res > 0 || !r->derived_from_log || !r->n_derived) return NULL;
+    for (size_t i = 0; d && i < d->nl; i++) {
+        const ld_list *l = d->lists[i];
+        if (l->applied && l->kind == r->kind && !strcmp(l->name, r->name))
+            return r->kind == VL_BACKUP ? "from the BackupResourceList artifact"
+                                        : "from the RestoreResourceList artifact";
+    }
+    return "derived from the Velero server log";
 }
 
 /* ---- lifetime ---- */
@@ -282,31 +416,40 @@ void logderive_free(logderive *d)
     if (d->scan_timer) kc_loop_cancel(d->a->loop, d->scan_timer);
     if (d->push_timer) kc_loop_cancel(d->a->loop, d->push_timer);
     kc_podlog_free(d->pl);
+    d->nq = 0; /* nothing starts while the fetches go */
     for (size_t i = 0; i < d->n; i++) ld_run_free(d->runs[i]);
     free(d->runs);
     for (size_t i = 0; i < d->nl; i++) {
         ld_list *l = d->lists[i];
-        kc_download_free(l->dl);
-        kc_buf_free(&l->body);
-        lprog_res_free(l->res, l->n);
+        ld_fetch_free(l->f);
         free(l->name);
         free(l);
     }
     free(d->lists);
+    free(d->queue);
     lp_line_free(&d->scratch);
     free(d);
 }
 
 /* ---- --once ---- */
 
+/* Inserts mr into best[0..*n) (newest first, at most max). */
+static void ld_pick(model_run **best, size_t *n, size_t max, model_run *mr)
+{
+    double t = ld_start_of(mr);
+    size_t i = *n;
+    while (i > 0 && ld_start_of(best[i - 1]) < t) i--;
+    if (i >= max) return;
+    size_t keep = *n < max ? *n : max - 1;
+    memmove(best + i + 1, best + i, (keep - i) * sizeof *best);
+    best[i] = mr;
+    if (*n < max) (*n)++;
+}
+
 static int ld_once_done(void *arg)
 {
     logderive *d = arg;
-    if (d->scan_timer) return 0;
-    for (size_t i = 0; i < d->nl; i++)
-        if (d->lists[i]->state == 0) return 0;
-    for (size_t i = 0; i < d->n; i++)
-        if (d->runs[i]->dl) return 0;
+    if (d->nq || d->active) return 0;
     if (d->pl) {
         kc_pl_state s = kc_podlog_state(d->pl);
         if (s != KC_PL_FAILED) return 0; /* no_follow: FAILED with "end of log" when read */
@@ -319,27 +462,30 @@ int logderive_once(app *a, int64_t timeout_ms)
     logderive *d = xcalloc(1, sizeof *d);
     d->a = a;
     d->once = 1;
+    d->deadline = kc_now_ms() + timeout_ms;
     model *m = a->model;
+    model_run *live[LOGDERIVE_ONCE_MAX], *done[LOGDERIVE_ONCE_MAX];
+    size_t nlive = 0, ndone = 0;
     for (size_t i = 0; i < m->n_runs; i++) {
         model_run *mr = m->runs[i];
-        if (mr->run && !mr->run->has_resource_progress && drill_log_stored(mr->run) &&
-            mr->run->phase_id != VL_PH_FAILED_VALIDATION)
-            ld_list_get(d, mr->kind, mr->name, 1);
+        if (ld_needs_log(mr))
+            ld_pick(live, &nlive, LOGDERIVE_ONCE_MAX, mr);
+        else if (ld_needs_list(mr))
+            ld_pick(done, &ndone, LOGDERIVE_ONCE_MAX, mr);
     }
-    ld_scan(d);
+    for (size_t i = 0; i < nlive; i++) ld_run_add(d, live[i]);
+    for (size_t i = 0; i < ndone; i++) ld_list_get(d, done[i]->kind, done[i]->name, 1);
+    ld_follow_runs(d, nlive > 0);
     kc_loop_run_until(a->loop, ld_once_done, d, timeout_ms);
     int filled = 0;
     for (size_t i = 0; i < d->n; i++) d->runs[i]->dirty = 1;
     ld_push(d);
-    for (size_t i = 0; i < m->n_runs; i++) {
-        model_run *mr = m->runs[i];
-        ld_list *l = ld_list_get(d, mr->kind, mr->name, 0);
-        if (l && l->state == 1) {
-            model_run_set_derived(m, mr, l->res, l->n, ld_mono());
-            filled++;
-        } else if (mr->derived_from_log) {
-            filled++;
-        }
+    for (size_t i = 0; i < nlive; i++) filled += live[i]->derived_from_log && live[i]->n_derived;
+    for (size_t i = 0; i < d->nl; i++) {
+        ld_list *l = d->lists[i];
+        if (l->f->state != LD_F_DONE) continue;
+        model_run_set_derived(m, done[i], l->f->res, l->f->n, ld_mono());
+        filled++;
     }
     logderive_free(d);
     return filled;

@@ -16,7 +16,19 @@ void logderive_free(logderive *d); /* NULL is a no-op */
  * per-resource totals. Cheap to call on every draw. d may be NULL. */
 void logderive_want(logderive *d, model_run *r);
 
-/* For --once: fills derived per-resource progress for every run without resourceProgress
- * (finished runs from their resource list, runs in progress from the Velero pod's log so far),
- * running a's loop until done or timeout_ms. Returns the number of runs filled. */
+/* Where the derived rows run r shows came from, for the detail screen's label:
+ * "from the BackupResourceList artifact" / "from the RestoreResourceList artifact" (a finished
+ * run) or "derived from the Velero server log" (a run in progress, or a finished one whose list is
+ * not in yet); NULL when r shows status.resourceProgress or has no derived rows. d may be NULL. */
+const char *logderive_source(const logderive *d, const model_run *r);
+
+/* Runs --once derives rows for, per source. */
+#define LOGDERIVE_ONCE_MAX 10
+
+/* For --once: fills derived per-resource progress of runs without resourceProgress, bounded so a
+ * cluster with thousands of finished runs costs no more than a few requests: the newest
+ * LOGDERIVE_ONCE_MAX runs in progress (by start time) from one read of the Velero pod's log so far,
+ * and the newest LOGDERIVE_ONCE_MAX finished runs from their resource-list artifacts, at most 4
+ * downloads at once; everything stops after timeout_ms (rows not in by then stay empty). Runs a's
+ * loop. Returns the number of runs filled. */
 int logderive_once(app *a, int64_t timeout_ms);
