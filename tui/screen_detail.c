@@ -319,9 +319,10 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     size_t done_n = 0;
     for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
     x = w_print(w, y, 0, cols, A_BOLD | A_UNDERLINE, "Resources");
+    const char *src = from_log ? logderive_source(ui_app(u)->derive, r) : NULL;
     if (nres)
-        w_print(w, y, x, cols - x, A_DIM, "  %zu of %zu types done%s", done_n, nres,
-                from_log ? "  (derived from the Velero server log)" : "");
+        w_print(w, y, x, cols - x, A_DIM, "  %zu of %zu types done%s%s%s", done_n, nres,
+                src ? "  (" : "", src ? src : "", src ? ")" : "");
     else
         w_print(w, y, x, cols - x, A_DIM, "  %s",
                 run->has_resource_progress ? "none yet"

@@ -21,11 +21,12 @@ tui_wait '^ +persistentvolumes +.* [0-9]+ of 6 ' 5
 line=$(tui_line '^ +pods ')
 tui_wait_change '^ +pods ' "$line" 15 # processed moves with "Processing item" lines
 
-# a finished backup: totals from its resource list
+# a finished backup: totals from its resource list, and the label says so
 tui_keys Escape ; tui_keys / ; tui_keys C-u ; tui_keys "backup-done" Enter
 tui_wait '^B backup-done' 5
 tui_keys Enter
-tui_wait 'Resources +8 of 8 types done' 20
+tui_wait 'Resources +8 of 8 types done +\(from the BackupResourceList artifact\)' 20
+tui_screen | grep -q 'derived from the Velero server log' && tui_fail "a finished run's totals are labelled as from the log"
 tui_wait '^ +pods +.* 20 of 20 ' 5
 tui_wait '^ +deployments\.apps +.* 5 of 5 ' 5
 tui_wait '^ +configmaps +.* 10 of 10 ' 5
