@@ -23,6 +23,7 @@ typedef struct logs_state {
     char *name, *ref; /* ref: "<ns>/<name>" as in the log's backup=/restore= field */
     ui *u;
     int started, live;
+    int switched; /* the stored log replaced the live log when the run finished */
     logbuf *lb;
     kc_download *dl;
     int dl_done;
@@ -76,6 +77,14 @@ static void logs_pl_status(void *arg, kc_podlog *p)
     ui_invalidate(st->u);
 }
 
+static void logs_start_stored(logs_state *st, app *a)
+{
+    kc_download_opts o = {.ns = a->ns,
+                          .kind = st->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
+                          .target = st->name};
+    st->dl = kc_download_start(a->client, &o, logs_dl_data, logs_dl_done, st);
+}
+
 static void logs_start(logs_state *st, ui *u)
 {
     app *a = ui_app(u);
@@ -92,11 +101,28 @@ static void logs_start(logs_state *st, ui *u)
         st->follow = 1;
         st->pl = kc_podlog_start(a->client, &o, logs_pl_line, logs_pl_status, st);
     } else {
-        kc_download_opts o = {.ns = a->ns,
-                              .kind = st->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
-                              .target = st->name};
-        st->dl = kc_download_start(a->client, &o, logs_dl_data, logs_dl_done, st);
+        logs_start_stored(st, a);
     }
+}
+
+/* The run of a live log reached a phase with a stored log (Velero uploaded it at the end of the
+ * item pass): show the stored log instead, the whole of it, keeping filter, search and follow. */
+static void logs_check_finished(logs_state *st, ui *u)
+{
+    if (!st->live) return;
+    model_run *r = model_find_run(ui_model(u), st->kind, st->name);
+    if (!r || !r->run || !drill_log_stored(r->run)) return;
+    kc_podlog_free(st->pl);
+    st->pl = NULL;
+    logbuf_clear(st->lb);
+    st->live = 0;
+    st->switched = 1;
+    st->top = 0;
+    st->cur = -1;
+    logs_start_stored(st, ui_app(u));
+    ui_message(u, "%s %s finished (%s): showing its stored log",
+               st->kind == VL_BACKUP ? "backup" : "restore", st->name,
+               r->run->phase ? r->run->phase : "?");
 }
 
 /* ---- drawing ---- */
@@ -270,6 +296,9 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
             x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  stored log, %zu lines (%s)", nlines,
                          fmt_bytes(b1, sizeof b1, (int64_t)logbuf_bytes(st->lb)));
         }
+        if (st->switched)
+            x += w_print(w, 0, x, cols - x, w_attr(W_ACTIVE),
+                         "  (the run finished: stored log replaces the live one)");
     }
     lp_level f = logbuf_filter(st->lb);
     if (f != LP_UNKNOWN)
@@ -285,6 +314,7 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     logs_state *st = s->data;
     st->u = u;
     if (!st->started) logs_start(st, u);
+    logs_check_finished(st, u);
     logs_status_line(st, w, cols);
     int body = rows - 2;
     if (body < 1) body = 1;
