@@ -183,7 +183,7 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
         kc_client_describe_error(c, res != CURLE_OK ? 0 : r->status, kc_buf_cstr(&r->buf), res,
                                  r->url, &err);
         if (res != CURLE_OK && r->errbuf[0] && res != CURLE_COULDNT_CONNECT &&
-            res != CURLE_OPERATION_TIMEDOUT) {
+            res != CURLE_COULDNT_RESOLVE_HOST && res != CURLE_OPERATION_TIMEDOUT) {
             size_t len = strlen(err.msg);
             if (!strstr(err.msg, r->errbuf) && len + 4 < sizeof err.msg)
                 snprintf(err.msg + len, sizeof err.msg - len, " (%s)", r->errbuf);
