@@ -110,6 +110,20 @@ static int list_done(void *arg)
     return ((listed *)arg)->done;
 }
 
+static long stats_requests, stats_watches;
+
+static void on_stats(void *arg, const kc_response *resp, const kc_err *err)
+{
+    (void)err;
+    listed *l = arg;
+    l->done = 1;
+    l->status = resp->status;
+    cJSON *o = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
+    stats_requests = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "requests"));
+    stats_watches = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "watches"));
+    cJSON_Delete(o);
+}
+
 static int count_download_requests(void)
 {
     listed l = {0};
@@ -168,6 +182,49 @@ START_TEST(missing_run_times_out_with_velero_hint)
 }
 END_TEST
 
+/* The sim's request and watch counters (GET /debug/stats). */
+static void sim_stats(long *requests, long *watches)
+{
+    listed l = {0};
+    kc_request_opts o = {.path = "/debug/stats"};
+    kc_client_request(client, &o, NULL, on_stats, &l);
+    ck_assert_int_eq(kc_loop_run_until(loop, list_done, &l, 10000), 1);
+    *requests = stats_requests;
+    *watches = stats_watches;
+}
+
+START_TEST(request_is_named_after_the_run_and_watched_not_polled)
+{
+    long req0, w0, req1, w1;
+    sim_stats(&req0, &w0);
+    fetch f = {0};
+    kc_download_opts o = {
+        .ns = "velero", .kind = "BackupLog", .target = "no-such-backup", .url_timeout_ms = 2000};
+    kc_download *d = kc_download_start(client, &o, on_data, on_done, &f);
+    /* <run>-<uuid v4>, as `velero backup logs` names it */
+    const char *name = kc_download_name(d);
+    ck_assert_uint_eq(strlen(name), strlen("no-such-backup-") + 36);
+    ck_assert_int_eq(strncmp(name, "no-such-backup-", 15), 0);
+    const char *u = name + 15;
+    for (int i = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23)
+            ck_assert_int_eq(u[i], '-');
+        else
+            ck_assert_msg(strchr("0123456789abcdef", u[i]) && u[i], "uuid %s", u);
+    }
+    ck_assert_int_eq(u[14], '4');                 /* version 4 */
+    ck_assert_ptr_nonnull(strchr("89ab", u[19])); /* RFC 4122 variant */
+    ck_assert_int_eq(kc_loop_run_until(loop, is_done, &f, 20000), 1);
+    ck_assert_str_eq(f.err.msg, KC_DL_URL_TIMEOUT_MSG);
+    kc_download_free(d);
+    sim_stats(&req1, &w1);
+    /* 2 s of waiting: POST, one watch, DELETE (and our first stats GET); the CLI's 25 ms polling
+     * would have made ~80 GETs */
+    ck_assert_int_eq(w1 - w0, 1);
+    ck_assert_int_le(req1 - req0, 5);
+}
+END_TEST
+
 typedef struct follow {
     int lines, mine, processing;
 } follow;
@@ -210,6 +267,7 @@ int main(void)
     tcase_add_test(tc, stored_log_arrives_gunzipped_and_request_is_deleted);
     tcase_add_test(tc, resource_list_gives_the_runs_totals);
     tcase_add_test(tc, missing_run_times_out_with_velero_hint);
+    tcase_add_test(tc, request_is_named_after_the_run_and_watched_not_polled);
     tcase_add_test(tc, velero_pod_log_is_found_and_followed);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
