@@ -230,6 +230,7 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
     cJSON *list = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *it;
     const char *best = NULL, *best_created = "";
+    const cJSON *best_item = NULL;
     int best_running = -1;
     cJSON_ArrayForEach(it, items)
     {
@@ -246,12 +247,24 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
         if (running > best_running ||
             (running == best_running && strcmp(created, best_created) > 0)) {
             best = name;
+            best_item = it;
             best_created = created;
             best_running = running;
         }
     }
     if (best) {
         p->pod = xstrdup(best);
+        /* a pod with sidecars (service mesh) needs container=; Velero's is named "velero" */
+        const cJSON *cs = cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetObjectItemCaseSensitive(best_item, "spec"), "containers"),
+                    *c;
+        if (!p->container && cJSON_GetArraySize(cs) > 1) {
+            cJSON_ArrayForEach(c, cs)
+            {
+                const char *cn = pl_str(c, "name", NULL);
+                if (cn && !strcmp(cn, "velero")) p->container = xstrdup(cn);
+            }
+        }
         cJSON_Delete(list);
         pl_connect(p);
         return;
