@@ -1,14 +1,17 @@
 /* main.c: the veltop program's entry point: options, configuration, then either one snapshot
  * (--once) or the full-screen event loop; --demo watches an in-process veltop-sim. */
 #include <getopt.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "logderive.h"
+#include "sanitize.h"
 #include "kubeclient/kubeconfig.h"
 #include "snapshot.h"
 #include "ui.h"
@@ -66,6 +69,10 @@ static int run_once(app *a, int json)
     }
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     model_refresh_volumes(a->model);
+    /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;
+     * JSON is UTF-8 whatever the locale */
+    const char *cs = nl_langinfo(CODESET);
+    san_set_ascii(!json && !(cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"))));
     double wall = kc_wall_now();
     char *out = json ? snapshot_json(a->model, a->context, a->server, a->ns, wall)
                      : snapshot_table(a->model, wall);
