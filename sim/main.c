@@ -91,7 +91,11 @@ int main(int argc, char **argv)
             }
             break;
         case 'r':
-            o.seed = (unsigned)strtoul(optarg, NULL, 10);
+            o.seed = (unsigned)strtoul(optarg, &end, 10);
+            if (!*optarg || *end) {
+                fprintf(stderr, "veltop-sim: bad --seed '%s': expected a number\n", optarg);
+                return 2;
+            }
             break;
         case 't':
             o.tls = 1;
@@ -113,7 +117,13 @@ int main(int argc, char **argv)
             o.faults = optarg;
             break;
         case 'b':
-            bookmark_ms = atoi(optarg);
+            bookmark_ms = (int)strtol(optarg, &end, 10);
+            if (*end || bookmark_ms <= 0) {
+                fprintf(stderr,
+                        "veltop-sim: bad --bookmark-interval '%s': expected milliseconds > 0\n",
+                        optarg);
+                return 2;
+            }
             break;
         case 'n':
             o.no_resource_progress = 1;

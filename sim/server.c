@@ -62,6 +62,12 @@ struct simserver {
     int64_t last_expire_ms;
 };
 
+/* The cluster's clock: simulated time when the sim runs faster than real time. */
+static double server_now(const simserver *s)
+{
+    return s->o.now ? s->o.now(s->o.now_arg) : kc_wall_now();
+}
+
 /* ---- faults ---- */
 
 static void faults_free(faults *f)
@@ -378,12 +384,12 @@ static const cJSON *path(const cJSON *o, const char *a, const char *b, const cha
     return v;
 }
 
-static cJSON *age_cell(const cJSON *ts)
+static cJSON *age_cell(const cJSON *ts, double now)
 {
     double t;
     if (!cJSON_IsString(ts) || kc_parse_time(ts->valuestring, &t)) return cJSON_CreateNull();
     char buf[32];
-    human_duration(kc_wall_now() - t, buf, sizeof buf);
+    human_duration(now - t, buf, sizeof buf);
     return cJSON_CreateString(buf);
 }
 
@@ -462,7 +468,7 @@ static cJSON *table_columns(const sim_resource *r)
     return cols;
 }
 
-static cJSON *table_row(const sim_resource *r, const cJSON *obj)
+static cJSON *table_row(const sim_resource *r, const cJSON *obj, double now)
 {
     cJSON *row = cJSON_CreateObject();
     cJSON *cells = cJSON_AddArrayToObject(row, "cells");
@@ -482,7 +488,7 @@ static cJSON *table_row(const sim_resource *r, const cJSON *obj)
                  cJSON_IsNumber(tot) ? tot->valuedouble : 0);
         cJSON_AddItemToArray(cells, cJSON_CreateString(items));
         cJSON_AddItemToArray(cells,
-                             age_cell(cJSON_GetObjectItemCaseSensitive(st, "startTimestamp")));
+                             age_cell(cJSON_GetObjectItemCaseSensitive(st, "startTimestamp"), now));
         cJSON_AddItemToArray(cells, int_or_zero(cJSON_GetObjectItemCaseSensitive(st, "errors")));
         cJSON_AddItemToArray(cells, int_or_zero(cJSON_GetObjectItemCaseSensitive(st, "warnings")));
         break;
@@ -519,13 +525,13 @@ static cJSON *table_row(const sim_resource *r, const cJSON *obj)
     }
     case T_BSL:
         cJSON_AddItemToArray(cells, copy_or_null(phase));
-        cJSON_AddItemToArray(cells,
-                             age_cell(cJSON_GetObjectItemCaseSensitive(st, "lastValidationTime")));
+        cJSON_AddItemToArray(
+            cells, age_cell(cJSON_GetObjectItemCaseSensitive(st, "lastValidationTime"), now));
         break;
     case T_OTHER:
         break;
     }
-    cJSON_AddItemToArray(cells, age_cell(path(obj, "metadata", "creationTimestamp", NULL)));
+    cJSON_AddItemToArray(cells, age_cell(path(obj, "metadata", "creationTimestamp", NULL), now));
     if (table_kind(r) == T_BSL) {
         const cJSON *def = path(obj, "spec", "default", NULL);
         cJSON_AddItemToArray(cells, cJSON_CreateBool(cJSON_IsTrue(def)));
@@ -538,9 +544,9 @@ static cJSON *table_row(const sim_resource *r, const cJSON *obj)
     return row;
 }
 
-/* A Table of objs (array, not taken); columns only when with_cols. */
+/* A Table of objs (array, not taken); columns only when with_cols; ages relative to now. */
 static cJSON *make_table(const sim_resource *r, const cJSON *objs, uint64_t rv, const char *cont,
-                         long remaining, int with_cols)
+                         long remaining, int with_cols, double now)
 {
     cJSON *t = cJSON_CreateObject();
     cJSON_AddStringToObject(t, "kind", "Table");
@@ -557,7 +563,7 @@ static cJSON *make_table(const sim_resource *r, const cJSON *objs, uint64_t rv, 
                           with_cols ? table_columns(r) : cJSON_CreateArray());
     cJSON *rows = cJSON_AddArrayToObject(t, "rows");
     const cJSON *it;
-    cJSON_ArrayForEach(it, objs) cJSON_AddItemToArray(rows, table_row(r, it));
+    cJSON_ArrayForEach(it, objs) cJSON_AddItemToArray(rows, table_row(r, it, now));
     return t;
 }
 
@@ -738,7 +744,8 @@ static void emit_event(watch_ctx *wc, const char *type, cJSON *obj /* taken */)
         cJSON_AddItemToArray(one, obj);
         const cJSON *rvs = path(obj, "metadata", "resourceVersion", NULL);
         uint64_t rv = cJSON_IsString(rvs) ? strtoull(rvs->valuestring, NULL, 10) : 0;
-        cJSON_AddItemToObject(ev, "object", make_table(wc->res, one, rv, NULL, 0, wc->first));
+        cJSON_AddItemToObject(ev, "object",
+                              make_table(wc->res, one, rv, NULL, 0, wc->first, server_now(wc->s)));
         cJSON_Delete(one);
         wc->first = 0;
     } else {
@@ -1012,7 +1019,7 @@ static enum MHD_Result do_log(simserver *s, struct MHD_Connection *c, const targ
         log_free(lc);
         return send_status(c, 400, "sinceTime: invalid value, must be RFC3339", NULL);
     }
-    if (ss && *ss) lc->since = kc_wall_now() - atof(ss);
+    if (ss && *ss) lc->since = server_now(s) - atof(ss);
     const char *tl = arg(c, "tailLines");
     size_t total = simstore_log_count(s->o.store, lc->pod);
     if (tl && *tl) {
@@ -1127,7 +1134,7 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     if ((ls && *ls) || (fs && *fs)) remaining = 0; /* as the apiserver: no count with selectors */
     cJSON *out;
     if (wants_table(c)) {
-        out = make_table(t->res, items, rv, tok, remaining, 1);
+        out = make_table(t->res, items, rv, tok, remaining, 1, server_now(s));
         cJSON_Delete(items);
     } else {
         out = cJSON_CreateObject();
@@ -1150,15 +1157,15 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     return send_json(c, 200, out);
 }
 
-static enum MHD_Result send_obj(struct MHD_Connection *c, int code, const sim_resource *r,
-                                cJSON *obj)
+static enum MHD_Result send_obj(simserver *s, struct MHD_Connection *c, int code,
+                                const sim_resource *r, cJSON *obj)
 {
     if (wants_table(c)) {
         cJSON *one = cJSON_CreateArray();
         cJSON_AddItemToArray(one, obj);
         const cJSON *rvs = path(obj, "metadata", "resourceVersion", NULL);
         uint64_t rv = cJSON_IsString(rvs) ? strtoull(rvs->valuestring, NULL, 10) : 0;
-        cJSON *t = make_table(r, one, rv, NULL, 0, 1);
+        cJSON *t = make_table(r, one, rv, NULL, 0, 1, server_now(s));
         cJSON_Delete(one);
         return send_json(c, code, t);
     }
@@ -1222,7 +1229,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
             free(q);
             return store_error(c, 404, m, t);
         }
-        return send_obj(c, 200, t->res, o);
+        return send_obj(s, c, 200, t->res, o);
     }
     cJSON *body = rq->body.len ? cJSON_ParseWithLength(rq->body.data, rq->body.len) : NULL;
     enum MHD_Result r;
@@ -1249,7 +1256,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
             return r;
         }
         free(named.name);
-        return send_obj(c, 201, t->res, o);
+        return send_obj(s, c, 201, t->res, o);
     }
     if (!t->name) {
         if (!strcmp(method, "DELETE")) {
@@ -1289,7 +1296,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
         cJSON *o =
             simstore_update_ex(st, t->res->plural, t->ns, t->name, body, status_only, &code, &msg);
         if (!o) return store_error(c, code, msg, t);
-        return send_obj(c, 200, t->res, o);
+        return send_obj(s, c, 200, t->res, o);
     }
     if (!strcmp(method, "PATCH")) {
         if (!is_merge_patch(c)) {
@@ -1308,7 +1315,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
                                            &code, &msg);
         cJSON_Delete(body);
         if (!o) return store_error(c, code, msg, t);
-        return send_obj(c, 200, t->res, o);
+        return send_obj(s, c, 200, t->res, o);
     }
     if (!strcmp(method, "DELETE") && !t->sub) {
         cJSON_Delete(body);

@@ -24,6 +24,9 @@ typedef struct simserver_opts {
     int bookmark_ms;    /* interval of BOOKMARK events when asked for; 0 = 60000 */
     simserver_download_fn download;
     void *download_arg;
+    /* The cluster's clock (unix seconds) for ages in Tables and sinceSeconds; NULL = wall. */
+    double (*now)(void *arg);
+    void *now_arg;
 } simserver_opts;
 
 /* Parses the fault list without starting anything: 0, or -1 with err. */

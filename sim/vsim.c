@@ -40,6 +40,14 @@ static int vsim_download(void *arg, const char *token, unsigned char **data, siz
     return simctl_download(c, token, data, len, status);
 }
 
+/* The simulated clock once the controller runs (it runs ahead of the wall at --speed > 1). */
+static double vsim_now(void *arg)
+{
+    vsim *v = arg;
+    simctl *c = atomic_load(&v->ctl);
+    return c ? simctl_now(c) : kc_wall_now();
+}
+
 /* The simulated Velero server pod, as a Deployment's pod looks. */
 static void create_velero_pod(simstore *st, const char *ns)
 {
@@ -166,6 +174,8 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .faults = opts->faults,
         .download = vsim_download,
         .download_arg = v,
+        .now = vsim_now,
+        .now_arg = v,
     };
     v->server = simserver_start(&so, err, errlen);
     if (!v->server) goto fail;
