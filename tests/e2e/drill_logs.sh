@@ -45,6 +45,50 @@ tui_wait "wrote [0-9]+ lines to $TUI_DIR/out.log" 5
 head -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Setting up backup log"' || tui_fail "written file lacks the first line"
 tail -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Backed up a total of 55 items"' || tui_fail "written file lacks the last line"
 
+# n and N: the next match moves the view on, the previous one back to where it was
+tui_keys g
+tui_wait '^rows 1-[0-9]+ of' 5
+tui_screen | grep -q 'msg="Processing item"' && tui_fail "the first page should have no Processing item line"
+tui_keys / ; tui_keys C-u ; tui_keys "Processing item" Enter
+tui_wait 'msg="Processing item" backup=velero/backup-done' 5
+tui_wait_gone '^rows 1-[0-9]+ of' 5
+p1=$(tui_line '^rows [0-9]+-[0-9]+ of')
+tui_keys n
+tui_wait_change '^rows [0-9]+-[0-9]+ of' "$p1" 5
+tui_keys N
+tui_wait "^${p1}" 5
+
+# wrap: long lines (longer than 140 columns) continue on the next row; off again: one row each
+tui_keys g
+tui_wait 'msg="Setting up backup log"' 5
+[ "$(tui_screen | sed -n '4,38p' | grep -vc '^time="')" -eq 0 ] || tui_fail "a row that is not a line start without wrap"
+tui_keys W
+tui_wait '^rows .*  wrap' 5
+[ "$(tui_screen | sed -n '4,38p' | grep -vc '^time="')" -gt 0 ] || tui_fail "no continuation rows with wrap on"
+tui_keys W
+tui_wait_gone '^rows .*  wrap' 5
+
+# a partially failed backup: `e` jumps to its error lines, shown in the error colour
+tui_keys Escape Escape
+tui_keys / ; tui_keys C-u ; tui_keys "backup-partial" Enter
+tui_wait '^B backup-partial' 5
+tui_keys l
+tui_wait 'Log of backup backup-partial +stored log, [0-9]+ lines' 20
+tui_screen | grep -q 'level=error' && tui_fail "the first page should have no error line"
+tui_keys e
+tui_wait '^time="[^"]*" level=error msg="Error backing up item" backup=velero/backup-partial' 5
+p1=$(tui_line '^rows [0-9]+-[0-9]+ of')
+tui_keys e
+tui_wait_change '^rows [0-9]+-[0-9]+ of' "$p1" 5 # the second of its 3 errors
+esc=$(tmux -L "$TUI_SOCK" capture-pane -p -e -t veltop)
+err_row=$(printf '%s\n' "$esc" | grep -m1 'level=error')
+info_row=$(printf '%s\n' "$esc" | grep -m1 'level=info')
+[ "$err_row" != "$(printf '%s' "$err_row" | sed 's/\x1b\[[0-9;]*m//g')" ] || tui_fail "error line has no colour"
+case "$err_row" in *$'\e['*3[1-9]*m*level=error* | *$'\e['*9[0-9]*m*level=error* | *$'\e['*38\;5\;*m*level=error*) ;;
+*) tui_fail "error line not coloured: $err_row" ;;
+esac
+[ "$(printf '%s' "$info_row" | grep -c $'\e\\[[0-9;]*3[1-7]m')" -eq 0 ] || tui_fail "info line coloured: $info_row"
+
 # a backup in progress: the live log of the Velero pod, lines keep arriving
 tui_keys Escape Escape
 tui_keys / ; tui_keys C-u ; tui_keys "backup-inprogress" Enter
