@@ -1117,9 +1117,11 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     char *nns = NULL, *nname = NULL, *msg = NULL;
     long remaining = 0;
     int st = 0;
-    cJSON *items =
-        simstore_list_page(s->o.store, t->res->plural, t->ns, ls, fs, (size_t)limit, after_ns,
-                           after_name, &rv, &nns, &nname, &remaining, &st, &msg);
+    /* a List's items are the stored objects' own serializations (a Raw item), a Table's rows
+     * are made from the objects */
+    cJSON *items = (wants_table(c) ? simstore_list_page : simstore_list_page_raw)(
+        s->o.store, t->res->plural, t->ns, ls, fs, (size_t)limit, after_ns, after_name, &rv, &nns,
+        &nname, &remaining, &st, &msg);
     free(after_ns);
     free(after_name);
     if (!items) {

@@ -321,6 +321,8 @@ int sim_field_selector_match(const char *selector, const cJSON *obj, char **err)
 typedef struct sim_entry {
     char *ns, *name;
     cJSON *obj;
+    char *json; /* obj serialized (cJSON_PrintUnformatted), NULL until needed after a change */
+    size_t json_len;
 } sim_entry;
 
 typedef struct sim_objs {
@@ -400,6 +402,7 @@ void simstore_free(simstore *s)
         for (size_t i = 0; i < s->objs[r].n; i++) {
             free(s->objs[r].items[i].ns);
             free(s->objs[r].items[i].name);
+            free(s->objs[r].items[i].json);
             cJSON_Delete(s->objs[r].items[i].obj);
         }
         free(s->objs[r].items);
@@ -508,6 +511,22 @@ static void set_rv(cJSON *obj, uint64_t rv)
     char buf[32];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)rv);
     set_str(ensure_obj(obj, "metadata"), "resourceVersion", buf);
+}
+
+/* Serializes an entry's object once per version: lists concatenate these texts instead of
+ * copying and printing every object of every page (60 000 objects of ~1 KB). */
+static void entry_serialize(sim_entry *e)
+{
+    free(e->json);
+    e->json = cJSON_PrintUnformatted(e->obj);
+    e->json_len = strlen(e->json);
+}
+
+static const char *entry_json(sim_entry *e, size_t *len)
+{
+    if (!e->json) entry_serialize(e);
+    *len = e->json_len;
+    return e->json;
 }
 
 /* Records an event (the store keeps its own copy of obj) and wakes waiting watches. */
@@ -640,6 +659,8 @@ cJSON *simstore_create(simstore *s, const char *plural, const char *ns, cJSON *o
     o->items[at].ns = nsc;
     o->items[at].name = xstrdup(name);
     o->items[at].obj = obj;
+    o->items[at].json = NULL;
+    entry_serialize(&o->items[at]);
     o->n++;
     record(s, ri, "ADDED", nsc, obj);
     cJSON *copy = cJSON_Duplicate(obj, 1);
@@ -731,6 +752,7 @@ static cJSON *commit_change(simstore *s, size_t ri, sim_entry *e, cJSON *next, i
     set_rv(next, s->rv);
     cJSON_Delete(cur);
     e->obj = next;
+    entry_serialize(e);
     record(s, ri, "MODIFIED", e->ns, next);
     return cJSON_Duplicate(next, 1);
 }
@@ -852,6 +874,7 @@ cJSON *simstore_delete(simstore *s, const char *plural, const char *ns, const ch
     cJSON *obj = e->obj;
     free(e->ns);
     free(e->name);
+    free(e->json);
     memmove(&o->items[at], &o->items[at + 1], (o->n - at - 1) * sizeof *o->items);
     o->n--;
     pthread_mutex_unlock(&s->mu);
@@ -872,7 +895,11 @@ int simstore_mutate(simstore *s, const char *plural, const char *ns, const char 
     if (fn(e->obj, arg)) {
         s->rv++;
         set_rv(e->obj, s->rv);
+        entry_serialize(e);
         record(s, ri, "MODIFIED", e->ns, e->obj);
+    } else {
+        free(e->json); /* fn may have touched it all the same: serialize again when listed */
+        e->json = NULL;
     }
     pthread_mutex_unlock(&s->mu);
     return 1;
@@ -909,11 +936,28 @@ static int parse_selectors(const char *lsel, const char *fsel, sim_selector **ls
     return 0;
 }
 
-cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
-                          const char *label_selector, const char *field_selector, size_t limit,
-                          const char *after_ns, const char *after_name, uint64_t *rv,
-                          char **next_ns, char **next_name, long *remaining, int *status,
-                          char **msg)
+/* Index of the first entry past namespace ns (every entry when ns is NULL). */
+static size_t objs_ns_end(const sim_objs *o, const char *ns)
+{
+    if (!ns) return o->n;
+    size_t lo = 0, hi = o->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(o->items[mid].ns, ns) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One page, as deep copies added to arr or as serialized objects appended to text (comma
+ * separated, no brackets): whichever is not NULL. Without selectors the page is a range of the
+ * sorted entries and what remains after it is counted by subtraction, not by a scan. */
+static int list_page(simstore *s, const char *plural, const char *ns, const char *label_selector,
+                     const char *field_selector, size_t limit, const char *after_ns,
+                     const char *after_name, uint64_t *rv, char **next_ns, char **next_name,
+                     long *remaining, int *status, char **msg, cJSON *arr, kc_buf *text)
 {
     if (next_ns) *next_ns = NULL;
     if (next_name) *next_name = NULL;
@@ -921,14 +965,14 @@ cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
     size_t ri = res_index(plural);
     if (ri == NRES) {
         set_err(status, msg, 404, xstrdup("the server could not find the requested resource"));
-        return NULL;
+        return -1;
     }
     sim_selector *ls, *fs;
-    if (parse_selectors(label_selector, field_selector, &ls, &fs, status, msg)) return NULL;
-    cJSON *arr = cJSON_CreateArray();
+    if (parse_selectors(label_selector, field_selector, &ls, &fs, status, msg)) return -1;
+    int select = (ls && ls->n) || (fs && fs->n);
     pthread_mutex_lock(&s->mu);
     sim_objs *o = &s->objs[ri];
-    size_t i = 0;
+    size_t i = 0, end = objs_ns_end(o, ns);
     if (after_ns && after_name) {
         int found;
         i = objs_find(o, after_ns, after_name, &found);
@@ -939,32 +983,33 @@ cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
     size_t count = 0;
     long rem = 0;
     int more = 0;
-    for (; i < o->n; i++) {
+    sim_entry *last = NULL;
+    for (; i < end; i++) {
         sim_entry *e = &o->items[i];
-        if (ns && strcmp(e->ns, ns)) {
-            if (strcmp(e->ns, ns) > 0) break;
-            continue;
-        }
-        if (!matches(ls, fs, e->obj)) continue;
+        if (ns && strcmp(e->ns, ns)) continue; /* before ns (a continue key from elsewhere) */
+        if (select && !matches(ls, fs, e->obj)) continue;
         if (limit && count == limit) {
             more = 1;
+            if (!select) { /* every entry up to end matches: no need to look at them */
+                rem = (long)(end - i);
+                break;
+            }
             rem++;
             continue;
         }
-        cJSON_AddItemToArray(arr, cJSON_Duplicate(e->obj, 1));
-        count++;
-        if (limit && count == limit) {
-            if (next_ns) *next_ns = xstrdup(e->ns);
-            if (next_name) *next_name = xstrdup(e->name);
+        if (arr) cJSON_AddItemToArray(arr, cJSON_Duplicate(e->obj, 1));
+        if (text) {
+            size_t len;
+            const char *js = entry_json(e, &len);
+            if (count) kc_buf_append(text, ",", 1);
+            kc_buf_append(text, js, len);
         }
+        count++;
+        last = e;
     }
-    if (!more && next_ns) {
-        free(*next_ns);
-        *next_ns = NULL;
-    }
-    if (!more && next_name) {
-        free(*next_name);
-        *next_name = NULL;
+    if (more && last) {
+        if (next_ns) *next_ns = xstrdup(last->ns);
+        if (next_name) *next_name = xstrdup(last->name);
     }
     if (remaining) *remaining = more ? rem : 0;
     if (rv) *rv = s->rv;
@@ -972,7 +1017,41 @@ cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
     sel_free(ls);
     sel_free(fs);
     if (status) *status = 200;
+    return 0;
+}
+
+cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
+                          const char *label_selector, const char *field_selector, size_t limit,
+                          const char *after_ns, const char *after_name, uint64_t *rv,
+                          char **next_ns, char **next_name, long *remaining, int *status,
+                          char **msg)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (list_page(s, plural, ns, label_selector, field_selector, limit, after_ns, after_name, rv,
+                  next_ns, next_name, remaining, status, msg, arr, NULL)) {
+        cJSON_Delete(arr);
+        return NULL;
+    }
     return arr;
+}
+
+cJSON *simstore_list_page_raw(simstore *s, const char *plural, const char *ns,
+                              const char *label_selector, const char *field_selector, size_t limit,
+                              const char *after_ns, const char *after_name, uint64_t *rv,
+                              char **next_ns, char **next_name, long *remaining, int *status,
+                              char **msg)
+{
+    kc_buf text = {0};
+    kc_buf_append(&text, "[", 1);
+    if (list_page(s, plural, ns, label_selector, field_selector, limit, after_ns, after_name, rv,
+                  next_ns, next_name, remaining, status, msg, NULL, &text)) {
+        kc_buf_free(&text);
+        return NULL;
+    }
+    kc_buf_append(&text, "]", 1);
+    cJSON *raw = cJSON_CreateRaw(kc_buf_cstr(&text));
+    kc_buf_free(&text);
+    return raw;
 }
 
 cJSON *simstore_list(simstore *s, const char *plural, const char *ns, const char *label_selector,

@@ -13,7 +13,7 @@ typedef struct sim_resource {
     const char *version; /* "v1", "v2alpha1" */
     const char *plural;  /* "backups" */
     const char *singular;
-    const char *kind;    /* "Backup" */
+    const char *kind; /* "Backup" */
     int namespaced;
 } sim_resource;
 
@@ -90,8 +90,8 @@ cJSON *simstore_merge_patch_ex(simstore *s, const char *plural, const char *ns, 
                                const cJSON *patch, int status_only, int *status, char **msg);
 
 /* One page of a list in key order (namespace, name): at most limit objects (0 = all) after
- * (after_ns, after_name) when given. next_ns and next_name (malloc'd) get the last key returned when
- * more remain, else NULL; remaining counts the matching objects after this page. */
+ * (after_ns, after_name) when given. next_ns and next_name (malloc'd) get the last key returned
+ * when more remain, else NULL; remaining counts the matching objects after this page. */
 cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
                           const char *label_selector, const char *field_selector, size_t limit,
                           const char *after_ns, const char *after_name, uint64_t *rv,
@@ -106,3 +106,14 @@ uint64_t simstore_watch_pos(simstore_watch *w);
 void simstore_wake(simstore *s);
 /* Number of lines in a pod's log. */
 size_t simstore_log_count(simstore *s, const char *pod);
+
+/* ---- additions (a6) ---- */
+
+/* simstore_list_page's page as one cJSON Raw item holding the JSON array text: each object's
+ * serialization is kept with it (made once per version), so a page is a concatenation, not a deep
+ * copy printed again. For the API server's list responses; same arguments and results. */
+cJSON *simstore_list_page_raw(simstore *s, const char *plural, const char *ns,
+                              const char *label_selector, const char *field_selector, size_t limit,
+                              const char *after_ns, const char *after_name, uint64_t *rv,
+                              char **next_ns, char **next_name, long *remaining, int *status,
+                              char **msg);

@@ -488,11 +488,13 @@ void view_rebuild(view *v, const model *m)
         if (view_matches(v, m->runs[i])) v->rows[v->n_rows++] = m->runs[i];
     view_qsort_by = v->sort;
     if (v->n_rows > 1) qsort(v->rows, v->n_rows, sizeof(*v->rows), view_qsort_cmp);
-    if (v->sel_kind_name[0]) {
-        char key[sizeof v->sel_kind_name];
+    if (v->sel_kind_name[0] && v->sel_kind_name[1] == '/') {
+        /* the key is "B/name" or "R/name" (view_key_of): compared in place, as this runs per
+         * frame over every row */
+        vl_kind kind = v->sel_kind_name[0] == 'B' ? VL_BACKUP : VL_RESTORE;
+        const char *name = v->sel_kind_name + 2;
         for (size_t i = 0; i < v->n_rows; i++) {
-            view_key_of(v->rows[i], key, sizeof key);
-            if (!strcmp(key, v->sel_kind_name)) {
+            if (v->rows[i]->kind == kind && !strcmp(v->rows[i]->name, name)) {
                 v->sel = (int)i;
                 return;
             }
