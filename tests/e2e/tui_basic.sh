@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tui_basic.sh: veltop against veltop-sim's basic scenario in tmux: the list shows the runs and
 # phases; a filter and Enter open the detail whose resource rows show the scenario's "x of y";
-# values move; [ ] step runs; Esc; resizes (80x24, 60x20 too small, back); the sim killed ->
-# "retrying" with the data kept; restarted on the same port -> live again; q quits with 0.
+# values move; [ ] step runs; Esc; sort keys keep the selection on its run; f follows; Ctrl-L;
+# resizes (80x24, 60x20 too small, back); the sim killed ->
+# "retrying" with the data kept; restarted on the same port -> live again; Ctrl-C quits with 0.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 SCEN="$FIXTURES_DIR/scenarios/basic.yaml"
@@ -68,6 +69,32 @@ tui_wait 'follow the newest run in progress'
 tui_keys Escape
 tui_wait 'NAME +PHASE'
 
+# sort keys: by name the rows reorder and the selection stays on its run (backup-inprogress, where
+# [ [ left it: second by start, third by name)
+first_row() { tui_screen | grep -E -A1 'NAME +PHASE' | tail -n 1; }
+tui_keys 2
+tui_wait 's:sort\(name\)'
+[[ "$(first_row)" =~ ^B\ backup-done\  ]] || tui_fail "sort by name: first row $(first_row)"
+tui_keys Enter
+tui_wait '^Backup backup-inprogress +InProgress'
+tui_keys Escape
+tui_keys 3
+tui_wait 's:sort\(phase\)'
+[[ "$(first_row)" =~ InProgress ]] || tui_fail "sort by phase: first row $(first_row)"
+tui_keys 1
+tui_wait 's:sort\(start\)'
+[[ "$(first_row)" =~ ^R\ restore-inprogress\  ]] || tui_fail "sort by start: first row $(first_row)"
+# f follows the newest run in progress (restore-inprogress, started last) from anywhere
+tui_keys G f
+tui_wait 'f:follow\(on\)'
+tui_keys Enter
+tui_wait '^Restore restore-inprogress +InProgress +from backup-done'
+tui_keys Escape f
+tui_wait_gone 'follow\(on\)'
+# Ctrl-L repaints everything
+tui_keys C-l
+tui_wait 'B backup-done +Completed +.* 55/55'
+
 # resize: 80x24 still usable, 60x20 too small, back
 tui_resize 80 24
 tui_wait 'B backup-inprogress +InProgress +.* [0-9]+/~11[0-9] '
@@ -89,7 +116,8 @@ tui_wait '● live' 45
 tui_wait_gone 'retrying|stale' 10
 tui_wait 'B backup-done +Completed'
 
-tui_keys q
+# Ctrl-C quits cleanly too
+tui_keys C-c
 status=$(tui_wait_exit)
 [ "$status" = 0 ] || tui_fail "veltop exited with $status"
 echo "tui_basic: ok"

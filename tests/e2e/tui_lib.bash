@@ -57,10 +57,11 @@ tui_start() { # cols rows args...
     local cols=$1 rows=$2
     shift 2
     rm -f "$TUI_DIR/exit"
-    # a shell around veltop records its exit status (tmux may be slow to reap a dead pane)
+    # a shell around veltop records its exit status (tmux may be slow to reap a dead pane); it
+    # outlives a Ctrl-C sent to the pane (trap, not ignore: veltop gets the default disposition)
     tmux -L "$TUI_SOCK" -f /dev/null new-session -d -s veltop -x "$cols" -y "$rows" \
         env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color sh -c \
-        '"$0" "$@"; echo $? >"'"$TUI_DIR"'/exit.tmp"; mv "'"$TUI_DIR"'/exit.tmp" "'"$TUI_DIR"'/exit"; sleep 30' \
+        'trap : INT; "$0" "$@"; echo $? >"'"$TUI_DIR"'/exit.tmp"; mv "'"$TUI_DIR"'/exit.tmp" "'"$TUI_DIR"'/exit"; sleep 30' \
         "$VELTOP" "$@" || tui_fail "tmux did not start"
     tmux -L "$TUI_SOCK" set-option -g window-size manual >/dev/null
 }
