@@ -123,6 +123,35 @@ START_TEST(bare_names_shown_qualified_before_their_first_item)
 }
 END_TEST
 
+/* The server's --log-format=json writes the same fields as JSON objects. */
+START_TEST(json_format_log_derives_the_same)
+{
+    lprog *p = lprog_new(0, "velero/j1");
+    const char *lines[] = {
+        "{\"backup\":\"velero/j1\",\"level\":\"info\",\"logSource\":\"pkg/backup/"
+        "item_collector.go:356\",\"msg\":\"Retrieved 4 items\",\"namespace\":\"shop\","
+        "\"resource\":\"pods\",\"time\":\"2024-06-03T01:25:54Z\"}",
+        "{\"backup\":\"velero/j1\",\"level\":\"info\",\"msg\":\"Retrieved 2 items\","
+        "\"namespace\":\"web\",\"resource\":\"pods\",\"time\":\"2024-06-03T01:25:54Z\"}",
+        "{\"backup\":\"velero/other\",\"level\":\"info\",\"msg\":\"Retrieved 9 items\","
+        "\"namespace\":\"web\",\"resource\":\"pods\",\"time\":\"2024-06-03T01:25:54Z\"}",
+        "{\"backup\":\"velero/j1\",\"level\":\"info\",\"msg\":\"Processing item\","
+        "\"name\":\"a\",\"namespace\":\"shop\",\"progress\":\"\",\"resource\":\"pods\","
+        "\"time\":\"2024-06-03T01:25:55Z\"}",
+    };
+    int changed = 0;
+    for (size_t i = 0; i < 4; i++) changed += lprog_feed_raw(p, lines[i], strlen(lines[i]));
+    ck_assert_int_eq(changed, 3);
+    const vl_res_progress *r;
+    ck_assert_uint_eq(lprog_resources(p, &r), 1);
+    ck_assert_str_eq(r[0].resource, "pods");
+    ck_assert_int_eq(r[0].total, 6);
+    ck_assert_int_eq(r[0].processed, 1);
+    ck_assert_uint_eq(lprog_lines(p), 3);
+    lprog_free(p);
+}
+END_TEST
+
 START_TEST(kind_keys_become_resources)
 {
     const char *cases[][2] = {
@@ -177,6 +206,7 @@ int main(void)
     tcase_add_test(tc, other_run_sees_only_its_lines);
     tcase_add_test(tc, restore_lines_count_processed_per_resource);
     tcase_add_test(tc, bare_names_shown_qualified_before_their_first_item);
+    tcase_add_test(tc, json_format_log_derives_the_same);
     tcase_add_test(tc, kind_keys_become_resources);
     tcase_add_test(tc, resource_list_counts_entries);
     suite_add_tcase(s, tc);
