@@ -147,6 +147,14 @@ int app_synced(const app *a)
     return 1;
 }
 
+/* 1 once backups or restores were listed: there is data to call stale. */
+static int app_ever_listed(const app *a)
+{
+    for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++)
+        if (kc_reflector_status(a->refl[i])->synced) return 1;
+    return 0;
+}
+
 void app_connection(const app *a, double now, app_conn *out)
 {
     memset(out, 0, sizeof(*out));
@@ -170,7 +178,7 @@ void app_connection(const app *a, double now, app_conn *out)
     app *mut = (app *)a;
     if (live)
         mut->down_since = 0;
-    else if (mut->down_since == 0 && (out->retrying || out->error[0]))
-        mut->down_since = now;
+    else if (mut->down_since == 0 && (out->retrying || out->error[0]) && app_ever_listed(a))
+        mut->down_since = now; /* data that was never there is not stale */
     out->stale_since = mut->down_since;
 }

@@ -354,8 +354,11 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         return;
     }
     if (v->n_rows == 0) {
+        int listed = kc_reflector_status(ui_app(u)->refl[APP_R_BACKUPS])->synced;
         w_print(w, y + 1, 2, cols - 4, A_DIM, "%s",
-                v->filter[0] ? "no run matches the filter" : "no backups or restores (yet)");
+                v->filter[0] ? "no run matches the filter"
+                : listed     ? "no backups or restores (yet)"
+                         : "backups and restores not listed yet (the connection line says why)");
         return;
     }
     if (v->sel < v->top) v->top = v->sel;

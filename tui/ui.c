@@ -352,7 +352,31 @@ static void ui_draw_footer(ui *u)
         return;
     }
     const char *hint = s && s->hint ? s->hint(s, u) : NULL;
-    w_print(w, 0, 1, u->cols - 2, h, "%s", hint ? hint : "?:help  q:quit");
+    int x = w_print(w, 0, 1, u->cols - 2, h, "%s", hint ? hint : "?:help  q:quit") + 1;
+    /* right: what is moving and what is stuck, over every run (filter or not) */
+    model *m = ui_model(u);
+    double now = ui_data_now(u), since;
+    size_t running = 0, stalled = 0;
+    for (size_t i = 0; i < m->n_runs; i++) {
+        const model_run *r = m->runs[i];
+        if (!r->run || !vl_phase_active(r->run->phase_id)) continue;
+        running++;
+        stalled += est_stalled(r->items, now, &since);
+    }
+    char st[32] = "", total[32];
+    if (stalled) snprintf(st, sizeof st, "  %zu stalled", stalled);
+    snprintf(total, sizeof total, "  %zu runs", m->n_runs);
+    /* the whole summary, else without the total, else nothing (narrow terminal, long hint) */
+    for (int variant = 0; variant < 2; variant++) {
+        const char *tot = variant ? "" : total;
+        int rw = snprintf(NULL, 0, "%zu in progress%s%s", running, st, tot);
+        if (x + 2 + rw + 1 > u->cols) continue;
+        int rx = u->cols - rw - 1;
+        rx += w_print(w, 0, rx, rw, h, "%zu in progress", running);
+        if (stalled) rx += w_print(w, 0, rx, rw, h | A_BOLD, "%s", st);
+        w_print(w, 0, rx, u->cols - rx, h, "%s", tot);
+        return;
+    }
 }
 
 static void ui_draw(ui *u)

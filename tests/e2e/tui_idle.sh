@@ -37,10 +37,10 @@ bytes_over_ticks() { # ticks
         tui_wait_change 'veltop' "$line" 5
     done
     end=$(stat -c %s "$raw")
-    # what was written, escape sequences (cursor moves, attributes) taken out, is clock digits only
+    # what was written, escape sequences and BS/CR (cursor moves, attributes) taken out, is clock digits only
     tail -c $((end - start)) "$raw" | python3 -c '
 import re, sys
-text = re.sub(rb"\x1b(\[[0-9;?]*[A-Za-z]|\([A-Z0-9])", b"", sys.stdin.buffer.read())
+text = re.sub(rb"\x1b(\[[0-9;?]*[A-Za-z]|\([A-Z0-9])|[\b\r]", b"", sys.stdin.buffer.read())
 assert re.fullmatch(rb"[0-9:]*", text), text
 ' || tui_fail "idle: more than the clock was written"
     echo $((end - start))
