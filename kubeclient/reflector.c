@@ -1,5 +1,6 @@
 /* reflector.c: keeps a store in sync with one resource by LIST then WATCH, as client-go's. */
 #include "kubeclient/reflector.h"
+#include "kubeclient/jsonarena.h"
 #include "kubeclient/ndjson.h"
 #include "kubeclient/util.h"
 
@@ -224,10 +225,11 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
         fail(r, NEXT_LIST, err->msg, err->code, resp->retry_after);
         return;
     }
-    cJSON *doc = cJSON_ParseWithLength(resp->body, resp->body_len);
+    kc_json_arena *arena; /* the page's tree, read-only, freed at once (jsonarena.h) */
+    cJSON *doc = kc_json_parse(resp->body, resp->body_len, &arena);
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
     if (!doc || (items && !cJSON_IsArray(items))) {
-        cJSON_Delete(doc);
+        kc_json_arena_free(arena);
         free(r->cont);
         r->cont = NULL;
         fail(r, NEXT_LIST, "the server's list answer is not a valid list", 0, -1);
@@ -250,7 +252,7 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
         r->replacing = 0;
         r->st.synced = 1;
     }
-    cJSON_Delete(doc);
+    kc_json_arena_free(arena);
     if (r->cont)
         start_list(r);
     else
@@ -287,11 +289,12 @@ static void start_list(kc_reflector *r)
 static int on_line(void *arg, const char *line, size_t n)
 {
     kc_reflector *r = arg;
-    cJSON *ev = cJSON_ParseWithLength(line, n);
+    kc_json_arena *arena; /* the event's tree, read-only, freed at once (jsonarena.h) */
+    cJSON *ev = kc_json_parse(line, n, &arena);
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     if (!type || !cJSON_IsObject(obj)) {
-        cJSON_Delete(ev);
+        kc_json_arena_free(arena);
         r->st.malformed++;
         notify(r);
         return 0;
@@ -309,7 +312,7 @@ static int on_line(void *arg, const char *line, size_t n)
             for (char *p = r->stop_msg; *p; p++)
                 if ((unsigned char)*p < 0x20) *p = ' ';
         }
-        cJSON_Delete(ev);
+        kc_json_arena_free(arena);
         return 1;
     }
     if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
@@ -317,7 +320,7 @@ static int on_line(void *arg, const char *line, size_t n)
     else if (strcmp(type, "DELETED") == 0)
         kc_store_remove(r->store, obj);
     else if (strcmp(type, "BOOKMARK") != 0) {
-        cJSON_Delete(ev);
+        kc_json_arena_free(arena);
         r->st.malformed++;
         notify(r);
         return 0;
@@ -327,7 +330,7 @@ static int on_line(void *arg, const char *line, size_t n)
     if (rv && *rv) copy_str(r->st.resource_version, sizeof r->st.resource_version, rv);
     r->st.events++;
     r->watch_events++;
-    cJSON_Delete(ev);
+    kc_json_arena_free(arena);
     return 0;
 }
 

@@ -150,11 +150,46 @@ static int vl_bool(const cJSON *o, const char *key)
     return cJSON_IsTrue(vl_get(o, key));
 }
 
+/* Two digits at s, or -1. */
+static int vl_2digits(const char *s)
+{
+    return s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9'
+               ? (s[0] - '0') * 10 + (s[1] - '0')
+               : -1;
+}
+
+/* "YYYY-MM-DDTHH:MM:SSZ", the form Kubernetes writes every timestamp in, read directly: strptime
+ * and timegm cost ~5 us a call, and 50 000 volumes carry three timestamps each. The day count is
+ * Howard Hinnant's days_from_civil; out-of-range fields (as "Feb 31", which timegm normalizes the
+ * same way) are linear in it. Anything else goes to kc_parse_time. Returns -1 when not this form.
+ */
+static int vl_time_fast(const char *s, double *out)
+{
+    if (strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+        s[16] != ':' || s[19] != 'Z')
+        return -1;
+    int y1 = vl_2digits(s), y2 = vl_2digits(s + 2), m = vl_2digits(s + 5), d = vl_2digits(s + 8);
+    int hh = vl_2digits(s + 11), mm = vl_2digits(s + 14), ss = vl_2digits(s + 17);
+    if (y1 < 0 || y2 < 0 || m < 1 || m > 12 || d < 1 || d > 31 || hh < 0 || hh > 23 || mm < 0 ||
+        mm > 59 || ss < 0 || ss > 60)
+        return -1;
+    long y = y1 * 100 + y2 - (m <= 2);
+    long era = (y >= 0 ? y : y - 399) / 400;
+    long yoe = y - era * 400;
+    long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    long days = era * 146097 + doe - 719468;
+    *out = (double)days * 86400.0 + hh * 3600.0 + mm * 60.0 + ss;
+    return 0;
+}
+
 static double vl_time(const cJSON *o, const char *key)
 {
     double t;
     const char *s = vl_cstr(o, key);
-    return s && kc_parse_time(s, &t) == 0 ? t : 0;
+    if (!s) return 0;
+    if (vl_time_fast(s, &t) == 0) return t;
+    return kc_parse_time(s, &t) == 0 ? t : 0;
 }
 
 /* A []string field; strings shared through the pool. */

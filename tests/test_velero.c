@@ -1,6 +1,7 @@
 /* test_velero.c: Velero objects decode into the structs with exact values, and missing or odd
  * fields (no status, progress: {}, unknown phases, huge byte counts) never fail. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -461,6 +462,46 @@ START_TEST(shared_strings_outlive_each_other_and_hand_built_structs_free)
 }
 END_TEST
 
+/* Timestamps in Kubernetes' own form are read without strptime (a fast path in the decoder):
+ * every one must give exactly what kc_parse_time gives, leap days, "Feb 31" and leap seconds
+ * included; other forms (fractions, offsets) still parse; malformed ones read as 0. */
+START_TEST(timestamps_decode_exactly_as_kc_parse_time)
+{
+    char ts[64], json[256];
+    int n = 0;
+    for (int y = 1969; y <= 2101; y += 1)
+        for (int m = 1; m <= 12; m++)
+            for (int d = 1; d <= 31; d += (y % 4 == 0 && m == 2) ? 1 : 5) {
+                int hh = (y * 7 + d) % 24, mm = (m * 13 + d) % 60, ss = (y + m + d) % 61;
+                snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, hh, mm, ss);
+                snprintf(json, sizeof json, "{\"status\":{\"startTimestamp\":\"%s\"}}", ts);
+                cJSON *j = cJSON_Parse(json);
+                vl_volume *v = vl_decode_pvb(j);
+                double want;
+                ck_assert_int_eq(kc_parse_time(ts, &want), 0);
+                ck_assert_msg(v->started == want, "%s: %.0f, want %.0f", ts, v->started, want);
+                vl_volume_free(v);
+                cJSON_Delete(j);
+                n++;
+            }
+    ck_assert_int_gt(n, 10000);
+    const char *other[] = {"2024-01-07T11:22:01.5Z", "2024-01-07T12:22:01+01:00",
+                           "2024-01-07t11:22:01z",   "2024-13-07T11:22:01Z",
+                           "2024-01-07T11:22Z",      "2024-01-07T11:22:01",
+                           "2024-01-07 11:22:01Z",   "yesterday"};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        snprintf(json, sizeof json, "{\"status\":{\"startTimestamp\":\"%s\"}}", other[i]);
+        cJSON *j = cJSON_Parse(json);
+        vl_volume *v = vl_decode_pvb(j);
+        double want = 0;
+        if (kc_parse_time(other[i], &want)) want = 0;
+        ck_assert_msg(v->started == want, "%s: %f, want %f", other[i], v->started, want);
+        vl_volume_free(v);
+        cJSON_Delete(j);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("velero");
@@ -478,6 +519,7 @@ int main(void)
     tcase_add_test(tc, phases_classify);
     tcase_add_test(tc, not_an_object_decodes_to_null);
     tcase_add_test(tc, shared_strings_outlive_each_other_and_hand_built_structs_free);
+    tcase_add_test(tc, timestamps_decode_exactly_as_kc_parse_time);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

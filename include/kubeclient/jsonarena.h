@@ -1,0 +1,15 @@
+/* jsonarena.h: a JSON parser for the hot path (LIST pages, watch events) that builds ordinary,
+ * read-only cJSON trees whose nodes and strings live in one arena, freed all at once. */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+typedef struct kc_json_arena kc_json_arena;
+
+/* Parses len bytes of JSON text (not necessarily NUL-terminated) as cJSON_ParseWithLength does:
+ * same tree, same types, numbers and strings, whitespace after the value ignored. Returns NULL
+ * when the text is not JSON. The tree is read-only: read it with cJSON's accessors, never
+ * cJSON_Delete, detach or add to it; it stays valid until kc_json_arena_free(*arena). *arena is
+ * set (to be freed) even when parsing fails. */
+cJSON *kc_json_parse(const char *text, size_t len, kc_json_arena **arena);
+void kc_json_arena_free(kc_json_arena *a); /* NULL is a no-op */

@@ -1,0 +1,210 @@
+/* test_jsonarena.c: kc_json_parse builds exactly the tree cJSON_ParseWithLength builds (types,
+ * keys, strings with every escape, numbers, links) and refuses what cJSON refuses. */
+#include <check.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/jsonarena.h"
+#include "kubeclient/util.h"
+#include "testutil.h"
+
+/* Same shape, node by node: types, keys, values, valueint and the links cJSON maintains. */
+static void same_tree(const cJSON *a, const cJSON *b)
+{
+    ck_assert_int_eq(a->type & 0xff, b->type & 0xff);
+    if (a->string || b->string) ck_assert_str_eq(a->string, b->string);
+    if (cJSON_IsString(a)) ck_assert_str_eq(a->valuestring, b->valuestring);
+    if (cJSON_IsNumber(a)) {
+        ck_assert(a->valuedouble == b->valuedouble ||
+                  (a->valuedouble != a->valuedouble && b->valuedouble != b->valuedouble));
+        ck_assert_int_eq(a->valueint, b->valueint);
+    }
+    if (cJSON_IsTrue(a)) ck_assert_int_eq(a->valueint, b->valueint);
+    const cJSON *x = a->child, *y = b->child;
+    if (x) ck_assert_ptr_eq(x->prev->next, NULL); /* first->prev is the last element */
+    for (; x && y; x = x->next, y = y->next) {
+        if (x != a->child) ck_assert_ptr_eq(x->prev->next, x);
+        same_tree(x, y);
+    }
+    ck_assert_ptr_eq(x, NULL);
+    ck_assert_ptr_eq(y, NULL);
+}
+
+/* Parses text both ways; both succeed with the same tree or both fail. */
+static void check_text(const char *text, size_t len)
+{
+    cJSON *want = cJSON_ParseWithLength(text, len);
+    kc_json_arena *a = NULL;
+    cJSON *got = kc_json_parse(text, len, &a);
+    ck_assert_ptr_nonnull(a);
+    if (!want) {
+        ck_assert_msg(got == NULL, "kc_json_parse accepted what cJSON refuses: %.*s", (int)len,
+                      text);
+    } else {
+        ck_assert_msg(got != NULL, "kc_json_parse refused what cJSON accepts: %.*s", (int)len,
+                      text);
+        same_tree(got, want);
+        /* as cJSON compares two of its own parses (false for duplicate keys and infinities) */
+        cJSON *again = cJSON_ParseWithLength(text, len);
+        ck_assert_int_eq(cJSON_Compare(got, want, 1), cJSON_Compare(again, want, 1));
+        cJSON_Delete(again);
+        char *pg = cJSON_PrintUnformatted(got), *pw = cJSON_PrintUnformatted(want);
+        ck_assert_str_eq(pg, pw);
+        free(pg);
+        free(pw);
+    }
+    cJSON_Delete(want);
+    kc_json_arena_free(a);
+}
+
+static void check(const char *text)
+{
+    check_text(text, strlen(text));
+}
+
+START_TEST(values_of_every_type)
+{
+    check("{\"a\":1,\"b\":-2,\"c\":true,\"d\":false,\"e\":null,\"f\":\"x\",\"g\":[],\"h\":{}}");
+    check("[1,2,3]");
+    check("[[[]],{\"a\":[{\"b\":{}}]}]");
+    check("\"just a string\"");
+    check("42");
+    check("  \t\r\n {  \"k\" : [ 1 , 2 ] }  \n");
+    check("{\"dup\":1,\"dup\":2}"); /* both kept, the first found first */
+    check("\xEF\xBB\xBF{\"bom\":1}");
+    check("{\"trailing\":1} and then garbage"); /* cJSON ignores what follows the value */
+}
+END_TEST
+
+START_TEST(numbers_as_cjson_reads_them)
+{
+    check("[0,-0,7,007,123456789012345,1234567890123456,12345678901234567890,-9007199254740993]");
+    check("[1.5,-0.25,1e3,1E-3,2.5e+10,6.02214076e23,1e308,1e400,-1e400]");
+    check("[2147483647,2147483648,-2147483648,-2147483649,4503599627370497]");
+    check("[246913578,10737418240,1704626521]");
+    check("[-]");
+    check("[1.]");
+    check("[.5]");
+    check("[+1]");
+    check("[1e]");
+    check("[0x10]");
+}
+END_TEST
+
+START_TEST(strings_with_every_escape)
+{
+    check("[\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti\"]");
+    check("[\"\\u0041\\u00e9\\u20ac\\ud83d\\ude00\"]"); /* 1, 2, 3 and 4 UTF-8 bytes */
+    check("[\"\\uD83D\\uDE00 upper case hex\"]");
+    check("[\"caf\xc3\xa9 raw UTF-8\"]");
+    check("[\"\\u001b[31m escape sequences stay text\"]");
+    check("{\"\\u006bey\":\"escaped key\"}");
+    check("[\"\\ude00 lone low surrogate\"]");
+    check("[\"\\ud83d lone high surrogate\"]");
+    check("[\"\\ud83d\\u0041 high then not low\"]");
+    check("[\"\\x bad escape\"]");
+    check("[\"\\u12 short\"]");
+    check("[\"\\u12zz bad hex\"]");
+    check("[\"unterminated]");
+    check("[\"ends in a backslash\\");
+}
+END_TEST
+
+START_TEST(malformed_text_is_refused)
+{
+    const char *bad[] = {"",          "   ",       "{",         "[",         "{\"a\"}",
+                         "{\"a\":}",  "{a:1}",     "[1,]",      "[1 2]",     "{\"a\":1,}",
+                         "nul",       "tru",       "fals",      "[nulls]",   "}",
+                         "{\"a\" 1}", "[\"a\":1]", "{\"a\":1]", "[{\"a\":1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) check(bad[i]);
+}
+END_TEST
+
+START_TEST(length_bounds_the_text)
+{
+    /* not NUL-terminated: the length ends the text (a watch line inside a bigger buffer) */
+    const char buf[] = "{\"a\":[1,2]}{\"b\":2}";
+    check_text(buf, 11);
+    check_text(buf, 10); /* cut inside the value */
+    check_text("12345", 3);
+    check_text("\"abc\"", 4);
+    kc_json_arena *a = NULL;
+    ck_assert_ptr_null(kc_json_parse(NULL, 0, &a));
+    kc_json_arena_free(a);
+    kc_json_arena_free(NULL);
+}
+END_TEST
+
+START_TEST(nesting_is_bounded)
+{
+    size_t n = 5000;
+    char *deep = xmalloc(2 * n + 1);
+    memset(deep, '[', n);
+    memset(deep + n, ']', n);
+    deep[2 * n] = '\0';
+    kc_json_arena *a = NULL;
+    ck_assert_ptr_null(kc_json_parse(deep, 2 * n, &a)); /* as cJSON: no stack overflow */
+    kc_json_arena_free(a);
+    check_text(deep + n - 100, 200);
+    free(deep);
+}
+END_TEST
+
+/* Every real-shaped fixture, and a LIST page of 500 of them (a page spans several chunks). */
+START_TEST(fixtures_and_a_big_page)
+{
+    char *dir = xasprintf("%s/velero", FIXTURES_DIR);
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    kc_buf page = {0};
+    kc_buf_append(&page, "{\"kind\":\"PodVolumeBackupList\",\"items\":[", 39);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 5, ".json")) continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        size_t len = 0;
+        char *text = tu_read(path, &len);
+        ck_assert_ptr_nonnull(text);
+        check_text(text, len);
+        if (files) kc_buf_append(&page, ",", 1);
+        kc_buf_append(&page, text, len);
+        files++;
+        free(text);
+        free(path);
+    }
+    closedir(d);
+    free(dir);
+    ck_assert_int_gt(files, 5);
+    char *items = xstrdup(kc_buf_cstr(&page) + 39);
+    for (int i = 0; i < 500 / files; i++) {
+        kc_buf_append(&page, ",", 1);
+        kc_buf_append(&page, items, strlen(items));
+    }
+    free(items);
+    kc_buf_append(&page, "]}", 2);
+    check_text(page.data, page.len);
+    kc_buf_free(&page);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("jsonarena");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, values_of_every_type);
+    tcase_add_test(tc, numbers_as_cjson_reads_them);
+    tcase_add_test(tc, strings_with_every_escape);
+    tcase_add_test(tc, malformed_text_is_refused);
+    tcase_add_test(tc, length_bounds_the_text);
+    tcase_add_test(tc, nesting_is_bounded);
+    tcase_add_test(tc, fixtures_and_a_big_page);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
