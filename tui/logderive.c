@@ -477,14 +477,19 @@ int logderive_once(app *a, int64_t timeout_ms)
     for (size_t i = 0; i < ndone; i++) ld_list_get(d, done[i]->kind, done[i]->name, 1);
     ld_follow_runs(d, nlive > 0);
     kc_loop_run_until(a->loop, ld_once_done, d, timeout_ms);
+    /* the loop may have changed the model: find the runs again by name */
     int filled = 0;
     for (size_t i = 0; i < d->n; i++) d->runs[i]->dirty = 1;
     ld_push(d);
-    for (size_t i = 0; i < nlive; i++) filled += live[i]->derived_from_log && live[i]->n_derived;
+    for (size_t i = 0; i < d->n; i++) {
+        model_run *mr = model_find_run(m, d->runs[i]->kind, d->runs[i]->name);
+        filled += mr && mr->derived_from_log && mr->n_derived;
+    }
     for (size_t i = 0; i < d->nl; i++) {
         ld_list *l = d->lists[i];
-        if (l->f->state != LD_F_DONE) continue;
-        model_run_set_derived(m, done[i], l->f->res, l->f->n, ld_mono());
+        model_run *mr = model_find_run(m, l->kind, l->name);
+        if (!mr || l->f->state != LD_F_DONE) continue;
+        model_run_set_derived(m, mr, l->f->res, l->f->n, ld_mono());
         filled++;
     }
     logderive_free(d);
