@@ -303,9 +303,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     size_t nres_all;
     model_run_resources(r, &nres_all, NULL);
     if (res_rows > (int)nres_all) res_rows = nres_all ? (int)nres_all : 1;
-    /* a long resource list leaves room for the volumes (what moves bytes) when there are some */
-    if (r->vols.n) {
-        int avail = rows - res_top - bottom - 1;
+    /* a long resource list leaves room for the volumes (what moves bytes), if there are some */
+    int avail = rows - res_top - bottom - 1;
+    if (r->vols.n && avail >= 16) { /* at 24 lines the resources keep it all (v: volumes) */
         int want = (r->vols.n < 8 ? r->vols.n : 8) + 2, keep = avail / 2;
         if (avail - want > keep) keep = avail - want;
         if (res_rows > keep && keep >= 3) res_rows = keep;
