@@ -9,6 +9,7 @@
 #include "simctl.h"
 
 #include <math.h>
+#include <openssl/sha.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,15 @@ static void add_result(run *r, char *msg)
     r->msgs[r->nmsgs++] = msg;
 }
 
+/* The apiserver's generateName "<run>-": the prefix cut to 58 characters, then 5 random ones. */
+static char *generated_name(const char *run_name, const char *suffix)
+{
+    char *prefix = xasprintf("%s-", run_name);
+    char *name = xasprintf("%.58s%s", prefix, suffix);
+    free(prefix);
+    return name;
+}
+
 /* Plans volumes: creation when pods begin, phases, stall, completion. */
 static void plan_volumes(simctl *c, run *r, double t_pods)
 {
@@ -349,7 +359,7 @@ static void plan_volumes(simctl *c, run *r, double t_pods)
         v->sv = sv;
         char suf[8];
         rng_suffix(c, suf, 5);
-        v->name = xasprintf("%s-%s", r->sr.name, suf);
+        v->name = generated_name(r->sr.name, suf);
         v->node = sv->node ? xstrdup(sv->node) : xasprintf("worker-%zu", i % 3 + 1);
         v->pod_uid = rng_uuid(&c->rng);
         v->pvc_uid = rng_uuid(&c->rng);
@@ -907,6 +917,7 @@ static cJSON *vol_status(const run *r, const pvol *v, double t)
             cJSON_AddStringToObject(st, "message", "data path canceled: the backup failed");
     } else if (t >= v->t_cancel) {
         add_time(st, "completionTimestamp", v->t_cancel);
+        cJSON_AddStringToObject(st, "message", "data path canceled: the backup failed");
     }
     if (v->real_state == 3)
         cJSON_AddStringToObject(st, "message", "restic not available, progress is simulated");
@@ -914,6 +925,18 @@ static cJSON *vol_status(const run *r, const pvol *v, double t)
 }
 
 /* ---- objects ---- */
+
+/* Velero's label.GetValidName: a value over 63 characters becomes its first 57 and the first 6
+ * hex digits of its sha256. out has room for 64. */
+static const char *valid_label(const char *name, char out[64])
+{
+    size_t n = strlen(name);
+    if (n <= 63) return name;
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)name, n, d);
+    snprintf(out, 64, "%.57s%02x%02x%02x", name, d[0], d[1], d[2]);
+    return out;
+}
 
 static cJSON *labels_of(cJSON *obj)
 {
@@ -978,7 +1001,9 @@ static cJSON *run_object(simctl *c, const run *r, double t)
     if (!r->is_restore) {
         cJSON *l = labels_of(o);
         cJSON_AddStringToObject(l, "velero.io/storage-location", s->storage_location);
-        if (s->schedule) cJSON_AddStringToObject(l, "velero.io/schedule-name", s->schedule);
+        char lv[64];
+        if (s->schedule)
+            cJSON_AddStringToObject(l, "velero.io/schedule-name", valid_label(s->schedule, lv));
         cJSON *an = cJSON_AddObjectToObject(md, "annotations");
         cJSON_AddStringToObject(an, "velero.io/resource-timeout", "10m0s");
         cJSON_AddStringToObject(an, "velero.io/source-cluster-k8s-gitversion", "v1.30.4");
@@ -1016,11 +1041,14 @@ static cJSON *vol_object(simctl *c, const run *r, const pvol *v, double t)
     cJSON *o =
         new_object(dm ? "velero.io/v2alpha1" : "velero.io/v1", kind, c->ns, v->name, v->t_create);
     cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
-    cJSON_AddStringToObject(md, "generateName", r->sr.name);
+    char *gen = xasprintf("%s-", r->sr.name);
+    cJSON_AddStringToObject(md, "generateName", gen);
+    free(gen);
     owner_ref(o, r);
     cJSON *l = labels_of(o);
+    char lv[64];
     cJSON_AddStringToObject(l, r->is_restore ? "velero.io/restore-name" : "velero.io/backup-name",
-                            r->sr.name);
+                            valid_label(r->sr.name, lv));
     cJSON_AddStringToObject(l, r->is_restore ? "velero.io/restore-uid" : "velero.io/backup-uid",
                             r->uid);
     cJSON_AddStringToObject(l, "velero.io/pvc-uid", v->pvc_uid);
@@ -1274,7 +1302,7 @@ static void step_run(simctl *c, run *r, double now, line_batch *lines, double po
                 char suf[8];
                 rng_suffix(c, suf, 5);
                 free(v->name);
-                v->name = xasprintf("%s-%s", r->sr.name, suf);
+                v->name = generated_name(r->sr.name, suf);
                 cJSON_Delete(v->last);
                 v->last = NULL;
                 continue;

@@ -2,10 +2,13 @@
  * counts, never moves progress backwards, keeps resourceProgress consistent, and serves
  * DownloadRequest artifacts in Velero's formats. Runs at high speed against a real simstore. */
 #include <check.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "artifacts.h"
 #include "kubeclient/util.h"
@@ -209,7 +212,7 @@ START_TEST(basic_scenario_ends_in_expected_phases_and_counts)
     simstore *s = simstore_new(500000);
     tracker ts[NPL];
     open_trackers(s, ts);
-    simctl *c = start(s, SCN("basic.yaml"), 400, 0);
+    simctl *c = start(s, SCN("basic.yaml"), 200, 0);
     int64_t deadline = kc_now_ms() + 60000;
     while (!basic_done(s) && kc_now_ms() < deadline) drain(ts, NPL, 50);
     drain(ts, NPL, 0);
@@ -370,7 +373,7 @@ START_TEST(no_resource_progress_omits_the_map)
     simstore *s = simstore_new(500000);
     tracker ts[NPL];
     open_trackers(s, ts);
-    simctl *c = start(s, SCN("basic.yaml"), 400, 1);
+    simctl *c = start(s, SCN("basic.yaml"), 200, 1);
     int64_t deadline = kc_now_ms() + 60000;
     while (!basic_done(s) && kc_now_ms() < deadline) drain(ts, NPL, 50);
     drain(ts, NPL, 0);
@@ -627,22 +630,89 @@ static cJSON *wait_backup_final(simstore *s, const char *name, int ms)
     return pvb;
 }
 
+/* restic from PATH (malloc'd), or NULL when it is not installed. */
+static char *restic_in_path(void)
+{
+    const char *path = getenv("PATH");
+    char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL, *found = NULL;
+    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char *p = xasprintf("%s/restic", d);
+        if (access(p, X_OK) == 0)
+            found = p;
+        else
+            free(p);
+    }
+    free(copy);
+    return found;
+}
+
+static int all_hex(const char *s)
+{
+    return *s && strspn(s, "0123456789abcdef") == strlen(s);
+}
+
 START_TEST(restic_real_runs_restic_and_copies_its_progress)
 {
+    char *real = restic_in_path();
+    if (!real) {
+        printf("SKIP: restic_real_runs_restic_and_copies_its_progress: restic is not installed\n");
+        return;
+    }
+    /* a wrapper that records how the sim runs restic, then runs the real one */
+    char dir[] = "/tmp/test-simctl-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *wrapper = xasprintf("%s/restic", dir), *calls = xasprintf("%s/calls", dir);
+    FILE *fp = fopen(wrapper, "w");
+    ck_assert_ptr_nonnull(fp);
+    fprintf(fp, "#!/bin/sh\necho \"$* repo=$RESTIC_REPOSITORY\" >>'%s'\nexec '%s' \"$@\"\n", calls,
+            real);
+    fclose(fp);
+    ck_assert_int_eq(chmod(wrapper, 0755), 0);
+    restic_bin = wrapper;
     simstore *s = simstore_new(100000);
     simctl *c = start(s, SCN("restic.yaml"), 10, 0);
+    restic_bin = NULL;
     cJSON *pvb = wait_backup_final(s, "real-restic", 90000);
     ck_assert_str_eq(phase_of(s, "backups", "real-restic"), "Completed");
     ck_assert_str_eq(jstr(pvb, "status.phase"), "Completed");
     ck_assert_str_eq(jstr(pvb, "spec.uploaderType"), "restic");
     ck_assert_double_eq(jnum(pvb, "status.progress.totalBytes"), 8388608.0);
     ck_assert_double_eq(jnum(pvb, "status.progress.bytesDone"), 8388608.0);
-    /* restic 0.14 prints its short snapshot id; simulated ones are 32 hex digits */
-    ck_assert_uint_eq(strlen(jstr(pvb, "status.snapshotID")), 8);
+    /* restic's own snapshot ID (short in 0.14, full later); simulated ones are 32 hex digits */
+    const char *snap = jstr(pvb, "status.snapshotID");
+    ck_assert_msg(all_hex(snap) && (strlen(snap) == 8 || strlen(snap) == 64), "snapshot ID %s",
+                  snap);
     ck_assert_str_eq(jstr(pvb, "status.message"), "");
     cJSON_Delete(pvb);
     simctl_stop(c);
     simstore_free(s);
+    /* restic was run: init, then backup --json of the generated data, in one temporary repo */
+    fp = fopen(calls, "r");
+    ck_assert_ptr_nonnull(fp);
+    char l1[1024] = "", l2[1024] = "", l3[16] = "";
+    ck_assert_ptr_nonnull(fgets(l1, sizeof l1, fp));
+    ck_assert_ptr_nonnull(fgets(l2, sizeof l2, fp));
+    ck_assert_ptr_null(fgets(l3, sizeof l3, fp));
+    fclose(fp);
+    regex_t re;
+    ck_assert_int_eq(regcomp(&re, "^--no-cache init repo=(/tmp/vsim-restic-[A-Za-z0-9]{6})/repo\n$",
+                             REG_EXTENDED),
+                     0);
+    regmatch_t m[2];
+    ck_assert_msg(regexec(&re, l1, 2, m, 0) == 0, "first call: %s", l1);
+    regfree(&re);
+    char *tmp = strndup(l1 + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+    char *want = xasprintf("--no-cache backup --json %s/data repo=%s/repo\n", tmp, tmp);
+    ck_assert_str_eq(l2, want);
+    ck_assert_int_eq(access(tmp, F_OK), -1); /* removed afterwards */
+    free(want);
+    free(tmp);
+    unlink(calls);
+    unlink(wrapper);
+    rmdir(dir);
+    free(calls);
+    free(wrapper);
+    free(real);
 }
 END_TEST
 
@@ -712,6 +782,246 @@ START_TEST(backups_created_by_others_are_run)
 }
 END_TEST
 
+/* ---- every phase, and the fields each sets ---- */
+
+#define MAXFLOW 16
+typedef struct flow {
+    struct {
+        char name[128];
+        char phases[512]; /* distinct consecutive phases, comma-joined */
+        double bytes_step;
+    } o[MAXFLOW];
+    int n;
+} flow;
+
+static char *phases_of(flow *f, const char *name)
+{
+    for (int i = 0; i < f->n; i++)
+        if (!strcmp(f->o[i].name, name)) return f->o[i].phases;
+    ck_assert_int_lt(f->n, MAXFLOW);
+    snprintf(f->o[f->n].name, sizeof f->o[f->n].name, "%s", name);
+    f->o[f->n].phases[0] = '\0';
+    return f->o[f->n++].phases;
+}
+
+static void note_phase(flow *f, const char *name, const char *phase)
+{
+    char *p = phases_of(f, name);
+    const char *last = strrchr(p, ',');
+    last = last ? last + 1 : p;
+    if (*p && !strcmp(last, phase)) return;
+    size_t len = strlen(p);
+    snprintf(p + len, 512 - len, "%s%s", len ? "," : "", phase);
+}
+
+static int is_final_phase(const char *ph)
+{
+    return is_terminal(ph) || !strcmp(ph, "Canceled");
+}
+
+static int has(const cJSON *o, const char *path)
+{
+    return jstr(o, path)[0] != '\0';
+}
+
+/* Checks the fields Velero sets in each phase of a Backup or Restore. */
+static void check_run_fields(const cJSON *o, int restore)
+{
+    const char *name = jstr(o, "metadata.name");
+    const char *ph = jstr(o, "status.phase");
+    int started = strcmp(ph, "New") && strcmp(ph, "Queued") && strcmp(ph, "ReadyToStart");
+    ck_assert_msg(has(o, "status.startTimestamp") == started, "%s: startTimestamp in %s", name, ph);
+    ck_assert_msg((jpath(o, "status.queuePosition") != NULL) == !strcmp(ph, "Queued"),
+                  "%s: queuePosition in %s", name, ph);
+    if (!strcmp(ph, "Queued")) ck_assert_int_eq((int)jnum(o, "status.queuePosition"), 1);
+    ck_assert_msg(has(o, "status.completionTimestamp") == is_terminal(ph),
+                  "%s: completionTimestamp in %s", name, ph);
+    ck_assert_msg(has(o, "status.failureReason") == !strcmp(ph, "Failed"),
+                  "%s: failureReason in %s", name, ph);
+    if (!restore && started) {
+        double st, ex;
+        ck_assert_int_eq(kc_parse_time(jstr(o, "status.startTimestamp"), &st), 0);
+        ck_assert_int_eq(kc_parse_time(jstr(o, "status.expiration"), &ex), 0);
+        ck_assert_double_eq(ex - st, 720 * 3600.0);
+    }
+    if (!strncmp(ph, "WaitingForPluginOperations", 26)) {
+        char k[64];
+        snprintf(k, sizeof k, "status.%sItemOperationsAttempted", restore ? "restore" : "backup");
+        ck_assert_int_eq((int)jnum(o, k), 1);
+    }
+}
+
+/* Checks a volume's phase fields and that bytes move on the 10 s grid (step = 10 x rate). */
+static void check_vol_fields(flow *f, const cJSON *o, int datamover, int restore)
+{
+    const char *name = jstr(o, "metadata.name");
+    const char *ph = jstr(o, "status.phase");
+    int accepted = strcmp(ph, "New") != 0;
+    int prepared = accepted && strcmp(ph, "Accepted") && strcmp(ph, "Canceled");
+    int started = prepared && strcmp(ph, "Prepared");
+    ck_assert_msg(has(o, "status.acceptedTimestamp") == accepted, "%s: acceptedTimestamp in %s",
+                  name, ph);
+    ck_assert_msg(has(o, "status.startTimestamp") == started, "%s: startTimestamp in %s", name, ph);
+    ck_assert_msg(has(o, "status.completionTimestamp") == is_final_phase(ph),
+                  "%s: completionTimestamp in %s", name, ph);
+    if (datamover) {
+        ck_assert_msg(has(o, "status.acceptedByNode") == accepted, "%s: acceptedByNode in %s", name,
+                      ph);
+        ck_assert_msg(has(o, "status.node") == prepared, "%s: node in %s", name, ph);
+    } else if (!restore) {
+        ck_assert_str_ne(jstr(o, "spec.node"), ""); /* PVBs have no status.node */
+        ck_assert_ptr_null(jpath(o, "status.node"));
+    }
+    ck_assert_str_ne(label(o, restore ? "velero.io/restore-uid" : "velero.io/backup-uid"), "");
+    if (datamover)
+        ck_assert_int_eq(
+            strncmp(label(o, "velero.io/async-operation-id"), restore ? "dd-" : "du-", 3), 0);
+    double done = jnum(o, "status.progress.bytesDone");
+    double total = jnum(o, "status.progress.totalBytes");
+    if (done > 0 && done != total)
+        ck_assert_msg(fmod(done, 10.0 * 1048576) == 0, "%s: %.0f bytes off the 10 s grid", name,
+                      done);
+    if (!strcmp(ph, "Completed")) ck_assert_double_eq(done, total);
+    if (!strcmp(ph, "Canceled"))
+        ck_assert_str_eq(jstr(o, "status.message"), "data path canceled: the backup failed");
+    (void)f;
+}
+
+/* Takes every pending event (waiting up to ms for the first), noting phases and checking
+ * fields. */
+static void drain_flow(tracker *ts, flow *f, int ms)
+{
+    for (int i = 0; i < NPL; i++) {
+        const char *type;
+        uint64_t rv;
+        cJSON *ev;
+        while ((ev = simstore_watch_next(ts[i].w, ms, &type, &rv))) {
+            ms = 0;
+            if (strcmp(type, "DELETED")) {
+                check_event(&ts[i], ev);
+                note_phase(f, jstr(ev, "metadata.name"), jstr(ev, "status.phase"));
+                if (i == 0 && !strcmp(jstr(ev, "metadata.name"), "flow-slow")) {
+                    char pr[64];
+                    snprintf(pr, sizeof pr, "%.0f/%.0f", jnum(ev, "status.progress.itemsBackedUp"),
+                             jnum(ev, "status.progress.totalItems"));
+                    note_phase(f, "flow-slow progress", pr);
+                }
+                if (i < 2)
+                    check_run_fields(ev, i == 1);
+                else
+                    check_vol_fields(f, ev, i >= 4, i == 3 || i == 5);
+            }
+            cJSON_Delete(ev);
+        }
+        if (i == 0) ms = 0; /* wait on the backups only */
+    }
+}
+
+static int flow_done(simstore *s)
+{
+    static const char *b[] = {"flow-du", "flow-partial", "flow-failed", "flow-slow",
+                              "flow-a-very-long-backup-name-that-is-longer-than-sixty-three-"
+                              "characters"};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+        if (!is_terminal(phase_of(s, "backups", b[i]))) return 0;
+    return is_terminal(phase_of(s, "restores", "flow-restore"));
+}
+
+static const char *vol_of(simstore *s, const char *plural, const char *lab, const char *run)
+{
+    static char buf[4][128];
+    static int k;
+    char sel[256];
+    snprintf(sel, sizeof sel, "%s=%s", lab, run);
+    uint64_t rv;
+    int st;
+    char *msg = NULL;
+    cJSON *l = simstore_list(s, plural, "velero", sel, NULL, &rv, &st, &msg);
+    free(msg);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 1);
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s", jstr(cJSON_GetArrayItem(l, 0), "metadata.name"));
+    cJSON_Delete(l);
+    return buf[k];
+}
+
+START_TEST(every_phase_in_order_with_its_fields)
+{
+    simstore *s = simstore_new(500000);
+    tracker ts[NPL];
+    open_trackers(s, ts);
+    /* slow enough that the 0.5 s phases (New, Queued, ReadyToStart) span several 40 ms ticks */
+    simctl *c = start(s, SCN("flow.yaml"), 4, 0);
+    flow f = {0};
+    int64_t deadline = kc_now_ms() + 90000;
+    int finished = 0;
+    while (!finished && kc_now_ms() < deadline) {
+        finished = flow_done(s); /* then one more pass takes the events that finished it */
+        drain_flow(ts, &f, finished ? 0 : 20);
+    }
+    ck_assert_msg(flow_done(s), "flow scenario did not finish in time");
+    for (int i = 0; i < NPL; i++) {
+        ck_assert_msg(ts[i].violations == 0, "%s: progress decreased", plurals[i]);
+        ck_assert_msg(ts[i].rp_mismatch == 0, "%s: resourceProgress sums differ", plurals[i]);
+    }
+    ck_assert_str_eq(phases_of(&f, "flow-du"), "New,Queued,ReadyToStart,InProgress,"
+                                               "WaitingForPluginOperations,Finalizing,Completed");
+    ck_assert_str_eq(
+        phases_of(&f, "flow-partial"),
+        "New,Queued,ReadyToStart,InProgress,FinalizingPartiallyFailed,PartiallyFailed");
+    ck_assert_str_eq(phases_of(&f, "flow-failed"), "New,Queued,ReadyToStart,InProgress,Failed");
+    ck_assert_str_eq(phases_of(&f, "flow-restore"),
+                     "New,InProgress,WaitingForPluginOperations,Finalizing,Completed");
+    /* item progress moves on the 1 s grid; the estimate grows when the added item shows up */
+    ck_assert_str_eq(phases_of(&f, "flow-slow progress"), "0/0,0/8,3/8,6/8,9/9");
+    const char *vol_flow = "New,Accepted,Prepared,InProgress,Completed";
+    ck_assert_str_eq(
+        phases_of(&f, vol_of(s, "podvolumebackups", "velero.io/backup-name", "flow-du")), vol_flow);
+    ck_assert_str_eq(phases_of(&f, vol_of(s, "datauploads", "velero.io/backup-name", "flow-du")),
+                     vol_flow);
+    ck_assert_str_eq(
+        phases_of(&f, vol_of(s, "podvolumerestores", "velero.io/restore-name", "flow-restore")),
+        vol_flow);
+    ck_assert_str_eq(
+        phases_of(&f, vol_of(s, "datadownloads", "velero.io/restore-name", "flow-restore")),
+        vol_flow);
+    ck_assert_str_eq(
+        phases_of(&f, vol_of(s, "podvolumebackups", "velero.io/backup-name", "flow-failed")),
+        "New,Accepted,Canceled");
+    /* Velero's GetValidName for a label value over 63 characters */
+    const char *lv = vol_of(s, "podvolumebackups", "velero.io/backup-name",
+                            "flow-a-very-long-backup-name-that-is-longer-than-sixty-th575ea7");
+    ck_assert_int_eq(
+        strncmp(lv, "flow-a-very-long-backup-name-that-is-longer-than-sixty-three-c", 58), 0);
+    ck_assert_uint_eq(strlen(lv), 63); /* generateName: the prefix cut to 58, then 5 */
+
+    cJSON *b = simstore_get(s, "backups", "velero", "flow-du");
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 10);
+    ck_assert_int_eq((int)jnum(b, "status.progress.totalItems"), 10);
+    ck_assert_int_eq((int)jnum(b, "status.backupItemOperationsAttempted"), 1);
+    ck_assert_int_eq((int)jnum(b, "status.backupItemOperationsCompleted"), 1);
+    ck_assert_ptr_null(jpath(b, "status.backupItemOperationsFailed"));
+    cJSON_Delete(b);
+    b = simstore_get(s, "backups", "velero", "flow-partial");
+    ck_assert_int_eq((int)jnum(b, "status.errors"), 1);
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 5);
+    cJSON_Delete(b);
+    b = simstore_get(s, "backups", "velero", "flow-failed");
+    ck_assert_str_eq(jstr(b, "status.failureReason"), "boom");
+    ck_assert_int_eq((int)jnum(b, "status.errors"), 1);
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 5);
+    ck_assert_int_eq((int)jnum(b, "status.progress.totalItems"), 10);
+    cJSON_Delete(b);
+    b = simstore_get(s, "restores", "velero", "flow-restore");
+    ck_assert_int_eq((int)jnum(b, "status.progress.itemsRestored"), 5);
+    ck_assert_int_eq((int)jnum(b, "status.restoreItemOperationsCompleted"), 1);
+    cJSON_Delete(b);
+    simctl_stop(c);
+    close_trackers(ts);
+    simstore_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("simctl");
@@ -719,6 +1029,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, basic_scenario_ends_in_expected_phases_and_counts);
     tcase_add_test(tc, no_resource_progress_omits_the_map);
+    tcase_add_test(tc, every_phase_in_order_with_its_fields);
     tcase_add_test(tc, download_requests_serve_gzip_artifacts);
     tcase_add_test(tc, stalled_volume_stops_moving_and_holds_the_backup);
     tcase_add_test(tc, restic_real_runs_restic_and_copies_its_progress);

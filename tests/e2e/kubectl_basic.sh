@@ -5,6 +5,22 @@
 set -u
 . "$(dirname "$0")/kubectl_lib.bash"
 
+# --help documents every option; bad values are refused (status 2, or 1 when vsim refuses them)
+help=$("$VELTOP_SIM" --help)
+for opt in --listen --kubeconfig-out --scenario --speed --seed --tls --auth --kube-version \
+    --faults close-watch= expire expire-every= error500= error429= stall= malformed-event forbid= \
+    --no-resource-progress --bookmark-interval --passive --quiet; do
+    printf '%s\n' "$help" | grep -q -- "$opt" || kt_fail "--help does not mention $opt"
+done
+echo "ok: --help"
+for bad in "--speed 0" "--seed x" "--kube-version 1.x" "--faults error500=x" "--auth basic" "--nope"; do
+    # shellcheck disable=SC2086
+    timeout 10 "$VELTOP_SIM" --quiet $bad >/dev/null 2>&1 </dev/null
+    rc=$?
+    [ $rc -eq 2 ] || [ $rc -eq 1 ] || kt_fail "veltop-sim $bad: exit $rc"
+done
+echo "ok: bad options refused"
+
 kt_start basic --scenario empty --passive --kube-version 1.30
 kt_expect "version picked" 'Server Version: v1\.30' "$(kubectl version 2>&1)"
 
@@ -72,6 +88,17 @@ kt_wait 20 "DELETED in the watch" grep -Eq '^DELETED +nightly-1' "$KT_DIR/watch.
 
 # DownloadRequest for a finished backup of the demo scenario, processed by the controller
 kt_start demo --scenario demo --speed 20
+kt_expect "logs --tail=3" '^3$' "$(kubectl -n velero logs "$(kubectl -n velero get pods -o name)" --tail=3 | wc -l)"
+kt_expect "demo log lines" 'level=info msg="Processing item" backup=velero/' \
+    "$(kubectl -n velero logs "$(kubectl -n velero get pods -o name)" --tail=400)"
+# the controller's own progress: a running backup's rows move in get -w
+kubectl -n velero get backups -w --output-watch-events >"$KT_DIR/demo-watch.out" 2>&1 &
+KT_PIDS="$KT_PIDS $!"
+moving() { # two MODIFIED rows of one InProgress backup with different item counts
+    awk '$1 == "MODIFIED" && $3 == "InProgress" { if (seen[$2] != "" && seen[$2] != $4) ok = 1; seen[$2] = $4 }
+        END { exit !ok }' "$KT_DIR/demo-watch.out"
+}
+kt_wait 30 "MODIFIED rows of a backup in progress with moving items" moving
 kt_wait 30 "a Completed backup" sh -c "kubectl -n velero get backups --no-headers | grep -q ' Completed '"
 done_backup=$(kubectl -n velero get backups --no-headers | awk '$2 == "Completed" {print $1; exit}')
 cat >"$KT_DIR/dr.yaml" <<YAML
