@@ -26,6 +26,14 @@ kt_expect "kubeconfig has a client cert" 'client-certificate-data: ' "$(cat "$KU
 kt_backup_yaml b1 >"$KT_DIR/b.yaml"
 kt_expect "create with client cert" 'created' "$(kubectl create --validate=false -f "$KT_DIR/b.yaml" 2>&1)"
 kt_expect "get with client cert" '^b1 +New' "$(kubectl -n velero get backups 2>&1)"
+# a watch over TLS (kubectl speaks HTTP/2 if offered; the sim answers HTTP/1.1 chunked)
+kubectl -n velero get backups -w --output-watch-events >"$KT_DIR/tls-watch.out" 2>&1 &
+KT_PIDS="$KT_PIDS $!"
+kt_wait 20 "ADDED over TLS" grep -Eq '^ADDED +b1 ' "$KT_DIR/tls-watch.out"
+kt_expect "patch with client cert" 'patched' "$(kubectl -n velero patch backup b1 --type=merge \
+    -p '{"status":{"phase":"InProgress","progress":{"totalItems":8,"itemsBackedUp":5}}}' 2>&1)"
+kt_wait 20 "MODIFIED over TLS" grep -Eq '^MODIFIED +b1 +InProgress +5/8' "$KT_DIR/tls-watch.out"
+kt_expect "delete with client cert" 'deleted' "$(kubectl -n velero delete backup b1 2>&1)"
 # no client certificate (a token instead, which this server does not accept)
 grep -v 'client-' "$KUBECONFIG" | sed 's/^  user:$/  user: {token: not-a-cert}/' >"$KT_DIR/nocert.kubeconfig"
 kt_expect "no client cert: 401" 'You must be logged in to the server' \
