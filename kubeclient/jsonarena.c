@@ -99,16 +99,18 @@ static unsigned ja_hex4(const char *p)
  * escapes as cJSON: \" \\ \/ \b \f \n \r \t and \uXXXX (surrogate pairs joined) to UTF-8. */
 static char *ja_string(ja_parser *ps)
 {
-    const char *s = ps->p + 1, *q = s;
-    int escaped = 0;
-    while (q < ps->end && *q != '"') {
-        if (*q == '\\') {
-            escaped = 1;
-            if (++q >= ps->end) return NULL;
+    const char *s = ps->p + 1, *q = memchr(s, '"', (size_t)(ps->end - s));
+    if (!q) return NULL;
+    /* most strings have no escape: memchr finds the end; otherwise walk it escape by escape */
+    int escaped = memchr(s, '\\', (size_t)(q - s)) != NULL;
+    if (escaped) {
+        q = s;
+        while (q < ps->end && *q != '"') {
+            if (*q == '\\' && ++q >= ps->end) return NULL;
+            q++;
         }
-        q++;
+        if (q >= ps->end) return NULL;
     }
-    if (q >= ps->end) return NULL;
     size_t raw = (size_t)(q - s);
     char *out = ja_alloc(ps->a, raw + 1), *o = out;
     if (!escaped) {
