@@ -295,6 +295,19 @@ START_TEST(pagination_with_continue)
     j = http_json("GET", NSP "?limit=2&continue=%21%21", NULL, NULL, &code);
     ck_assert_int_eq(code, 400);
     cJSON_Delete(j);
+    /* a continue token older than the history kept: 410 Expired */
+    j = http_json("GET", NSP "?limit=2", NULL, NULL, &code);
+    char *esc = kc_url_escape(str_at(cJSON_GetObjectItem(j, "metadata"), "continue", NULL));
+    cJSON_Delete(j);
+    free(create_backup("f", NULL));
+    simstore_expire_history(vsim_store(sim));
+    char path[512];
+    snprintf(path, sizeof path, NSP "?limit=2&continue=%s", esc);
+    free(esc);
+    j = http_json("GET", path, NULL, NULL, &code);
+    ck_assert_int_eq(code, 410);
+    ck_assert_str_eq(str_at(j, "reason", NULL), "Expired");
+    cJSON_Delete(j);
 }
 END_TEST
 
