@@ -101,8 +101,10 @@ uint64_t kc_loop_timer(kc_loop *l, int64_t delay_ms, kc_timer_fn fn, void *arg)
         l->timers = xrealloc(l->timers, l->captimers * sizeof *l->timers);
     }
     timer_ent *t = &l->timers[l->ntimers++];
-    *t = (timer_ent){.id = l->next_timer_id++, .due = kc_now_ms() + (delay_ms > 0 ? delay_ms : 0),
-                     .fn = fn, .arg = arg};
+    *t = (timer_ent){.id = l->next_timer_id++,
+                     .due = kc_now_ms() + (delay_ms > 0 ? delay_ms : 0),
+                     .fn = fn,
+                     .arg = arg};
     return t->id;
 }
 
@@ -196,7 +198,8 @@ void kc_loop_run_once(kc_loop *l, int max_wait_ms)
     /* curl reports only IN/OUT/PRI: ask poll() itself so that a hang-up (a child's closed pipe)
      * is seen too instead of waking the loop forever. */
     struct pollfd *pfds = n ? xcalloc(n, sizeof *pfds) : NULL;
-    for (size_t i = 0; i < n; i++) pfds[i] = (struct pollfd){.fd = wfds[i].fd, .events = l->fds[i].events};
+    for (size_t i = 0; i < n; i++)
+        pfds[i] = (struct pollfd){.fd = wfds[i].fd, .events = l->fds[i].events};
     if (n) poll(pfds, n, 0);
 
     int running = 0;

@@ -8,7 +8,7 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);        /* xstrdup(NULL) returns NULL */
+char *xstrdup(const char *s); /* xstrdup(NULL) returns NULL */
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap);
@@ -33,8 +33,8 @@ void kc_buf_free(kc_buf *b);
 char *kc_buf_cstr(kc_buf *b); /* NUL-terminates and returns data (never NULL) */
 
 /* Monotonic and wall clocks. */
-int64_t kc_now_ms(void);     /* CLOCK_MONOTONIC in ms */
-double kc_wall_now(void);    /* CLOCK_REALTIME in seconds */
+int64_t kc_now_ms(void);  /* CLOCK_MONOTONIC in ms */
+double kc_wall_now(void); /* CLOCK_REALTIME in seconds */
 
 /* RFC3339 <-> unix seconds (UTC). Returns 0 on success, -1 on a malformed string. */
 int kc_parse_time(const char *s, double *out);
