@@ -1419,8 +1419,14 @@ static void step_downloads(simctl *c)
         pthread_mutex_lock(&c->mu);
         run *r = find_run(c, restore, tname);
         if (!r || !r->exists) {
-            pthread_mutex_unlock(&c->mu); /* as v1.18: left unprocessed */
-            continue;
+            /* Not one of the controller's runs. Velero signs a URL whenever the Backup or
+             * Restore object exists (fetching it then answers 404: nothing was stored) and
+             * leaves the request unprocessed when it does not (v1.18). */
+            pthread_mutex_unlock(&c->mu);
+            cJSON *obj = simstore_get(c->store, restore ? "restores" : "backups", c->ns, tname);
+            if (!obj) continue;
+            cJSON_Delete(obj);
+            pthread_mutex_lock(&c->mu);
         }
         c->tokens = xrealloc(c->tokens, (c->ntokens + 1) * sizeof *c->tokens);
         struct token *tk = &c->tokens[c->ntokens++];

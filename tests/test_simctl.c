@@ -394,8 +394,8 @@ END_TEST
 
 /* ---- DownloadRequests ---- */
 
-static char *request_artifact(simstore *s, simctl *c, const char *name, const char *kind,
-                              const char *target, size_t *outlen, char **token_out)
+/* Creates a DownloadRequest and waits for the controller to process it; returns the URL's token. */
+static char *download_token(simstore *s, const char *name, const char *kind, const char *target)
 {
     cJSON *dr = cJSON_CreateObject();
     cJSON_AddStringToObject(dr, "apiVersion", "velero.io/v1");
@@ -433,6 +433,13 @@ static char *request_artifact(simstore *s, simctl *c, const char *name, const ch
     ck_assert(exp > kc_wall_now() + 590 && exp < kc_wall_now() + 610);
     char *token = xstrdup(url + strlen(prefix));
     cJSON_Delete(got);
+    return token;
+}
+
+static char *request_artifact(simstore *s, simctl *c, const char *name, const char *kind,
+                              const char *target, size_t *outlen, char **token_out)
+{
+    char *token = download_token(s, name, kind, target);
     unsigned char *gz;
     size_t gzlen;
     int status;
@@ -465,6 +472,51 @@ static int results_count(const cJSON *res)
         cJSON_GetArraySize(ns);
     return n;
 }
+
+/* As Velero v1.18: a request for a Backup that exists but was not run here is signed (its
+ * download answers 404: nothing was stored); one for a missing Backup stays unprocessed. */
+START_TEST(download_requests_for_runs_the_controller_did_not_run)
+{
+    simstore *s = simstore_new(1000);
+    simctl_opts o = {.scenario = "empty",
+                     .speed = 50,
+                     .seed = 7,
+                     .passive = 1,
+                     .base_url = "http://127.0.0.1:9",
+                     .ns = "velero",
+                     .quiet = 1};
+    char err[512] = "";
+    simctl *c = simctl_start(s, &o, err, sizeof err);
+    ck_assert_msg(c != NULL, "simctl_start: %s", err);
+    cJSON *b = cJSON_Parse("{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\","
+                           "\"metadata\":{\"name\":\"external-1\"},"
+                           "\"status\":{\"phase\":\"Completed\"}}");
+    int st;
+    char *msg = NULL;
+    cJSON_Delete(simstore_create(s, "backups", "velero", b, &st, &msg));
+    free(msg);
+    cJSON *dr = cJSON_Parse("{\"apiVersion\":\"velero.io/v1\",\"kind\":\"DownloadRequest\","
+                            "\"metadata\":{\"name\":\"dr-missing\"},\"spec\":{\"target\":"
+                            "{\"kind\":\"BackupLog\",\"name\":\"no-such-backup\"}}}");
+    msg = NULL;
+    cJSON_Delete(simstore_create(s, "downloadrequests", "velero", dr, &st, &msg));
+    free(msg);
+
+    char *token = download_token(s, "dr-external", "BackupLog", "external-1");
+    unsigned char *d;
+    size_t len;
+    int status;
+    ck_assert_int_eq(simctl_download(c, token, &d, &len, &status), -1);
+    ck_assert_int_eq(status, 404);
+    free(token);
+    /* processed in the same pass as dr-external, in list order: it would have been by now */
+    cJSON *missing = simstore_get(s, "downloadrequests", "velero", "dr-missing");
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(missing, "status"));
+    cJSON_Delete(missing);
+    simctl_stop(c);
+    simstore_free(s);
+}
+END_TEST
 
 START_TEST(download_requests_serve_gzip_artifacts)
 {
@@ -1031,6 +1083,7 @@ int main(void)
     tcase_add_test(tc, no_resource_progress_omits_the_map);
     tcase_add_test(tc, every_phase_in_order_with_its_fields);
     tcase_add_test(tc, download_requests_serve_gzip_artifacts);
+    tcase_add_test(tc, download_requests_for_runs_the_controller_did_not_run);
     tcase_add_test(tc, stalled_volume_stops_moving_and_holds_the_backup);
     tcase_add_test(tc, restic_real_runs_restic_and_copies_its_progress);
     tcase_add_test(tc, backups_created_by_others_are_run);
