@@ -189,6 +189,8 @@ struct simctl {
     double last_bsl;
     double last_dr_scan;
     simstore_watch *adopt_w[2]; /* backups, restores: runs created by others */
+    simstore_watch *dr_w;       /* downloadrequests: a pass only when one changed */
+    int64_t dr_last_pass;       /* real ms of the last full pass (expiry, late targets) */
     struct token {
         char tok[40];
         char *kind, *target;
@@ -1379,6 +1381,33 @@ static int dr_process(cJSON *obj, void *arg)
     return 1;
 }
 
+/* A full pass over the DownloadRequests copies every one of them, so it runs only when one
+ * changed (a watch says so) or, for expirations and targets that appear late, every 2 s. */
+static int downloads_changed(simctl *c)
+{
+    int changed = 0;
+    if (!c->dr_w) {
+        int gone;
+        c->dr_w = simstore_watch_open(c->store, "downloadrequests", c->ns, NULL, NULL,
+                                      simstore_rv(c->store), &gone);
+        changed = 1;
+    }
+    const char *type;
+    cJSON *ev;
+    while (c->dr_w && (ev = simstore_watch_next(c->dr_w, 0, &type, NULL))) {
+        if (!strcmp(type, "ERROR")) { /* fell behind the history: start over */
+            simstore_watch_close(c->dr_w);
+            c->dr_w = NULL;
+        }
+        cJSON_Delete(ev);
+        changed = 1;
+    }
+    int64_t now = kc_now_ms();
+    if (now - c->dr_last_pass >= 2000) changed = 1;
+    if (changed) c->dr_last_pass = now;
+    return changed;
+}
+
 static void step_downloads(simctl *c)
 {
     uint64_t rv;
@@ -1556,7 +1585,7 @@ static void tick(simctl *c)
         simstore_mutate(c->store, "backupstoragelocations", c->ns, "default", bsl_validated, ts);
         c->last_bsl = now;
     }
-    step_downloads(c);
+    if (downloads_changed(c)) step_downloads(c);
 }
 
 static void *thread_main(void *arg)
@@ -1712,6 +1741,7 @@ void simctl_stop(simctl *c)
     free(c->sched_next);
     for (int k = 0; k < 2; k++)
         if (c->adopt_w[k]) simstore_watch_close(c->adopt_w[k]);
+    if (c->dr_w) simstore_watch_close(c->dr_w);
     scenario_free(c->scn);
     free(c->base_url);
     free(c->ns);
