@@ -3,6 +3,7 @@
  * filter, selection that follows a run by name). No curses here: tests drive it by hand. */
 #include "app.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 #include "kubeclient/util.h"
 
 /* A chained hash index (kind, name) -> object: 10 000 runs and 50 000 volumes must not make
- * every event a linear search. */
+ * every event a linear search. The nodes are intrusive: each run and volume is one allocation
+ * holding its index node, its record and its name (model_run_block, model_vol_block), so 50 000
+ * volumes cost one malloc each here instead of three. */
 typedef struct model_node {
     struct model_node *next;
     uint32_t h;
@@ -40,17 +43,10 @@ static model_index *model_index_new(void)
     return ix;
 }
 
+/* The nodes belong to their objects' blocks: freed with them. */
 static void model_index_free(model_index *ix)
 {
     if (!ix) return;
-    for (size_t i = 0; i < ix->nb; i++) {
-        model_node *n = ix->b[i];
-        while (n) {
-            model_node *next = n->next;
-            free(n);
-            n = next;
-        }
-    }
     free(ix->b);
     free(ix);
 }
@@ -63,7 +59,7 @@ static void *model_index_get(const model_index *ix, int kind, const char *name)
     return NULL;
 }
 
-static void model_index_put(model_index *ix, int kind, const char *name, void *obj)
+static void model_index_put(model_index *ix, model_node *n, int kind, const char *name, void *obj)
 {
     if (ix->n >= ix->nb) {
         size_t nb = ix->nb * 2;
@@ -81,7 +77,6 @@ static void model_index_put(model_index *ix, int kind, const char *name, void *o
         ix->b = b;
         ix->nb = nb;
     }
-    model_node *n = xmalloc(sizeof(*n));
     n->h = model_hash(kind, name);
     n->kind = kind;
     n->name = name;
@@ -98,12 +93,26 @@ static void model_index_del(model_index *ix, int kind, const char *name)
         model_node *n = *pp;
         if (n->h == h && n->kind == kind && !strcmp(n->name, name)) {
             *pp = n->next;
-            free(n);
             ix->n--;
             return;
         }
     }
 }
+
+/* One allocation per run and per volume: index node, record, name. */
+typedef struct model_run_block {
+    model_node node;
+    model_run r;
+    char name[];
+} model_run_block;
+
+typedef struct model_vol_block {
+    model_node node;
+    model_volume v;
+    char name[];
+} model_vol_block;
+
+#define MODEL_BLOCK_OF(type, member, p) ((type *)(void *)((char *)(p)-offsetof(type, member)))
 
 static const est_opts model_items_opts = {60.0, 1.0};
 static const est_opts model_bytes_opts = {60.0, 10.0};
@@ -130,19 +139,17 @@ static void model_res_free(model_res *res, size_t n, const est *idle)
 static void model_run_free(model_run *r, const est *idle)
 {
     if (!r) return;
-    free(r->name);
     if (r->items != idle) est_free(r->items);
     model_res_free(r->res, r->n_res, idle);
     model_res_free(r->derived, r->n_derived, idle);
-    free(r);
+    free(MODEL_BLOCK_OF(model_run_block, r, r));
 }
 
 static void model_volume_free(model_volume *v, const est *idle)
 {
     if (!v) return;
-    free(v->name);
     if (v->bytes != idle) est_free(v->bytes);
-    free(v);
+    free(MODEL_BLOCK_OF(model_vol_block, v, v));
 }
 
 void model_free(model *m)
@@ -199,15 +206,17 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
             m->cap_runs = m->cap_runs ? m->cap_runs * 2 : 64;
             m->runs = xrealloc(m->runs, m->cap_runs * sizeof(*m->runs));
         }
-        mr = xcalloc(1, sizeof(*mr));
+        size_t nl = strlen(name) + 1;
+        model_run_block *blk = xcalloc(1, sizeof(*blk) + nl);
+        mr = &blk->r;
         mr->kind = r->kind;
-        mr->name = xstrdup(name);
+        mr->name = memcpy(blk->name, name, nl);
         /* first seen finished: no history is ever needed */
         mr->items = vl_phase_terminal(r->phase_id) ? m->idle_est : est_new(&model_items_opts);
         mr->attached = now;
         mr->pos = m->n_runs;
         m->runs[m->n_runs++] = mr;
-        model_index_put(m->run_index, (int)mr->kind, mr->name, mr);
+        model_index_put(m->run_index, &blk->node, (int)mr->kind, mr->name, mr);
         m->vols_dirty = 1;
     }
     mr->run = r;
@@ -260,13 +269,15 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
             m->cap_vols = m->cap_vols ? m->cap_vols * 2 : 64;
             m->vols = xrealloc(m->vols, m->cap_vols * sizeof(*m->vols));
         }
-        mv = xcalloc(1, sizeof(*mv));
+        size_t nl = strlen(name) + 1;
+        model_vol_block *blk = xmalloc(sizeof(*blk) + nl);
+        mv = &blk->v;
         mv->kind = v->kind;
-        mv->name = xstrdup(name);
+        mv->name = memcpy(blk->name, name, nl);
         mv->bytes = vl_phase_terminal(v->phase_id) ? m->idle_est : est_new(&model_bytes_opts);
         mv->pos = m->n_vols;
         m->vols[m->n_vols++] = mv;
-        model_index_put(m->vol_index, (int)mv->kind, mv->name, mv);
+        model_index_put(m->vol_index, &blk->node, (int)mv->kind, mv->name, mv);
     }
     mv->vol = v;
     double wall = kc_wall_now();

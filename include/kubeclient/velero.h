@@ -50,8 +50,10 @@ typedef enum {
 } vl_phase;
 
 vl_phase vl_phase_parse(const char *s); /* NULL or "" -> VL_PH_NEW */
-int vl_phase_terminal(vl_phase p);      /* Completed, PartiallyFailed, Failed, FailedValidation, Canceled */
-int vl_phase_active(vl_phase p);        /* running: InProgress .. Finalizing*, Accepted, Prepared, Canceling */
+int vl_phase_terminal(
+    vl_phase p); /* Completed, PartiallyFailed, Failed, FailedValidation, Canceled */
+int vl_phase_active(
+    vl_phase p); /* running: InProgress .. Finalizing*, Accepted, Prepared, Canceling */
 
 typedef struct vl_meta {
     char *name, *ns, *uid, *resource_version;
@@ -81,7 +83,7 @@ typedef struct vl_run {
     char *ttl;
     /* status */
     double started, completed, expiration;
-    int has_progress;       /* status.progress present */
+    int has_progress;                /* status.progress present */
     int64_t items_total, items_done; /* totalItems, itemsBackedUp / itemsRestored */
     int64_t errors, warnings;
     char *failure_reason;
@@ -93,27 +95,33 @@ typedef struct vl_run {
     int64_t snapshots_attempted, snapshots_completed;
     int64_t csi_snapshots_attempted, csi_snapshots_completed;
     char *format_version;
-    int has_resource_progress; /* status.resourceProgress present */
+    int has_resource_progress;  /* status.resourceProgress present */
     vl_res_progress *resources; /* in the order given */
     size_t n_resources;
 } vl_run;
 
-/* PodVolumeBackup / PodVolumeRestore / DataUpload / DataDownload. */
+/* What a volume keeps of its metadata. 50 000 volume objects are held at once, so a volume keeps
+ * no uid, resourceVersion, timestamps or labels (no screen or --once output shows them; the run's
+ * name is taken from its label into run_name). */
+typedef struct vl_volume_meta {
+    char *name, *ns;
+} vl_volume_meta;
+
+/* PodVolumeBackup / PodVolumeRestore / DataUpload / DataDownload: one allocation with its name
+ * (the other strings are shared through the pool). */
 typedef struct vl_volume {
-    vl_kind kind;
-    vl_meta meta;
-    char *run_name; /* label velero.io/backup-name or velero.io/restore-name */
-    char *node;     /* PVB spec.node; PVR/DU/DD status.node */
+    vl_volume_meta meta;
+    char *run_name;          /* label velero.io/backup-name or velero.io/restore-name */
+    char *node;              /* PVB spec.node; PVR/DU/DD status.node */
     char *pod_ns, *pod_name; /* PVB/PVR spec.pod; DU: sourceNamespace; DD: targetVolume.namespace */
-    char *volume;   /* PVB/PVR spec.volume; DU spec.sourcePVC; DD spec.targetVolume.pvc */
+    char *volume;            /* PVB/PVR spec.volume; DU spec.sourcePVC; DD spec.targetVolume.pvc */
     char *uploader; /* "kopia", "restic", or "data mover" for DU/DD (spec.datamover or "velero") */
     char *phase;
-    vl_phase phase_id;
-    int64_t bytes_total, bytes_done, incremental_bytes;
-    double started, completed, accepted;
     char *message;
-    char *snapshot_id;
-    char *storage_location;
+    int64_t bytes_total, bytes_done;
+    double started, completed;
+    vl_kind kind;
+    vl_phase phase_id;
 } vl_volume;
 
 typedef struct vl_download_request {
