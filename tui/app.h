@@ -29,7 +29,7 @@ typedef struct model_vol_sum {
 /* One PodVolumeBackup/Restore or DataUpload/Download, joined to its run by label. */
 typedef struct model_volume {
     vl_kind kind;
-    char *name;           /* owned copy of meta.name */
+    char *name;           /* vol->meta.name ("" if none): borrowed with vol, never freed */
     const vl_volume *vol; /* current decoded state; owned by the store (or the test) */
     est *bytes;           /* tracker of bytes_done */
     size_t pos;           /* private: index in model.vols */

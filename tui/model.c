@@ -12,21 +12,34 @@
 #include "kubeclient/util.h"
 
 /* A chained hash index (kind, name) -> object: 10 000 runs and 50 000 volumes must not make
- * every event a linear search. The nodes are intrusive: each run and volume is one allocation
- * holding its index node, its record and its name (model_run_block, model_vol_block), so 50 000
- * volumes cost one malloc each here instead of three. */
+ * every event a linear search. The nodes are intrusive: each run is one allocation holding its
+ * index node, its record and its name (model_run_block), each volume one holding its node and its
+ * record (model_vol_block; its name is its decoded state's), and a node keeps only its link and
+ * hash, the key being read from the record that follows it: 50 000 volumes cost 64 bytes and one
+ * malloc each here instead of ~130 bytes in three. */
 typedef struct model_node {
     struct model_node *next;
     uint32_t h;
-    int kind;
-    const char *name; /* the object's own name */
-    void *obj;
 } model_node;
 
 typedef struct model_index {
     model_node **b;
     size_t nb, n;
+    int runs; /* 1: the nodes are model_run_block's, 0: model_vol_block's */
 } model_index;
+
+typedef struct model_run_block {
+    model_node node;
+    model_run r;
+    char name[];
+} model_run_block;
+
+typedef struct model_vol_block {
+    model_node node;
+    model_volume v;
+} model_vol_block;
+
+#define MODEL_BLOCK_OF(type, member, p) ((type *)(void *)((char *)(p)-offsetof(type, member)))
 
 static uint32_t model_hash(int kind, const char *name)
 {
@@ -35,11 +48,12 @@ static uint32_t model_hash(int kind, const char *name)
     return h;
 }
 
-static model_index *model_index_new(void)
+static model_index *model_index_new(int runs)
 {
     model_index *ix = xcalloc(1, sizeof(*ix));
     ix->nb = 256;
     ix->b = xcalloc(ix->nb, sizeof(*ix->b));
+    ix->runs = runs;
     return ix;
 }
 
@@ -51,26 +65,38 @@ static void model_index_free(model_index *ix)
     free(ix);
 }
 
+/* The record after node n, and whether its key is (kind, name). */
+static void *model_node_obj(const model_index *ix, model_node *n, int kind, const char *name)
+{
+    if (ix->runs) {
+        model_run *r = &MODEL_BLOCK_OF(model_run_block, node, n)->r;
+        return (int)r->kind == kind && !strcmp(r->name, name) ? r : NULL;
+    }
+    model_volume *v = &MODEL_BLOCK_OF(model_vol_block, node, n)->v;
+    return (int)v->kind == kind && !strcmp(v->name, name) ? v : NULL;
+}
+
 static void *model_index_get(const model_index *ix, int kind, const char *name)
 {
     uint32_t h = model_hash(kind, name);
+    void *obj;
     for (model_node *n = ix->b[h & (ix->nb - 1)]; n; n = n->next)
-        if (n->h == h && n->kind == kind && !strcmp(n->name, name)) return n->obj;
+        if (n->h == h && (obj = model_node_obj(ix, n, kind, name))) return obj;
     return NULL;
 }
 
-static void model_index_put(model_index *ix, model_node *n, int kind, const char *name, void *obj)
+static void model_index_put(model_index *ix, model_node *n, int kind, const char *name)
 {
     if (ix->n >= ix->nb) {
         size_t nb = ix->nb * 2;
         model_node **b = xcalloc(nb, sizeof(*b));
         for (size_t i = 0; i < ix->nb; i++) {
-            model_node *n = ix->b[i];
-            while (n) {
-                model_node *next = n->next;
-                n->next = b[n->h & (nb - 1)];
-                b[n->h & (nb - 1)] = n;
-                n = next;
+            model_node *e = ix->b[i];
+            while (e) {
+                model_node *next = e->next;
+                e->next = b[e->h & (nb - 1)];
+                b[e->h & (nb - 1)] = e;
+                e = next;
             }
         }
         free(ix->b);
@@ -78,20 +104,16 @@ static void model_index_put(model_index *ix, model_node *n, int kind, const char
         ix->nb = nb;
     }
     n->h = model_hash(kind, name);
-    n->kind = kind;
-    n->name = name;
-    n->obj = obj;
     n->next = ix->b[n->h & (ix->nb - 1)];
     ix->b[n->h & (ix->nb - 1)] = n;
     ix->n++;
 }
 
-static void model_index_del(model_index *ix, int kind, const char *name)
+/* Unlinks node n (in the index). */
+static void model_index_del(model_index *ix, model_node *n)
 {
-    uint32_t h = model_hash(kind, name);
-    for (model_node **pp = &ix->b[h & (ix->nb - 1)]; *pp; pp = &(*pp)->next) {
-        model_node *n = *pp;
-        if (n->h == h && n->kind == kind && !strcmp(n->name, name)) {
+    for (model_node **pp = &ix->b[n->h & (ix->nb - 1)]; *pp; pp = &(*pp)->next) {
+        if (*pp == n) {
             *pp = n->next;
             ix->n--;
             return;
@@ -99,29 +121,14 @@ static void model_index_del(model_index *ix, int kind, const char *name)
     }
 }
 
-/* One allocation per run and per volume: index node, record, name. */
-typedef struct model_run_block {
-    model_node node;
-    model_run r;
-    char name[];
-} model_run_block;
-
-typedef struct model_vol_block {
-    model_node node;
-    model_volume v;
-    char name[];
-} model_vol_block;
-
-#define MODEL_BLOCK_OF(type, member, p) ((type *)(void *)((char *)(p)-offsetof(type, member)))
-
 static const est_opts model_items_opts = {60.0, 1.0};
 static const est_opts model_bytes_opts = {60.0, 10.0};
 
 model *model_new(void)
 {
     model *m = xcalloc(1, sizeof(model));
-    m->run_index = model_index_new();
-    m->vol_index = model_index_new();
+    m->run_index = model_index_new(1);
+    m->vol_index = model_index_new(0);
     m->idle_est = est_new(&model_items_opts);
     est_finish(m->idle_est, 0, 0); /* rate and ETA unknown (-1) */
     return m;
@@ -216,7 +223,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         mr->attached = now;
         mr->pos = m->n_runs;
         m->runs[m->n_runs++] = mr;
-        model_index_put(m->run_index, &blk->node, (int)mr->kind, mr->name, mr);
+        model_index_put(m->run_index, &blk->node, (int)mr->kind, mr->name);
         m->vols_dirty = 1;
     }
     mr->run = r;
@@ -251,7 +258,7 @@ void model_remove_run(model *m, vl_kind kind, const char *name)
     model_run *r = model_find_run(m, kind, name);
     if (!r) return;
     size_t i = r->pos;
-    model_index_del(m->run_index, (int)kind, r->name);
+    model_index_del(m->run_index, &MODEL_BLOCK_OF(model_run_block, r, r)->node);
     model_run_free(r, m->idle_est);
     m->runs[i] = m->runs[--m->n_runs];
     if (i < m->n_runs) m->runs[i]->pos = i;
@@ -269,17 +276,17 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
             m->cap_vols = m->cap_vols ? m->cap_vols * 2 : 64;
             m->vols = xrealloc(m->vols, m->cap_vols * sizeof(*m->vols));
         }
-        size_t nl = strlen(name) + 1;
-        model_vol_block *blk = xmalloc(sizeof(*blk) + nl);
+        model_vol_block *blk = xmalloc(sizeof(*blk));
         mv = &blk->v;
         mv->kind = v->kind;
-        mv->name = memcpy(blk->name, name, nl);
+        mv->name = (char *)name;
         mv->bytes = vl_phase_terminal(v->phase_id) ? m->idle_est : est_new(&model_bytes_opts);
         mv->pos = m->n_vols;
         m->vols[m->n_vols++] = mv;
-        model_index_put(m->vol_index, &blk->node, (int)mv->kind, mv->name, mv);
+        model_index_put(m->vol_index, &blk->node, (int)mv->kind, mv->name);
     }
     mv->vol = v;
+    mv->name = (char *)name; /* the same text, in the state that replaces the one it was in */
     double wall = kc_wall_now();
     if (mv->bytes == m->idle_est) {
         if (vl_phase_terminal(v->phase_id)) goto done;
@@ -305,7 +312,7 @@ void model_remove_volume(model *m, vl_kind kind, const char *name)
     model_volume *v = model_index_get(m->vol_index, (int)kind, name);
     if (!v) return;
     size_t i = v->pos;
-    model_index_del(m->vol_index, (int)kind, v->name);
+    model_index_del(m->vol_index, &MODEL_BLOCK_OF(model_vol_block, v, v)->node);
     model_volume_free(v, m->idle_est);
     m->vols[i] = m->vols[--m->n_vols];
     if (i < m->n_vols) m->vols[i]->pos = i;
