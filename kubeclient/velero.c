@@ -258,7 +258,8 @@ vl_phase vl_phase_parse(const char *s)
 {
     if (!s || !*s) return VL_PH_NEW;
     for (size_t i = 0; i < sizeof vl_phases / sizeof vl_phases[0]; i++)
-        if (strcmp(s, vl_phases[i].name) == 0) return vl_phases[i].id;
+        if (s[0] == vl_phases[i].name[0] && strcmp(s, vl_phases[i].name) == 0)
+            return vl_phases[i].id;
     return VL_PH_UNKNOWN;
 }
 

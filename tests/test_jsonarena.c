@@ -3,6 +3,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,39 @@ START_TEST(strings_with_every_escape)
 }
 END_TEST
 
+/* Strings are scanned eight bytes at a time: every length across a few words, with the closing
+ * quote, an escape or a raw UTF-8 byte at every offset, and texts cut at every byte (no read
+ * past the length, unterminated strings refused). */
+START_TEST(strings_at_every_offset_and_length)
+{
+    char body[64], text[160];
+    for (int len = 0; len <= 40; len++) {
+        for (int pos = 0; pos <= len; pos++) {
+            for (int variant = 0; variant < 4; variant++) {
+                memset(body, 'a' + len % 26, (size_t)len);
+                body[len] = '\0';
+                if (pos < len) {
+                    if (variant == 1) body[pos] = '\\'; /* followed by a letter: "\a" is bad */
+                    if (variant == 2) body[pos] = (char)0xe9;
+                    if (variant == 3) body[pos] = '"'; /* ends the string early: bad */
+                }
+                int n = snprintf(text, sizeof text, "{\"k%d\":\"%s\",\"x\":\"%s\\n\"}", pos, body,
+                                 variant ? "t" : body);
+                ck_assert_int_lt(n, (int)sizeof text);
+                check_text(text, (size_t)n);
+                /* cut: "{"kN":"<body>  and every shorter prefix */
+                for (int cut = n - 1; cut > n - 12 && cut > 0; cut--) check_text(text, (size_t)cut);
+            }
+        }
+        /* an escape at the end of each length: "aaa\n", "aaa\"" */
+        memset(body, 'q', (size_t)len);
+        int n = snprintf(text, sizeof text, "[\"%.*s\\n\",\"%.*s\\\"\"]", len, body, len, body);
+        check_text(text, (size_t)n);
+        for (int cut = 1; cut < n; cut++) check_text(text, (size_t)cut);
+    }
+}
+END_TEST
+
 START_TEST(malformed_text_is_refused)
 {
     const char *bad[] = {"",          "   ",       "{",         "[",         "{\"a\"}",
@@ -197,6 +231,7 @@ int main(void)
     tcase_add_test(tc, values_of_every_type);
     tcase_add_test(tc, numbers_as_cjson_reads_them);
     tcase_add_test(tc, strings_with_every_escape);
+    tcase_add_test(tc, strings_at_every_offset_and_length);
     tcase_add_test(tc, malformed_text_is_refused);
     tcase_add_test(tc, length_bounds_the_text);
     tcase_add_test(tc, nesting_is_bounded);
