@@ -11,8 +11,9 @@
 /* ---- string pool ----
  * Tens of thousands of objects repeat the same few strings (namespace, label keys, phase, node,
  * uploader, run name), so repeated strings are shared through a reference-counted pool instead of
- * one malloc each: that roughly halves the memory of a volume object. Unique strings (name, uid,
- * resourceVersion, snapshot ID) are plain xstrdup copies. The free functions give a string back
+ * one malloc each. Unique strings are copied into their object's own blocks (a volume's name
+ * into the volume's allocation; a run's name, uid and resourceVersion packed in one block, see
+ * vl_pack). The free functions give a string back
  * to the pool only when the pool owns that very pointer, so structs built by hand with xstrdup'd
  * strings are freed correctly. The pool is not thread-safe: decode on the loop's thread. Written
  * by hand because neither cJSON nor libc has a string interner. */
@@ -304,7 +305,7 @@ static char *vl_phase_text(const cJSON *status, vl_phase *id)
 
 /* ---- metadata ---- */
 
-/* The strings unique to one object (name, uid, resourceVersion and one more: a snapshot ID or a
+/* The strings unique to one object (name, uid, resourceVersion and one more: a
  * download URL) share one allocation, which saves ~50 bytes an object: each field after the
  * first points just past the previous one's NUL in the first one's block. */
 enum { VL_NPACK = 4 };
