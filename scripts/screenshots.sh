@@ -90,6 +90,19 @@ tmux -L "$SOCK" send-keys -t shots '?'
 wait_for 'Everywhere'
 shot help-120x40 120 40
 tmux -L "$SOCK" send-keys -t shots Escape
+wait_for '^Resources'
+tmux -L "$SOCK" send-keys -t shots v
+wait_for 'POD/VOLUME'
+sleep 1
+shot volumes-120x40 120 40
+tmux -L "$SOCK" send-keys -t shots Escape
+wait_for '^Resources'
+tmux -L "$SOCK" send-keys -t shots l
+wait_for 'LIVE log|stored log'
+sleep 2
+shot logs-120x40 120 40
+tmux -L "$SOCK" send-keys -t shots Escape
+wait_for '^Resources'
 resize 80 24
 wait_last 'prev/next run'
 wait_for '^Restore|^Backup'
@@ -98,6 +111,11 @@ tmux -L "$SOCK" send-keys -t shots Escape
 wait_last 'Enter:detail'
 wait_for 'NAME +PHASE'
 shot list-80x24 80 24
+tmux -L "$SOCK" send-keys -t shots '?'
+wait_for 'Everywhere'
+shot help-80x24 80 24
+tmux -L "$SOCK" send-keys -t shots Escape
+wait_for 'NAME +PHASE'
 resize 120 40
 wait_last 'Enter:detail'
 kill "$SIM_PID"
@@ -105,3 +123,7 @@ SIM_PID=""
 wait_for 'retrying'
 sleep 2
 shot disconnected-120x40 120 40
+resize 80 24
+wait_last 'Enter:detail'
+wait_for 'retrying'
+shot disconnected-80x24 80 24
