@@ -52,17 +52,18 @@ static void build_stream(int n, int objects)
     kc_buf b = {0};
     for (int i = 0; i < n; i++) {
         int k = i % objects;
-        kc_buf_printf(&b,
-                      "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"velero.io/v1\",\"kind\":"
-                      "\"PodVolumeBackup\",\"metadata\":{\"name\":\"nightly-20261130-%05d\","
-                      "\"namespace\":\"velero\",\"uid\":\"0c7a4e1e-%08d\",\"resourceVersion\":\"%d\","
-                      "\"labels\":{\"velero.io/backup-name\":\"nightly-20261130\","
-                      "\"velero.io/backup-uid\":\"5f1d\"}},\"spec\":{\"node\":\"worker-%d\","
-                      "\"pod\":{\"kind\":\"Pod\",\"namespace\":\"shop\",\"name\":\"db-%d\"},"
-                      "\"volume\":\"data\",\"uploaderType\":\"kopia\"},\"status\":{\"phase\":"
-                      "\"InProgress\",\"startTimestamp\":\"2026-11-30T10:00:00Z\",\"progress\":{"
-                      "\"totalBytes\":10737418240,\"bytesDone\":%d}}}}\n",
-                      k, k, i + 2, k % 8, k, i * 1000);
+        kc_buf_printf(
+            &b,
+            "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"velero.io/v1\",\"kind\":"
+            "\"PodVolumeBackup\",\"metadata\":{\"name\":\"nightly-20261130-%05d\","
+            "\"namespace\":\"velero\",\"uid\":\"0c7a4e1e-%08d\",\"resourceVersion\":\"%d\","
+            "\"labels\":{\"velero.io/backup-name\":\"nightly-20261130\","
+            "\"velero.io/backup-uid\":\"5f1d\"}},\"spec\":{\"node\":\"worker-%d\","
+            "\"pod\":{\"kind\":\"Pod\",\"namespace\":\"shop\",\"name\":\"db-%d\"},"
+            "\"volume\":\"data\",\"uploaderType\":\"kopia\"},\"status\":{\"phase\":"
+            "\"InProgress\",\"startTimestamp\":\"2026-11-30T10:00:00Z\",\"progress\":{"
+            "\"totalBytes\":10737418240,\"bytesDone\":%d}}}}\n",
+            k, k, i + 2, k % 8, k, i * 1000);
     }
     g_stream = b.data;
     g_stream_len = b.len;
@@ -84,8 +85,8 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 300000;
     int objects = 5000;
     build_stream(n, objects);
-    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
-                                            handler, NULL, MHD_OPTION_END);
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handler,
+                                            NULL, MHD_OPTION_END);
     if (!d) return 1;
     int port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
 
@@ -96,8 +97,8 @@ int main(int argc, char **argv)
     kc_client *c = kc_client_new(loop, &cfg, &err);
     kc_store *st = kc_store_new(vl_decode_pvb, vl_release_volume);
     kc_store_on_change(st, on_change, NULL);
-    kc_reflector_opts ro = {.api_path = "/apis/velero.io/v1", .resource = "podvolumebackups",
-                            .ns = "velero"};
+    kc_reflector_opts ro = {
+        .api_path = "/apis/velero.io/v1", .resource = "podvolumebackups", .ns = "velero"};
     kc_reflector *r = kc_reflector_new(c, &ro, st);
     int64_t t0 = kc_now_ms();
     kc_reflector_start(r);
