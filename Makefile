@@ -29,7 +29,7 @@ valgrind: build
 	sh scripts/valgrind.sh $(BUILD)
 
 format:
-	clang-format -i include/*/*.h kubeclient/*.[ch] tui/*.[ch] sim/*.[ch] tests/*.[ch] bench/*.c
+	clang-format -i include/*/*.h kubeclient/*.[ch] tui/*.[ch] sim/*.[ch] tests/*.[ch] bench/*.[ch]
 
 bench: build
 	sh bench/run.sh $(BUILD)
