@@ -502,9 +502,17 @@ void kc_client_describe_error(kc_client *c, long status, const char *body, CURLc
                            where);
             break;
         case CURLE_SSL_CACERT_BADFILE:
-            kc_err_set(
-                err, "the certificate authority data in the kubeconfig cannot be read as PEM (%s)",
-                where);
+            if (c && c->cfg->ca_data)
+                kc_err_set(err,
+                           "the certificate authority data in the kubeconfig cannot be read as "
+                           "PEM (%s)",
+                           where);
+            else /* no CA of our own: libcurl's system bundle is missing (no ca-certificates) */
+                kc_err_set(err,
+                           "the system's certificate authorities cannot be read (%s); install "
+                           "the ca-certificates package or set certificate-authority-data in "
+                           "the kubeconfig",
+                           where);
             break;
         case CURLE_SSL_CERTPROBLEM:
         case CURLE_SSL_CIPHER:

@@ -447,6 +447,9 @@ START_TEST(describe_error_for_tls_and_timeouts)
     ck_assert_str_eq(err.msg, "the server's certificate is not trusted by the configured "
                               "certificate authority, or does not match the host name "
                               "(https://10.0.0.1:6443)");
+    kc_client_describe_error(c, 0, NULL, CURLE_SSL_CACERT_BADFILE, "/api", &err);
+    ck_assert_str_eq(err.msg, "the certificate authority data in the kubeconfig cannot be read "
+                              "as PEM (https://10.0.0.1:6443)");
     kc_client_describe_error(c, 0, NULL, CURLE_OPERATION_TIMEDOUT, "/api", &err);
     ck_assert_str_eq(err.msg, "timed out waiting for https://10.0.0.1:6443");
     kc_client_describe_error(c, 0, NULL, CURLE_COULDNT_RESOLVE_HOST, "/api", &err);
@@ -462,6 +465,16 @@ START_TEST(describe_error_for_tls_and_timeouts)
     ck_assert_int_eq(err.code, 401);
     kc_client_free(c);
     kc_client_free(NULL);
+    /* no CA in the kubeconfig and no system bundle (a machine without ca-certificates) */
+    cfg.ca_data = NULL;
+    cfg.ca_len = 0;
+    c = kc_client_new(loop, &cfg, &err);
+    ck_assert_ptr_nonnull(c);
+    kc_client_describe_error(c, 0, NULL, CURLE_SSL_CACERT_BADFILE, "/api", &err);
+    ck_assert_str_eq(err.msg, "the system's certificate authorities cannot be read "
+                              "(https://10.0.0.1:6443); install the ca-certificates package or "
+                              "set certificate-authority-data in the kubeconfig");
+    kc_client_free(c);
     /* a server address that is not a URL */
     cfg.server = "10.0.0.1:6443";
     ck_assert_ptr_null(kc_client_new(loop, &cfg, &err));
