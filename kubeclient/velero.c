@@ -569,15 +569,18 @@ static const char *vl_label_text(const cJSON *v)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-enum { VM_NAME, VM_NS, VM_LABELS, VM_N };
-static const char *const vl_vm_keys[VM_N] = {"name", "namespace", "labels"};
+enum { VM_NAME, VM_NS, VM_LABELS, VM_CREATED, VM_N };
+static const char *const vl_vm_keys[VM_N] = {"name", "namespace", "labels",
+                                             "creationTimestamp"};
 enum { VS_NODE, VS_POD, VS_VOLUME, VS_UPLOADER, VS_SRC_NS, VS_SRC_PVC, VS_TARGET, VS_DM, VS_N };
 static const char *const vl_vs_keys[VS_N] = {
     "node",      "pod",          "volume",   "uploaderType", "sourceNamespace",
     "sourcePVC", "targetVolume", "datamover"};
-enum { VT_PHASE, VT_NODE, VT_PROGRESS, VT_START, VT_DONE, VT_MSG, VT_N };
-static const char *const vl_vt_keys[VT_N] = {
-    "phase", "node", "progress", "startTimestamp", "completionTimestamp", "message"};
+enum { VT_PHASE, VT_NODE, VT_PROGRESS, VT_START, VT_DONE, VT_MSG, VT_ACCEPTED, VT_N };
+static const char *const vl_vt_keys[VT_N] = {"phase",          "node",
+                                             "progress",       "startTimestamp",
+                                             "completionTimestamp", "message",
+                                             "acceptedTimestamp"};
 
 vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
 {
@@ -638,6 +641,11 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
     v->started = vl_ts(st[VT_START]);
     v->completed = vl_ts(st[VT_DONE]);
     v->message = vl_text_shared(st[VT_MSG]);
+    double created = vl_ts(md[VM_CREATED]), accepted = vl_ts(st[VT_ACCEPTED]);
+    v->waiting_since = v->phase_id == VL_PH_NEW ? created
+                       : v->phase_id == VL_PH_ACCEPTED || v->phase_id == VL_PH_PREPARED
+                           ? (accepted > 0 ? accepted : created)
+                           : v->started;
     return v;
 }
 
@@ -696,6 +704,7 @@ vl_schedule *vl_schedule_decode(const cJSON *obj)
     const char *phase = vl_cstr(st, "phase");
     s->phase = vl_intern(phase ? phase : "New");
     s->last_backup = vl_time(st, "lastBackup");
+    s->last_skipped = vl_time(st, "lastSkipped");
     s->storage_location = vl_shared(vl_get(spec, "template"), "storageLocation");
     return s;
 }

@@ -39,6 +39,8 @@ static const char usage[] =
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
     "  --no-resource-progress    omit status.resourceProgress, as stock Velero does\n"
+    "  --layout install|helm     the server and node-agent pods' labels: `velero install`'s\n"
+    "                            (deploy=velero; default) or the Helm chart's (name=velero)\n"
     "  --passive                 the controller does not run backups or restores created\n"
     "                            through the API (for API conformance tests)\n"
     "  --quiet                   no messages on stderr\n"
@@ -54,6 +56,7 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, 'l'},
         {"kubeconfig-out", required_argument, NULL, 'k'},
         {"scenario", required_argument, NULL, 's'},
+        {"layout", required_argument, NULL, 'L'},
         {"speed", required_argument, NULL, 'x'},
         {"seed", required_argument, NULL, 'r'},
         {"tls", no_argument, NULL, 't'},
@@ -127,6 +130,14 @@ int main(int argc, char **argv)
             break;
         case 'n':
             o.no_resource_progress = 1;
+            break;
+        case 'L':
+            if (strcmp(optarg, "install") && strcmp(optarg, "helm")) {
+                fprintf(stderr, "veltop-sim: bad --layout '%s': expected install or helm\n",
+                        optarg);
+                return 2;
+            }
+            o.helm = !strcmp(optarg, "helm");
             break;
         case 'P':
             o.passive = 1;

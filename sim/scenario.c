@@ -59,6 +59,19 @@ static void volume_copy(scn_volume *d, const scn_volume *s)
     d->fail_message = xstrdup(s->fail_message);
 }
 
+static int strv_has(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; s && i < n; i++)
+        if (!strcmp(v[i], s)) return 1;
+    return 0;
+}
+
+int scn_agent_ready(const scn_cluster *c, const char *node)
+{
+    return !strv_has(c->agents_missing, c->n_agents_missing, node) &&
+           !strv_has(c->agents_not_ready, c->n_agents_not_ready, node);
+}
+
 static void volume_clear(scn_volume *v)
 {
     free(v->pod);
@@ -116,6 +129,13 @@ void scenario_free(scenario *s)
         scn_run_clear(&s->schedules[i].tmpl);
     }
     free(s->schedules);
+    strv_free(s->cluster.nodes, s->cluster.n_nodes);
+    strv_free(s->cluster.agents_missing, s->cluster.n_agents_missing);
+    strv_free(s->cluster.agents_not_ready, s->cluster.n_agents_not_ready);
+    free(s->cluster.restart_reason);
+    free(s->cluster.bsl_phase);
+    free(s->cluster.bsl_message);
+    free(s->cluster.bsl_name);
     free(s);
 }
 
@@ -393,6 +413,16 @@ static int parse_volume(parse_ctx *p, yaml_node_t *n, scn_run *r)
             if (get_dur(p, v, k, &vol->stall_for)) return -1;
         } else if (!strcmp(k, "fail_after")) {
             if (get_frac(p, v, k, &vol->fail_after)) return -1;
+        } else if (!strcmp(k, "stuck_in")) {
+            const char *st = scalar(v);
+            if (st && !strcmp(st, "New"))
+                vol->stuck_in = SCN_STUCK_NEW;
+            else if (st && !strcmp(st, "Accepted"))
+                vol->stuck_in = SCN_STUCK_ACCEPTED;
+            else if (st && !strcmp(st, "Prepared"))
+                vol->stuck_in = SCN_STUCK_PREPARED;
+            else
+                return perr(p, v, "stuck_in: expected New, Accepted or Prepared");
         } else
             return perr(p, v, "volumes entry: unknown key '%s'", k);
     }
@@ -454,6 +484,10 @@ static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
             if (get_str(p, v, k, &r->backup)) return -1;
         } else if (!strcmp(k, "namespaces")) {
             if (get_strv(p, v, k, &r->namespaces, &r->n_namespaces)) return -1;
+        } else if (!strcmp(k, "queued")) {
+            if (get_bool(p, v, k, &r->queued)) return -1;
+        } else if (!strcmp(k, "hang")) {
+            if (get_bool(p, v, k, &r->hang)) return -1;
         } else if (!strcmp(k, "hooks")) {
             if (expect_map(p, v, "hooks")) return -1;
             const char *hk;
@@ -507,6 +541,8 @@ static int parse_schedule(parse_ctx *p, yaml_node_t *n, scenario *s)
             cron_node = v;
         } else if (k && !strcmp(k, "paused")) {
             if (get_bool(p, v, k, &sc->paused)) return -1;
+        } else if (k && !strcmp(k, "created")) {
+            if (get_dur(p, v, k, &sc->created)) return -1;
         } else if (k && !strcmp(k, "template")) {
             if (parse_run_fields(p, v, &sc->tmpl, 1)) return -1;
         } else
@@ -518,6 +554,77 @@ static int parse_schedule(parse_ctx *p, yaml_node_t *n, scenario *s)
     char cerr[200];
     if (scn_cron_parse(sc->cron, &c, cerr, sizeof cerr)) return perr(p, cron_node, "%s", cerr);
     sc->tmpl.schedule = xstrdup(sc->name);
+    return 0;
+}
+
+/* velero: {layout, restart_at, restart_reason, exit_code, down_for} */
+static int parse_velero(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
+{
+    if (expect_map(p, n, "velero")) return -1;
+    const char *k;
+    yaml_node_t *v;
+    FOR_PAIRS(p, n, k, v)
+    {
+        if (k && !strcmp(k, "layout")) {
+            const char *l = scalar(v);
+            if (!l || (strcmp(l, "install") && strcmp(l, "helm")))
+                return perr(p, v, "layout: expected install or helm");
+            c->helm = !strcmp(l, "helm");
+        } else if (k && !strcmp(k, "restart_at")) {
+            if (get_dur(p, v, k, &c->restart_at)) return -1;
+            c->has_restart = 1;
+        } else if (k && !strcmp(k, "restart_reason")) {
+            if (get_str(p, v, k, &c->restart_reason)) return -1;
+        } else if (k && !strcmp(k, "exit_code")) {
+            if (get_int(p, v, k, &c->restart_exit_code)) return -1;
+        } else if (k && !strcmp(k, "down_for")) {
+            if (get_dur(p, v, k, &c->down_for)) return -1;
+        } else
+            return perr(p, v, "velero: unknown key '%s'", k ? k : "?");
+    }
+    return 0;
+}
+
+/* node_agents: {missing: [...], not_ready: [...]} */
+static int parse_agents(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
+{
+    if (expect_map(p, n, "node_agents")) return -1;
+    const char *k;
+    yaml_node_t *v;
+    FOR_PAIRS(p, n, k, v)
+    {
+        if (k && !strcmp(k, "missing")) {
+            if (get_strv(p, v, k, &c->agents_missing, &c->n_agents_missing)) return -1;
+        } else if (k && !strcmp(k, "not_ready")) {
+            if (get_strv(p, v, k, &c->agents_not_ready, &c->n_agents_not_ready)) return -1;
+        } else
+            return perr(p, v, "node_agents: unknown key '%s'", k ? k : "?");
+    }
+    return 0;
+}
+
+/* storage_location: {phase, message, at} for the default BSL */
+static int parse_bsl(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
+{
+    if (expect_map(p, n, "storage_location")) return -1;
+    const char *k;
+    yaml_node_t *v;
+    FOR_PAIRS(p, n, k, v)
+    {
+        if (k && !strcmp(k, "phase")) {
+            const char *ph = scalar(v);
+            if (!ph || (strcmp(ph, "Available") && strcmp(ph, "Unavailable")))
+                return perr(p, v, "phase: expected Available or Unavailable");
+            if (get_str(p, v, k, &c->bsl_phase)) return -1;
+        } else if (k && !strcmp(k, "message")) {
+            if (get_str(p, v, k, &c->bsl_message)) return -1;
+        } else if (k && !strcmp(k, "at")) {
+            if (get_dur(p, v, k, &c->bsl_at)) return -1;
+        } else if (k && !strcmp(k, "name")) {
+            if (get_str(p, v, k, &c->bsl_name)) return -1;
+        } else
+            return perr(p, v, "storage_location: unknown key '%s'", k ? k : "?");
+    }
     return 0;
 }
 
@@ -537,6 +644,14 @@ static int parse_root(parse_ctx *p, yaml_node_t *root, scenario *s)
             s->has_epoch = 1;
         } else if (!strcmp(k, "namespaces")) {
             if (get_strv(p, v, k, &s->namespaces, &s->n_namespaces)) return -1;
+        } else if (!strcmp(k, "velero")) {
+            if (parse_velero(p, v, &s->cluster)) return -1;
+        } else if (!strcmp(k, "nodes")) {
+            if (get_strv(p, v, k, &s->cluster.nodes, &s->cluster.n_nodes)) return -1;
+        } else if (!strcmp(k, "node_agents")) {
+            if (parse_agents(p, v, &s->cluster)) return -1;
+        } else if (!strcmp(k, "storage_location")) {
+            if (parse_bsl(p, v, &s->cluster)) return -1;
         } else if (!strcmp(k, "runs")) {
             if (v->type != YAML_SEQUENCE_NODE) return perr(p, v, "runs: expected a list");
             for (yaml_node_item_t *it = v->data.sequence.items.start;

@@ -30,7 +30,10 @@ typedef struct scn_volume {
     double stall_for;        /* seconds; 0 = for good */
     double fail_after;       /* fraction; < 0 = never */
     char *fail_message;
+    int stuck_in; /* SCN_STUCK_*: stays in that phase for good (no node-agent, stuck exposer) */
 } scn_volume;
+
+enum { SCN_STUCK_NONE, SCN_STUCK_NEW, SCN_STUCK_ACCEPTED, SCN_STUCK_PREPARED };
 
 typedef struct scn_run {
     scn_kind kind;
@@ -52,14 +55,39 @@ typedef struct scn_run {
     size_t n_resources;
     scn_volume *volumes;
     size_t n_volumes;
+    int queued; /* backups: stays Queued for good, behind the runs in progress */
+    int hang;   /* stays in its phase for good once all items and volumes are done */
 } scn_run;
 
 typedef struct scn_schedule {
     char *name;
     char *cron;
     int paused;
+    double created; /* creationTimestamp offset from the sim's start (default 0) */
     scn_run tmpl; /* kind backup; name/start unused */
 } scn_schedule;
+
+/* The cluster around Velero (sim/simpods.c): install layout, node-agents, a server restart, the
+ * storage location's phase. */
+typedef struct scn_cluster {
+    int helm;                  /* 1: the Helm chart's pod labels, 0: `velero install`'s */
+    char **nodes;              /* a node-agent pod per node; NULL = worker-1..3 */
+    size_t n_nodes;
+    char **agents_missing;     /* nodes without a node-agent pod */
+    size_t n_agents_missing;
+    char **agents_not_ready;   /* nodes whose node-agent is not ready */
+    size_t n_agents_not_ready;
+    int has_restart;           /* the server container restarts at restart_at */
+    double restart_at, down_for; /* offset; seconds not ready after it */
+    char *restart_reason;      /* default OOMKilled */
+    int restart_exit_code;     /* default 137 */
+    char *bsl_phase, *bsl_message; /* the default BSL's phase from bsl_at on (NULL: Available) */
+    char *bsl_name;                /* that BSL (NULL: "default"; another name is created) */
+    double bsl_at;
+} scn_cluster;
+
+/* 1 when node has a ready node-agent in this scenario. */
+int scn_agent_ready(const scn_cluster *c, const char *node);
 
 typedef struct scenario {
     int has_epoch;
@@ -70,6 +98,7 @@ typedef struct scenario {
     size_t n_runs;
     scn_schedule *schedules;
     size_t n_schedules;
+    scn_cluster cluster;
 } scenario;
 
 /* Loads "demo", "empty" or a YAML file. NULL with err ("file:line: message") on failure. */

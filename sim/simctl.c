@@ -7,6 +7,7 @@
  * simulated time and writes only what changed. Item values sit on a 1 s grid and byte values on a
  * 10 s grid from their start, as Velero's tickers produce them. */
 #include "simctl.h"
+#include "simpods.h"
 
 #include <math.h>
 #include <openssl/sha.h>
@@ -168,6 +169,7 @@ typedef struct run {
     size_t nmsgs;
     int exists, finished, gone;
     cJSON *last;
+    int queue_pos; /* sr.queued: the queuePosition it keeps */
 } run;
 
 struct simctl {
@@ -197,6 +199,7 @@ struct simctl {
         double expires; /* wall clock */
     } * tokens;
     size_t ntokens;
+    simpods *pods; /* server, node-agent and data-mover pods (simpods.c) */
 };
 
 static uint64_t rng_next(uint64_t *st)
@@ -386,6 +389,15 @@ static void plan_volumes(simctl *c, run *r, double t_pods)
         v->fails = fail_at < size;
         v->t_end = v->t_start + end_bytes / rate + stall_len;
         v->t_cancel = INFINITY;
+        /* nobody accepts a pod volume on a node without a ready node-agent */
+        int stuck = sv->stuck_in;
+        if (!stuck && sv->uploader != SCN_DATAMOVER && !scn_agent_ready(&c->scn->cluster, v->node))
+            stuck = SCN_STUCK_NEW;
+        if (stuck) {
+            if (stuck <= SCN_STUCK_NEW) v->t_accept = INFINITY;
+            if (stuck <= SCN_STUCK_ACCEPTED) v->t_prepare = INFINITY;
+            v->t_start = v->t_end = INFINITY;
+        }
     }
 }
 
@@ -417,7 +429,7 @@ static void plan_run(simctl *c, run *r)
     }
     r->uid = rng_uuid(&c->rng);
     r->t0 = c->epoch + s->start;
-    r->t_start = r->t0 + (r->is_restore ? 1.0 : 1.5);
+    r->t_start = s->queued && !r->is_restore ? INFINITY : r->t0 + (r->is_restore ? 1.0 : 1.5);
     r->t_items0 = r->t_start + 0.5;
     r->nres = s->n_resources;
     r->res = r->nres ? xcalloc(r->nres, sizeof *r->res) : NULL;
@@ -764,7 +776,7 @@ static const char *run_phase(const run *r, double t)
 {
     if (!r->is_restore) {
         if (t < r->t0 + 0.5) return "New";
-        if (t < r->t0 + 1.0) return "Queued";
+        if (t < r->t0 + 1.0 || r->sr.queued) return "Queued";
         if (t < r->t_start) return "ReadyToStart";
     } else if (t < r->t_start) {
         return "New";
@@ -792,7 +804,8 @@ static cJSON *run_status(const simctl *c, const run *r, double t)
     cJSON *st = cJSON_CreateObject();
     const char *phase = run_phase(r, t);
     cJSON_AddStringToObject(st, "phase", phase);
-    if (!strcmp(phase, "Queued")) cJSON_AddNumberToObject(st, "queuePosition", 1);
+    if (!strcmp(phase, "Queued"))
+        cJSON_AddNumberToObject(st, "queuePosition", r->queue_pos ? r->queue_pos : 1);
     if (t < r->t_start) return st;
     if (!r->is_restore) {
         cJSON_AddNumberToObject(st, "version", 1);
@@ -1238,11 +1251,52 @@ static run *find_run(simctl *c, int restore, const char *name)
     return NULL;
 }
 
+/* Velero's server restarted while r was InProgress (the scenario's velero.restart_at): it logs
+ * nothing more, and when it is back (down_for later) it marks the run Failed and cancels its
+ * unfinished volumes (pkg/cmd/server/server.go). */
+static void orphan_on_restart(simctl *c, run *r)
+{
+    const scn_cluster *cl = &c->scn->cluster;
+    if (!cl->has_restart) return;
+    double t = c->epoch + cl->restart_at, back = t + cl->down_for;
+    if (!(r->t_start <= t && t < r->t_pass_end)) return;
+    int done = items_at(r, t);
+    r->fail_item = done > 0 ? done : 0;
+    r->t_fail = r->t_pass_end = r->t_ops_seen = r->t_final = back;
+    r->final_phase = "Failed";
+    r->errors = 0;
+    free(r->sr.failure_reason);
+    r->sr.failure_reason =
+        xstrdup(r->is_restore
+                    ? "found a restore with status \"InProgress\" during the server starting, "
+                      "mark it as \"Failed\""
+                    : "found a backup with status \"InProgress\" during the server starting, "
+                      "mark it as \"Failed\"");
+    for (size_t i = 0; i < r->nvols; i++)
+        if (!vol_terminal_at(&r->vols[i], t)) r->vols[i].t_cancel = back;
+    size_t keep = 0;
+    while (keep < r->nlines && r->lines[keep].t <= t) keep++;
+    for (size_t i = keep; i < r->nlines; i++) free(r->lines[i].text);
+    r->nlines = keep;
+}
+
 static void add_run(simctl *c, const scn_run *src)
 {
     run *r = xcalloc(1, sizeof *r);
     scn_run_copy(&r->sr, src);
     plan_run(c, r);
+    if (r->sr.hang) { /* the end of the item pass never comes, nor its log lines */
+        size_t keep = 0;
+        while (keep < r->nlines && r->lines[keep].t < r->t_pass_end) keep++;
+        for (size_t i = keep; i < r->nlines; i++) free(r->lines[i].text);
+        r->nlines = keep;
+        r->t_pass_end = r->t_ops_seen = r->t_final = INFINITY;
+    }
+    orphan_on_restart(c, r);
+    if (r->sr.queued && !r->is_restore) {
+        r->queue_pos = 1;
+        for (size_t i = 0; i < c->nruns; i++) r->queue_pos += c->runs[i]->sr.queued;
+    }
     if (r->is_restore && r->sr.backup) {
         run *b = find_run(c, 0, r->sr.backup);
         if (b && b->sr.schedule) r->backup_schedule = xstrdup(b->sr.schedule);
@@ -1314,6 +1368,11 @@ static void step_run(simctl *c, run *r, double now, line_batch *lines, double po
         } else {
             write_status(c, vp, v->name, &v->last, vol_status(r, v, now), &v->gone);
         }
+        if (v->sv->uploader == SCN_DATAMOVER && v->last)
+            simpods_mover(c->pods, r->is_restore ? "velero.io/data-download" : "velero.io/data-upload",
+                          v->name,
+                          cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v->last, "phase")),
+                          v->node, now);
         if (vol_terminal_at(v, now) && v->real_state != 1) v->done = 1;
     }
     while (r->emitted < r->nlines && r->lines[r->emitted].t <= now) {
@@ -1586,6 +1645,7 @@ static void tick(simctl *c)
         c->last_bsl = now;
     }
     if (downloads_changed(c)) step_downloads(c);
+    simpods_tick(c->pods, now);
 }
 
 static void *thread_main(void *arg)
@@ -1635,28 +1695,10 @@ static void create_static(simctl *c)
         free(store_create(c, "backupstoragelocations", o));
     }
     cJSON_Delete(got);
-    got = simstore_get(c->store, "pods", c->ns, c->pod);
-    if (!got) {
-        cJSON *o = new_object("v1", "Pod", c->ns, c->pod, now - POD_LOG_WINDOW);
-        cJSON *l = labels_of(o);
-        cJSON_AddStringToObject(l, "component", "velero");
-        cJSON_AddStringToObject(l, "deploy", "velero");
-        cJSON *spec = cJSON_AddObjectToObject(o, "spec");
-        cJSON *ctrs = cJSON_AddArrayToObject(spec, "containers");
-        cJSON *ctr = cJSON_CreateObject();
-        cJSON_AddStringToObject(ctr, "name", "velero");
-        cJSON_AddStringToObject(ctr, "image", "velero/velero:v1.18.2");
-        cJSON_AddItemToArray(ctrs, ctr);
-        cJSON_AddStringToObject(spec, "nodeName", "worker-1");
-        cJSON *st = cJSON_AddObjectToObject(o, "status");
-        cJSON_AddStringToObject(st, "phase", "Running");
-        add_time(st, "startTime", now - POD_LOG_WINDOW);
-        free(store_create(c, "pods", o));
-    }
-    cJSON_Delete(got);
+    simpods_create(c->pods, now);
     for (size_t i = 0; i < c->scn->n_schedules; i++) {
         scn_schedule *sc = &c->scn->schedules[i];
-        cJSON *o = new_object("velero.io/v1", "Schedule", c->ns, sc->name, now - 86400 * 30);
+        cJSON *o = new_object("velero.io/v1", "Schedule", c->ns, sc->name, now + sc->created);
         cJSON *spec = cJSON_AddObjectToObject(o, "spec");
         cJSON_AddStringToObject(spec, "schedule", sc->cron);
         cJSON_AddBoolToObject(spec, "paused", sc->paused);
@@ -1690,6 +1732,7 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
     c->opts.restic = NULL;
     c->scn = scn;
     c->epoch = scn->has_epoch ? scn->epoch : floor(kc_wall_now());
+    c->pods = simpods_new(store, c->ns, c->pod, &scn->cluster, opts->helm, c->epoch);
     c->t0_ms = kc_now_ms();
     c->rng = 0x76656c65726fULL ^ ((uint64_t)opts->seed * 0x9e3779b97f4a7c15ULL);
     c->tokrng = (uint64_t)kc_now_ms() ^ ((uint64_t)(uintptr_t)c << 16) ^ (uint64_t)kc_wall_now();
@@ -1742,6 +1785,7 @@ void simctl_stop(simctl *c)
     for (int k = 0; k < 2; k++)
         if (c->adopt_w[k]) simstore_watch_close(c->adopt_w[k]);
     if (c->dr_w) simstore_watch_close(c->dr_w);
+    simpods_free(c->pods);
     scenario_free(c->scn);
     free(c->base_url);
     free(c->ns);

@@ -16,6 +16,7 @@ typedef struct simctl_opts {
     const char *ns;       /* Velero namespace, "velero" */
     int quiet;
     const char *restic; /* (h5) restic binary for restic-real volumes; NULL = "restic" in PATH */
+    int helm; /* the Helm chart's pod labels instead of `velero install`'s (--layout helm) */
 } simctl_opts;
 
 /* Loads the scenario and starts the controller thread. NULL with err on a bad scenario. */

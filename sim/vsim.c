@@ -190,6 +190,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .base_url = v->url,
         .ns = "velero",
         .quiet = opts->quiet,
+        .helm = opts->helm,
     };
     simctl *c = simctl_start(v->store, &co, err, errlen);
     if (!c) goto fail;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/pod.h"
 #include "kubeclient/util.h"
 
 typedef struct app_res_def {
@@ -25,6 +26,9 @@ static const app_res_def app_defs[APP_NREFL] = {
     [APP_R_SCHEDULES] = {"/apis/velero.io/v1", "schedules", vl_decode_schedule,
                          vl_release_schedule},
     [APP_R_BSLS] = {"/apis/velero.io/v1", "backupstoragelocations", vl_decode_bsl, vl_release_bsl},
+    [APP_R_VSLS] = {"/apis/velero.io/v1", "volumesnapshotlocations", vl_decode_bsl,
+                    vl_release_bsl},
+    [APP_R_PODS] = {"/api/v1", "pods", kc_pod_decode_any, kc_pod_release},
 };
 
 /* The (app, which store) pair a store callback gets. */
@@ -138,11 +142,20 @@ void app_free(app *a)
     free(a);
 }
 
+/* Schedules, locations and pods only add to the picture: when they cannot be read (absent, or
+ * not allowed to this user) the runs are still live. */
+static int app_optional_down(int i, const kc_refl_status *st)
+{
+    return i >= APP_R_SCHEDULES &&
+           (st->state == KC_REFL_FAILED || (st->state == KC_REFL_RETRYING && !st->synced &&
+                                            (st->last_status == 403 || st->last_status == 401)));
+}
+
 int app_synced(const app *a)
 {
     for (int i = 0; i < APP_NREFL; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        if (!st->synced && st->state != KC_REFL_FAILED) return 0;
+        if (!st->synced && st->state != KC_REFL_FAILED && !app_optional_down(i, st)) return 0;
     }
     return 1;
 }
@@ -163,7 +176,7 @@ void app_connection(const app *a, double now, app_conn *out)
     for (int i = 0; i < APP_NREFL; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
         /* schedules and BSLs are not essential for the lamp when they fail for good */
-        if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
+        if (app_optional_down(i, st)) continue;
         if (st->state != KC_REFL_LIVE) live = 0;
         if (st->state == KC_REFL_RETRYING) {
             out->retrying = 1;

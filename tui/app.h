@@ -130,6 +130,8 @@ enum {
     APP_R_DDS,
     APP_R_SCHEDULES,
     APP_R_BSLS,
+    APP_R_VSLS, /* volumesnapshotlocations (decoded as vl_bsl: provider, phase) */
+    APP_R_PODS, /* pods of the Velero namespace (kubeclient/pod.h): server and node-agents */
     APP_NREFL
 };
 

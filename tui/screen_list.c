@@ -156,6 +156,7 @@ static const ui_key list_keys[] = {
     {'v', "v", "volumes of the selected run", drill_open_volumes},
     {'l', "l", "logs of the selected run (live while in progress)", drill_open_logs},
     {'r', "r", "results of the selected run: errors and warnings", drill_open_results},
+    {'H', "H", "health: schedules, locations, server, node-agents", screen_health_open},
     {0, NULL, NULL, NULL},
 };
 
@@ -327,18 +328,18 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     list_state *st = list_of(s);
     view *v = ui_view(u);
     int wd[C_N], xp[C_N];
-    int y = 0;
+    int y = screen_health_summary(u, w, 0, cols);
     if (st->follow) {
         view_follow(v);
         list_sync_current(u);
     }
     if (st->prompting || v->filter[0]) {
-        int x = w_print(w, 0, 0, cols, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
-        x += w_text(w, 0, x, cols - x - 30, v->filter, A_BOLD);
-        if (st->prompting) w_print(w, 0, x, 1, A_REVERSE, " ");
-        w_print(w, 0, cols - 28, 28, A_DIM, "%zu of %zu runs%s", v->n_rows, ui_model(u)->n_runs,
+        int x = w_print(w, y, 0, cols, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
+        x += w_text(w, y, x, cols - x - 30, v->filter, A_BOLD);
+        if (st->prompting) w_print(w, y, x, 1, A_REVERSE, " ");
+        w_print(w, y, cols - 28, 28, A_DIM, "%zu of %zu runs%s", v->n_rows, ui_model(u)->n_runs,
                 st->prompting ? "" : "  Esc clears");
-        y = 1;
+        y++;
     }
     list_layout(cols, wd, xp);
     for (int i = 0; i < C_N; i++)

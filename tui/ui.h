@@ -88,6 +88,10 @@ ui_screen *screen_list_new(void);
 ui_screen *screen_detail_new(vl_kind kind, const char *name);
 ui_screen *screen_help_new(void);
 void screen_help_set(ui_screen *help, const ui_screen *from); /* shows from's keys */
+ui_screen *screen_health_new(void);
+int screen_health_open(ui *u, ui_screen *s); /* key action: pushes the health screen */
+/* Draws the one-line health summary at line y of w; returns the next free line. */
+int screen_health_summary(ui *u, WINDOW *w, int y, int cols);
 
 /* The global key table (q, ?, Ctrl-L) for the help screen. */
 extern const ui_key ui_global_keys[];

@@ -120,6 +120,9 @@ typedef struct vl_volume {
     char *message;
     int64_t bytes_total, bytes_done;
     double started, completed;
+    /* Since when it waits: creationTimestamp while New, status.acceptedTimestamp (v1.16+; else
+     * creation) while Accepted or Prepared, else startTimestamp. One field: 50 000 of these. */
+    double waiting_since;
     vl_kind kind;
     vl_phase phase_id;
 } vl_volume;
@@ -139,6 +142,7 @@ typedef struct vl_schedule {
     int paused;
     char *phase;
     double last_backup;
+    double last_skipped; /* status.lastSkipped (skipImmediately) */
     char *storage_location;
 } vl_schedule;
 

@@ -1,0 +1,186 @@
+/* pod.c: decodes core/v1 Pods of the Velero namespace into kc_pod (readiness, restarts and their
+ * reason, image version) and tells the Velero server and node-agent pods apart by their labels
+ * (velero install: deploy=velero / component=velero; Helm: name=velero,
+ * app.kubernetes.io/name=velero; node-agents: name=node-agent, role=node-agent). */
+#include "kubeclient/pod.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/util.h"
+
+static const cJSON *pod_get(const cJSON *o, const char *key)
+{
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+static const char *pod_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = pod_get(o, key);
+    return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
+}
+
+static const cJSON *pod_array(const cJSON *a)
+{
+    return cJSON_IsArray(a) ? a : NULL;
+}
+
+static double pod_time(const cJSON *o, const char *key)
+{
+    double t;
+    const char *s = pod_str(o, key);
+    return s && kc_parse_time(s, &t) == 0 ? t : 0;
+}
+
+const char *kc_pod_label(const kc_pod *p, const char *key)
+{
+    for (size_t i = 0; p && i < p->nlabels; i++)
+        if (!strcmp(p->label_keys[i], key)) return p->label_values[i];
+    return NULL;
+}
+
+static int pod_label_is(const kc_pod *p, const char *key, const char *value)
+{
+    const char *v = kc_pod_label(p, key);
+    return v && !strcmp(v, value);
+}
+
+static kc_pod_role pod_role(const kc_pod *p)
+{
+    if (pod_label_is(p, "name", "node-agent") || pod_label_is(p, "role", "node-agent"))
+        return KC_POD_NODE_AGENT;
+    /* data-mover and pod-volume hosting pods carry velero.io/data-upload=... and the like */
+    static const char *const movers[] = {"velero.io/data-upload", "velero.io/data-download",
+                                         "velero.io/pod-volume-backup",
+                                         "velero.io/pod-volume-restore"};
+    for (size_t i = 0; i < sizeof movers / sizeof movers[0]; i++)
+        if (kc_pod_label(p, movers[i])) return KC_POD_OTHER;
+    if (pod_label_is(p, "deploy", "velero") || pod_label_is(p, "name", "velero") ||
+        pod_label_is(p, "app.kubernetes.io/name", "velero"))
+        return KC_POD_SERVER;
+    return KC_POD_OTHER;
+}
+
+/* "velero/velero:v1.18.1" -> "v1.18.1"; a digest-only or untagged image has none. */
+static char *pod_version(const char *image)
+{
+    if (!image) return NULL;
+    const char *at = strchr(image, '@');
+    size_t len = at ? (size_t)(at - image) : strlen(image);
+    const char *slash = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (image[i] == '/') slash = image + i;
+    const char *from = slash ? slash + 1 : image;
+    const char *colon = memchr(from, ':', len - (size_t)(from - image));
+    if (!colon || colon + 1 >= image + len) return NULL;
+    return xstrndup(colon + 1, (size_t)(image + len - colon - 1));
+}
+
+kc_pod *kc_pod_decode(const cJSON *obj)
+{
+    if (!cJSON_IsObject(obj)) return NULL;
+    kc_pod *p = xcalloc(1, sizeof *p);
+    const cJSON *md = pod_get(obj, "metadata"), *spec = pod_get(obj, "spec"),
+                *st = pod_get(obj, "status");
+    p->name = xstrdup(pod_str(md, "name"));
+    p->ns = xstrdup(pod_str(md, "namespace"));
+    p->created = pod_time(md, "creationTimestamp");
+    p->deleted = pod_time(md, "deletionTimestamp");
+    const cJSON *labels = pod_get(md, "labels");
+    int nl = cJSON_IsObject(labels) ? cJSON_GetArraySize(labels) : 0;
+    if (nl > 0) {
+        p->label_keys = xcalloc((size_t)nl, sizeof(char *));
+        p->label_values = xcalloc((size_t)nl, sizeof(char *));
+        const cJSON *l;
+        cJSON_ArrayForEach(l, labels)
+        {
+            if (!cJSON_IsString(l) || !l->string) continue;
+            p->label_keys[p->nlabels] = xstrdup(l->string);
+            p->label_values[p->nlabels++] = xstrdup(l->valuestring);
+        }
+    }
+    p->node = xstrdup(pod_str(spec, "nodeName"));
+    const cJSON *ctrs = pod_get(spec, "containers"), *c;
+    const char *image = NULL;
+    cJSON_ArrayForEach(c, pod_array(ctrs))
+    {
+        const char *img = pod_str(c, "image"), *name = pod_str(c, "name");
+        if (!image || (name && !strcmp(name, "velero") && img)) image = img;
+    }
+    p->image = xstrdup(image);
+    p->version = pod_version(image);
+    p->phase = xstrdup(pod_str(st, "phase"));
+    p->started = pod_time(st, "startTime");
+    const cJSON *conds = pod_get(st, "conditions");
+    cJSON_ArrayForEach(c, pod_array(conds))
+    {
+        const char *type = pod_str(c, "type"), *status = pod_str(c, "status");
+        if (type && status && !strcmp(type, "Ready")) p->ready = !strcmp(status, "True");
+    }
+    const cJSON *css = pod_get(st, "containerStatuses");
+    cJSON_ArrayForEach(c, pod_array(css))
+    {
+        const cJSON *rc = pod_get(c, "restartCount");
+        if (cJSON_IsNumber(rc) && rc->valuedouble > 0 && rc->valuedouble < 1e9)
+            p->restarts += (int)rc->valuedouble;
+        const cJSON *term = pod_get(pod_get(c, "lastState"), "terminated");
+        double fin = pod_time(term, "finishedAt");
+        if (term && fin >= p->last_restart) {
+            p->last_restart = fin;
+            free(p->last_reason);
+            p->last_reason = xstrdup(pod_str(term, "reason"));
+            const cJSON *ec = pod_get(term, "exitCode");
+            p->last_exit_code = cJSON_IsNumber(ec) ? (int)ec->valuedouble : 0;
+        }
+        const char *wr = pod_str(pod_get(pod_get(c, "state"), "waiting"), "reason");
+        if (wr && !p->waiting_reason) p->waiting_reason = xstrdup(wr);
+    }
+    p->role = pod_role(p);
+    return p;
+}
+
+void kc_pod_free(kc_pod *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->nlabels; i++) {
+        free(p->label_keys[i]);
+        free(p->label_values[i]);
+    }
+    free(p->label_keys);
+    free(p->label_values);
+    free(p->name);
+    free(p->ns);
+    free(p->node);
+    free(p->phase);
+    free(p->image);
+    free(p->version);
+    free(p->last_reason);
+    free(p->waiting_reason);
+    free(p);
+}
+
+void *kc_pod_decode_any(const cJSON *obj)
+{
+    return kc_pod_decode(obj);
+}
+
+void kc_pod_release(void *p)
+{
+    kc_pod_free(p);
+}
+
+const kc_pod *kc_pod_pick_server(const kc_pod *const *pods, size_t n)
+{
+    const kc_pod *best = NULL;
+    int best_ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        const kc_pod *p = pods[i];
+        if (!p || p->role != KC_POD_SERVER) continue;
+        int ok = p->ready && p->phase && !strcmp(p->phase, "Running") && !p->deleted;
+        if (!best || ok > best_ok || (ok == best_ok && p->created > best->created)) {
+            best = p;
+            best_ok = ok;
+        }
+    }
+    return best;
+}

@@ -1,0 +1,218 @@
+/* test_health.c: pods are told apart by their labels (velero install, Helm, node-agents,
+ * data movers), restarts keep their reason and time, and the health picture flags an overdue
+ * schedule, an Unavailable location, a restarted server and a node-agent that is not ready. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health.h"
+#include "kubeclient/pod.h"
+#include "kubeclient/util.h"
+
+static kc_pod *pod(const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(o);
+    kc_pod *p = kc_pod_decode(o);
+    cJSON_Delete(o);
+    return p;
+}
+
+START_TEST(pods_are_told_apart_by_labels)
+{
+    static const struct {
+        const char *labels;
+        kc_pod_role role;
+    } cases[] = {
+        {"{\"deploy\":\"velero\",\"component\":\"velero\"}", KC_POD_SERVER},
+        {"{\"name\":\"velero\",\"app.kubernetes.io/name\":\"velero\"}", KC_POD_SERVER},
+        {"{\"app.kubernetes.io/name\":\"velero\",\"app.kubernetes.io/instance\":\"v\"}",
+         KC_POD_SERVER},
+        {"{\"name\":\"node-agent\",\"role\":\"node-agent\",\"component\":\"velero\"}",
+         KC_POD_NODE_AGENT},
+        {"{\"name\":\"node-agent\",\"app.kubernetes.io/name\":\"velero\"}", KC_POD_NODE_AGENT},
+        {"{\"role\":\"node-agent\"}", KC_POD_NODE_AGENT},
+        {"{\"velero.io/data-upload\":\"b1-x7k2q\",\"app.kubernetes.io/name\":\"velero\"}",
+         KC_POD_OTHER},
+        {"{\"component\":\"velero\"}", KC_POD_OTHER},
+        {"{}", KC_POD_OTHER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"metadata\":{\"name\":\"p\",\"labels\":%s}}",
+                 cases[i].labels);
+        kc_pod *p = pod(json);
+        ck_assert_msg(p->role == cases[i].role, "%s: role %d", cases[i].labels, p->role);
+        kc_pod_free(p);
+    }
+}
+END_TEST
+
+START_TEST(restarts_keep_reason_time_and_version)
+{
+    kc_pod *p = pod(
+        "{\"metadata\":{\"name\":\"velero-1\",\"labels\":{\"deploy\":\"velero\"},"
+        "\"creationTimestamp\":\"2026-06-01T00:00:00Z\"},"
+        "\"spec\":{\"nodeName\":\"w1\",\"containers\":[{\"name\":\"init\",\"image\":\"busybox\"},"
+        "{\"name\":\"velero\",\"image\":\"registry:5000/velero/velero:v1.18.1@sha256:ab\"}]},"
+        "\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":"
+        "\"False\"}],\"containerStatuses\":[{\"name\":\"velero\",\"restartCount\":3,"
+        "\"state\":{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}},"
+        "\"lastState\":{\"terminated\":{\"reason\":\"OOMKilled\",\"exitCode\":137,"
+        "\"finishedAt\":\"2026-06-01T10:00:00Z\"}}}]}}");
+    ck_assert_int_eq(p->role, KC_POD_SERVER);
+    ck_assert_int_eq(p->ready, 0);
+    ck_assert_int_eq(p->restarts, 3);
+    ck_assert_str_eq(p->last_reason, "OOMKilled");
+    ck_assert_int_eq(p->last_exit_code, 137);
+    ck_assert_double_eq(p->last_restart, 1780308000.0);
+    ck_assert_str_eq(p->waiting_reason, "CrashLoopBackOff");
+    ck_assert_str_eq(p->version, "v1.18.1");
+    ck_assert_str_eq(p->node, "w1");
+    kc_pod_free(p);
+    p = pod("{\"spec\":{\"containers\":[{\"image\":\"localhost:5000/velero\"}]}}");
+    ck_assert_ptr_null(p->version); /* a registry port is not a tag */
+    kc_pod_free(p);
+    ck_assert_ptr_null(kc_pod_decode(NULL));
+}
+END_TEST
+
+START_TEST(server_pick_prefers_newest_running_ready)
+{
+    kc_pod *a = pod("{\"metadata\":{\"name\":\"old\",\"labels\":{\"deploy\":\"velero\"},"
+                    "\"creationTimestamp\":\"2026-06-01T00:00:00Z\"},\"status\":{\"phase\":"
+                    "\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    kc_pod *b = pod("{\"metadata\":{\"name\":\"new\",\"labels\":{\"deploy\":\"velero\"},"
+                    "\"creationTimestamp\":\"2026-06-02T00:00:00Z\"},\"status\":{\"phase\":"
+                    "\"Pending\"}}");
+    kc_pod *c = pod("{\"metadata\":{\"name\":\"na\",\"labels\":{\"name\":\"node-agent\"},"
+                    "\"creationTimestamp\":\"2026-06-03T00:00:00Z\"},\"status\":{\"phase\":"
+                    "\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    const kc_pod *all[] = {b, c, a};
+    ck_assert_str_eq(kc_pod_pick_server(all, 3)->name, "old");
+    const kc_pod *two[] = {b, c};
+    ck_assert_str_eq(kc_pod_pick_server(two, 2)->name, "new");
+    ck_assert_ptr_null(kc_pod_pick_server(&all[1], 1));
+    kc_pod_free(a);
+    kc_pod_free(b);
+    kc_pod_free(c);
+}
+END_TEST
+
+static void put(kc_store *s, const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(o);
+    kc_store_upsert(s, o);
+    cJSON_Delete(o);
+}
+
+#define T_NOW 1780308000.0 /* 2026-06-01T10:00:00Z */
+
+START_TEST(health_flags_what_needs_attention)
+{
+    kc_store *sch = kc_store_new(vl_decode_schedule, vl_release_schedule);
+    kc_store *bsl = kc_store_new(vl_decode_bsl, vl_release_bsl);
+    kc_store *pods = kc_store_new(kc_pod_decode_any, kc_pod_release);
+    /* daily at 01:00, created long ago, last fired 2 days ago: its runs since then failed */
+    put(sch, "{\"metadata\":{\"name\":\"nightly\",\"namespace\":\"velero\",\"creationTimestamp\":"
+             "\"2026-01-01T00:00:00Z\"},\"spec\":{\"schedule\":\"0 1 * * *\"},\"status\":"
+             "{\"lastBackup\":\"2026-06-01T01:00:00Z\"}}");
+    put(sch, "{\"metadata\":{\"name\":\"a-paused\",\"namespace\":\"velero\",\"creationTimestamp\":"
+             "\"2026-01-01T00:00:00Z\"},\"spec\":{\"schedule\":\"@every 1h\",\"paused\":true}}");
+    put(sch, "{\"metadata\":{\"name\":\"broken\",\"namespace\":\"velero\"},\"spec\":{\"schedule\":"
+             "\"61 * * * *\"}}");
+    put(bsl, "{\"metadata\":{\"name\":\"default\",\"namespace\":\"velero\"},\"spec\":{\"default\":"
+             "true},\"status\":{\"phase\":\"Available\"}}");
+    put(bsl, "{\"metadata\":{\"name\":\"offsite\",\"namespace\":\"velero\"},\"status\":{\"phase\":"
+             "\"Unavailable\",\"message\":\"403\"}}");
+    put(pods,
+        "{\"metadata\":{\"name\":\"velero-1\",\"namespace\":\"velero\",\"labels\":"
+        "{\"deploy\":\"velero\"}},\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":"
+        "\"Ready\",\"status\":\"True\"}],\"containerStatuses\":[{\"restartCount\":2}]}}");
+    put(pods, "{\"metadata\":{\"name\":\"na-1\",\"namespace\":\"velero\",\"labels\":{\"name\":"
+              "\"node-agent\"}},\"spec\":{\"nodeName\":\"w2\"},\"status\":{\"conditions\":[{"
+              "\"type\":\"Ready\",\"status\":\"False\"}]}}");
+    put(pods, "{\"metadata\":{\"name\":\"na-0\",\"namespace\":\"velero\",\"labels\":{\"name\":"
+              "\"node-agent\"}},\"spec\":{\"nodeName\":\"w1\"},\"status\":{\"conditions\":[{"
+              "\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    model *m = model_new();
+    /* the schedule's runs: one Completed 3 days ago (10 min, 1 GiB of volumes), one Failed */
+    vl_run ok = {0}, bad = {0};
+    ok.kind = bad.kind = VL_BACKUP;
+    ok.meta.name = "nightly-20260529010000";
+    bad.meta.name = "nightly-20260601010000";
+    ok.schedule = bad.schedule = "nightly";
+    ok.phase = "Completed";
+    ok.phase_id = VL_PH_COMPLETED;
+    ok.started = T_NOW - 3 * 86400 - 9 * 3600;
+    ok.completed = ok.started + 600;
+    ok.items_total = 300;
+    bad.phase = "Failed";
+    bad.phase_id = VL_PH_FAILED;
+    bad.started = T_NOW - 9 * 3600;
+    bad.completed = bad.started + 60;
+    bad.items_total = 10;
+    model_upsert_run(m, &ok, 1, T_NOW);
+    model_upsert_run(m, &bad, 1, T_NOW);
+
+    health *h = health_build(m, sch, bsl, NULL, pods, 1, T_NOW);
+    ck_assert_uint_eq(h->n_sch, 3);
+    const health_schedule *pa = &h->sch[0], *br = &h->sch[1], *ni = &h->sch[2];
+    ck_assert_str_eq(pa->s->meta.name, "a-paused");
+    ck_assert_int_eq(pa->due.overdue, 0);
+    ck_assert_int_eq(br->cron_ok, 0);
+    ck_assert_str_eq(br->cron_err, "end of range (61) above maximum (59): 61");
+    ck_assert_ptr_eq(ni->last, &bad);
+    ck_assert_double_eq(ni->last_success, ok.started);
+    ck_assert_double_eq(ni->due.next, T_NOW + 15 * 3600); /* tomorrow 01:00 */
+    ck_assert_int_eq(ni->due.overdue, 1);
+    ck_assert_int_eq(ni->n_trend, 2);
+    ck_assert_double_eq(ni->dur[0], 600);
+    ck_assert_double_eq(ni->dur[1], 60);
+    ck_assert_int_eq(ni->items[0], 300);
+    ck_assert_int_eq(h->n_overdue, 1);
+    ck_assert_int_eq(h->n_bsl_unavailable, 1);
+    ck_assert_ptr_eq(health_bsl(h, "offsite"), h->bsl[1]);
+    ck_assert_str_eq(h->server->name, "velero-1");
+    ck_assert_uint_eq(h->n_agents, 2);
+    ck_assert_str_eq(h->agents[0].node, "w1");
+    ck_assert_int_eq(h->n_agents_ready, 1);
+    ck_assert_ptr_null(health_agent_on(h, "w3"));
+    ck_assert_int_eq(health_agent_on(h, "w2")->ready, 0);
+    char buf[256];
+    int attention;
+    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    ck_assert_str_eq(buf, "schedules 3 (1 overdue)  BSL 1/2 available  server ready (2 restarts)  "
+                          "node-agents 1/2 ready");
+    ck_assert_int_eq(attention, 1);
+    health_free(h);
+
+    /* nothing listed: no attention, pods unknown */
+    h = health_build(NULL, NULL, NULL, NULL, NULL, 0, T_NOW);
+    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    ck_assert_str_eq(buf, "schedules 0  BSL 0/0 available");
+    ck_assert_int_eq(attention, 0);
+    health_free(h);
+    model_free(m);
+    kc_store_free(sch);
+    kc_store_free(bsl);
+    kc_store_free(pods);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("health");
+    TCase *tc = tcase_create("health");
+    tcase_add_test(tc, pods_are_told_apart_by_labels);
+    tcase_add_test(tc, restarts_keep_reason_time_and_version);
+    tcase_add_test(tc, server_pick_prefers_newest_running_ready);
+    tcase_add_test(tc, health_flags_what_needs_attention);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

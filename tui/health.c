@@ -1,0 +1,230 @@
+/* health.c: builds the health picture (health.h) from decoded Schedules, BSLs, VSLs, pods and the
+ * model's runs: per schedule its next run and overdue state from the cron (cron.h), its newest
+ * backup and the trend of its last finished runs; the server pod and a node-agent per node. */
+#include "health.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "kubeclient/util.h"
+
+typedef struct health_vec {
+    void **v;
+    size_t n, cap;
+} health_vec;
+
+static void health_collect(void *arg, const char *key, void *obj)
+{
+    (void)key;
+    health_vec *hv = arg;
+    if (!obj) return;
+    if (hv->n == hv->cap) {
+        hv->cap = hv->cap ? hv->cap * 2 : 8;
+        hv->v = xrealloc(hv->v, hv->cap * sizeof *hv->v);
+    }
+    hv->v[hv->n++] = obj;
+}
+
+static health_vec health_all(kc_store *s)
+{
+    health_vec hv = {0};
+    if (s) kc_store_foreach(s, health_collect, &hv);
+    return hv;
+}
+
+static int health_cmp_sched(const void *a, const void *b)
+{
+    const health_schedule *x = a, *y = b;
+    return strcmp(x->s->meta.name ? x->s->meta.name : "", y->s->meta.name ? y->s->meta.name : "");
+}
+
+static int health_cmp_bsl(const void *a, const void *b)
+{
+    const vl_bsl *x = *(const vl_bsl *const *)a, *y = *(const vl_bsl *const *)b;
+    return strcmp(x->meta.name ? x->meta.name : "", y->meta.name ? y->meta.name : "");
+}
+
+static int health_cmp_agent(const void *a, const void *b)
+{
+    const health_agent *x = a, *y = b;
+    int c = strcmp(x->node ? x->node : "", y->node ? y->node : "");
+    return c ? c : strcmp(x->pod->name ? x->pod->name : "", y->pod->name ? y->pod->name : "");
+}
+
+static int health_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double health_run_time(const vl_run *r)
+{
+    return r->started > 0 ? r->started : r->meta.created;
+}
+
+/* A run's recent finished runs, kept sorted oldest first in a ring of HEALTH_TREND. */
+static void health_schedule_runs(health_schedule *hs, model *m)
+{
+    const char *name = hs->s->meta.name;
+    const model_run *fin[HEALTH_TREND];
+    int nfin = 0;
+    for (size_t i = 0; i < m->n_runs; i++) {
+        const model_run *mr = m->runs[i];
+        const vl_run *r = mr->run;
+        if (!r || mr->kind != VL_BACKUP || !r->schedule || !name || strcmp(r->schedule, name))
+            continue;
+        double t = health_run_time(r);
+        if (!hs->last || t > health_run_time(hs->last)) hs->last = r;
+        if (r->phase_id == VL_PH_COMPLETED && r->started > hs->last_success)
+            hs->last_success = r->started;
+        if (!vl_phase_terminal(r->phase_id) || r->started <= 0 || r->completed < r->started)
+            continue;
+        /* keep the newest HEALTH_TREND, by start */
+        int pos = nfin < HEALTH_TREND ? nfin++ : -1;
+        if (pos < 0) {
+            int oldest = 0;
+            for (int k = 1; k < nfin; k++)
+                if (fin[k]->run->started < fin[oldest]->run->started) oldest = k;
+            if (fin[oldest]->run->started >= r->started) continue;
+            pos = oldest;
+        }
+        fin[pos] = mr;
+    }
+    /* oldest first */
+    for (int i = 1; i < nfin; i++)
+        for (int k = i; k > 0 && fin[k]->run->started < fin[k - 1]->run->started; k--) {
+            const model_run *t = fin[k];
+            fin[k] = fin[k - 1];
+            fin[k - 1] = t;
+        }
+    double sorted[HEALTH_TREND];
+    for (int i = 0; i < nfin; i++) {
+        const vl_run *r = fin[i]->run;
+        hs->dur[i] = r->completed - r->started;
+        hs->items[i] = r->items_total;
+        hs->bytes[i] = fin[i]->vols.bytes_done;
+        sorted[i] = hs->dur[i];
+    }
+    hs->n_trend = nfin;
+    if (nfin) {
+        qsort(sorted, (size_t)nfin, sizeof *sorted, health_cmp_double);
+        hs->typical = sorted[nfin / 2];
+    }
+}
+
+health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vsls, kc_store *pods,
+                     int pods_known, double wall)
+{
+    health *h = xcalloc(1, sizeof *h);
+    if (m) model_refresh_volumes(m);
+    health_vec sv = health_all(schedules);
+    h->n_sch = sv.n;
+    h->sch = sv.n ? xcalloc(sv.n, sizeof *h->sch) : NULL;
+    for (size_t i = 0; i < sv.n; i++) {
+        health_schedule *hs = &h->sch[i];
+        hs->s = sv.v[i];
+        if (m) health_schedule_runs(hs, m);
+        hs->cron_ok =
+            cron_parse(hs->s->schedule, &(cron_spec){0}, hs->cron_err, sizeof hs->cron_err) == 0;
+        if (hs->cron_ok) {
+            cron_spec c;
+            cron_parse(hs->s->schedule, &c, NULL, 0);
+            double fire = hs->s->last_backup;
+            if (hs->s->last_skipped > fire) fire = hs->s->last_skipped;
+            cron_due_eval(&c, hs->s->paused, fire, hs->s->meta.created, hs->last_success,
+                          hs->typical, wall, &hs->due);
+            h->n_overdue += hs->due.overdue;
+        }
+    }
+    free(sv.v);
+    if (h->n_sch) qsort(h->sch, h->n_sch, sizeof *h->sch, health_cmp_sched);
+
+    health_vec bv = health_all(bsls);
+    h->bsl = (const vl_bsl **)bv.v;
+    h->n_bsl = bv.n;
+    if (h->n_bsl) qsort(h->bsl, h->n_bsl, sizeof *h->bsl, health_cmp_bsl);
+    for (size_t i = 0; i < h->n_bsl; i++)
+        h->n_bsl_unavailable += h->bsl[i]->phase && !strcmp(h->bsl[i]->phase, "Unavailable");
+    health_vec vv = health_all(vsls);
+    h->vsl = (const vl_bsl **)vv.v;
+    h->n_vsl = vv.n;
+    if (h->n_vsl) qsort(h->vsl, h->n_vsl, sizeof *h->vsl, health_cmp_bsl);
+
+    h->pods_known = pods_known;
+    health_vec pv = health_all(pods);
+    h->server = kc_pod_pick_server((const kc_pod *const *)pv.v, pv.n);
+    h->agents = pv.n ? xcalloc(pv.n, sizeof *h->agents) : NULL;
+    for (size_t i = 0; i < pv.n; i++) {
+        const kc_pod *p = pv.v[i];
+        h->n_servers += p->role == KC_POD_SERVER;
+        if (p->role != KC_POD_NODE_AGENT) continue;
+        h->agents[h->n_agents++] = (health_agent){p->node, p};
+        h->n_agents_ready += p->ready;
+    }
+    if (h->n_agents) qsort(h->agents, h->n_agents, sizeof *h->agents, health_cmp_agent);
+    free(pv.v);
+    return h;
+}
+
+void health_free(health *h)
+{
+    if (!h) return;
+    free(h->sch);
+    free(h->bsl);
+    free(h->vsl);
+    free(h->agents);
+    free(h);
+}
+
+const kc_pod *health_agent_on(const health *h, const char *node)
+{
+    const kc_pod *found = NULL;
+    for (size_t i = 0; h && node && i < h->n_agents; i++)
+        if (h->agents[i].node && !strcmp(h->agents[i].node, node))
+            if (!found || (h->agents[i].pod->ready && !found->ready)) found = h->agents[i].pod;
+    return found;
+}
+
+const vl_bsl *health_bsl(const health *h, const char *name)
+{
+    for (size_t i = 0; h && name && i < h->n_bsl; i++)
+        if (h->bsl[i]->meta.name && !strcmp(h->bsl[i]->meta.name, name)) return h->bsl[i];
+    return NULL;
+}
+
+void health_summary(const health *h, double wall, char *buf, size_t n, int *bad)
+{
+    (void)wall;
+    size_t len = 0;
+    *bad = 0;
+    buf[0] = 0;
+#define HS_ADD(...)                                                                                \
+    do {                                                                                           \
+        if (len < n) len += (size_t)snprintf(buf + len, n - len, __VA_ARGS__);                     \
+    } while (0)
+    HS_ADD("schedules %zu", h->n_sch);
+    if (h->n_overdue) HS_ADD(" (%d overdue)", h->n_overdue);
+    HS_ADD("  BSL %zu/%zu available", h->n_bsl - (size_t)h->n_bsl_unavailable, h->n_bsl);
+    if (h->pods_known) {
+        if (!h->server)
+            HS_ADD("  server: no pod");
+        else {
+            HS_ADD("  server %s", h->server->ready ? "ready" : "NOT READY");
+            if (h->server->restarts) HS_ADD(" (%d restarts)", h->server->restarts);
+        }
+        if (h->n_agents) HS_ADD("  node-agents %d/%zu ready", h->n_agents_ready, h->n_agents);
+    }
+    *bad = h->n_overdue || h->n_bsl_unavailable || (h->pods_known && !h->server) ||
+           (h->server && (!h->server->ready || h->server->restarts)) ||
+           (size_t)h->n_agents_ready < h->n_agents;
+#undef HS_ADD
+}
+
+health *health_of_app(app *a, double wall)
+{
+    int pods_known = kc_reflector_status(a->refl[APP_R_PODS])->synced;
+    return health_build(a->model, a->stores[APP_R_SCHEDULES], a->stores[APP_R_BSLS],
+                        a->stores[APP_R_VSLS], a->stores[APP_R_PODS], pods_known, wall);
+}

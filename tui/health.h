@@ -1,0 +1,58 @@
+/* health.h: "are my backups OK?": Schedules (next run, overdue, recent runs' trend), storage
+ * locations (BSL, VSL), the Velero server pod and the node-agents, computed from the stores and
+ * the model at one instant. Pure: no curses, no clock (times are passed in). */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app.h"
+#include "cron.h"
+#include "kubeclient/pod.h"
+
+#define HEALTH_TREND 8 /* finished runs of a schedule kept for its trend */
+
+typedef struct health_schedule {
+    const vl_schedule *s;
+    int cron_ok;
+    char cron_err[160];
+    cron_due due;
+    const vl_run *last;  /* the newest backup of the schedule (by start, else creation), or NULL */
+    double last_success; /* start of the newest Completed backup; 0 none */
+    /* the last finished runs, oldest first: duration (s), items and volume bytes */
+    int n_trend;
+    double dur[HEALTH_TREND];
+    int64_t items[HEALTH_TREND], bytes[HEALTH_TREND];
+    double typical; /* median duration of the trend (0 none): the overdue grace */
+} health_schedule;
+
+typedef struct health_agent {
+    const char *node; /* borrowed from the pod */
+    const kc_pod *pod;
+} health_agent;
+
+typedef struct health {
+    health_schedule *sch; /* sorted by name */
+    size_t n_sch;
+    const vl_bsl **bsl, **vsl; /* sorted by name */
+    size_t n_bsl, n_vsl;
+    const kc_pod *server; /* the Velero server pod (kc_pod_pick_server), NULL if none */
+    size_t n_servers;     /* candidates seen */
+    health_agent *agents; /* sorted by node */
+    size_t n_agents;
+    int pods_known; /* the pod list is in (else server/agents are unknown, not missing) */
+    /* summary counts */
+    int n_overdue, n_bsl_unavailable, n_agents_ready;
+} health;
+
+/* Any store may be NULL (not watched). m's volume sums are refreshed. wall: unix seconds. */
+health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vsls, kc_store *pods,
+                     int pods_known, double wall);
+void health_free(health *h);
+/* The node-agent pod on node (the ready one if several); NULL when none runs there. */
+const kc_pod *health_agent_on(const health *h, const char *node);
+const vl_bsl *health_bsl(const health *h, const char *name);
+/* "2 schedules, 1 overdue · BSL 1/2 available · server ready, 2 restarts · node-agents 2/3"
+ * style one-liner for the list's header; bad is set to 1 when something needs attention. */
+void health_summary(const health *h, double wall, char *buf, size_t n, int *bad);
+/* From app a's stores and model (health_build over them). */
+health *health_of_app(app *a, double wall);
