@@ -570,16 +570,18 @@ static const char *vl_label_text(const cJSON *v)
 }
 
 enum { VM_NAME, VM_NS, VM_LABELS, VM_CREATED, VM_N };
-static const char *const vl_vm_keys[VM_N] = {"name", "namespace", "labels",
-                                             "creationTimestamp"};
+static const char *const vl_vm_keys[VM_N] = {"name", "namespace", "labels", "creationTimestamp"};
 enum { VS_NODE, VS_POD, VS_VOLUME, VS_UPLOADER, VS_SRC_NS, VS_SRC_PVC, VS_TARGET, VS_DM, VS_N };
 static const char *const vl_vs_keys[VS_N] = {
     "node",      "pod",          "volume",   "uploaderType", "sourceNamespace",
     "sourcePVC", "targetVolume", "datamover"};
 enum { VT_PHASE, VT_NODE, VT_PROGRESS, VT_START, VT_DONE, VT_MSG, VT_ACCEPTED, VT_N };
-static const char *const vl_vt_keys[VT_N] = {"phase",          "node",
-                                             "progress",       "startTimestamp",
-                                             "completionTimestamp", "message",
+static const char *const vl_vt_keys[VT_N] = {"phase",
+                                             "node",
+                                             "progress",
+                                             "startTimestamp",
+                                             "completionTimestamp",
+                                             "message",
                                              "acceptedTimestamp"};
 
 vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)

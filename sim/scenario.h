@@ -64,23 +64,23 @@ typedef struct scn_schedule {
     char *cron;
     int paused;
     double created; /* creationTimestamp offset from the sim's start (default 0) */
-    scn_run tmpl; /* kind backup; name/start unused */
+    scn_run tmpl;   /* kind backup; name/start unused */
 } scn_schedule;
 
 /* The cluster around Velero (sim/simpods.c): install layout, node-agents, a server restart, the
  * storage location's phase. */
 typedef struct scn_cluster {
-    int helm;                  /* 1: the Helm chart's pod labels, 0: `velero install`'s */
-    char **nodes;              /* a node-agent pod per node; NULL = worker-1..3 */
+    int helm;     /* 1: the Helm chart's pod labels, 0: `velero install`'s */
+    char **nodes; /* a node-agent pod per node; NULL = worker-1..3 */
     size_t n_nodes;
-    char **agents_missing;     /* nodes without a node-agent pod */
+    char **agents_missing; /* nodes without a node-agent pod */
     size_t n_agents_missing;
-    char **agents_not_ready;   /* nodes whose node-agent is not ready */
+    char **agents_not_ready; /* nodes whose node-agent is not ready */
     size_t n_agents_not_ready;
-    int has_restart;           /* the server container restarts at restart_at */
-    double restart_at, down_for; /* offset; seconds not ready after it */
-    char *restart_reason;      /* default OOMKilled */
-    int restart_exit_code;     /* default 137 */
+    int has_restart;               /* the server container restarts at restart_at */
+    double restart_at, down_for;   /* offset; seconds not ready after it */
+    char *restart_reason;          /* default OOMKilled */
+    int restart_exit_code;         /* default 137 */
     char *bsl_phase, *bsl_message; /* the default BSL's phase from bsl_at on (NULL: Available) */
     char *bsl_name;                /* that BSL (NULL: "default"; another name is created) */
     double bsl_at;

@@ -1266,12 +1266,11 @@ static void orphan_on_restart(simctl *c, run *r)
     r->final_phase = "Failed";
     r->errors = 0;
     free(r->sr.failure_reason);
-    r->sr.failure_reason =
-        xstrdup(r->is_restore
-                    ? "found a restore with status \"InProgress\" during the server starting, "
-                      "mark it as \"Failed\""
-                    : "found a backup with status \"InProgress\" during the server starting, "
-                      "mark it as \"Failed\"");
+    r->sr.failure_reason = xstrdup(
+        r->is_restore ? "found a restore with status \"InProgress\" during the server starting, "
+                        "mark it as \"Failed\""
+                      : "found a backup with status \"InProgress\" during the server starting, "
+                        "mark it as \"Failed\"");
     for (size_t i = 0; i < r->nvols; i++)
         if (!vol_terminal_at(&r->vols[i], t)) r->vols[i].t_cancel = back;
     size_t keep = 0;
@@ -1369,10 +1368,10 @@ static void step_run(simctl *c, run *r, double now, line_batch *lines, double po
             write_status(c, vp, v->name, &v->last, vol_status(r, v, now), &v->gone);
         }
         if (v->sv->uploader == SCN_DATAMOVER && v->last)
-            simpods_mover(c->pods, r->is_restore ? "velero.io/data-download" : "velero.io/data-upload",
-                          v->name,
-                          cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v->last, "phase")),
-                          v->node, now);
+            simpods_mover(
+                c->pods, r->is_restore ? "velero.io/data-download" : "velero.io/data-upload",
+                v->name, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v->last, "phase")),
+                v->node, now);
         if (vol_terminal_at(v, now) && v->real_state != 1) v->done = 1;
     }
     while (r->emitted < r->nlines && r->lines[r->emitted].t <= now) {

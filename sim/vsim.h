@@ -16,9 +16,9 @@ typedef struct vsim_opts {
     int kube_minor;           /* /version minor; 0 = 30 */
     const char *faults;       /* comma list, see veltop-sim --help; NULL = none */
     int no_resource_progress; /* omit status.resourceProgress (stock Velero) */
-    int helm; /* the Helm chart's pod labels (--layout helm) instead of velero install's */
-    int passive;              /* the controller leaves runs created through the API alone */
-    int quiet;                /* no messages on stderr */
+    int helm;    /* the Helm chart's pod labels (--layout helm) instead of velero install's */
+    int passive; /* the controller leaves runs created through the API alone */
+    int quiet;   /* no messages on stderr */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */

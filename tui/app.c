@@ -26,8 +26,7 @@ static const app_res_def app_defs[APP_NREFL] = {
     [APP_R_SCHEDULES] = {"/apis/velero.io/v1", "schedules", vl_decode_schedule,
                          vl_release_schedule},
     [APP_R_BSLS] = {"/apis/velero.io/v1", "backupstoragelocations", vl_decode_bsl, vl_release_bsl},
-    [APP_R_VSLS] = {"/apis/velero.io/v1", "volumesnapshotlocations", vl_decode_bsl,
-                    vl_release_bsl},
+    [APP_R_VSLS] = {"/apis/velero.io/v1", "volumesnapshotlocations", vl_decode_bsl, vl_release_bsl},
     [APP_R_PODS] = {"/api/v1", "pods", kc_pod_decode_any, kc_pod_release},
 };
 
