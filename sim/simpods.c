@@ -118,11 +118,11 @@ static cJSON *sp_status(const char *phase, const char *ctr, int ready, double st
     return st;
 }
 
-static void sp_create(simpods *p, cJSON *o)
+static void sp_create_in(simpods *p, const char *plural, cJSON *o)
 {
     int status = 0;
     char *msg = NULL;
-    cJSON *got = simstore_create(p->store, "pods", p->ns, o, &status, &msg);
+    cJSON *got = simstore_create(p->store, plural, p->ns, o, &status, &msg);
     free(msg);
     cJSON_Delete(got);
 }
@@ -226,10 +226,9 @@ static int sp_adopt_server(cJSON *obj, void *arg)
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     cJSON_DeleteItemFromObjectCaseSensitive(md, "labels");
     sp_server_labels(p, cJSON_AddObjectToObject(md, "labels"));
-    const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(obj, "status"), "startTime"));
-    double t;
-    if (st && kc_parse_time(st, &t) == 0) p->started = t;
+    /* started with the sim's pod log (15 minutes before the start), not when vsim made it */
+    cJSON_DeleteItemFromObjectCaseSensitive(md, "creationTimestamp");
+    sp_time(md, "creationTimestamp", p->started);
     cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
     cJSON_AddItemToObject(obj, "status", sp_server_status(p, p->started));
     return 1;
@@ -248,7 +247,7 @@ void simpods_create(simpods *p, double now)
         sp_server_labels(p, sp_labels(o));
         sp_spec(o, "velero", "worker-1");
         cJSON_AddItemToObject(o, "status", sp_server_status(p, now));
-        sp_create(p, o);
+        sp_create_in(p, "pods", o);
     }
     cJSON_Delete(got);
     for (size_t i = 0; i < p->n_nodes; i++) {
@@ -270,7 +269,7 @@ void simpods_create(simpods *p, double now)
         cJSON_AddItemToObject(o, "status",
                               sp_status("Running", "node-agent", ready, p->started, 0, 0, 0, NULL,
                                         0, ready ? NULL : "CrashLoopBackOff"));
-        sp_create(p, o);
+        sp_create_in(p, "pods", o);
         sp_log(p, p->agents[i], p->started + 1, "Starting Velero node-agent server v1.18.2",
                "pkg/cmd/cli/nodeagent/server.go:170");
         if (ready)
@@ -318,7 +317,7 @@ void simpods_tick(simpods *p, double now)
                 cJSON *st = cJSON_AddObjectToObject(o, "status");
                 sp_time(st, "lastValidationTime", now);
                 cJSON_AddStringToObject(st, "phase", "Available");
-                sp_create(p, o);
+                sp_create_in(p, "backupstoragelocations", o);
                 cJSON_Delete(dflt);
             }
         }
@@ -365,7 +364,7 @@ void simpods_mover(simpods *p, const char *kind_label, const char *name, const c
         cJSON_AddStringToObject(sp_labels(o), kind_label, name);
         sp_spec(o, name, node);
         cJSON_AddItemToObject(o, "status", st);
-        sp_create(p, o);
+        sp_create_in(p, "pods", o);
         return;
     }
     const char *was = cJSON_GetStringValue(

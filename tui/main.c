@@ -76,6 +76,11 @@ static int run_once(app *a, int json)
     double wall = kc_wall_now();
     char *out = json ? snapshot_json(a->model, a->context, a->server, a->ns, wall)
                      : snapshot_table(a->model, wall);
+    if (json) { /* health and diagnosis (issue 12) */
+        char *full = snapshot_health_json(a, out, (double)kc_now_ms() / 1000.0, wall);
+        free(out);
+        out = full;
+    }
     fputs(out, stdout);
     free(out);
     return 0;

@@ -246,6 +246,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, y, x, cols - x, run->backup_name, 0);
     }
     y++;
+    y = screen_diag_lines(u, w, y, cols, r);
 
     /* overall bar */
     double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;

@@ -265,6 +265,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     w_print(w, y, xp[C_KIND], 1, base | A_DIM, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
     w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
     if (!x) return;
+    screen_diag_marker(u, w, y, xp[C_KIND] + 1, r);
     w_text(w, y, xp[C_PHASE], wd[C_PHASE], list_phase_label(x->phase, wd[C_PHASE]),
            selected ? base : w_attr(w_phase_role(x->phase_id)));
     double frac = x->items_total > 0 ? (double)x->items_done / (double)x->items_total : -1;

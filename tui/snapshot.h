@@ -7,3 +7,6 @@
 char *snapshot_json(const model *m, const char *context, const char *server, const char *ns,
                     double wall);
 char *snapshot_table(const model *m, double wall);
+/* snapshot_health.c: snapshot_json's text plus "schedules", "storageLocations", "velero",
+ * "nodeAgents" and per run "diagnosis" from a's stores (now: monotonic seconds). */
+char *snapshot_health_json(app *a, const char *snapshot, double now, double wall);

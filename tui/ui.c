@@ -73,6 +73,7 @@ void ui_free(ui *u)
         if (s->free) s->free(s);
     }
     view_clear(&u->view);
+    screen_health_release();
     logderive_free(u->app->derive);
     u->app->derive = NULL;
     free(u);

@@ -92,6 +92,11 @@ ui_screen *screen_health_new(void);
 int screen_health_open(ui *u, ui_screen *s); /* key action: pushes the health screen */
 /* Draws the one-line health summary at line y of w; returns the next free line. */
 int screen_health_summary(ui *u, WINDOW *w, int y, int cols);
+/* "Why is it stuck?" (diagnose.h) for run r: a marker at y,x of the list's row; the findings as
+ * lines from y on the detail screen (returns the next free line). */
+void screen_diag_marker(ui *u, WINDOW *w, int y, int x, const model_run *r);
+int screen_diag_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r);
+void screen_health_release(void); /* frees the per-frame health picture (ui_free) */
 
 /* The global key table (q, ?, Ctrl-L) for the help screen. */
 extern const ui_key ui_global_keys[];
