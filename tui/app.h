@@ -51,6 +51,8 @@ typedef struct model_run {
     size_t n_derived;
     int derived_from_log; /* 1 once derived rows were set: the detail screen says so */
     model_vol_sum vols;   /* recomputed by model_refresh_volumes */
+    /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
+    int alert_seen, alert_phase, alert_stalled;
     size_t pos;           /* private: index in model.runs */
 } model_run;
 

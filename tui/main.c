@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "alert.h"
 #include "app.h"
 #include "logderive.h"
 #include "sanitize.h"
@@ -17,6 +18,7 @@
 #include "ui.h"
 #include "veltop_version.h"
 #include "vsim.h"
+#include "wait.h"
 
 #define ONCE_TIMEOUT_MS 15000
 
@@ -38,6 +40,12 @@ static void usage(FILE *f)
         "  --json                with --once: print one JSON object instead of a table\n"
         "  --version             print the version and exit\n"
         "  -h, --help            print this help and exit\n"
+        "  --wait backup/NAME    no full screen: follow one backup (or restore/NAME) to its end,\n"
+        "                        printing progress; exit 0 Completed, 3 PartiallyFailed,\n"
+        "                        4 Failed, 1 unreachable or not found\n"
+        "  --no-bell             no terminal bell or title when a run finishes, fails or stalls\n"
+        "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
+        "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
         "\n"
         "Keys: j/k move, Enter detail, / filter, s sort, f follow, [ ] previous/next run,\n"
         "Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable (--once),\n"
@@ -89,6 +97,7 @@ static int run_once(app *a, int json)
 int main(int argc, char **argv)
 {
     enum { O_KUBECONFIG = 256, O_CONTEXT, O_DEMO, O_SCENARIO, O_SPEED, O_ONCE, O_JSON, O_VERSION };
+    enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY }; /* issue 12 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -99,12 +108,19 @@ int main(int argc, char **argv)
         {"once", no_argument, NULL, O_ONCE},
         {"json", no_argument, NULL, O_JSON},
         {"version", no_argument, NULL, O_VERSION},
+        {"wait", required_argument, NULL, O_WAIT},
+        {"no-bell", no_argument, NULL, O_NO_BELL},
+        {"notify", required_argument, NULL, O_NOTIFY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL;
     double speed = 0;
     int demo = 0, once = 0, json = 0, c;
+    const char *wait_for = NULL, *notify = NULL;
+    int bell = 1;
+    vl_kind wait_kind = VL_BACKUP;
+    char wait_name[300];
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
         switch (c) {
@@ -141,6 +157,21 @@ int main(int argc, char **argv)
         case O_VERSION:
             printf("veltop %s\n", VELTOP_VERSION);
             return 0;
+        case O_WAIT: {
+            char werr[400];
+            if (wait_parse(optarg, &wait_kind, wait_name, sizeof wait_name, werr, sizeof werr)) {
+                fprintf(stderr, "veltop: %s\n", werr);
+                return 2;
+            }
+            wait_for = optarg;
+            break;
+        }
+        case O_NO_BELL:
+            bell = 0;
+            break;
+        case O_NOTIFY:
+            notify = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -155,6 +186,10 @@ int main(int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "veltop: unexpected argument '%s' (see veltop --help)\n", argv[optind]);
+        return 2;
+    }
+    if (wait_for && once) {
+        fprintf(stderr, "veltop: --wait and --once do not go together\n");
         return 2;
     }
     if (json && !once) {
@@ -188,7 +223,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!once && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+    if (!once && !wait_for && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
         kc_rest_config_free(cfg);
         return 2;
@@ -225,7 +260,10 @@ int main(int argc, char **argv)
     }
     app *a = app_new(loop, client, cfg->context, cfg->server, ns);
     int rc;
-    if (once) {
+    alert_configure(bell, notify);
+    if (wait_for) {
+        rc = wait_run(a, wait_kind, wait_name, isatty(STDOUT_FILENO), stdout, stderr);
+    } else if (once) {
         rc = run_once(a, json);
     } else {
         ui *u = ui_new(a);

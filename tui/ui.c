@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alert.h"
 #include "format.h"
 #include "logderive.h"
 #include "sanitize.h"
@@ -398,6 +399,7 @@ static void ui_draw(ui *u)
         doupdate();
         return;
     }
+    alert_ui_tick(u->app->model, ui_data_now(u), ui_stale(u)); /* bell, title, --notify */
     ui_draw_header(u);
     werase(u->body);
     ui_screen *s = ui_top(u);

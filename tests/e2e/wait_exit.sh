@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# wait_exit.sh: `veltop --wait backup/NAME` for scripts and CI: a line per change when stdout is
+# not a terminal (items, bytes, rate, ETA), one updating line on a terminal, and the exit status
+# of the outcome: 0 Completed, 3 PartiallyFailed, 4 Failed, 1 unreachable or not found, 2 usage.
+. "$(dirname "$0")/tui_lib.bash" || exit 1
+
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/wait.yaml" --quiet
+KC="$TUI_DIR/kubeconfig"
+
+# run_wait TARGET WANT_RC: runs --wait with stdout to a file, checks the exit status
+run_wait() {
+    local rc=0
+    timeout 60 "$VELTOP" --kubeconfig "$KC" --wait "$1" >"$TUI_DIR/out" 2>"$TUI_DIR/err" || rc=$?
+    [ "$rc" = "$2" ] || { cat "$TUI_DIR/out" "$TUI_DIR/err" >&2; tui_fail "--wait $1: exit $rc, want $2"; }
+}
+
+run_wait backup/ok 0
+grep -Eq '^backup ok  InProgress  items [0-9]+/~40  bytes [0-9.]+ [KM]?i?B/4\.0 MiB  rate [0-9.]+/s  eta ' "$TUI_DIR/out" ||
+    tui_fail "no progress line with items and bytes: $(cat "$TUI_DIR/out")"
+grep -Eq '^backup ok  Completed  items 40/40  bytes 4\.0 MiB/4\.0 MiB  rate [0-9.]+/s  eta -$' "$TUI_DIR/out" ||
+    tui_fail "no final progress line: $(cat "$TUI_DIR/out")"
+tail -n 1 "$TUI_DIR/out" | grep -Eq '^backup ok finished: Completed after [0-9]+s$' ||
+    tui_fail "last line: $(tail -n 1 "$TUI_DIR/out")"
+# a line per change: no two equal consecutive lines, no carriage returns
+[ "$(uniq "$TUI_DIR/out" | wc -l)" = "$(wc -l <"$TUI_DIR/out")" ] || tui_fail "repeated lines"
+grep -q $'\r' "$TUI_DIR/out" && tui_fail "carriage returns in a pipe"
+
+run_wait backup/partial 3
+tail -n 1 "$TUI_DIR/out" | grep -Eq '^backup partial finished: PartiallyFailed after' || tui_fail "partial"
+run_wait backup/bad 4
+grep -Eq '^backup bad  Failed  items 20/40 ' "$TUI_DIR/out" || tui_fail "bad: $(cat "$TUI_DIR/out")"
+run_wait restore/ok-r 0
+tail -n 1 "$TUI_DIR/out" | grep -Eq '^restore ok-r finished: Completed after' || tui_fail "restore"
+run_wait backup/nope 1
+grep -q '^veltop: backup nope not found in namespace velero$' "$TUI_DIR/err" || tui_fail "not found: $(cat "$TUI_DIR/err")"
+
+# usage errors: 2
+rc=0; "$VELTOP" --kubeconfig "$KC" --wait nightly >/dev/null 2>"$TUI_DIR/err" || rc=$?
+[ "$rc" = 2 ] || tui_fail "--wait nightly: exit $rc"
+grep -q "invalid --wait 'nightly': expected backup/NAME or restore/NAME" "$TUI_DIR/err" || tui_fail "usage message"
+rc=0; "$VELTOP" --kubeconfig "$KC" --wait backup/ok --once >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || tui_fail "--wait --once: exit $rc"
+
+# on a terminal: one line rewritten in place, then the verdict on the next line
+tui_start 120 10 --kubeconfig "$KC" --wait backup/ok
+tui_wait '^backup ok finished: Completed after [0-9]+s'
+[ "$(tui_wait_exit)" = 0 ] || tui_fail "tty: exit status"
+[ "$(tui_screen | grep -c '^backup ok ')" = 2 ] || tui_fail "tty: more than one progress line"
+tui_screen | grep -Eq '^backup ok  Completed  items 40/40' || tui_fail "tty: final progress line"
+tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+
+# unreachable: 1, with the reason
+tui_sim_kill
+rc=0; timeout 60 "$VELTOP" --kubeconfig "$KC" --wait backup/ok >/dev/null 2>"$TUI_DIR/err" || rc=$?
+[ "$rc" = 1 ] || tui_fail "unreachable: exit $rc"
+grep -q '^veltop: ' "$TUI_DIR/err" || tui_fail "unreachable: no reason"
+echo "PASS wait_exit"

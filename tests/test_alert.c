@@ -1,0 +1,125 @@
+/* test_alert.c: a run that finishes, fails or stalls while watched is an event (once); a run
+ * first seen finished is not; --notify runs its command with the event in the environment, without
+ * waiting for it, and reaps it. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alert.h"
+#include "testutil.h"
+
+START_TEST(events_from_phase_and_stall_changes)
+{
+    ck_assert_int_eq(alert_classify(VL_PH_IN_PROGRESS, 0, VL_PH_COMPLETED, 0), ALERT_FINISHED);
+    ck_assert_int_eq(alert_classify(VL_PH_FINALIZING, 0, VL_PH_PARTIALLY_FAILED, 0), ALERT_FAILED);
+    ck_assert_int_eq(alert_classify(VL_PH_IN_PROGRESS, 1, VL_PH_FAILED, 0), ALERT_FAILED);
+    ck_assert_int_eq(alert_classify(VL_PH_NEW, 0, VL_PH_FAILED_VALIDATION, 0), ALERT_FAILED);
+    ck_assert_int_eq(alert_classify(VL_PH_IN_PROGRESS, 0, VL_PH_IN_PROGRESS, 1), ALERT_STALLED);
+    ck_assert_int_eq(alert_classify(VL_PH_IN_PROGRESS, 1, VL_PH_IN_PROGRESS, 1), ALERT_NONE);
+    ck_assert_int_eq(alert_classify(VL_PH_IN_PROGRESS, 0, VL_PH_IN_PROGRESS, 0), ALERT_NONE);
+    ck_assert_int_eq(alert_classify(VL_PH_COMPLETED, 0, VL_PH_COMPLETED, 0), ALERT_NONE);
+    ck_assert_str_eq(alert_event_name(ALERT_STALLED), "stalled");
+}
+END_TEST
+
+START_TEST(scan_fires_once_per_change_and_not_at_start)
+{
+    alert_configure(1, NULL);
+    model *m = model_new();
+    vl_run a = {0}, b = {0};
+    a.kind = b.kind = VL_BACKUP;
+    a.meta.name = "a";
+    b.meta.name = "old";
+    a.phase = "InProgress";
+    a.phase_id = VL_PH_IN_PROGRESS;
+    a.started = 1000;
+    a.has_progress = 1;
+    a.items_total = 10;
+    a.items_done = 5;
+    b.phase = "Completed";
+    b.phase_id = VL_PH_COMPLETED;
+    model_upsert_run(m, &a, 100, 1100);
+    model_upsert_run(m, &b, 100, 1100);
+    char title[200] = "";
+    int bell = 0;
+    ck_assert_int_eq(alert_scan(m, 100.5, 0, title, sizeof title, &bell), 0); /* first sight */
+    ck_assert_int_eq(alert_scan(m, 101, 0, title, sizeof title, &bell), 0);
+    /* no item moves for a long while: stalled, once; not judged while stale */
+    ck_assert_int_eq(alert_scan(m, 200, 1, title, sizeof title, &bell), 0);
+    ck_assert_int_eq(alert_scan(m, 200, 0, title, sizeof title, &bell), 1);
+    ck_assert_str_eq(title, "veltop: backup a stalled");
+    ck_assert_int_eq(bell, 1);
+    ck_assert_int_eq(alert_scan(m, 201, 0, title, sizeof title, &bell), 0);
+    a.phase = "Failed";
+    a.phase_id = VL_PH_FAILED;
+    model_upsert_run(m, &a, 202, 1202);
+    ck_assert_int_eq(alert_scan(m, 202, 0, title, sizeof title, &bell), 1);
+    ck_assert_str_eq(title, "veltop: backup a Failed");
+    ck_assert_int_eq(alert_scan(m, 203, 0, title, sizeof title, &bell), 0);
+    alert_configure(0, NULL); /* --no-bell */
+    vl_run c = a;
+    c.meta.name = "c";
+    c.phase = "InProgress";
+    c.phase_id = VL_PH_IN_PROGRESS;
+    model_upsert_run(m, &c, 300, 1300);
+    alert_scan(m, 300, 0, title, sizeof title, &bell);
+    c.phase = "Completed";
+    c.phase_id = VL_PH_COMPLETED;
+    ck_assert_int_eq(alert_scan(m, 301, 0, title, sizeof title, &bell), 1);
+    ck_assert_int_eq(bell, 0);
+    model_free(m);
+}
+END_TEST
+
+START_TEST(notify_runs_the_command_with_the_event)
+{
+    char *dir = tu_mkdtemp();
+    char cmd[1200], path[512];
+    snprintf(path, sizeof path, "%s/events", dir);
+    snprintf(cmd, sizeof cmd,
+             "printf '%%s|%%s|%%s|%%s\\n' \"$VELTOP_EVENT\" \"$VELTOP_KIND\" \"$VELTOP_RUN\" "
+             "\"$VELTOP_PHASE\" >>'%s'; echo noise; echo noise >&2",
+             path);
+    alert_configure(0, cmd);
+    model *m = model_new();
+    vl_run r = {0};
+    r.kind = VL_RESTORE;
+    r.meta.name = "r-1";
+    r.phase = "InProgress";
+    r.phase_id = VL_PH_IN_PROGRESS;
+    model_upsert_run(m, &r, 1, 1);
+    alert_scan(m, 1, 0, NULL, 0, NULL);
+    r.phase = "PartiallyFailed";
+    r.phase_id = VL_PH_PARTIALLY_FAILED;
+    ck_assert_int_eq(alert_scan(m, 2, 0, NULL, 0, NULL), 1);
+    /* the child is reaped from the loop: wait (bounded) until it is */
+    int left = 1;
+    for (int i = 0; i < 500 && (left = alert_reap()) > 0; i++) usleep(10000);
+    ck_assert_int_eq(left, 0);
+    char *got = tu_read(path, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_str_eq(got, "failed|restore|r-1|PartiallyFailed\n");
+    free(got);
+    alert_configure(1, NULL);
+    model_free(m);
+    tu_rmrf(dir);
+    free(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("alert");
+    TCase *tc = tcase_create("alert");
+    tcase_add_test(tc, events_from_phase_and_stall_changes);
+    tcase_add_test(tc, scan_fires_once_per_change_and_not_at_start);
+    tcase_add_test(tc, notify_runs_the_command_with_the_event);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,139 @@
+/* alert.c: run events (finished, failed, stalled) from the model, delivered as a bell, the
+ * terminal title and a --notify command (alert.h). Children run with /dev/null for their stdio
+ * so they never write over the screen, and are reaped with waitpid(WNOHANG) from the loop. */
+#include "alert.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kubeclient/util.h"
+#include "sanitize.h"
+
+static struct {
+    int bell;
+    char *notify;
+    pid_t *kids;
+    size_t nkids, capkids;
+} alert_cfg = {1, NULL, NULL, 0, 0};
+
+void alert_configure(int bell, const char *notify_cmd)
+{
+    alert_cfg.bell = bell;
+    free(alert_cfg.notify);
+    alert_cfg.notify = notify_cmd && *notify_cmd ? xstrdup(notify_cmd) : NULL;
+}
+
+static int alert_failed_phase(vl_phase p)
+{
+    return p == VL_PH_FAILED || p == VL_PH_PARTIALLY_FAILED || p == VL_PH_FAILED_VALIDATION;
+}
+
+alert_event alert_classify(vl_phase before, int stalled_before, vl_phase now, int stalled_now)
+{
+    if (!vl_phase_terminal(before) && vl_phase_terminal(now))
+        return alert_failed_phase(now) ? ALERT_FAILED : ALERT_FINISHED;
+    if (vl_phase_active(now) && stalled_now && !stalled_before) return ALERT_STALLED;
+    return ALERT_NONE;
+}
+
+const char *alert_event_name(alert_event e)
+{
+    return e == ALERT_FINISHED  ? "finished"
+           : e == ALERT_FAILED  ? "failed"
+           : e == ALERT_STALLED ? "stalled"
+                                : "none";
+}
+
+pid_t alert_notify(const char *cmd, alert_event e, vl_kind kind, const char *run, const char *phase)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_RDWR);
+        if (fd >= 0) {
+            dup2(fd, 0);
+            dup2(fd, 1);
+            dup2(fd, 2);
+            if (fd > 2) close(fd);
+        }
+        signal(SIGINT, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        setenv("VELTOP_EVENT", alert_event_name(e), 1);
+        setenv("VELTOP_KIND", kind == VL_RESTORE ? "restore" : "backup", 1);
+        setenv("VELTOP_RUN", run ? run : "", 1);
+        setenv("VELTOP_PHASE", phase ? phase : "", 1);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    if (alert_cfg.nkids == alert_cfg.capkids) {
+        alert_cfg.capkids = alert_cfg.capkids ? alert_cfg.capkids * 2 : 4;
+        alert_cfg.kids = xrealloc(alert_cfg.kids, alert_cfg.capkids * sizeof *alert_cfg.kids);
+    }
+    alert_cfg.kids[alert_cfg.nkids++] = pid;
+    return pid;
+}
+
+int alert_reap(void)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < alert_cfg.nkids; i++) {
+        pid_t r = waitpid(alert_cfg.kids[i], NULL, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR)) alert_cfg.kids[j++] = alert_cfg.kids[i];
+    }
+    alert_cfg.nkids = j;
+    return (int)j;
+}
+
+int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *bell)
+{
+    int fired = 0;
+    if (bell) *bell = 0;
+    for (size_t i = 0; i < m->n_runs; i++) {
+        model_run *r = m->runs[i];
+        if (!r->run) continue;
+        vl_phase ph = r->run->phase_id;
+        double since;
+        int stalled = !stale && vl_phase_active(ph) && est_stalled(r->items, now, &since);
+        if (!r->alert_seen) {
+            r->alert_seen = 1;
+            r->alert_phase = (int)ph;
+            r->alert_stalled = stalled;
+            continue;
+        }
+        alert_event e = alert_classify((vl_phase)r->alert_phase, r->alert_stalled, ph, stalled);
+        r->alert_phase = (int)ph;
+        if (!stale) r->alert_stalled = stalled;
+        if (e == ALERT_NONE) continue;
+        fired++;
+        if (bell) *bell = alert_cfg.bell;
+        if (title && titlen) {
+            char *nm = san_str(r->name), *p = san_str(r->run->phase);
+            snprintf(title, titlen, "veltop: %s %s %s", r->kind == VL_BACKUP ? "backup" : "restore",
+                     nm, e == ALERT_STALLED ? "stalled" : p);
+            free(nm);
+            free(p);
+        }
+        if (alert_cfg.notify) alert_notify(alert_cfg.notify, e, r->kind, r->name, r->run->phase);
+    }
+    alert_reap();
+    return fired;
+}
+
+void alert_ui_tick(model *m, double now, int stale)
+{
+    char title[300] = "";
+    int bell = 0;
+    if (!alert_scan(m, now, stale, title, sizeof title, &bell) || !alert_cfg.bell) return;
+    if (bell) beep();
+    if (title[0]) { /* OSC 2: the window title; the text is sanitised, BEL ends it */
+        printf("\033]2;%s\007", title);
+        fflush(stdout);
+    }
+}

@@ -1,0 +1,30 @@
+/* alert.h: tells the operator when a run finishes, fails or stalls while veltop watches: a
+ * terminal bell and the terminal's title (on by default; --no-bell), and --notify CMD run
+ * without waiting (sh -c, from the loop, reaped) with the event in its environment:
+ * VELTOP_EVENT (finished|failed|stalled), VELTOP_KIND (backup|restore), VELTOP_RUN, VELTOP_PHASE.
+ */
+#pragma once
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "app.h"
+
+typedef enum { ALERT_NONE, ALERT_FINISHED, ALERT_FAILED, ALERT_STALLED } alert_event;
+
+/* Pure: the event of a run going from (phase, stalled) before to now. */
+alert_event alert_classify(vl_phase before, int stalled_before, vl_phase now, int stalled_now);
+const char *alert_event_name(alert_event e); /* "finished", "failed", "stalled" */
+
+void alert_configure(int bell, const char *notify_cmd); /* notify_cmd NULL: none (copied) */
+
+/* One pass over the model (now: monotonic data time; stale: no stall judgements): fires the
+ * events since the last pass, and reaps finished --notify children. Returns the events fired;
+ * title gets the last one's text ("veltop: backup b1 Failed") when title != NULL. A run seen for
+ * the first time fires nothing (veltop starting is no news). */
+int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *bell);
+/* For the full screen: alert_scan, then the bell (curses beep) and the title (OSC 2). */
+void alert_ui_tick(model *m, double now, int stale);
+/* Starts cmd for an event; returns the child's pid (> 0) or -1. Reaped by alert_reap. */
+pid_t alert_notify(const char *cmd, alert_event e, vl_kind kind, const char *run,
+                   const char *phase);
+int alert_reap(void); /* reaps finished children (WNOHANG); returns how many are still running */
