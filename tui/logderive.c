@@ -37,6 +37,8 @@ typedef struct ld_run {
     int dirty, seen;
     ld_fetch *totals; /* restores: the backup's resource list, for per-resource totals */
     struct logderive *d;
+    double last_time;    /* the newest line of this run: its time= (unix s), for diagnose.c */
+    char last_line[256]; /* ... and its msg= */
 } ld_run;
 
 /* A finished run's resource list (cached). */
@@ -208,6 +210,29 @@ static void ld_push(void *arg)
     if (any) ld_changed(d);
 }
 
+/* The run's newest line, for the log-silent rule (diagnose.h). */
+static void ld_note_line(ld_run *x, const lp_line *l)
+{
+    const char *t = lp_get(l, "time"), *msg = lp_get(l, "msg");
+    double when;
+    if (!t || kc_parse_time(t, &when)) when = kc_wall_now();
+    if (when < x->last_time) return;
+    x->last_time = when;
+    snprintf(x->last_line, sizeof x->last_line, "%s", msg ? msg : "");
+}
+
+int logderive_last_line(const logderive *d, const model_run *r, double *when, const char **line)
+{
+    if (!d || !r || !d->pl || kc_podlog_state(d->pl) != KC_PL_STREAMING) return 0;
+    const ld_run *x = NULL;
+    for (size_t j = 0; j < d->n && !x; j++)
+        if (d->runs[j]->kind == r->kind && !strcmp(d->runs[j]->name, r->name)) x = d->runs[j];
+    if (!x || x->last_time <= 0) return 0;
+    *when = x->last_time;
+    *line = x->last_line;
+    return 1;
+}
+
 static void ld_line(void *arg, const char *line, size_t n)
 {
     logderive *d = arg;
@@ -216,7 +241,9 @@ static void ld_line(void *arg, const char *line, size_t n)
     for (size_t i = 0; i < d->n; i++) {
         ld_run *x = d->runs[i];
         const char *ref = x->kind == VL_BACKUP ? b : r;
-        if (ref && !strcmp(ref, x->ref) && lprog_feed(x->lp, &d->scratch)) x->dirty = 1;
+        if (!ref || strcmp(ref, x->ref)) continue;
+        if (lprog_feed(x->lp, &d->scratch)) x->dirty = 1;
+        ld_note_line(x, &d->scratch);
     }
     if (!d->push_timer && !d->once) d->push_timer = kc_loop_timer(d->a->loop, 200, ld_push, d);
 }

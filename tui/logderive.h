@@ -22,6 +22,11 @@ void logderive_want(logderive *d, model_run *r);
  * not in yet); NULL when r shows status.resourceProgress or has no derived rows. d may be NULL. */
 const char *logderive_source(const logderive *d, const model_run *r);
 
+/* The newest line of run r in the live log being followed (its time= in unix seconds and its
+ * msg=), for the log-silent rule of diagnose.h; 0 when r is not followed, no line of it was seen
+ * or the stream is not live. The line is valid until the loop runs again. d may be NULL. */
+int logderive_last_line(const logderive *d, const model_run *r, double *when, const char **line);
+
 /* Runs --once derives rows for, per source. */
 #define LOGDERIVE_ONCE_MAX 10
 

@@ -7,6 +7,7 @@
 
 #include "diagnose.h"
 #include "format.h"
+#include "logderive.h"
 #include "health.h"
 #include "kubeclient/util.h"
 #include "ui.h"
@@ -363,7 +364,10 @@ void screen_health_release(void)
 size_t screen_diagnose(ui *u, const model_run *r, diag *out, size_t max)
 {
     diag_ctx c = {ui_model(u), sh_health(u), ui_data_now(u), ui_wall(u)};
-    return diag_run(&c, r, NULL, out, max);
+    diag_log log = {0};
+    if (ui_stale(u) || !logderive_last_line(ui_app(u)->derive, r, &log.last_time, &log.last_line))
+        log.last_time = 0; /* no live evidence: no log-silent verdict */
+    return diag_run(&c, r, log.last_time > 0 ? &log : NULL, out, max);
 }
 
 void screen_diag_marker(ui *u, WINDOW *w, int y, int x, const model_run *r)
