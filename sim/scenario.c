@@ -901,9 +901,18 @@ static scenario *demo_build(unsigned seed)
     demo_pod_volume(rs, "ledger-0", "payments", "journal", SCN_KOPIA, 1 * GiB, 9 * MiB);
     demo_du(rs, "payments-archive", "payments", 3 * GiB, 15 * MiB);
 
-    /* A schedule that starts a small backup every few minutes. */
-    s->schedules = xcalloc(1, sizeof *s->schedules);
-    s->n_schedules = 1;
+    /* The schedule of the nightly history (it fires again at 01:00 while the demo runs), and one
+     * that starts a small backup every few minutes. */
+    s->schedules = xcalloc(2, sizeof *s->schedules);
+    s->n_schedules = 2;
+    scn_schedule *nightly = &s->schedules[1];
+    nightly->name = xstrdup("nightly");
+    nightly->cron = xstrdup("0 1 * * *");
+    nightly->created = -30 * 86400.0;
+    scn_run_defaults(&nightly->tmpl);
+    nightly->tmpl.schedule = xstrdup("nightly");
+    nightly->tmpl.rate = 30;
+    demo_fill_resources(&nightly->tmpl, &st, 16, 0.6);
     scn_schedule *sc = &s->schedules[0];
     sc->name = xstrdup("frequent");
     sc->cron = xstrdup("*/5 * * * *");

@@ -1671,6 +1671,19 @@ static void *thread_main(void *arg)
 
 /* ---- static objects ---- */
 
+/* The newest backup a schedule made before the start (the scenario's history), 0 if none. */
+static double sched_last_run(simctl *c, const char *name)
+{
+    double last = 0;
+    for (size_t k = 0; k < c->nruns; k++) {
+        const run *r = c->runs[k];
+        if (!r->is_restore && r->sr.schedule && !strcmp(r->sr.schedule, name) &&
+            r->t0 <= c->epoch && r->t0 > last)
+            last = r->t0;
+    }
+    return last;
+}
+
 static void create_static(simctl *c)
 {
     double now = c->epoch;
@@ -1709,6 +1722,8 @@ static void create_static(simctl *c)
         cJSON_AddStringToObject(tmpl, "ttl", "720h0m0s");
         cJSON *st = cJSON_AddObjectToObject(o, "status");
         cJSON_AddStringToObject(st, "phase", "Enabled");
+        double last = sched_last_run(c, sc->name);
+        if (last > 0) add_time(st, "lastBackup", last);
         free(store_create(c, "schedules", o));
     }
 }
@@ -1749,9 +1764,12 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
     for (size_t i = 0; i < scn->n_schedules; i++) {
         scn_cron cron;
         char cerr[200];
+        /* as Velero: the next firing after the last backup it made (one missed while the server
+         * was away fires at once), else after the start */
+        double last = sched_last_run(c, scn->schedules[i].name);
         c->sched_next[i] = scn_cron_parse(scn->schedules[i].cron, &cron, cerr, sizeof cerr)
                                ? INFINITY
-                               : scn_cron_next(&cron, c->epoch, c->epoch);
+                               : scn_cron_next(&cron, c->epoch, last > 0 ? last : c->epoch);
     }
     create_static(c);
     tick(c); /* history and runs in flight exist before anyone looks */

@@ -160,8 +160,12 @@ START_TEST(builtin_scenarios)
     ck_assert_int_gt(kopia, 0);
     ck_assert_int_gt(du, 0);
     ck_assert_int_eq(stall, 1);
-    ck_assert_uint_eq(d->n_schedules, 1);
+    ck_assert_uint_eq(d->n_schedules, 2);
     ck_assert_str_eq(d->schedules[0].cron, "*/5 * * * *");
+    /* the nightly history's own schedule, made a month ago */
+    ck_assert_str_eq(d->schedules[1].name, "nightly");
+    ck_assert_str_eq(d->schedules[1].cron, "0 1 * * *");
+    ck_assert_double_eq(d->schedules[1].created, -30 * 86400.0);
     ck_assert_uint_gt(d->schedules[0].tmpl.n_resources, 0);
     /* the two in flight: a large backup across dozens of resource types with kopia and restic
      * pod volumes and DataUploads, and a restore */

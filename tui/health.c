@@ -212,7 +212,8 @@ void health_summary(const health *h, double wall, char *buf, size_t n, int *bad)
             HS_ADD("  server: no pod");
         else {
             HS_ADD("  server %s", h->server->ready ? "ready" : "NOT READY");
-            if (h->server->restarts) HS_ADD(" (%d restarts)", h->server->restarts);
+            if (h->server->restarts)
+                HS_ADD(" (%d restart%s)", h->server->restarts, h->server->restarts == 1 ? "" : "s");
         }
         if (h->n_agents) HS_ADD("  node-agents %d/%zu ready", h->n_agents_ready, h->n_agents);
     }

@@ -72,6 +72,13 @@ typedef struct hd {
     int y, top, rows, cols;
 } hd;
 
+/* A width that never runs past the window's right edge (text there would wrap). */
+static int hd_clip(const hd *d, int x, int maxcols)
+{
+    int room = d->cols - x;
+    return maxcols < room ? maxcols : room;
+}
+
 static int hd_row(hd *d) /* the window row of the current line, -1 when off screen */
 {
     int r = d->y - d->top;
@@ -82,8 +89,9 @@ static void hd_title(hd *d, const char *fmt, const char *extra, attr_t extra_att
 {
     int r = hd_row(d);
     if (r >= 0) {
-        int x = w_print(d->w, r, 0, d->cols, A_BOLD, "%s", fmt);
-        if (extra) w_print(d->w, r, x, d->cols - x, extra_attr | A_BOLD, "%s", extra);
+        int x = w_print(d->w, r, 0, hd_clip(d, 0, d->cols), A_BOLD, "%s", fmt);
+        if (extra)
+            w_print(d->w, r, x, hd_clip(d, x, d->cols - x), extra_attr | A_BOLD, "%s", extra);
     }
     d->y++;
 }
@@ -92,7 +100,8 @@ static void hd_cols(hd *d, const char *const *names, const int *x, int n)
 {
     int r = hd_row(d);
     for (int i = 0; r >= 0 && i < n; i++)
-        if (x[i] < d->cols) w_print(d->w, r, x[i], d->cols - x[i], A_UNDERLINE, "%s", names[i]);
+        if (x[i] < d->cols)
+            w_print(d->w, r, x[i], hd_clip(d, x[i], d->cols - x[i]), A_UNDERLINE, "%s", names[i]);
     d->y++;
 }
 
@@ -105,53 +114,57 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
     hd_title(d, title, extra, w_attr(W_BAD));
     if (!h->n_sch) {
         int r = hd_row(d);
-        if (r >= 0) w_print(d->w, r, 2, d->cols - 2, A_DIM, "no schedules");
+        if (r >= 0) w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM, "no schedules");
         d->y++;
         return;
     }
     static const char *const names[] = {"NAME",        "SCHEDULE", "PAUSED",
                                         "LAST BACKUP", "NEXT RUN", "LAST RUNS (duration, size)"};
-    const int x[] = {2, 20, 37, 44, 72, 92};
+    static const int wide[] = {2, 20, 37, 44, 72, 92}, narrow[] = {2, 16, 30, 37, 59, 80};
+    const int *x = d->cols >= 110 ? wide : narrow; /* at 80 columns OVERDUE must still show */
     hd_cols(d, names, x, 6);
     for (size_t i = 0; i < h->n_sch; i++, d->y++) {
         const health_schedule *hs = &h->sch[i];
         int r = hd_row(d);
         if (r < 0) continue;
         char b[64], c[64];
-        w_text(d->w, r, x[0], x[1] - x[0] - 1, hs->s->meta.name, A_BOLD);
-        w_text(d->w, r, x[1], x[2] - x[1] - 1, hs->s->schedule ? hs->s->schedule : "-", 0);
-        w_print(d->w, r, x[2], x[3] - x[2] - 1, hs->s->paused ? w_attr(W_WARN) : 0, "%s",
-                hs->s->paused ? "yes" : "no");
+        w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), hs->s->meta.name, A_BOLD);
+        w_text(d->w, r, x[1], hd_clip(d, x[1], x[2] - x[1] - 1),
+               hs->s->schedule ? hs->s->schedule : "-", 0);
+        w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
+                hs->s->paused ? w_attr(W_WARN) : 0, "%s", hs->s->paused ? "yes" : "no");
         if (hs->last) {
             double t = hs->last->started > 0 ? hs->last->started : hs->last->meta.created;
             int xx = x[3];
-            xx +=
-                w_text(d->w, r, xx, 18, hs->last->phase, w_attr(w_phase_role(hs->last->phase_id)));
-            xx += w_print(d->w, r, xx, x[4] - xx - 1, 0, " %s", fmt_ago(b, sizeof b, wall - t));
+            xx += w_text(d->w, r, xx, hd_clip(d, xx, 18), hs->last->phase,
+                         w_attr(w_phase_role(hs->last->phase_id)));
+            xx += w_print(d->w, r, xx, hd_clip(d, xx, x[4] - xx - 1), 0, " %s",
+                          fmt_ago(b, sizeof b, wall - t));
         } else {
-            w_print(d->w, r, x[3], x[4] - x[3] - 1, A_DIM, "none yet");
+            w_print(d->w, r, x[3], hd_clip(d, x[3], x[4] - x[3] - 1), A_DIM, "none yet");
         }
         if (!hs->cron_ok) {
-            w_text(d->w, r, x[4], d->cols - x[4], hs->cron_err, w_attr(W_BAD));
+            w_text(d->w, r, x[4], hd_clip(d, x[4], d->cols - x[4]), hs->cron_err, w_attr(W_BAD));
             continue;
         }
         int xx = x[4];
         if (hs->s->paused)
-            xx += w_print(d->w, r, xx, x[5] - xx - 1, A_DIM, "paused");
+            xx += w_print(d->w, r, xx, hd_clip(d, xx, x[5] - xx - 1), A_DIM, "paused");
         else if (hs->due.next > 0 && hs->due.next <= wall)
-            xx += w_print(d->w, r, xx, x[5] - xx - 1, w_attr(W_WARN), "due now");
+            xx += w_print(d->w, r, xx, hd_clip(d, xx, x[5] - xx - 1), w_attr(W_WARN), "due now");
         else if (hs->due.next > 0)
-            xx += w_print(d->w, r, xx, x[5] - xx - 1, 0, "in %s",
+            xx += w_print(d->w, r, xx, hd_clip(d, xx, x[5] - xx - 1), 0, "in %s",
                           fmt_duration(b, sizeof b, hs->due.next - wall));
         if (hs->due.overdue)
-            w_print(d->w, r, xx, x[5] - xx - 1, w_attr(W_BAD) | A_BOLD, " OVERDUE");
+            w_print(d->w, r, xx, hd_clip(d, xx, x[5] - xx - 1), w_attr(W_BAD) | A_BOLD, " OVERDUE");
         if (x[5] >= d->cols || !hs->n_trend) continue;
         double vals[HEALTH_TREND];
         for (int k = 0; k < hs->n_trend; k++) vals[k] = hs->dur[k];
         w_sparkline(d->w, r, x[5], vals, hs->n_trend, w_attr(W_ACTIVE));
         (void)utf8;
         int last = hs->n_trend - 1;
-        w_print(d->w, r, x[5] + hs->n_trend + 1, d->cols - x[5] - hs->n_trend - 1, 0, "%s, %s",
+        w_print(d->w, r, x[5] + hs->n_trend + 1,
+                hd_clip(d, x[5] + hs->n_trend + 1, d->cols - x[5] - hs->n_trend - 1), 0, "%s, %s",
                 fmt_duration(b, sizeof b, hs->dur[last]),
                 hs->bytes[last] > 0
                     ? fmt_bytes(c, sizeof c, hs->bytes[last])
@@ -179,23 +192,25 @@ static void hd_locations(hd *d, const health *h, double wall)
             const vl_bsl *b = v[i];
             char buf[64];
             int bad = b->phase && !strcmp(b->phase, "Unavailable");
-            w_text(d->w, r, x[0], x[1] - x[0] - 1, b->meta.name, A_BOLD);
-            w_print(d->w, r, x[1], 4, A_DIM, "%s", kind ? "VSL" : "BSL");
-            w_text(d->w, r, x[2], x[3] - x[2] - 1, b->phase ? b->phase : "-",
+            w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), b->meta.name, A_BOLD);
+            w_print(d->w, r, x[1], hd_clip(d, x[1], 4), A_DIM, "%s", kind ? "VSL" : "BSL");
+            w_text(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1), b->phase ? b->phase : "-",
                    bad        ? w_attr(W_BAD) | A_BOLD
                    : b->phase ? w_attr(W_GOOD)
                               : A_DIM);
             if (!kind)
-                w_print(d->w, r, x[3], x[4] - x[3] - 1, 0, "%s",
+                w_print(d->w, r, x[3], hd_clip(d, x[3], x[4] - x[3] - 1), 0, "%s",
                         b->last_validated > 0 ? fmt_ago(buf, sizeof buf, wall - b->last_validated)
                                               : "never");
-            w_print(d->w, r, x[4], x[5] - x[4] - 1, 0, "%s", b->is_default ? "yes" : "");
+            w_print(d->w, r, x[4], hd_clip(d, x[4], x[5] - x[4] - 1), 0, "%s",
+                    b->is_default ? "yes" : "");
             if (!kind)
-                w_text(d->w, r, x[5], x[6] - x[5] - 1,
+                w_text(d->w, r, x[5], hd_clip(d, x[5], x[6] - x[5] - 1),
                        b->access_mode ? b->access_mode : "ReadWrite",
                        b->access_mode && !strcmp(b->access_mode, "ReadOnly") ? w_attr(W_WARN) : 0);
             if (x[6] < d->cols && b->message)
-                w_text(d->w, r, x[6], d->cols - x[6], b->message, bad ? w_attr(W_BAD) : 0);
+                w_text(d->w, r, x[6], hd_clip(d, x[6], d->cols - x[6]), b->message,
+                       bad ? w_attr(W_BAD) : 0);
         }
     }
 }
@@ -207,34 +222,38 @@ static void hd_pods(hd *d, const health *h, double wall)
     const kc_pod *p = h->server;
     if (r >= 0) {
         if (!h->pods_known)
-            w_print(d->w, r, 2, d->cols - 2, A_DIM, "pods not listed (yet, or not allowed)");
+            w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM,
+                    "pods not listed (yet, or not allowed)");
         else if (!p)
-            w_print(d->w, r, 2, d->cols - 2, w_attr(W_BAD), "no Velero server pod found");
+            w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), w_attr(W_BAD),
+                    "no Velero server pod found");
         else {
             char b[64];
             int x = 2;
-            x += w_text(d->w, r, x, 40, p->name, A_BOLD);
-            x +=
-                w_print(d->w, r, x, d->cols - x, p->ready ? w_attr(W_GOOD) : w_attr(W_BAD) | A_BOLD,
-                        "  %s", p->ready ? "Ready" : "NOT READY");
-            x += w_print(d->w, r, x, d->cols - x, p->restarts ? w_attr(W_WARN) | A_BOLD : 0,
-                         "  %d restart%s", p->restarts, p->restarts == 1 ? "" : "s");
+            x += w_text(d->w, r, x, hd_clip(d, x, 40), p->name, A_BOLD);
+            x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x),
+                         p->ready ? w_attr(W_GOOD) : w_attr(W_BAD) | A_BOLD, "  %s",
+                         p->ready ? "Ready" : "NOT READY");
+            x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x),
+                         p->restarts ? w_attr(W_WARN) | A_BOLD : 0, "  %d restart%s", p->restarts,
+                         p->restarts == 1 ? "" : "s");
             if (p->last_restart > 0) {
-                x += w_print(d->w, r, x, d->cols - x, w_attr(W_WARN), ", last %s (",
+                x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x), w_attr(W_WARN), ", last %s (",
                              fmt_ago(b, sizeof b, wall - p->last_restart));
-                x += w_text(d->w, r, x, 24, p->last_reason ? p->last_reason : "?", w_attr(W_WARN));
-                x += w_print(d->w, r, x, d->cols - x, w_attr(W_WARN), ", exit %d)",
+                x += w_text(d->w, r, x, hd_clip(d, x, 24), p->last_reason ? p->last_reason : "?",
+                            w_attr(W_WARN));
+                x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x), w_attr(W_WARN), ", exit %d)",
                              p->last_exit_code);
             }
             if (p->waiting_reason) {
-                x += w_print(d->w, r, x, d->cols - x, w_attr(W_BAD), "  ");
-                x += w_text(d->w, r, x, 24, p->waiting_reason, w_attr(W_BAD));
+                x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x), w_attr(W_BAD), "  ");
+                x += w_text(d->w, r, x, hd_clip(d, x, 24), p->waiting_reason, w_attr(W_BAD));
             }
-            x += w_print(d->w, r, x, d->cols - x, 0, "  ");
-            x += w_text(d->w, r, x, 20, p->version ? p->version : "version ?", 0);
+            x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x), 0, "  ");
+            x += w_text(d->w, r, x, hd_clip(d, x, 20), p->version ? p->version : "version ?", 0);
             if (p->node) {
-                x += w_print(d->w, r, x, d->cols - x, A_DIM, "  on ");
-                w_text(d->w, r, x, d->cols - x, p->node, A_DIM);
+                x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x), A_DIM, "  on ");
+                w_text(d->w, r, x, hd_clip(d, x, d->cols - x), p->node, A_DIM);
             }
         }
     }
@@ -242,8 +261,8 @@ static void hd_pods(hd *d, const health *h, double wall)
     if (h->n_servers > 1) {
         r = hd_row(d);
         if (r >= 0)
-            w_print(d->w, r, 2, d->cols - 2, A_DIM, "%zu server pods; showing the newest ready one",
-                    h->n_servers);
+            w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM,
+                    "%zu server pods; showing the newest ready one", h->n_servers);
         d->y++;
     }
     char title[64], extra[64] = "";
@@ -254,7 +273,7 @@ static void hd_pods(hd *d, const health *h, double wall)
     if (!h->n_agents) {
         r = hd_row(d);
         if (r >= 0)
-            w_print(d->w, r, 2, d->cols - 2, A_DIM,
+            w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM,
                     h->pods_known ? "no node-agent pods (no file-system backups or data movement)"
                                   : "pods not listed");
         d->y++;
@@ -267,11 +286,12 @@ static void hd_pods(hd *d, const health *h, double wall)
         r = hd_row(d);
         if (r < 0) continue;
         const kc_pod *a = h->agents[i].pod;
-        w_text(d->w, r, x[0], x[1] - x[0] - 1, a->node ? a->node : "(unscheduled)", 0);
-        w_text(d->w, r, x[1], x[2] - x[1] - 1, a->name, 0);
-        w_print(d->w, r, x[2], x[3] - x[2] - 1, a->ready ? w_attr(W_GOOD) : w_attr(W_BAD) | A_BOLD,
-                "%s", a->ready ? "yes" : "NO");
-        w_print(d->w, r, x[3], d->cols - x[3], 0, "%d", a->restarts);
+        w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1),
+               a->node ? a->node : "(unscheduled)", 0);
+        w_text(d->w, r, x[1], hd_clip(d, x[1], x[2] - x[1] - 1), a->name, 0);
+        w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
+                a->ready ? w_attr(W_GOOD) : w_attr(W_BAD) | A_BOLD, "%s", a->ready ? "yes" : "NO");
+        w_print(d->w, r, x[3], hd_clip(d, x[3], d->cols - x[3]), 0, "%d", a->restarts);
     }
 }
 

@@ -88,9 +88,9 @@ kt_wait 20 "DELETED in the watch" grep -Eq '^DELETED +nightly-1' "$KT_DIR/watch.
 
 # DownloadRequest for a finished backup of the demo scenario, processed by the controller
 kt_start demo --scenario demo --speed 20
-kt_expect "logs --tail=3" '^3$' "$(kubectl -n velero logs "$(kubectl -n velero get pods -o name)" --tail=3 | wc -l)"
+kt_expect "logs --tail=3" '^3$' "$(kubectl -n velero logs "$(kubectl -n velero get pods -l deploy=velero -o name)" --tail=3 | wc -l)"
 kt_expect "demo log lines" 'level=info msg="Processing item" backup=velero/' \
-    "$(kubectl -n velero logs "$(kubectl -n velero get pods -o name)" --tail=400)"
+    "$(kubectl -n velero logs "$(kubectl -n velero get pods -l deploy=velero -o name)" --tail=400)"
 # the controller's own progress: a running backup's rows move in get -w
 kubectl -n velero get backups -w --output-watch-events >"$KT_DIR/demo-watch.out" 2>&1 &
 KT_PIDS="$KT_PIDS $!"

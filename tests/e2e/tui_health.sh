@@ -11,7 +11,7 @@ for layout in install helm; do
     tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
     tui_wait '● live'
     # the server restarts 2 s in (OOMKilled) and stays down
-    tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +server NOT READY \(1 restarts\) +node-agents 1/2 ready +\(H: details\)'
+    tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +server NOT READY \(1 restart\) +node-agents 1/2 ready +\(H: details\)'
     tui_keys H
     tui_wait 'Health *$'
     tui_wait '^Schedules \(2\) +1 overdue'
@@ -28,6 +28,10 @@ for layout in install helm; do
     tui_wait '^  worker-1 +node-agent-[a-z0-9]{5} +yes +0 *$'
     tui_wait '^  worker-2 +node-agent-[a-z0-9]{5} +NO +0 *$'
     tui_screen | grep -q 'worker-3' && tui_fail "a node without a node-agent has a row"
+    # at 80x24 the columns narrow and OVERDUE still shows
+    tui_resize 80 24
+    tui_wait '^  nightly +0 1 \* \* \* +no +none yet +due now OVERDUE'
+    tui_resize 130 40
     # the key is in the list's help
     tui_keys Escape
     tui_wait 'Backups & Restores *$'
