@@ -146,6 +146,7 @@ typedef struct pvol {
     int real_state;   /* 0 not started, 1 running, 2 finished, 3 fell back to simulation */
     int64_t real_total, real_done;
     double real_last_patch;
+    char agent_phase[16]; /* the phase its node-agent last logged */
 } pvol;
 
 typedef struct run {
@@ -292,6 +293,7 @@ static void item_id(const run *r, const pres *p, int k, const char **ns, char *n
 static void add_line(run *r, double t, const char *level, const char *msg, simlog_field *f,
                      size_t nf)
 {
+    if (!isfinite(t)) return; /* never comes (a queued run that never starts) */
     r->lines = xrealloc(r->lines, (r->nlines + 1) * sizeof *r->lines);
     r->lines[r->nlines].t = t;
     r->lines[r->nlines].text = simlog_line(t, level, msg, f, nf);
@@ -1367,11 +1369,15 @@ static void step_run(simctl *c, run *r, double now, line_batch *lines, double po
         } else {
             write_status(c, vp, v->name, &v->last, vol_status(r, v, now), &v->gone);
         }
+        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v->last, "phase"));
         if (v->sv->uploader == SCN_DATAMOVER && v->last)
-            simpods_mover(
-                c->pods, r->is_restore ? "velero.io/data-download" : "velero.io/data-upload",
-                v->name, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v->last, "phase")),
-                v->node, now);
+            simpods_mover(c->pods,
+                          r->is_restore ? "velero.io/data-download" : "velero.io/data-upload",
+                          v->name, ph, v->node, now);
+        else if (ph && strcmp(ph, v->agent_phase)) { /* the node-agent's own log */
+            snprintf(v->agent_phase, sizeof v->agent_phase, "%s", ph);
+            simpods_agent_log(c->pods, v->node, r->is_restore, v->name, ph, now);
+        }
         if (vol_terminal_at(v, now) && v->real_state != 1) v->done = 1;
     }
     while (r->emitted < r->nlines && r->lines[r->emitted].t <= now) {

@@ -374,3 +374,20 @@ void simpods_mover(simpods *p, const char *kind_label, const char *name, const c
     cJSON_Delete(st);
     cJSON_Delete(got);
 }
+
+void simpods_agent_log(simpods *p, const char *node, int restore, const char *name,
+                       const char *phase, double now)
+{
+    const char *pod = simpods_agent(p, node);
+    if (!pod) return;
+    const char *kind = restore ? "PodVolumeRestore" : "PodVolumeBackup";
+    const char *ctl = restore ? "podvolumerestore" : "podvolumebackup";
+    const char *src = restore ? "pkg/controller/pod_volume_restore_controller.go"
+                              : "pkg/controller/pod_volume_backup_controller.go";
+    char ts[40], line[768];
+    kc_format_time(now, ts, sizeof ts);
+    snprintf(line, sizeof line,
+             "time=\"%s\" level=info msg=\"%s %s\" controller=%s logSource=\"%s\" %s=%s/%s", ts,
+             kind, phase, ctl, src, ctl, p->ns, name);
+    simstore_log_append(p->store, pod, now, line);
+}

@@ -22,5 +22,9 @@ void simpods_tick(simpods *p, double now);
  * exists (Pending while Accepted, Running from Prepared) until the phase is terminal. */
 void simpods_mover(simpods *p, const char *kind_label, const char *name, const char *phase,
                    const char *node, double now);
+/* A PodVolumeBackup/Restore `name` on node reached phase: a line in that node's node-agent log
+ * (none when the node has no node-agent). */
+void simpods_agent_log(simpods *p, const char *node, int restore, const char *name,
+                       const char *phase, double now);
 /* The node-agent pod's name on node (NULL when none); for its log. */
 const char *simpods_agent(const simpods *p, const char *node);
