@@ -118,7 +118,6 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
                      int pods_known, double wall)
 {
     health *h = xcalloc(1, sizeof *h);
-    if (m) model_refresh_volumes(m);
     health_vec sv = health_all(schedules);
     h->n_sch = sv.n;
     h->sch = sv.n ? xcalloc(sv.n, sizeof *h->sch) : NULL;

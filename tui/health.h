@@ -44,7 +44,8 @@ typedef struct health {
     int n_overdue, n_bsl_unavailable, n_agents_ready;
 } health;
 
-/* Any store may be NULL (not watched). m's volume sums are refreshed. wall: unix seconds. */
+/* Any store may be NULL (not watched). The trend's bytes are m's volume sums as last refreshed
+ * (model_refresh_volumes is O(volumes): its caller's cadence). wall: unix seconds. */
 health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vsls, kc_store *pods,
                      int pods_known, double wall);
 void health_free(health *h);

@@ -26,7 +26,9 @@ case "$title" in
 esac
 tui_keys q
 tui_wait_exit >/dev/null
+# a fresh tmux server for the next start: a new client racing the old one's exit fails
 tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+TUI_SOCK="$TUI_SOCK-n"
 
 # started after everything ended: no events; --no-bell: the title is not touched
 : >"$EV"

@@ -60,7 +60,9 @@ open_run running
 tui_screen | grep -q '^Stuck?' && tui_fail "a moving run is called stuck"
 tui_keys q
 tui_wait_exit >/dev/null
+# a fresh tmux server for the next start: a new client racing the old one's exit fails
 tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+TUI_SOCK="$TUI_SOCK-n"
 tui_sim_kill
 TUI_SIM_PORT=""
 
@@ -74,7 +76,9 @@ tui_wait '^Stuck\? since [0-9:]{8}  the Velero server has logged nothing for thi
 [ "$(tui_screen | grep -c '^Stuck?')" = 1 ] || tui_fail "quiet: more than the log-silent finding"
 tui_keys q
 tui_wait_exit >/dev/null
+# a fresh tmux server for the next start: a new client racing the old one's exit fails
 tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+TUI_SOCK="$TUI_SOCK-n"
 tui_sim_kill
 TUI_SIM_PORT=""
 

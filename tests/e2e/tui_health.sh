@@ -39,8 +39,23 @@ for layout in install helm; do
     tui_wait '^ +H +health: schedules, locations, server, node-agents'
     tui_keys q
     [ "$(tui_wait_exit)" = 0 ] || tui_fail "veltop did not exit 0"
+    # a fresh tmux server for the next start: a new client racing the old one's exit fails
     tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+    TUI_SOCK="$TUI_SOCK-n"
     tui_sim_kill
     TUI_SIM_PORT=""
 done
+# pods not allowed to this user (403): the runs are still live, --once does not wait for pods,
+# and the health line says nothing about a server it cannot see
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/health.yaml" --faults forbid=pods --quiet
+t0=$SECONDS
+"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once --json >"$TUI_DIR/once.json" || tui_fail "--once with pods forbidden"
+[ $((SECONDS - t0)) -lt 10 ] || tui_fail "--once waited $((SECONDS - t0)) s for forbidden pods"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["velero"] is None and d["nodeAgents"] == [], d' \
+    "$TUI_DIR/once.json" || tui_fail "--once --json with pods forbidden"
+tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
+tui_wait '● live'
+tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +\(H: details\)'
+tui_keys H
+tui_wait '^  pods not listed \(yet, or not allowed\)'
 echo "PASS tui_health"

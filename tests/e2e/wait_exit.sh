@@ -47,7 +47,9 @@ tui_wait '^backup ok finished: Completed after [0-9]+s'
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "tty: exit status"
 [ "$(tui_screen | grep -c '^backup ok ')" = 2 ] || tui_fail "tty: more than one progress line"
 tui_screen | grep -Eq '^backup ok  Completed  items 40/40' || tui_fail "tty: final progress line"
+# a fresh tmux server for the next start: a new client racing the old one's exit fails
 tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+TUI_SOCK="$TUI_SOCK-n"
 
 # unreachable: 1, with the reason
 tui_sim_kill
