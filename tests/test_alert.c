@@ -73,6 +73,43 @@ START_TEST(scan_fires_once_per_change_and_not_at_start)
 }
 END_TEST
 
+START_TEST(items_done_while_volumes_move_is_no_stall)
+{
+    alert_configure(1, NULL);
+    model *m = model_new();
+    vl_run r = {0};
+    r.kind = VL_BACKUP;
+    r.meta.name = "b";
+    r.phase = "InProgress";
+    r.phase_id = VL_PH_IN_PROGRESS;
+    r.started = 1000;
+    r.has_progress = 1;
+    r.items_total = r.items_done = 10;
+    model_upsert_run(m, &r, 100, 1100);
+    vl_volume v = {0};
+    v.kind = VL_PVB;
+    v.meta.name = "b-v";
+    v.run_name = "b";
+    v.phase = "InProgress";
+    v.phase_id = VL_PH_IN_PROGRESS;
+    v.bytes_total = 1000;
+    v.bytes_done = 100;
+    model_upsert_volume(m, &v, 100);
+    char title[200];
+    int bell;
+    ck_assert_int_eq(alert_scan(m, 100, 0, title, sizeof title, &bell), 0);
+    for (int t = 110; t <= 200; t += 10) { /* bytes every 10 s, items still */
+        v.bytes_done += 50;
+        model_upsert_volume(m, &v, t);
+        ck_assert_int_eq(alert_scan(m, t, 0, title, sizeof title, &bell), 0);
+    }
+    /* the volume stops too: now the run is stalled */
+    ck_assert_int_eq(alert_scan(m, 300, 0, title, sizeof title, &bell), 1);
+    ck_assert_str_eq(title, "veltop: backup b stalled");
+    model_free(m);
+}
+END_TEST
+
 START_TEST(notify_runs_the_command_with_the_event)
 {
     char *dir = tu_mkdtemp();
@@ -115,6 +152,7 @@ int main(void)
     TCase *tc = tcase_create("alert");
     tcase_add_test(tc, events_from_phase_and_stall_changes);
     tcase_add_test(tc, scan_fires_once_per_change_and_not_at_start);
+    tcase_add_test(tc, items_done_while_volumes_move_is_no_stall);
     tcase_add_test(tc, notify_runs_the_command_with_the_event);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

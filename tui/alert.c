@@ -91,6 +91,25 @@ int alert_reap(void)
     return (int)j;
 }
 
+/* Stalled: the items have not moved (or are all done) and no volume still in progress has
+ * moved either; a backup whose items are done while its volumes upload is not stalled, nor is one
+ * with everything done (that is the diagnosis' all-done-phase-stuck). */
+static int alert_run_stalled(const model *m, const model_run *r, double now)
+{
+    double since;
+    int items_done = r->run->items_total > 0 && r->run->items_done >= r->run->items_total;
+    if (!items_done && !est_stalled(r->items, now, &since)) return 0;
+    model_volume *vols[256];
+    size_t n = model_run_volumes(m, r, vols, 256), active = 0;
+    if (n > 256) n = 256;
+    for (size_t i = 0; i < n; i++) {
+        if (!vols[i]->vol || !vl_phase_active(vols[i]->vol->phase_id)) continue;
+        active++;
+        if (!est_stalled(vols[i]->bytes, now, &since)) return 0;
+    }
+    return items_done ? active > 0 : 1;
+}
+
 int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *bell)
 {
     int fired = 0;
@@ -99,8 +118,7 @@ int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int 
         model_run *r = m->runs[i];
         if (!r->run) continue;
         vl_phase ph = r->run->phase_id;
-        double since;
-        int stalled = !stale && vl_phase_active(ph) && est_stalled(r->items, now, &since);
+        int stalled = !stale && vl_phase_active(ph) && alert_run_stalled(m, r, now);
         if (!r->alert_seen) {
             r->alert_seen = 1;
             r->alert_phase = (int)ph;

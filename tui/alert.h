@@ -17,7 +17,8 @@ const char *alert_event_name(alert_event e); /* "finished", "failed", "stalled" 
 
 void alert_configure(int bell, const char *notify_cmd); /* notify_cmd NULL: none (copied) */
 
-/* One pass over the model (now: monotonic data time; stale: no stall judgements): fires the
+/* One pass over the model (now: monotonic data time; stale: no stall judgements; stalled: the
+ * items and every volume still in progress have not moved for their intervals): fires the
  * events since the last pass, and reaps finished --notify children. Returns the events fired;
  * title gets the last one's text ("veltop: backup b1 Failed") when title != NULL. A run seen for
  * the first time fires nothing (veltop starting is no news). */
