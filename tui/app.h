@@ -53,7 +53,7 @@ typedef struct model_run {
     model_vol_sum vols;   /* recomputed by model_refresh_volumes */
     /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
     int alert_seen, alert_phase, alert_stalled;
-    size_t pos;           /* private: index in model.runs */
+    size_t pos; /* private: index in model.runs */
 } model_run;
 
 typedef struct model {
