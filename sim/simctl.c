@@ -1630,6 +1630,7 @@ static void step_adopt(simctl *c, double now)
 static void tick(simctl *c)
 {
     double now = sim_now(c);
+    simpods_tick(c->pods, now); /* the server is back (ready) before it fails orphaned runs */
     step_schedules(c, now);
     if (!c->opts.passive) step_adopt(c, now);
     line_batch lines = {0};
@@ -1650,7 +1651,6 @@ static void tick(simctl *c)
         c->last_bsl = now;
     }
     if (downloads_changed(c)) step_downloads(c);
-    simpods_tick(c->pods, now);
 }
 
 static void *thread_main(void *arg)
