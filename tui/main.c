@@ -48,8 +48,8 @@ static void usage(FILE *f)
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
         "\n"
         "Keys: j/k move, Enter detail, / filter, s sort, f follow, [ ] previous/next run,\n"
-        "Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable (--once),\n"
-        "2 usage or configuration error.\n");
+        "H health, Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable\n"
+        "(--once, --wait), 2 usage or configuration error; --wait: 3 PartiallyFailed, 4 Failed.\n");
 }
 
 static int once_ready(void *arg)
