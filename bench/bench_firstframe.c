@@ -12,6 +12,23 @@
 static int vols_per_backup = 5; /* argv[3]: 4 PodVolumeBackups + 1 DataUpload by default */
 #define GIB 1073741824.0
 
+/* Creates an object as bench_sim_create does and copies the uid the sim gave it. */
+static int create_uid(bench_sim *bs, const char *plural, const char *json, char *uid, size_t n)
+{
+    cJSON *o = cJSON_Parse(json);
+    if (!o) return -1;
+    int status = 0;
+    char *msg = NULL;
+    cJSON *r = simstore_create(vsim_store(bs->sim), plural, "velero", o, &status, &msg);
+    free(msg);
+    if (!r) return -1;
+    const char *u = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "metadata"), "uid"));
+    snprintf(uid, n, "%s", u ? u : "");
+    cJSON_Delete(r);
+    return 0;
+}
+
 static int populate(bench_sim *bs, int nb)
 {
     double now = kc_wall_now();
@@ -38,7 +55,9 @@ static int populate(bench_sim *bs, int nb)
             "%d,\"itemsBackedUp\":%d},\"warnings\":%d,\"backupItemOperationsAttempted\":1,"
             "\"backupItemOperationsCompleted\":1,\"hookStatus\":{}}}",
             i, start, done, exp, 1200 + i % 300, 1200 + i % 300, i % 7 == 0 ? 2 : 0);
-        if (bench_sim_create(bs, "backups", "velero", kc_buf_cstr(&b))) return -1;
+        /* the volumes carry the backup's uid, as Velero labels them (veltop joins by it) */
+        char uid[64];
+        if (create_uid(bs, "backups", kc_buf_cstr(&b), uid, sizeof uid)) return -1;
         for (int v = 0; v < vols_per_backup; v++) {
             /* the newest backup's volumes add up to a size no other row shows */
             long long size = i == nb - 1 ? 246913578LL : (long long)(10 * GIB);
@@ -49,7 +68,7 @@ static int populate(bench_sim *bs, int nb)
                     "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"PodVolumeBackup\",\"metadata\":{"
                     "\"name\":\"nightly-%05d-%c%04x\",\"namespace\":\"velero\",\"generateName\":"
                     "\"nightly-%05d-\",\"labels\":{\"velero.io/backup-name\":\"nightly-%05d\","
-                    "\"velero.io/backup-uid\":\"9b1f3c2e-%08d\",\"velero.io/pvc-uid\":"
+                    "\"velero.io/backup-uid\":\"%s\",\"velero.io/pvc-uid\":"
                     "\"5d2c-%08d-%d\"}},\"spec\":{\"backupStorageLocation\":\"default\",\"node\":"
                     "\"worker-%d\",\"pod\":{\"kind\":\"Pod\",\"namespace\":\"shop\",\"name\":"
                     "\"db-%d\",\"uid\":\"77aa-%08d\"},\"volume\":\"data\",\"repoIdentifier\":"
@@ -59,7 +78,7 @@ static int populate(bench_sim *bs, int nb)
                     "\"Completed\",\"path\":\"/host_pods\",\"startTimestamp\":\"%s\","
                     "\"completionTimestamp\":\"%s\",\"snapshotID\":\"%08x%08x\",\"progress\":{"
                     "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
-                    i, 'a' + v, i & 0xffff, i, i, i, i, v, v % 4, v, i, i, v, start, done,
+                    i, 'a' + v, i & 0xffff, i, i, uid, i, v, v % 4, v, i, i, v, start, done,
                     i * 7919u, v * 104729u, size, size);
                 if (bench_sim_create(bs, "podvolumebackups", "velero", kc_buf_cstr(&b))) return -1;
             } else {
@@ -68,7 +87,7 @@ static int populate(bench_sim *bs, int nb)
                     "{\"apiVersion\":\"velero.io/v2alpha1\",\"kind\":\"DataUpload\",\"metadata\":{"
                     "\"name\":\"nightly-%05d-du%04x\",\"namespace\":\"velero\",\"labels\":{"
                     "\"velero.io/backup-name\":\"nightly-%05d\",\"velero.io/backup-uid\":"
-                    "\"9b1f3c2e-%08d\",\"velero.io/async-operation-id\":\"du-%08d\"}},\"spec\":{"
+                    "\"%s\",\"velero.io/async-operation-id\":\"du-%08d\"}},\"spec\":{"
                     "\"backupStorageLocation\":\"default\",\"datamover\":\"velero\","
                     "\"operationTimeout\":\"10m0s\",\"sourceNamespace\":\"billing\","
                     "\"snapshotType\":"
@@ -78,7 +97,7 @@ static int populate(bench_sim *bs, int nb)
                     "\"Completed\",\"node\":\"worker-2\",\"startTimestamp\":\"%s\","
                     "\"completionTimestamp\":\"%s\",\"snapshotID\":\"%08x\",\"progress\":{"
                     "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
-                    i, i & 0xffff, i, i, i, i, start, done, i * 7919u, size, size);
+                    i, i & 0xffff, i, uid, i, i, start, done, i * 7919u, size, size);
                 if (bench_sim_create(bs, "datauploads", "velero", kc_buf_cstr(&b))) return -1;
             }
         }

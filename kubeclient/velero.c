@@ -3,6 +3,7 @@
 #include "kubeclient/velero.h"
 
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -598,11 +599,16 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
     v->kind = kind;
 
     int restore = kind == VL_PVR || kind == VL_DD;
-    static const char *const run_keys[] = {"velero.io/backup-name", "velero.io/restore-name"};
-    vl_pick(md[VM_LABELS], run_keys, two, 2);
-    const char *run = vl_label_text(two[restore]);
-    if (!run) run = vl_label_text(two[!restore]);
+    static const char *const run_keys[] = {"velero.io/backup-name", "velero.io/restore-name",
+                                           "velero.io/backup-uid", "velero.io/restore-uid"};
+    const cJSON *four[4];
+    vl_pick(md[VM_LABELS], run_keys, four, 4);
+    const char *run = vl_label_text(four[restore]);
+    if (!run) run = vl_label_text(four[!restore]);
     v->run_name = vl_intern(run);
+    /* the uid of the run of the same kind only: a restore's volume names no backup uid */
+    const char *uid = vl_label_text(four[2 + restore]);
+    v->run_uid = uid && *uid ? vl_intern(uid) : NULL;
 
     const char *node = kind == VL_PVB ? vl_text(spec[VS_NODE]) : vl_text(st[VT_NODE]);
     if (!node) node = kind == VL_PVB ? vl_text(st[VT_NODE]) : vl_text(spec[VS_NODE]);
@@ -647,6 +653,7 @@ void vl_volume_free(vl_volume *v)
     if (v->meta.name != (char *)(v + 1)) vl_str_free(v->meta.name); /* hand-built */
     vl_str_free(v->meta.ns);
     vl_str_free(v->run_name);
+    vl_str_free(v->run_uid);
     vl_str_free(v->node);
     vl_str_free(v->pod_ns);
     vl_str_free(v->pod_name);
@@ -655,6 +662,23 @@ void vl_volume_free(vl_volume *v)
     vl_str_free(v->phase);
     vl_str_free(v->message);
     free(v);
+}
+
+const char *vl_valid_label(const char *name, char buf[VL_LABEL_MAX + 1])
+{
+    size_t n = strlen(name);
+    if (n <= VL_LABEL_MAX) return name;
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    EVP_Digest(name, n, md, &mdlen, EVP_sha256(), NULL);
+    memcpy(buf, name, VL_LABEL_MAX - 6);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 3; i++) {
+        buf[VL_LABEL_MAX - 6 + 2 * i] = hex[md[i] >> 4];
+        buf[VL_LABEL_MAX - 5 + 2 * i] = hex[md[i] & 15];
+    }
+    buf[VL_LABEL_MAX] = '\0';
+    return buf;
 }
 
 /* ---- DownloadRequest, Schedule, BackupStorageLocation ---- */

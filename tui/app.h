@@ -38,6 +38,8 @@ typedef struct model_volume {
 typedef struct model_run {
     vl_kind kind;      /* VL_BACKUP or VL_RESTORE */
     char *name;        /* owned copy of meta.name (raw; sanitise before display) */
+    const char *label; /* the value its volumes' run-name label holds: name, or GetValidName(name)
+                          for names over 63 characters (in the run's own block) */
     const vl_run *run; /* current decoded state; owned by the store (or the test) */
     est *items;        /* tracker of items_done */
     double attached;   /* monotonic seconds when first seen */
@@ -62,6 +64,7 @@ typedef struct model {
     unsigned long gen; /* bumps on every change: screens redraw when it moved */
     int vols_dirty;    /* run/volume sums need model_refresh_volumes (done lazily, per frame) */
     void *run_index, *vol_index; /* private: (kind, name) -> object */
+    void *label_index; /* private: (kind, label) -> run, for runs whose label is not their name */
     /* Shared, never sampled tracker of objects first seen finished (rate/ETA unknown: -1), so
      * 10 000 old runs and their volumes cost no sample rings. Compare, never free. */
     est *idle_est;
@@ -77,6 +80,9 @@ void model_remove_run(model *m, vl_kind kind, const char *name);
 model_run *model_find_run(const model *m, vl_kind kind, const char *name);
 void model_upsert_volume(model *m, const vl_volume *v, double now);
 void model_remove_volume(model *m, vl_kind kind, const char *name);
+/* Volumes join their run by the velero.io/backup-uid / restore-uid label where both have a uid,
+ * else by the run-name label, which holds GetValidName(name) (vl_valid_label), never by the raw
+ * name. */
 /* Volumes of a run (PVB+DU for a backup, PVR+DD for a restore); returns the count, fills up to
  * max pointers into out (out may be NULL to count). */
 size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max);

@@ -22,10 +22,13 @@ typedef struct model_node {
     uint32_t h;
 } model_node;
 
+/* What an index's nodes are, and so which key follows them. */
+enum { MODEL_IX_VOLS, MODEL_IX_RUNS, MODEL_IX_LABELS };
+
 typedef struct model_index {
     model_node **b;
     size_t nb, n;
-    int runs; /* 1: the nodes are model_run_block's, 0: model_vol_block's */
+    int runs; /* MODEL_IX_*: the nodes are model_vol_block's, model_run_block's, model_alias's */
 } model_index;
 
 typedef struct model_run_block {
@@ -33,6 +36,14 @@ typedef struct model_run_block {
     model_run r;
     char name[];
 } model_run_block;
+
+/* A run whose name is over 63 characters has a label value (GetValidName) unlike its name: it is
+ * indexed by it through this node, which sits in the run's own block after its name. */
+typedef struct model_alias {
+    model_node node;
+    model_run *r;
+    char label[VL_LABEL_MAX + 1];
+} model_alias;
 
 typedef struct model_vol_block {
     model_node node;
@@ -68,9 +79,13 @@ static void model_index_free(model_index *ix)
 /* The record after node n, and whether its key is (kind, name). */
 static void *model_node_obj(const model_index *ix, model_node *n, int kind, const char *name)
 {
-    if (ix->runs) {
+    if (ix->runs == MODEL_IX_RUNS) {
         model_run *r = &MODEL_BLOCK_OF(model_run_block, node, n)->r;
         return (int)r->kind == kind && !strcmp(r->name, name) ? r : NULL;
+    }
+    if (ix->runs == MODEL_IX_LABELS) {
+        model_alias *a = MODEL_BLOCK_OF(model_alias, node, n);
+        return (int)a->r->kind == kind && !strcmp(a->label, name) ? a->r : NULL;
     }
     model_volume *v = &MODEL_BLOCK_OF(model_vol_block, node, n)->v;
     return (int)v->kind == kind && !strcmp(v->name, name) ? v : NULL;
@@ -127,8 +142,9 @@ static const est_opts model_bytes_opts = {60.0, 10.0};
 model *model_new(void)
 {
     model *m = xcalloc(1, sizeof(model));
-    m->run_index = model_index_new(1);
-    m->vol_index = model_index_new(0);
+    m->run_index = model_index_new(MODEL_IX_RUNS);
+    m->vol_index = model_index_new(MODEL_IX_VOLS);
+    m->label_index = model_index_new(MODEL_IX_LABELS);
     m->idle_est = est_new(&model_items_opts);
     est_finish(m->idle_est, 0, 0); /* rate and ETA unknown (-1) */
     return m;
@@ -169,6 +185,7 @@ void model_free(model *m)
     free(m->vols);
     model_index_free(m->run_index);
     model_index_free(m->vol_index);
+    model_index_free(m->label_index);
     free(m);
 }
 
@@ -214,10 +231,21 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
             m->runs = xrealloc(m->runs, m->cap_runs * sizeof(*m->runs));
         }
         size_t nl = strlen(name) + 1;
-        model_run_block *blk = xcalloc(1, sizeof(*blk) + nl);
+        /* a long name's alias (label value and index node) follows the name, aligned */
+        size_t at = (sizeof(model_run_block) + nl + _Alignof(model_alias) - 1) &
+                    ~(_Alignof(model_alias) - 1);
+        int alias = nl - 1 > VL_LABEL_MAX;
+        model_run_block *blk = xcalloc(1, alias ? at + sizeof(model_alias) : sizeof(*blk) + nl);
         mr = &blk->r;
         mr->kind = r->kind;
         mr->name = memcpy(blk->name, name, nl);
+        mr->label = mr->name;
+        if (alias) {
+            model_alias *a = (model_alias *)(void *)((char *)blk + at);
+            a->r = mr;
+            mr->label = vl_valid_label(name, a->label);
+            model_index_put(m->label_index, &a->node, (int)mr->kind, a->label);
+        }
         /* first seen finished: no history is ever needed */
         mr->items = vl_phase_terminal(r->phase_id) ? m->idle_est : est_new(&model_items_opts);
         mr->attached = now;
@@ -259,6 +287,8 @@ void model_remove_run(model *m, vl_kind kind, const char *name)
     if (!r) return;
     size_t i = r->pos;
     model_index_del(m->run_index, &MODEL_BLOCK_OF(model_run_block, r, r)->node);
+    if (r->label != r->name)
+        model_index_del(m->label_index, &MODEL_BLOCK_OF(model_alias, label, r->label)->node);
     model_run_free(r, m->idle_est);
     m->runs[i] = m->runs[--m->n_runs];
     if (i < m->n_runs) m->runs[i]->pos = i;
@@ -320,12 +350,33 @@ void model_remove_volume(model *m, vl_kind kind, const char *name)
     m->gen++;
 }
 
+/* A volume whose run-uid label names another uid than run r's belongs to another run of the same
+ * name (deleted and created again) or to another run with the same label value. */
+static int model_uid_ok(const vl_volume *v, const model_run *r)
+{
+    const char *uid = r->run ? r->run->meta.uid : NULL;
+    return !v->run_uid || !uid || !*uid || !strcmp(v->run_uid, uid);
+}
+
 static int model_volume_of(const model_volume *v, const model_run *r)
 {
     vl_kind k = v->kind;
     int backup = k == VL_PVB || k == VL_DU;
     if ((r->kind == VL_BACKUP) != backup) return 0;
-    return v->vol && v->vol->run_name && !strcmp(v->vol->run_name, r->name);
+    return v->vol && v->vol->run_name && !strcmp(v->vol->run_name, r->label) &&
+           model_uid_ok(v->vol, r);
+}
+
+/* The run of kind rk volume v joins: by its run-name label (a run's name when up to 63
+ * characters, else its GetValidName alias), checked against its run-uid label. */
+static model_run *model_run_of(const model *m, const vl_volume *v, vl_kind rk)
+{
+    model_run *c[2] = {model_find_run(m, rk, v->run_name),
+                       model_index_get(m->label_index, (int)rk, v->run_name)};
+    if (c[0] && c[0]->label != c[0]->name) c[0] = NULL; /* its label is its alias */
+    for (int i = 0; i < 2; i++)
+        if (c[i] && model_uid_ok(v, c[i])) return c[i];
+    return NULL;
 }
 
 size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max)
@@ -346,7 +397,7 @@ void model_refresh_volumes(model *m)
         const model_volume *v = m->vols[j];
         if (!v->vol || !v->vol->run_name) continue;
         vl_kind rk = (v->kind == VL_PVB || v->kind == VL_DU) ? VL_BACKUP : VL_RESTORE;
-        model_run *r = model_find_run(m, rk, v->vol->run_name);
+        model_run *r = model_run_of(m, v->vol, rk);
         if (!r) continue;
         model_vol_sum *s = &r->vols;
         vl_phase p = v->vol->phase_id;

@@ -112,6 +112,7 @@ typedef struct vl_volume_meta {
 typedef struct vl_volume {
     vl_volume_meta meta;
     char *run_name;          /* label velero.io/backup-name or velero.io/restore-name */
+    char *run_uid;           /* label velero.io/backup-uid or velero.io/restore-uid */
     char *node;              /* PVB spec.node; PVR/DU/DD status.node */
     char *pod_ns, *pod_name; /* PVB/PVR spec.pod; DU: sourceNamespace; DD: targetVolume.namespace */
     char *volume;            /* PVB/PVR spec.volume; DU spec.sourcePVC; DD spec.targetVolume.pvc */
@@ -150,6 +151,12 @@ typedef struct vl_bsl {
     double last_validated;
     char *message;
 } vl_bsl;
+
+/* The value Velero writes into a child's velero.io/backup-name / restore-name label for a run
+ * named name (label.GetValidName, pkg/label/label.go): the name itself up to 63 characters, else
+ * its first 57 characters and the first 6 hex digits of its sha256. Returns name or buf. */
+#define VL_LABEL_MAX 63
+const char *vl_valid_label(const char *name, char buf[VL_LABEL_MAX + 1]);
 
 /* Decoders: never fail on missing fields; return NULL only when obj is not an object. The kind of
  * a run is taken from obj.kind ("Backup"/"Restore"), else from the hint. */
