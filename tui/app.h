@@ -18,7 +18,11 @@ typedef struct model_res {
     char *resource; /* "pods", "deployments.apps" */
     int64_t done, total;
     est *est;
+    unsigned flags; /* derived rows: MODEL_RES_* */
 } model_res;
+
+#define MODEL_RES_ACTIVE   1u /* being worked on (the log says so), whatever its count */
+#define MODEL_RES_ESTIMATE 2u /* its total is an estimate: shown "of ~N" */
 
 /* Sum over the volumes (PVB/PVR/DU/DD) of a run. */
 typedef struct model_vol_sum {
@@ -89,9 +93,10 @@ size_t model_run_volumes(const model *m, const model_run *r, model_volume **out,
 /* Recomputes vols of every run, O(volumes); changes only mark vols_dirty, the screens and
  * --once call this before showing the sums. */
 void model_refresh_volumes(model *m);
-/* Replaces the log-derived per-resource progress of a run (copied), feeding its trackers. */
+/* Replaces the log-derived per-resource progress of a run (copied), feeding its trackers; flags
+ * (MODEL_RES_* per row) may be NULL. */
 void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n,
-                           double now);
+                           const unsigned char *flags, double now);
 /* The rows the detail screen shows: res when the server gives resourceProgress, else derived. */
 const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log);
 

@@ -1,24 +1,6 @@
 /* drill.c: opening the drill-down screens (volumes, logs, results) for the current run. */
 #include "drill.h"
 
-int drill_log_stored(const vl_run *r)
-{
-    switch (r->phase_id) {
-    case VL_PH_COMPLETED:
-    case VL_PH_PARTIALLY_FAILED:
-    case VL_PH_FAILED:
-    case VL_PH_FAILED_VALIDATION:
-    case VL_PH_WAITING_PLUGIN_OPS:
-    case VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED:
-    case VL_PH_FINALIZING:
-    case VL_PH_FINALIZING_PARTIALLY_FAILED:
-    case VL_PH_DELETING:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 static int drill_open(ui *u, ui_screen *(*ctor)(vl_kind, const char *))
 {
     model_run *r = ui_current_run(u);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drill.h"
 #include "kubeclient/download.h"
 #include "kubeclient/podlog.h"
 #include "kubeclient/util.h"
@@ -63,6 +62,27 @@ struct logderive {
     int once;         /* --once: no follow, only the runs logderive_once picked */
     int64_t deadline; /* --once: kc_now_ms() by which every fetch must have ended */
 };
+
+_Static_assert(LPROG_ACTIVE == MODEL_RES_ACTIVE && LPROG_ESTIMATE == MODEL_RES_ESTIMATE,
+               "the log's row flags are the model's");
+
+int logderive_log_stored(const vl_run *r)
+{
+    switch (r->phase_id) {
+    case VL_PH_COMPLETED:
+    case VL_PH_PARTIALLY_FAILED:
+    case VL_PH_FAILED:
+    case VL_PH_FAILED_VALIDATION:
+    case VL_PH_WAITING_PLUGIN_OPS:
+    case VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED:
+    case VL_PH_FINALIZING:
+    case VL_PH_FINALIZING_PARTIALLY_FAILED:
+    case VL_PH_DELETING:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static double ld_mono(void)
 {
@@ -200,9 +220,10 @@ static void ld_push(void *arg)
         model_run *mr = model_find_run(d->a->model, r->kind, r->name);
         if (!mr) continue;
         const vl_res_progress *res;
-        size_t n = lprog_resources(r->lp, &res);
+        const unsigned char *flags;
+        size_t n = lprog_resources(r->lp, &res, &flags);
         if (!n) continue;
-        model_run_set_derived(d->a->model, mr, res, n, ld_mono());
+        model_run_set_derived(d->a->model, mr, res, n, flags, ld_mono());
         any = 1;
     }
     if (any) ld_changed(d);
@@ -234,7 +255,7 @@ static void ld_run_totals_done(ld_fetch *f)
 {
     ld_run *r = f->owner;
     if (f->state != LD_F_DONE) return;
-    lprog_set_totals(r->lp, f->res, f->n);
+    lprog_set_totals(r->lp, f->res, f->n, 1);
     r->dirty = 1;
     if (!r->d->push_timer && !r->d->once)
         r->d->push_timer = kc_loop_timer(r->d->a->loop, 0, ld_push, r->d);
@@ -254,7 +275,7 @@ static void ld_run_free(ld_run *r)
 static int ld_needs_log(const model_run *mr)
 {
     const vl_run *r = mr->run;
-    return r && !r->has_resource_progress && !drill_log_stored(r) &&
+    return r && !r->has_resource_progress && !logderive_log_stored(r) &&
            (r->phase_id == VL_PH_IN_PROGRESS || vl_phase_active(r->phase_id));
 }
 
@@ -262,7 +283,7 @@ static int ld_needs_log(const model_run *mr)
 static int ld_needs_list(const model_run *mr)
 {
     const vl_run *r = mr->run;
-    return r && !r->has_resource_progress && drill_log_stored(r) &&
+    return r && !r->has_resource_progress && logderive_log_stored(r) &&
            r->phase_id != VL_PH_FAILED_VALIDATION; /* never wrote artifacts */
 }
 
@@ -383,7 +404,7 @@ void logderive_want(logderive *d, model_run *r)
     ld_list *l = ld_list_get(d, r->kind, r->name, 1);
     if (l->f->state != LD_F_DONE || (l->applied && r->derived_from_log && r->n_derived)) return;
     l->applied = 1;
-    model_run_set_derived(d->a->model, r, l->f->res, l->f->n, ld_mono());
+    model_run_set_derived(d->a->model, r, l->f->res, l->f->n, NULL, ld_mono());
 }
 
 const char *logderive_source(const logderive *d, const model_run *r)
@@ -489,7 +510,7 @@ int logderive_once(app *a, int64_t timeout_ms)
         ld_list *l = d->lists[i];
         model_run *mr = model_find_run(m, l->kind, l->name);
         if (!mr || l->f->state != LD_F_DONE) continue;
-        model_run_set_derived(m, mr, l->f->res, l->f->n, ld_mono());
+        model_run_set_derived(m, mr, l->f->res, l->f->n, NULL, ld_mono());
         filled++;
     }
     logderive_free(d);

@@ -7,6 +7,11 @@
 
 typedef struct logderive logderive;
 
+/* Stored logs are available once the run has written them (Velero uploads the log at the end of
+ * the item pass): Completed, PartiallyFailed, Failed, WaitingForPluginOperations*, Finalizing*.
+ * Before that its log is the live log of the Velero server pod. */
+int logderive_log_stored(const vl_run *r);
+
 /* Watches a's backup and restore stores; updates a->model and calls a->on_change. */
 logderive *logderive_new(app *a);
 void logderive_free(logderive *d); /* NULL is a no-op */

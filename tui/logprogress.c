@@ -7,10 +7,15 @@
 #include <string.h>
 
 typedef struct lprog_ent {
-    char *bare;      /* "deployments" */
-    char *qualified; /* "deployments.apps", NULL until known */
-    char *guess;     /* display name from the table of well-known groups while unqualified */
-    int64_t total, processed;
+    char *bare;       /* "deployments" */
+    char *qualified;  /* "deployments.apps", NULL until known */
+    char *guess;      /* display name from the table of well-known groups while unqualified */
+    int64_t total;    /* backups: the sum of "Retrieved N items"; restores: lprog_set_totals */
+    int64_t done;     /* "Backing up item" / "Restored N items" lines */
+    int64_t queued;   /* backups: "Processing item" lines (queued into an ItemBlock) */
+    int64_t excluded; /* backups: "Excluding item because ..." lines */
+    unsigned char has_total; /* a Retrieved line or lprog_set_totals gave a total */
+    unsigned char est_total; /* lprog_set_totals said the total is an estimate */
 } lprog_ent;
 
 struct lprog {
@@ -19,8 +24,13 @@ struct lprog {
     lprog_ent *ents;
     size_t n, cap;
     vl_res_progress *view;
+    unsigned char *view_flags;
     size_t view_cap;
-    unsigned long lines;
+    unsigned long lines, item_lines;
+    int64_t retrieved; /* backups: the sum of every Retrieved line */
+    int64_t collected; /* backups: "Collected N items matching the backup spec", -1 before */
+    long last;         /* restores: the entry of the newest Restored line, -1 before */
+    int past_ns;       /* restores: a resource after namespaces is being restored */
     lp_line scratch;
 };
 
@@ -29,6 +39,8 @@ lprog *lprog_new(int is_restore, const char *run_ref)
     lprog *p = xcalloc(1, sizeof *p);
     p->is_restore = is_restore;
     p->run_ref = xstrdup(run_ref ? run_ref : "");
+    p->collected = -1;
+    p->last = -1;
     return p;
 }
 
@@ -40,7 +52,11 @@ void lprog_reset(lprog *p)
         free(p->ents[i].guess);
     }
     p->n = 0;
-    p->lines = 0;
+    p->lines = p->item_lines = 0;
+    p->retrieved = 0;
+    p->collected = -1;
+    p->last = -1;
+    p->past_ns = 0;
 }
 
 void lprog_free(lprog *p)
@@ -49,6 +65,7 @@ void lprog_free(lprog *p)
     lprog_reset(p);
     free(p->ents);
     free(p->view);
+    free(p->view_flags);
     free(p->run_ref);
     lp_line_free(&p->scratch);
     free(p);
@@ -67,10 +84,9 @@ static lprog_ent *lprog_add(lprog *p, const char *bare, const char *qualified)
         p->ents = xrealloc(p->ents, p->cap * sizeof *p->ents);
     }
     lprog_ent *e = &p->ents[p->n++];
+    memset(e, 0, sizeof *e);
     e->bare = xstrdup(bare);
     e->qualified = xstrdup(qualified);
-    e->guess = NULL;
-    e->total = e->processed = 0;
     return e;
 }
 
@@ -113,28 +129,18 @@ static int64_t lprog_count_after(const char *msg, const char *prefix)
     return v;
 }
 
-int lprog_feed(lprog *p, const lp_line *l)
+static int lprog_starts(const char *s, const char *prefix)
 {
-    const char *ref = lp_get(l, p->is_restore ? "restore" : "backup");
-    if (!ref || strcmp(ref, p->run_ref)) return 0;
-    p->lines++;
-    const char *msg = l->msg, *res = lp_get(l, "resource");
-    if (!res || !*res) return 0;
-    if (p->is_restore) {
-        if (lprog_count_after(msg, "Restored ") < 0) return 0;
-        lprog_qualified(p, res)->processed++;
-        return 1;
-    }
-    if (!strcmp(msg, "Processing item")) {
-        lprog_qualified(p, res)->processed++;
-        return 1;
-    }
-    int64_t n = lprog_count_after(msg, "Retrieved ");
-    if (n < 0) return 0;
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* "Retrieved N items" (item_collector.go:575): resource= is the bare plural, group= the
+ * GroupVersion ("apps/v1"; the core group is "v1"): the row is <plural>.<group>, core bare. */
+static int lprog_retrieved(lprog *p, const lp_line *l, const char *res, int64_t n)
+{
     const char *group = lp_get(l, "group");
     lprog_ent *e;
     if (group && *group && !strchr(res, '.')) {
-        /* group=apps/v1 or group=v1: the API group is what precedes the version */
         const char *slash = strchr(group, '/');
         char *q = slash ? xasprintf("%s.%.*s", res, (int)(slash - group), group) : xstrdup(res);
         e = lprog_qualified(p, q);
@@ -143,7 +149,65 @@ int lprog_feed(lprog *p, const lp_line *l)
         e = strchr(res, '.') ? lprog_qualified(p, res) : lprog_bare(p, res);
     }
     e->total += n;
+    e->has_total = 1;
+    p->retrieved += n;
     return 1;
+}
+
+/* Backups (v1.18.1; velero-api.md "v1.18.1, line by line"): "Processing item" is logged when an
+ * item is queued into an ItemBlock (up to ~10 blocks ahead of the workers, excluded items too):
+ * it only marks its resource active. "Backing up item" is logged once per item really backed
+ * up, plugin-added items (PVs) included: the count. */
+static int lprog_feed_backup(lprog *p, const lp_line *l, const char *msg, const char *res)
+{
+    int64_t n;
+    if (!strcmp(msg, "Backing up item")) {
+        p->item_lines++;
+        lprog_qualified(p, res)->done++;
+        return 1;
+    }
+    if (!strcmp(msg, "Processing item")) {
+        p->item_lines++;
+        lprog_qualified(p, res)->queued++;
+        return 1;
+    }
+    if (lprog_starts(msg, "Excluding item because ")) {
+        p->item_lines++;
+        lprog_qualified(p, res)->excluded++;
+        return 1;
+    }
+    if ((n = lprog_count_after(msg, "Retrieved ")) >= 0) return lprog_retrieved(p, l, res, n);
+    return 0;
+}
+
+/* Restores: one "Restored N items out of an estimated total of M" line per restored item with
+ * resource= (restore.go:794-799); none for namespaces (restore.go:759-762), which are restored
+ * right after the CRDs, before any other resource. */
+static int lprog_feed_restore(lprog *p, const char *msg, const char *res)
+{
+    if (lprog_count_after(msg, "Restored ") < 0) return 0;
+    p->item_lines++;
+    lprog_ent *e = lprog_qualified(p, res);
+    e->done++;
+    p->last = (long)(e - p->ents);
+    if (strcmp(res, "customresourcedefinitions.apiextensions.k8s.io")) p->past_ns = 1;
+    return 1;
+}
+
+int lprog_feed(lprog *p, const lp_line *l)
+{
+    const char *ref = lp_get(l, p->is_restore ? "restore" : "backup");
+    if (!ref || strcmp(ref, p->run_ref)) return 0;
+    p->lines++;
+    const char *msg = l->msg, *res = lp_get(l, "resource");
+    int64_t n;
+    if (!p->is_restore && (n = lprog_count_after(msg, "Collected ")) >= 0 &&
+        strstr(msg, " matching the backup spec")) {
+        p->collected = n;
+        return 1;
+    }
+    if (!res || !*res) return 0;
+    return p->is_restore ? lprog_feed_restore(p, msg, res) : lprog_feed_backup(p, l, msg, res);
 }
 
 int lprog_feed_raw(lprog *p, const char *line, size_t len)
@@ -152,13 +216,15 @@ int lprog_feed_raw(lprog *p, const char *line, size_t len)
     return lprog_feed(p, &p->scratch);
 }
 
-void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n)
+void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, int estimate)
 {
     for (size_t i = 0; i < n; i++) {
         lprog_ent *e = strchr(r[i].resource, '.') ? lprog_qualified(p, r[i].resource)
                                                   : lprog_bare(p, r[i].resource);
         if (!e->qualified) e->qualified = xstrdup(r[i].resource);
         e->total = r[i].total;
+        e->has_total = 1;
+        e->est_total = estimate != 0;
     }
 }
 
@@ -222,25 +288,73 @@ static const char *lprog_display(lprog_ent *e)
     return e->guess;
 }
 
-size_t lprog_resources(lprog *p, const vl_res_progress **out)
+/* One row's shown total and flags. */
+static int64_t lprog_row(const lprog *p, const lprog_ent *e, unsigned char *flags)
+{
+    int64_t total = e->total;
+    int est = 0, active = 0;
+    if (!p->is_restore) {
+        if (!strcmp(e->bare, "namespaces") && !e->has_total) {
+            /* collected without a Retrieved line: the Collected count less every Retrieved one
+             * is theirs; before that line they are counted as they appear */
+            if (p->collected >= 0 && p->collected >= p->retrieved)
+                total = p->collected - p->retrieved;
+            else
+                total = e->queued, est = 1;
+        } else {
+            total -= e->excluded;
+            est = !e->has_total; /* known only from items backed up (plugin-added) */
+        }
+        if (e->done > total) total = e->done, est = 1; /* plugins added items: it grows */
+        active = e->queued > 0 && e->done < total;
+    } else {
+        if (!strcmp(e->bare, "namespaces") && p->past_ns) {
+            total = e->has_total ? e->total : e->done;
+            return (*flags = e->est_total ? LPROG_ESTIMATE : 0), total;
+        }
+        est = e->est_total || !e->has_total;
+        if (e->done > total) total = e->done, est = 1;
+        active = p->last >= 0 && &p->ents[p->last] == e && e->done < total;
+    }
+    if (total < 0) total = 0;
+    *flags = (unsigned char)((est ? LPROG_ESTIMATE : 0) | (active ? LPROG_ACTIVE : 0));
+    return total;
+}
+
+size_t lprog_resources(lprog *p, const vl_res_progress **out, const unsigned char **flags)
 {
     if (p->view_cap < p->n) {
         p->view_cap = p->n;
         p->view = xrealloc(p->view, p->view_cap * sizeof *p->view);
+        p->view_flags = xrealloc(p->view_flags, p->view_cap);
     }
+    size_t k = 0;
     for (size_t i = 0; i < p->n; i++) {
         lprog_ent *e = &p->ents[i];
-        p->view[i].resource = (char *)lprog_display(e);
-        p->view[i].processed = e->processed;
-        p->view[i].total = e->total > e->processed ? e->total : e->processed;
+        unsigned char f;
+        int64_t total = lprog_row(p, e, &f);
+        /* a restore's resource its filters leave nothing of, no line about it: not a row */
+        if (p->is_restore && total == 0 && e->done == 0) continue;
+        p->view[k].resource = (char *)lprog_display(e);
+        p->view[k].processed = e->done;
+        p->view[k].total = total;
+        if (p->is_restore && !strcmp(e->bare, "namespaces") && p->past_ns)
+            p->view[k].processed = total;
+        p->view_flags[k++] = f;
     }
-    *out = p->view;
-    return p->n;
+    if (out) *out = p->view;
+    if (flags) *flags = p->view_flags;
+    return k;
 }
 
 unsigned long lprog_lines(const lprog *p)
 {
     return p->lines;
+}
+
+unsigned long lprog_item_lines(const lprog *p)
+{
+    return p->item_lines;
 }
 
 char *lprog_key_to_resource(const char *key)

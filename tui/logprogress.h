@@ -16,24 +16,35 @@ lprog *lprog_new(int is_restore, const char *run_ref);
 void lprog_free(lprog *p);
 void lprog_reset(lprog *p); /* forget everything (the log is being read again from the start) */
 
-/* Feeds one log line. Returns 1 when the per-resource progress changed.
- * Backups: totals from "Retrieved N items" (resource= bare name, summed over namespace=; a group=
- * field, when present, qualifies it), processed from "Processing item" (resource= group-qualified).
- * A bare name is matched to the group-qualified one by the part before the first dot
- * (`deployments` <-> `deployments.apps`). Restores: processed from "Restored N items out of an
- * estimated total of M" lines (resource=); totals stay 0 (unknown) unless set by
- * lprog_set_totals. */
+/* Feeds one log line. Returns 1 when the per-resource progress changed. The lines are Velero
+ * v1.18.1's (velero-api.md, "v1.18.1, line by line"), text or JSON.
+ * Backups: a row per group-resource (`deployments.apps`, core `pods`). Totals: the sum of
+ * "Retrieved N items" over namespaces (resource= bare plural, group= its GroupVersion), less the
+ * items an "Excluding item because ..." line drops; namespaces have no Retrieved line: their total
+ * is "Collected N items" less every Retrieved count, counted as they are queued before that line.
+ * Done: "Backing up item" lines (plugin-added items included: a row they take past its total
+ * grows, as an estimate). "Processing item" (queued into an ItemBlock) only marks the row active.
+ * A bare name is matched to the group-qualified one by the part before the first dot.
+ * Restores: done from "Restored N items out of an estimated total of M" lines (resource=); totals
+ * from lprog_set_totals. Velero logs no such line for namespaces: that row is done once a resource
+ * after them (anything but CRDs, which come first) is restored. */
 int lprog_feed(lprog *p, const lp_line *l);
 int lprog_feed_raw(lprog *p, const char *line, size_t len);
-/* Sets per-resource totals from elsewhere (e.g. a restore's backup resource list). */
-void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n);
+/* Sets per-resource totals from elsewhere (a restore's backup resource list, narrowed by its
+ * filters); estimate: they may be above what will be restored (label selectors). */
+void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, int estimate);
 
-/* The current per-resource progress, in first-seen order; total is never below processed. Names
- * are group-qualified: from the log where it told, else from a table of well-known Kubernetes
- * resources ("deployments" shows as "deployments.apps" before its first item), else bare. Valid
- * until the next call on p. */
-size_t lprog_resources(lprog *p, const vl_res_progress **out);
-unsigned long lprog_lines(const lprog *p); /* lines of this run seen so far */
+/* Row flags. */
+#define LPROG_ACTIVE   1u /* items of it are being worked on */
+#define LPROG_ESTIMATE 2u /* its total is an estimate ("of ~N") */
+
+/* The current per-resource progress, in first-seen order; total is never below processed; a
+ * restore's rows with nothing to restore are left out. Names are group-qualified: from the log
+ * where it told, else from a table of well-known Kubernetes resources, else bare. flags (may be
+ * NULL) gets LPROG_* per row. Valid until the next call on p. */
+size_t lprog_resources(lprog *p, const vl_res_progress **out, const unsigned char **flags);
+unsigned long lprog_lines(const lprog *p);      /* lines of this run seen so far */
+unsigned long lprog_item_lines(const lprog *p); /* of them, per-item lines (info level) */
 
 /* Resource-list artifact JSON (`{"apps/v1/Deployment": ["ns/name", ...], "v1/Pod": [...]}`) to
  * per-resource counts (processed = total = number of entries), sorted by resource name. Returns 0,

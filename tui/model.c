@@ -205,18 +205,20 @@ static model_res *model_res_get(model_res **res, size_t *n, const char *name, es
     r->resource = xstrdup(name);
     r->done = r->total = 0;
     r->est = idle ? idle : est_new(&model_items_opts);
+    r->flags = 0;
     return r;
 }
 
 /* idle: the shared tracker for rows of a finished run (no history needed), NULL otherwise. */
 static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in, size_t nin,
-                           double now, est *idle, const est *shared)
+                           const unsigned char *flags, double now, est *idle, const est *shared)
 {
     for (size_t i = 0; i < nin; i++) {
         if (!in[i].resource) continue;
         model_res *r = model_res_get(res, n, in[i].resource, idle);
         r->done = in[i].processed;
         r->total = in[i].total;
+        r->flags = flags ? flags[i] : 0;
         if (r->est != shared) est_sample(r->est, now, r->done, r->total);
     }
 }
@@ -275,7 +277,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         }
     }
     if (r->has_resource_progress)
-        model_res_feed(&mr->res, &mr->n_res, r->resources, r->n_resources, now,
+        model_res_feed(&mr->res, &mr->n_res, r->resources, r->n_resources, NULL, now,
                        mr->items == m->idle_est ? m->idle_est : NULL, m->idle_est);
     m->gen++;
     return mr;
@@ -416,9 +418,10 @@ void model_refresh_volumes(model *m)
     m->vols_dirty = 0;
 }
 
-void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n, double now)
+void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n,
+                           const unsigned char *flags, double now)
 {
-    model_res_feed(&r->derived, &r->n_derived, res, n, now, NULL, m->idle_est);
+    model_res_feed(&r->derived, &r->n_derived, res, n, flags, now, NULL, m->idle_est);
     r->derived_from_log = 1;
     m->gen++;
 }

@@ -116,7 +116,7 @@ static const ui_key detail_keys[] = {
 static int detail_res_rank(const model_res *r)
 {
     if (r->total > 0 && r->done >= r->total) return 2;
-    if (r->done == 0) return 1;
+    if (r->done == 0 && !(r->flags & MODEL_RES_ACTIVE)) return 1;
     return 0;
 }
 
@@ -345,8 +345,11 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         double f = mr->total > 0 ? (double)mr->done / (double)mr->total : -1;
         w_bar(w, yy, x, rbarw, f, rank == 2 ? W_GOOD : W_BAR_FILL);
         x += rbarw + 1;
-        x += w_print(w, yy, x, 16, rank == 1 ? A_DIM : A_BOLD, "%5lld of %-5lld",
-                     (long long)mr->done, (long long)mr->total);
+        char tot[24];
+        snprintf(tot, sizeof tot, "%s%lld", mr->flags & MODEL_RES_ESTIMATE ? "~" : "",
+                 (long long)mr->total);
+        x += w_print(w, yy, x, 16, rank == 1 ? A_DIM : A_BOLD, "%5lld of %-5s", (long long)mr->done,
+                     tot);
         if (rank == 0 && active) {
             x += w_print(w, yy, x, 10, 0, " %s", fmt_rate(b1, sizeof b1, est_rate(mr->est, now)));
             x +=
