@@ -74,7 +74,7 @@ START_TEST(v1181_backup_rows_text_and_json)
     for (int i = 0; i < 2; i++) {
         lprog *p = feed_until(files[i], 0, B_REF, NULL);
         check_rows(p, backup_end, sizeof backup_end / sizeof backup_end[0]);
-        ck_assert_uint_eq(lprog_lines(p), 46); /* 49 lines, 3 of another backup */
+        ck_assert_uint_eq(lprog_lines(p), 46);      /* 49 lines, 3 of another backup */
         ck_assert_uint_eq(lprog_item_lines(p), 18); /* 9 queued, 8 backed up, 1 excluded */
         lprog_free(p);
     }
@@ -264,6 +264,168 @@ START_TEST(json_format_log_derives_the_same)
 }
 END_TEST
 
+/* ---- a restore's totals: its backup's resource list narrowed by its spec ---- */
+
+/* The API server's discovery, as a test table (the real one: kubeclient/discovery.c). */
+static const char *test_resolve(void *arg, const char *gv, const char *kind)
+{
+    (void)arg;
+    static const char *const t[][3] = {
+        {"apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions"},
+        {"apps/v1", "Deployment", "deployments"},
+        {"gateway.networking.k8s.io/v1", "Gateway", "gateways"},
+        {"v1", "ConfigMap", "configmaps"},
+        {"v1", "Event", "events"},
+        {"v1", "Namespace", "namespaces"},
+        {"v1", "PersistentVolume", "persistentvolumes"},
+        {"v1", "PersistentVolumeClaim", "persistentvolumeclaims"},
+        {"v1", "Pod", "pods"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(t[i][0], gv) && !strcmp(t[i][1], kind)) return t[i][2];
+    return NULL;
+}
+
+typedef struct tot {
+    const char *resource;
+    int64_t total;
+} tot;
+
+/* Totals of a restore with spec (JSON of its "spec") over the backup's resource list. */
+static void check_totals(const char *spec, lprog_resolve_fn resolve, const tot *want, size_t nw,
+                         int want_est)
+{
+    char *path = xasprintf("%s/logs/v1.18.1-backup-resource-list.json", FIXTURES_DIR);
+    size_t len;
+    char *brl = tu_read(path, &len);
+    ck_assert_ptr_nonnull(brl);
+    char *rj = xasprintf("{\"kind\":\"Restore\",\"spec\":%s}", spec);
+    cJSON *o = cJSON_Parse(rj);
+    ck_assert_ptr_nonnull(o);
+    lprog_filter f;
+    lprog_filter_from_restore(&f, o);
+    vl_res_progress *r;
+    size_t n;
+    int est = -1;
+    kc_err err = {0};
+    ck_assert_int_eq(lprog_rows_from_list(brl, len, &f, resolve, NULL, &r, &n, &est, &err), 0);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(r[i].processed, 0);
+        if (!r[i].total) continue;
+        ck_assert_msg(k < nw, "%s: extra row %s %lld", spec, r[i].resource, (long long)r[i].total);
+        ck_assert_msg(!strcmp(r[i].resource, want[k].resource) && r[i].total == want[k].total,
+                      "%s: row %zu is %s %lld, want %s %lld", spec, k, r[i].resource,
+                      (long long)r[i].total, want[k].resource, (long long)want[k].total);
+        k++;
+    }
+    ck_assert_msg(k == nw, "%s: %zu rows, want %zu", spec, k, nw);
+    ck_assert_msg(est == want_est, "%s: estimate %d", spec, est);
+    lprog_res_free(r, n);
+    lprog_filter_free(&f);
+    cJSON_Delete(o);
+    free(rj);
+    free(brl);
+    free(path);
+}
+
+START_TEST(restore_totals_everything_but_what_velero_never_restores)
+{
+    /* events are never restored (restore_controller.go nonRestorableResources) */
+    const tot all[] = {
+        {"configmaps", 2},        {"customresourcedefinitions.apiextensions.k8s.io", 1},
+        {"deployments.apps", 2},  {"gateways.gateway.networking.k8s.io", 1},
+        {"namespaces", 2},        {"persistentvolumeclaims", 1},
+        {"persistentvolumes", 1}, {"pods", 3}};
+    check_totals("{\"backupName\":\"nightly-20261201020000\"}", test_resolve, all, 8, 0);
+    /* includeClusterResources false: no cluster-scoped entry (CRDs, namespaces, PVs) */
+    const tot ns_only[] = {{"configmaps", 2},
+                           {"deployments.apps", 2},
+                           {"gateways.gateway.networking.k8s.io", 1},
+                           {"persistentvolumeclaims", 1},
+                           {"pods", 3}};
+    check_totals("{\"includeClusterResources\":false}", test_resolve, ns_only, 5, 0);
+}
+END_TEST
+
+START_TEST(restore_totals_narrowed_by_namespaces_and_mapping)
+{
+    /* one namespace, mapped elsewhere: the mapping moves items, the count is the same; cluster
+     * scope unset with a namespace filter: cluster-scoped entries are skipped */
+    const tot shop[] = {{"configmaps", 1},
+                        {"deployments.apps", 1},
+                        {"gateways.gateway.networking.k8s.io", 1},
+                        {"persistentvolumeclaims", 1},
+                        {"pods", 2}};
+    check_totals(
+        "{\"includedNamespaces\":[\"shop\"],\"namespaceMapping\":{\"shop\":\"shop-copy\"}}",
+        test_resolve, shop, 5, 0);
+    /* includeClusterResources true with it: every namespace and cluster-scoped entry too */
+    const tot shop_cluster[] = {
+        {"configmaps", 1},        {"customresourcedefinitions.apiextensions.k8s.io", 1},
+        {"deployments.apps", 1},  {"gateways.gateway.networking.k8s.io", 1},
+        {"namespaces", 2},        {"persistentvolumeclaims", 1},
+        {"persistentvolumes", 1}, {"pods", 2}};
+    check_totals("{\"includedNamespaces\":[\"sh*\"],\"includeClusterResources\":true}",
+                 test_resolve, shop_cluster, 8, 0);
+    /* excluded namespace, resources by plural without group */
+    const tot two[] = {{"deployments.apps", 1}, {"pods", 2}};
+    check_totals("{\"excludedNamespaces\":[\"web\"],\"includedResources\":[\"pods\","
+                 "\"deployments\"]}",
+                 test_resolve, two, 2, 0);
+    const tot no_pods[] = {
+        {"configmaps", 2},       {"customresourcedefinitions.apiextensions.k8s.io", 1},
+        {"deployments.apps", 2}, {"gateways.gateway.networking.k8s.io", 1},
+        {"namespaces", 2},       {"persistentvolumes", 1}};
+    check_totals("{\"excludedResources\":[\"pods\",\"persistentvolumeclaims\"]}", test_resolve,
+                 no_pods, 6, 0);
+}
+END_TEST
+
+START_TEST(restore_totals_estimated_when_they_cannot_be_exact)
+{
+    const tot shop[] = {{"configmaps", 1},
+                        {"deployments.apps", 1},
+                        {"gateways.gateway.networking.k8s.io", 1},
+                        {"persistentvolumeclaims", 1},
+                        {"pods", 2}};
+    /* a label selector picks items the list cannot tell: the totals are upper bounds */
+    check_totals("{\"includedNamespaces\":[\"shop\"],\"labelSelector\":{\"matchLabels\":{\"app\":"
+                 "\"db\"}}}",
+                 test_resolve, shop, 5, 1);
+    /* a short name only discovery resolves */
+    const tot none[] = {{"pods", 0}};
+    check_totals("{\"includedResources\":[\"deploy\"]}", test_resolve, none, 0, 1);
+    /* kinds the server does not name are guessed, and said so: Gateway -> "gatewaies" */
+    const tot guessed[] = {{"configmaps", 1},
+                           {"deployments.apps", 1},
+                           {"gatewaies.gateway.networking.k8s.io", 1},
+                           {"persistentvolumeclaims", 1},
+                           {"pods", 2}};
+    check_totals("{\"includedNamespaces\":[\"shop\"]}", NULL, guessed, 5, 1);
+}
+END_TEST
+
+/* A server at --log-level warning writes none of the per-item lines: items move (status), rows
+ * cannot. */
+START_TEST(silent_log_is_told_from_an_idle_one)
+{
+    lprog *p = lprog_new(0, "velero/b");
+    const char *w = "time=\"2026-12-01T02:00:09Z\" level=warning msg=\"Skipping item because it "
+                    "is a mirror pod\" backup=velero/b logSource=\"pkg/backup/item_backupper.go:"
+                    "240\" name=static-web namespace=shop resource=pods";
+    ck_assert_int_eq(lprog_feed_raw(p, w, strlen(w)), 0);
+    ck_assert_uint_eq(lprog_lines(p), 1);
+    ck_assert_int_eq(lprog_silent(p, 0), 0);  /* nothing moved yet: nothing to tell */
+    ck_assert_int_eq(lprog_silent(p, 12), 1); /* 12 items backed up, not one line says so */
+    const char *b = "level=info msg=\"Backing up item\" backup=velero/b name=a namespace=shop "
+                    "resource=pods";
+    lprog_feed_raw(p, b, strlen(b));
+    ck_assert_int_eq(lprog_silent(p, 12), 0);
+    lprog_free(p);
+}
+END_TEST
+
 START_TEST(kind_keys_become_resources)
 {
     const char *cases[][2] = {
@@ -323,6 +485,10 @@ int main(void)
     tcase_add_test(tc, bare_names_shown_qualified_before_their_first_item);
     tcase_add_test(tc, json_format_log_derives_the_same);
     tcase_add_test(tc, kind_keys_become_resources);
+    tcase_add_test(tc, restore_totals_everything_but_what_velero_never_restores);
+    tcase_add_test(tc, restore_totals_narrowed_by_namespaces_and_mapping);
+    tcase_add_test(tc, restore_totals_estimated_when_they_cannot_be_exact);
+    tcase_add_test(tc, silent_log_is_told_from_an_idle_one);
     tcase_add_test(tc, resource_list_counts_entries);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

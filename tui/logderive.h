@@ -27,6 +27,14 @@ void logderive_want(logderive *d, model_run *r);
  * not in yet); NULL when r shows status.resourceProgress or has no derived rows. d may be NULL. */
 const char *logderive_source(const logderive *d, const model_run *r);
 
+/* What to show instead of per-resource rows of run r, or NULL: a run in progress whose items move
+ * (status.progress) while the Velero server's log, read fine, has no per-item line of it: the
+ * server runs above --log-level info, so the log cannot tell per-resource progress. d may be
+ * NULL. */
+const char *logderive_note(const logderive *d, const model_run *r);
+#define LOGDERIVE_SILENT_NOTE                                                                      \
+    "the Velero server logs no per-item lines (--log-level above info): no per-resource progress"
+
 /* Runs --once derives rows for, per source. */
 #define LOGDERIVE_ONCE_MAX 10
 

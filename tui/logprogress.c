@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +219,10 @@ int lprog_feed_raw(lprog *p, const char *line, size_t len)
 
 void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, int estimate)
 {
+    for (size_t i = 0; i < p->n; i++) { /* the new totals replace the old ones, names too */
+        p->ents[i].total = 0;
+        p->ents[i].has_total = p->ents[i].est_total = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         lprog_ent *e = strchr(r[i].resource, '.') ? lprog_qualified(p, r[i].resource)
                                                   : lprog_bare(p, r[i].resource);
@@ -357,6 +362,11 @@ unsigned long lprog_item_lines(const lprog *p)
     return p->item_lines;
 }
 
+int lprog_silent(const lprog *p, int64_t items_done)
+{
+    return items_done > 0 && p->item_lines == 0;
+}
+
 char *lprog_key_to_resource(const char *key)
 {
     const char *kind = strrchr(key, '/');
@@ -383,16 +393,109 @@ char *lprog_key_to_resource(const char *key)
     return r;
 }
 
+/* The row name of a resource-list key "<group/version>/<Kind>": the API server's plural when
+ * resolve knows it, else Kubernetes' guess (*guessed set). malloc'd. */
+static char *lprog_key_row(const char *key, lprog_resolve_fn resolve, void *arg, int *guessed)
+{
+    const char *kind = strrchr(key, '/');
+    if (resolve && kind && kind != key) {
+        char *gv = xstrndup(key, (size_t)(kind - key));
+        const char *plural = resolve(arg, gv, kind + 1);
+        if (plural) {
+            const char *slash = strchr(gv, '/');
+            char *r = slash ? xasprintf("%s.%.*s", plural, (int)(slash - gv), gv) : xstrdup(plural);
+            free(gv);
+            return r;
+        }
+        free(gv);
+    }
+    *guessed = 1;
+    return lprog_key_to_resource(key);
+}
+
+/* Velero's restore controller always excludes these (restore_controller.go
+ * nonRestorableResources); these two pass any filter (restore.go resourceMustHave). */
+static const char *const lprog_nonrestorable[] = {
+    "nodes",
+    "events",
+    "events.events.k8s.io",
+    "backups.velero.io",
+    "restores.velero.io",
+    "resticrepositories.velero.io",
+    "csinodes.storage.k8s.io",
+    "volumeattachments.storage.k8s.io",
+    "backuprepositories.velero.io",
+};
+static const char *const lprog_musthave[] = {"datauploads.velero.io",
+                                             "volumesnapshotcontents.snapshot.storage.k8s.io"};
+
+static int lprog_in(const char *s, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(set[i], s)) return 1;
+    return 0;
+}
+
+/* A spec's resource name against a row ("deployments.apps"): Velero resolves the name through
+ * discovery first: a plural without group ("deployments") names its group's resource; globs as
+ * its wildcard matching. A short name or Kind ("deploy") is not resolved here. */
+static int lprog_res_match(const char *pat, const char *row)
+{
+    if (!strcmp(pat, "*") || !strcmp(pat, row)) return 1;
+    if (!strchr(pat, '.')) {
+        size_t n = strcspn(row, ".");
+        if (strlen(pat) == n && !strncmp(pat, row, n)) return 1;
+    }
+    return fnmatch(pat, row, 0) == 0;
+}
+
+static int lprog_any_match(char *const *pats, size_t n, const char *s, int res)
+{
+    for (size_t i = 0; i < n; i++)
+        if (res ? lprog_res_match(pats[i], s) : fnmatch(pats[i], s, 0) == 0) return 1;
+    return 0;
+}
+
+/* IncludesExcludes.ShouldInclude: excludes win; no includes (or "*") means everything. */
+static int lprog_should_include(char *const *inc, size_t ninc, char *const *exc, size_t nexc,
+                                const char *s, int res)
+{
+    if (lprog_any_match(exc, nexc, s, res)) return 0;
+    if (!ninc) return 1;
+    for (size_t i = 0; i < ninc; i++)
+        if (!strcmp(inc[i], "*")) return 1;
+    return lprog_any_match(inc, ninc, s, res);
+}
+
+/* Whether restore filter f keeps an entry (ns "" for a cluster-scoped one) of resource row, as
+ * getOrderedResourceCollection decides (restore.go:2250-2275). */
+static int lprog_keeps(const lprog_filter *f, const char *row, const char *ns)
+{
+    int must = lprog_in(row, lprog_musthave, 2);
+    if (!must &&
+        (lprog_in(row, lprog_nonrestorable, 9) ||
+         !lprog_should_include(f->inc_res, f->n_inc_res, f->exc_res, f->n_exc_res, row, 1)))
+        return 0;
+    if (*ns)
+        return must || lprog_should_include(f->inc_ns, f->n_inc_ns, f->exc_ns, f->n_exc_ns, ns, 0);
+    if (f->include_cluster == 0) return 0;
+    int everything =
+        f->n_exc_ns == 0 && (f->n_inc_ns == 0 || (f->n_inc_ns == 1 && !strcmp(f->inc_ns[0], "*")));
+    return f->include_cluster == 1 || everything;
+}
+
 static int lprog_res_cmp(const void *a, const void *b)
 {
     return strcmp(((const vl_res_progress *)a)->resource, ((const vl_res_progress *)b)->resource);
 }
 
-int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out, size_t *n,
-                             kc_err *err)
+int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
+                         lprog_resolve_fn resolve, void *arg, vl_res_progress **out, size_t *n,
+                         int *estimate, kc_err *err)
 {
     *out = NULL;
     *n = 0;
+    if (estimate) *estimate = 0;
     cJSON *o = cJSON_ParseWithLength(json, len);
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
@@ -401,10 +504,23 @@ int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out
     }
     size_t cap = (size_t)cJSON_GetArraySize(o), cnt = 0;
     vl_res_progress *r = xcalloc(cap ? cap : 1, sizeof *r);
+    int guessed = 0;
     for (cJSON *c = o->child; c; c = c->next) {
         if (!c->string) continue;
-        int64_t items = cJSON_IsArray(c) ? cJSON_GetArraySize(c) : 0;
-        char *res = lprog_key_to_resource(c->string);
+        char *res = lprog_key_row(c->string, resolve, arg, &guessed);
+        int64_t items = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, c)
+        {
+            if (!f) {
+                items++;
+                continue;
+            }
+            const char *s = cJSON_GetStringValue(e), *slash = s ? strchr(s, '/') : NULL;
+            char *ns = slash ? xstrndup(s, (size_t)(slash - s)) : xstrdup("");
+            items += s && lprog_keeps(f, res, ns);
+            free(ns);
+        }
         size_t i;
         for (i = 0; i < cnt && strcmp(r[i].resource, res); i++) {
         }
@@ -415,13 +531,79 @@ int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out
             cnt++;
         }
         r[i].total += items;
-        r[i].processed += items;
+        r[i].processed += f ? 0 : items;
     }
     cJSON_Delete(o);
+    int unresolved = 0;
+    if (f) {
+        /* a resource name with no group that names no row may be a short name or a Kind, which
+         * only discovery resolves */
+        char *const *lists[2] = {f->inc_res, f->exc_res};
+        size_t nl[2] = {f->n_inc_res, f->n_exc_res};
+        for (int l = 0; l < 2; l++)
+            for (size_t i = 0; i < nl[l]; i++) {
+                int hit = !strcmp(lists[l][i], "*") || strchr(lists[l][i], '.') != NULL;
+                for (size_t j = 0; j < cnt && !hit; j++)
+                    hit = lprog_res_match(lists[l][i], r[j].resource);
+                unresolved |= !hit;
+            }
+    }
+    /* label selectors pick items a list of names cannot tell */
+    if (estimate) *estimate = guessed || unresolved || (f && f->selector);
     qsort(r, cnt, sizeof *r, lprog_res_cmp);
     *out = r;
     *n = cnt;
     return 0;
+}
+
+int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out, size_t *n,
+                             kc_err *err)
+{
+    return lprog_rows_from_list(json, len, NULL, NULL, NULL, out, n, NULL, err);
+}
+
+static char **lprog_strings(const cJSON *a, size_t *n)
+{
+    *n = 0;
+    int cap = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+    if (cap <= 0) return NULL;
+    char **v = xcalloc((size_t)cap, sizeof *v);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a)
+    {
+        if (cJSON_IsString(e)) v[(*n)++] = xstrdup(e->valuestring);
+    }
+    return v;
+}
+
+void lprog_filter_from_restore(lprog_filter *f, const cJSON *restore)
+{
+    memset(f, 0, sizeof *f);
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(restore, "spec");
+    f->inc_ns =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "includedNamespaces"), &f->n_inc_ns);
+    f->exc_ns =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "excludedNamespaces"), &f->n_exc_ns);
+    f->inc_res =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "includedResources"), &f->n_inc_res);
+    f->exc_res =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "excludedResources"), &f->n_exc_res);
+    const cJSON *icr = cJSON_GetObjectItemCaseSensitive(spec, "includeClusterResources");
+    f->include_cluster = cJSON_IsBool(icr) ? cJSON_IsTrue(icr) : -1;
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(spec, "labelSelector");
+    const cJSON *ols = cJSON_GetObjectItemCaseSensitive(spec, "orLabelSelectors");
+    f->selector = (cJSON_IsObject(ls) && ls->child) || cJSON_GetArraySize(ols) > 0;
+}
+
+void lprog_filter_free(lprog_filter *f)
+{
+    char **lists[4] = {f->inc_ns, f->exc_ns, f->inc_res, f->exc_res};
+    size_t nl[4] = {f->n_inc_ns, f->n_exc_ns, f->n_inc_res, f->n_exc_res};
+    for (int l = 0; l < 4; l++) {
+        for (size_t i = 0; i < nl[l]; i++) free(lists[l][i]);
+        free(lists[l]);
+    }
+    memset(f, 0, sizeof *f);
 }
 
 void lprog_res_free(vl_res_progress *r, size_t n)

@@ -2,6 +2,7 @@
  * derived from the Velero server's log, and per-resource totals of a finished run from its
  * BackupResourceList / RestoreResourceList artifact. */
 #pragma once
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 #include "kubeclient/util.h"
@@ -45,6 +46,9 @@ void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, int estimate
 size_t lprog_resources(lprog *p, const vl_res_progress **out, const unsigned char **flags);
 unsigned long lprog_lines(const lprog *p);      /* lines of this run seen so far */
 unsigned long lprog_item_lines(const lprog *p); /* of them, per-item lines (info level) */
+/* 1 when the run's items moved (items_done, from its status) but no per-item line of it was seen:
+ * the server logs above --log-level info, and the log can tell nothing per resource. */
+int lprog_silent(const lprog *p, int64_t items_done);
 
 /* Resource-list artifact JSON (`{"apps/v1/Deployment": ["ns/name", ...], "v1/Pod": [...]}`) to
  * per-resource counts (processed = total = number of entries), sorted by resource name. Returns 0,
@@ -52,6 +56,32 @@ unsigned long lprog_item_lines(const lprog *p); /* of them, per-item lines (info
 int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out, size_t *n,
                              kc_err *err);
 void lprog_res_free(vl_res_progress *r, size_t n);
+
+/* What a restore restores of its backup (its spec; velero-api.md section 2). */
+typedef struct lprog_filter {
+    char **inc_ns, **exc_ns, **inc_res, **exc_res;
+    size_t n_inc_ns, n_exc_ns, n_inc_res, n_exc_res;
+    int include_cluster; /* includeClusterResources: -1 unset, 0 false, 1 true */
+    int selector;        /* a labelSelector or orLabelSelectors */
+} lprog_filter;
+void lprog_filter_from_restore(lprog_filter *f, const cJSON *restore); /* a Restore object */
+void lprog_filter_free(lprog_filter *f);
+
+/* The plural the API server gives kind in group_version ("apps/v1", "v1"), NULL when unknown. */
+typedef const char *(*lprog_resolve_fn)(void *arg, const char *group_version, const char *kind);
+
+/* Resource-list JSON to rows, named by resolve (NULL, or when it does not know a kind: Kubernetes'
+ * guess, lprog_key_to_resource). f NULL: every entry counts, processed = total (a finished run).
+ * Else the totals of a restore of that backup: the entries f keeps, as Velero's restore selects
+ * them (restore.go getOrderedResourceCollection: resource includes/excludes and the resources it
+ * never restores, namespace includes/excludes with wildcards, cluster-scoped entries by
+ * includeClusterResources); namespace mapping changes where items go, not how many. processed 0.
+ * *estimate (may be NULL) is set when the totals cannot be exact: a label selector, a kind not
+ * resolved, or a resource name in f that names no row (maybe a short name). Sorted by name.
+ * Returns 0, or -1 with err on malformed JSON. Free with lprog_res_free. */
+int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
+                         lprog_resolve_fn resolve, void *arg, vl_res_progress **out, size_t *n,
+                         int *estimate, kc_err *err);
 
 /* "<group/version>/<Kind>" to the resource name: kind lower-cased and pluralised as Kubernetes
  * guesses it (UnsafeGuessKindToResource: "...s" -> "...ses", "...y" -> "...ies", else + "s";

@@ -422,6 +422,19 @@ void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, s
                            const unsigned char *flags, double now)
 {
     model_res_feed(&r->derived, &r->n_derived, res, n, flags, now, NULL, m->idle_est);
+    /* rows no longer given (a guessed name replaced by the server's) go */
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_derived; i++) {
+        size_t j = 0;
+        while (j < n && (!res[j].resource || strcmp(res[j].resource, r->derived[i].resource))) j++;
+        if (j < n) {
+            r->derived[k++] = r->derived[i];
+        } else {
+            free(r->derived[i].resource);
+            if (r->derived[i].est != m->idle_est) est_free(r->derived[i].est);
+        }
+    }
+    r->n_derived = k;
     r->derived_from_log = 1;
     m->gen++;
 }
