@@ -749,6 +749,8 @@ vl_bsl *vl_bsl_decode(const cJSON *obj)
     b->phase = vl_shared(st, "phase");
     b->last_validated = vl_time(st, "lastValidationTime");
     b->message = vl_shared(st, "message");
+    const char *ca = vl_cstr(os, "caCert"); /* []byte: base64 in JSON */
+    if (ca && *ca) b->ca_cert = kc_base64_decode(ca, &b->ca_cert_len);
     return b;
 }
 
@@ -762,6 +764,7 @@ void vl_bsl_free(vl_bsl *b)
     vl_str_free(b->access_mode);
     vl_str_free(b->phase);
     vl_str_free(b->message);
+    free(b->ca_cert);
     free(b);
 }
 

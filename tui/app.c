@@ -135,7 +135,42 @@ void app_free(app *a)
     free(a->context);
     free(a->server);
     free(a->ns);
+    free(a->cacert);
     free(a);
+}
+
+void app_download_trust(app *a, int restore, const char *run, kc_buf *out)
+{
+    if (a->cacert) {
+        kc_buf_append(out, a->cacert, a->cacert_len);
+        kc_buf_append(out, "\n", 1);
+    }
+    const char *backup = run;
+    if (restore) {
+        const vl_run *r = run ? kc_store_get(a->stores[APP_R_RESTORES], a->ns, run) : NULL;
+        backup = r ? r->backup_name : NULL;
+    }
+    const vl_run *b = backup ? kc_store_get(a->stores[APP_R_BACKUPS], a->ns, backup) : NULL;
+    const char *loc = b ? b->storage_location : NULL;
+    const vl_bsl *bsl = loc ? kc_store_get(a->stores[APP_R_BSLS], a->ns, loc) : NULL;
+    if (bsl && bsl->ca_cert) {
+        kc_buf_append(out, bsl->ca_cert, bsl->ca_cert_len);
+        kc_buf_append(out, "\n", 1);
+    }
+}
+
+kc_download *app_download(app *a, kc_download_opts *o, kc_download_data_fn data,
+                          kc_download_done_fn done, void *arg)
+{
+    kc_buf ca = {0};
+    app_download_trust(a, o->kind && !strncmp(o->kind, "Restore", 7), o->target, &ca);
+    o->ca_pem = ca.data;
+    o->ca_pem_len = ca.len;
+    kc_download *d = kc_download_start(a->client, o, data, done, arg); /* copies the trust */
+    kc_buf_free(&ca);
+    o->ca_pem = NULL;
+    o->ca_pem_len = 0;
+    return d;
 }
 
 int app_synced(const app *a)

@@ -6,6 +6,7 @@
 
 #include "estimator.h"
 #include "kubeclient/client.h"
+#include "kubeclient/download.h"
 #include "kubeclient/loop.h"
 #include "kubeclient/reflector.h"
 #include "kubeclient/store.h"
@@ -157,12 +158,22 @@ typedef struct app {
     void *on_change_arg;
     void *hooks;              /* private: per-store callback contexts */
     struct logderive *derive; /* log-derived per-resource progress (logderive.h; set by ui_new) */
+    char *cacert;             /* --cacert FILE's PEM text (owned), NULL when none */
+    size_t cacert_len;
 } app;
 
 /* Starts reflectors for every resource in namespace ns over client (not owned). */
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
              const char *ns);
 void app_free(app *a);
+/* Starts an artifact download (kc_download_start) whose object store is also trusted with
+ * --cacert and the caCert of the BSL the run's backup lives in (a restore's: its backup's), as the
+ * velero CLI trusts them. The run is o->target, a restore when o->kind starts with "Restore". */
+kc_download *app_download(app *a, kc_download_opts *o, kc_download_data_fn data,
+                          kc_download_done_fn done, void *arg);
+/* The PEM text app_download trusts beside the system roots for that run, appended to out. */
+void app_download_trust(app *a, int restore, const char *run, kc_buf *out);
+
 /* 1 when every reflector completed its first list (or failed for good). */
 int app_synced(const app *a);
 

@@ -148,7 +148,7 @@ static void ld_fetch_run(ld_fetch *f)
     }
     f->state = LD_F_RUNNING;
     d->active++;
-    f->dl = kc_download_start(d->a->client, &o, ld_fetch_data, ld_fetch_done, f);
+    f->dl = app_download(d->a, &o, ld_fetch_data, ld_fetch_done, f);
 }
 
 /* Fails every queued fetch without starting it. */

@@ -1,5 +1,6 @@
 /* main.c: the veltop program's entry point: options, configuration, then either one snapshot
  * (--once) or the full-screen event loop; --demo watches an in-process veltop-sim. */
+#include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -31,6 +32,8 @@ static void usage(FILE *f)
         "                        in-cluster)\n"
         "  --context NAME        use this kubeconfig context\n"
         "  -n, --namespace NS    Velero's namespace (default: $VELERO_NAMESPACE, else velero)\n"
+        "  --cacert FILE         trust these PEM certificates for the object store's TLS too\n"
+        "                        (stored logs, resource lists), beside the BSL's caCert\n"
         "  --demo                watch a simulated Velero cluster run in-process (no kubeconfig)\n"
         "  --scenario S          with --demo: demo (default), empty, or a scenario YAML file\n"
         "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
@@ -42,6 +45,32 @@ static void usage(FILE *f)
         "Keys: j/k move, Enter detail, / filter, s sort, f follow, [ ] previous/next run,\n"
         "Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable (--once),\n"
         "2 usage or configuration error.\n");
+}
+
+/* --cacert FILE: PEM certificates, read once into memory (handed to libcurl as a blob). */
+static int read_cacert(const char *path, char **pem, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "veltop: --cacert %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    kc_buf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= (4u << 20))
+        kc_buf_append(&b, chunk, n);
+    fclose(f);
+    if (b.len > (4u << 20) ||
+        !memmem(b.data ? b.data : "", b.len, "-----BEGIN CERTIFICATE-----", 27)) {
+        fprintf(stderr, "veltop: --cacert %s: %s\n", path,
+                b.len > (4u << 20) ? "larger than 4 MiB" : "no PEM certificate in it");
+        kc_buf_free(&b);
+        return -1;
+    }
+    *len = b.len;
+    *pem = b.data;
+    return 0;
 }
 
 static int once_ready(void *arg)
@@ -83,7 +112,17 @@ static int run_once(app *a, int json)
 
 int main(int argc, char **argv)
 {
-    enum { O_KUBECONFIG = 256, O_CONTEXT, O_DEMO, O_SCENARIO, O_SPEED, O_ONCE, O_JSON, O_VERSION };
+    enum {
+        O_KUBECONFIG = 256,
+        O_CONTEXT,
+        O_DEMO,
+        O_SCENARIO,
+        O_SPEED,
+        O_ONCE,
+        O_JSON,
+        O_VERSION,
+        O_CACERT
+    };
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -94,10 +133,11 @@ int main(int argc, char **argv)
         {"once", no_argument, NULL, O_ONCE},
         {"json", no_argument, NULL, O_JSON},
         {"version", no_argument, NULL, O_VERSION},
+        {"cacert", required_argument, NULL, O_CACERT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL;
+    const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
     int demo = 0, once = 0, json = 0, c;
     opterr = 0;
@@ -136,6 +176,9 @@ int main(int argc, char **argv)
         case O_VERSION:
             printf("veltop %s\n", VELTOP_VERSION);
             return 0;
+        case O_CACERT:
+            cacert = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -164,6 +207,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "veltop: --demo uses its own cluster; drop --kubeconfig/--context\n");
         return 2;
     }
+    char *ca_pem = NULL;
+    size_t ca_len = 0;
+    if (cacert && read_cacert(cacert, &ca_pem, &ca_len)) return 2;
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
     setlocale(LC_ALL, "");
@@ -180,12 +226,14 @@ int main(int argc, char **argv)
         cfg = kc_config_load(&co, &err);
         if (!cfg) {
             fprintf(stderr, "veltop: %s\n", err.msg);
+            free(ca_pem);
             return 2;
         }
     }
     if (!once && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
         kc_rest_config_free(cfg);
+        free(ca_pem);
         return 2;
     }
 
@@ -200,6 +248,7 @@ int main(int argc, char **argv)
         if (!sim) {
             fprintf(stderr, "veltop: cannot start the demo cluster: %s\n", serr);
             curl_global_cleanup();
+            free(ca_pem);
             return 2;
         }
         cfg = xcalloc(1, sizeof(*cfg));
@@ -216,9 +265,12 @@ int main(int argc, char **argv)
         kc_rest_config_free(cfg);
         vsim_stop(sim);
         curl_global_cleanup();
+        free(ca_pem);
         return 2;
     }
     app *a = app_new(loop, client, cfg->context, cfg->server, ns);
+    a->cacert = ca_pem;
+    a->cacert_len = ca_len;
     int rc;
     if (once) {
         rc = run_once(a, json);

@@ -82,7 +82,7 @@ static void logs_start_stored(logs_state *st, app *a)
     kc_download_opts o = {.ns = a->ns,
                           .kind = st->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
                           .target = st->name};
-    st->dl = kc_download_start(a->client, &o, logs_dl_data, logs_dl_done, st);
+    st->dl = app_download(a, &o, logs_dl_data, logs_dl_done, st);
 }
 
 static void logs_start(logs_state *st, ui *u)

@@ -136,7 +136,7 @@ static void results_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                                   .kind =
                                       st->kind == VL_BACKUP ? "BackupResults" : "RestoreResults",
                                   .target = st->name};
-            st->dl = kc_download_start(a->client, &o, results_data, results_done, st);
+            st->dl = app_download(a, &o, results_data, results_done, st);
         }
     }
     int x = w_print(w, 0, 0, cols, A_BOLD, "Results of %s ", what);

@@ -150,6 +150,8 @@ typedef struct vl_bsl {
     char *phase; /* Available | Unavailable */
     double last_validated;
     char *message;
+    unsigned char *ca_cert; /* spec.objectStorage.caCert decoded (PEM); NULL: none, or not base64 */
+    size_t ca_cert_len;
 } vl_bsl;
 
 /* The value Velero writes into a child's velero.io/backup-name / restore-name label for a run
