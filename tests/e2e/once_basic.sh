@@ -85,7 +85,7 @@ sed "s#$TUI_SIM_URL#http://127.0.0.1:1#" "$KC" >"$TUI_DIR/dead.kubeconfig"
 
 # help names every option; version
 "$VELTOP" --help >"$TUI_DIR/help" || tui_fail "--help failed"
-for o in --kubeconfig --context -n --namespace --demo --once --json --version --help; do
+for o in --kubeconfig --context -n --namespace --cacert --demo --once --json --version --help; do
     grep -q -- "$o" "$TUI_DIR/help" || tui_fail "--help does not list $o"
 done
 "$VELTOP" --version | grep -Eq '^veltop [0-9]+\.[0-9]+' || tui_fail "--version"
