@@ -608,7 +608,7 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
     v->run_name = vl_intern(run);
     /* the uid of the run of the same kind only: a restore's volume names no backup uid */
     const char *uid = vl_label_text(four[2 + restore]);
-    v->run_uid = uid && *uid ? vl_intern(uid) : NULL;
+    v->run_uid_hash = vl_uid_hash(uid);
 
     const char *node = kind == VL_PVB ? vl_text(spec[VS_NODE]) : vl_text(st[VT_NODE]);
     if (!node) node = kind == VL_PVB ? vl_text(st[VT_NODE]) : vl_text(spec[VS_NODE]);
@@ -653,7 +653,6 @@ void vl_volume_free(vl_volume *v)
     if (v->meta.name != (char *)(v + 1)) vl_str_free(v->meta.name); /* hand-built */
     vl_str_free(v->meta.ns);
     vl_str_free(v->run_name);
-    vl_str_free(v->run_uid);
     vl_str_free(v->node);
     vl_str_free(v->pod_ns);
     vl_str_free(v->pod_name);
@@ -662,6 +661,13 @@ void vl_volume_free(vl_volume *v)
     vl_str_free(v->phase);
     vl_str_free(v->message);
     free(v);
+}
+
+uint32_t vl_uid_hash(const char *uid)
+{
+    if (!uid || !*uid) return 0;
+    uint32_t h = vl_hash(uid);
+    return h ? h : 1;
 }
 
 const char *vl_valid_label(const char *name, char buf[VL_LABEL_MAX + 1])

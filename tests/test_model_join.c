@@ -58,7 +58,7 @@ static vl_volume *vol_add(fx *f, vl_kind kind, const char *name, const char *lab
     v->kind = kind;
     v->meta.name = (char *)name;
     v->run_name = (char *)label;
-    v->run_uid = (char *)uid;
+    v->run_uid_hash = vl_uid_hash(uid);
     v->phase = (char *)"InProgress";
     v->phase_id = VL_PH_IN_PROGRESS;
     v->bytes_done = bytes;
@@ -151,15 +151,18 @@ START_TEST(decoded_volume_keeps_its_run_uid_label)
     cJSON *j = cJSON_Parse(js);
     vl_volume *v = vl_decode_pvb(j);
     ck_assert_str_eq(v->run_name, L64);
-    ck_assert_str_eq(v->run_uid, "u-1");
+    ck_assert_uint_eq(v->run_uid_hash, vl_uid_hash("u-1"));
+    ck_assert_uint_ne(v->run_uid_hash, vl_uid_hash("u-2"));
     vl_volume_free(v);
     v = vl_decode_pvr(j); /* a restore's volume: the restore uid */
-    ck_assert_str_eq(v->run_uid, "u-2");
+    ck_assert_uint_eq(v->run_uid_hash, vl_uid_hash("u-2"));
     vl_volume_free(v);
     cJSON_Delete(j);
     j = cJSON_Parse("{\"metadata\":{\"name\":\"y\",\"labels\":{\"velero.io/backup-name\":\"b\"}}}");
     v = vl_decode_du(j);
-    ck_assert_ptr_null(v->run_uid);
+    ck_assert_uint_eq(v->run_uid_hash, 0);
+    ck_assert_uint_eq(vl_uid_hash(""), 0);
+    ck_assert_uint_eq(vl_uid_hash(NULL), 0);
     vl_volume_free(v);
     cJSON_Delete(j);
 }

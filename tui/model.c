@@ -357,7 +357,7 @@ void model_remove_volume(model *m, vl_kind kind, const char *name)
 static int model_uid_ok(const vl_volume *v, const model_run *r)
 {
     const char *uid = r->run ? r->run->meta.uid : NULL;
-    return !v->run_uid || !uid || !*uid || !strcmp(v->run_uid, uid);
+    return !v->run_uid_hash || !uid || !*uid || v->run_uid_hash == vl_uid_hash(uid);
 }
 
 static int model_volume_of(const model_volume *v, const model_run *r)
