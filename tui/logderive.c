@@ -102,7 +102,7 @@ static void ld_changed(logderive *d)
 static void ld_pump(logderive *d);
 static void ld_drop_queue(logderive *d);
 static size_t ld_rows(logderive *d, const struct ld_fetch *f, const lprog_filter *filter,
-                      vl_res_progress **res, int *estimate);
+                      vl_res_progress **res, unsigned char **estimate);
 
 static void ld_fetch_data(void *arg, const char *data, size_t n)
 {
@@ -264,10 +264,11 @@ static const char *ld_resolve(void *arg, const char *gv, const char *kind)
 
 /* A fetched resource list's rows (filter NULL: a finished run's). */
 static size_t ld_rows(logderive *d, const ld_fetch *f, const lprog_filter *filter,
-                      vl_res_progress **res, int *estimate)
+                      vl_res_progress **res, unsigned char **estimate)
 {
     size_t n = 0;
     kc_err e = {0};
+    if (estimate) *estimate = NULL;
     if (f->state != LD_F_DONE || lprog_rows_from_list(f->body.data ? f->body.data : "", f->body.len,
                                                       filter, ld_resolve, d, res, &n, estimate, &e))
         *res = NULL, n = 0;
@@ -280,10 +281,12 @@ static void ld_run_totals(ld_run *r)
 {
     if (!r->totals || r->totals->state != LD_F_DONE || !r->have_filter) return;
     vl_res_progress *res;
-    int est = 0;
+    unsigned char *est;
     size_t n = ld_rows(r->d, r->totals, &r->filter, &res, &est);
-    lprog_set_totals(r->lp, res, n, est || r->have_filter < 0);
+    for (size_t i = 0; est && i < n && r->have_filter < 0; i++) est[i] = 1; /* spec unread */
+    lprog_set_totals(r->lp, res, n, est);
     lprog_res_free(res, n);
+    free(est);
     r->dirty = 1;
     if (!r->d->push_timer && !r->d->once)
         r->d->push_timer = kc_loop_timer(r->d->a->loop, 0, ld_push, r->d);

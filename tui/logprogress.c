@@ -217,7 +217,7 @@ int lprog_feed_raw(lprog *p, const char *line, size_t len)
     return lprog_feed(p, &p->scratch);
 }
 
-void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, int estimate)
+void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, const unsigned char *estimate)
 {
     for (size_t i = 0; i < p->n; i++) { /* the new totals replace the old ones, names too */
         p->ents[i].total = 0;
@@ -229,7 +229,7 @@ void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, int estimate
         if (!e->qualified) e->qualified = xstrdup(r[i].resource);
         e->total = r[i].total;
         e->has_total = 1;
-        e->est_total = estimate != 0;
+        e->est_total = estimate && estimate[i];
     }
 }
 
@@ -314,7 +314,7 @@ static int64_t lprog_row(const lprog *p, const lprog_ent *e, unsigned char *flag
         active = e->queued > 0 && e->done < total;
     } else {
         if (!strcmp(e->bare, "namespaces") && p->past_ns) {
-            total = e->has_total ? e->total : e->done;
+            total = e->has_total && e->total > e->done ? e->total : e->done;
             return (*flags = e->est_total ? LPROG_ESTIMATE : 0), total;
         }
         est = e->est_total || !e->has_total;
@@ -489,13 +489,24 @@ static int lprog_res_cmp(const void *a, const void *b)
     return strcmp(((const vl_res_progress *)a)->resource, ((const vl_res_progress *)b)->resource);
 }
 
+/* A row and whether its kind was guessed, sorted together. */
+typedef struct lprog_tmp {
+    vl_res_progress r;
+    int guessed;
+} lprog_tmp;
+
+static int lprog_tmp_cmp(const void *a, const void *b)
+{
+    return lprog_res_cmp(&((const lprog_tmp *)a)->r, &((const lprog_tmp *)b)->r);
+}
+
 int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
                          lprog_resolve_fn resolve, void *arg, vl_res_progress **out, size_t *n,
-                         int *estimate, kc_err *err)
+                         unsigned char **row_est, kc_err *err)
 {
     *out = NULL;
     *n = 0;
-    if (estimate) *estimate = 0;
+    if (row_est) *row_est = NULL;
     cJSON *o = cJSON_ParseWithLength(json, len);
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
@@ -503,10 +514,10 @@ int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
         return -1;
     }
     size_t cap = (size_t)cJSON_GetArraySize(o), cnt = 0;
-    vl_res_progress *r = xcalloc(cap ? cap : 1, sizeof *r);
-    int guessed = 0;
+    lprog_tmp *t = xcalloc(cap ? cap : 1, sizeof *t);
     for (cJSON *c = o->child; c; c = c->next) {
         if (!c->string) continue;
+        int guessed = 0;
         char *res = lprog_key_row(c->string, resolve, arg, &guessed);
         int64_t items = 0;
         const cJSON *e;
@@ -522,16 +533,17 @@ int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
             free(ns);
         }
         size_t i;
-        for (i = 0; i < cnt && strcmp(r[i].resource, res); i++) {
+        for (i = 0; i < cnt && strcmp(t[i].r.resource, res); i++) {
         }
         if (i < cnt) {
             free(res);
         } else {
-            r[cnt].resource = res;
+            t[cnt].r.resource = res;
             cnt++;
         }
-        r[i].total += items;
-        r[i].processed += f ? 0 : items;
+        t[i].r.total += items;
+        t[i].r.processed += f ? 0 : items;
+        t[i].guessed |= guessed;
     }
     cJSON_Delete(o);
     int unresolved = 0;
@@ -544,15 +556,22 @@ int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
             for (size_t i = 0; i < nl[l]; i++) {
                 int hit = !strcmp(lists[l][i], "*") || strchr(lists[l][i], '.') != NULL;
                 for (size_t j = 0; j < cnt && !hit; j++)
-                    hit = lprog_res_match(lists[l][i], r[j].resource);
+                    hit = lprog_res_match(lists[l][i], t[j].r.resource);
                 unresolved |= !hit;
             }
     }
-    /* label selectors pick items a list of names cannot tell */
-    if (estimate) *estimate = guessed || unresolved || (f && f->selector);
-    qsort(r, cnt, sizeof *r, lprog_res_cmp);
+    qsort(t, cnt, sizeof *t, lprog_tmp_cmp);
+    vl_res_progress *r = xcalloc(cnt ? cnt : 1, sizeof *r);
+    unsigned char *est = row_est ? xcalloc(cnt ? cnt : 1, 1) : NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        r[i] = t[i].r;
+        /* label selectors pick items a list of names cannot tell */
+        if (est) est[i] = t[i].guessed || unresolved || (f && f->selector);
+    }
+    free(t);
     *out = r;
     *n = cnt;
+    if (row_est) *row_est = est;
     return 0;
 }
 

@@ -31,9 +31,9 @@ void lprog_reset(lprog *p); /* forget everything (the log is being read again fr
  * after them (anything but CRDs, which come first) is restored. */
 int lprog_feed(lprog *p, const lp_line *l);
 int lprog_feed_raw(lprog *p, const char *line, size_t len);
-/* Sets per-resource totals from elsewhere (a restore's backup resource list, narrowed by its
- * filters); estimate: they may be above what will be restored (label selectors). */
-void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, int estimate);
+/* Sets (replaces) per-resource totals from elsewhere (a restore's backup resource list, narrowed
+ * by its filters); estimate (per row, may be NULL): that row's total is not exact. */
+void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, const unsigned char *estimate);
 
 /* Row flags. */
 #define LPROG_ACTIVE   1u /* items of it are being worked on */
@@ -76,12 +76,13 @@ typedef const char *(*lprog_resolve_fn)(void *arg, const char *group_version, co
  * them (restore.go getOrderedResourceCollection: resource includes/excludes and the resources it
  * never restores, namespace includes/excludes with wildcards, cluster-scoped entries by
  * includeClusterResources); namespace mapping changes where items go, not how many. processed 0.
- * *estimate (may be NULL) is set when the totals cannot be exact: a label selector, a kind not
- * resolved, or a resource name in f that names no row (maybe a short name). Sorted by name.
- * Returns 0, or -1 with err on malformed JSON. Free with lprog_res_free. */
+ * *row_est (may be NULL) gets a malloc'd flag per row: its total cannot be exact (its kind was
+ * not resolved; or f has a label selector, or a resource name that names no row, maybe a short
+ * name). Sorted by name. Returns 0, or -1 with err on malformed JSON. Free with lprog_res_free
+ * (and free(*row_est)). */
 int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
                          lprog_resolve_fn resolve, void *arg, vl_res_progress **out, size_t *n,
-                         int *estimate, kc_err *err);
+                         unsigned char **row_est, kc_err *err);
 
 /* "<group/version>/<Kind>" to the resource name: kind lower-cased and pluralised as Kubernetes
  * guesses it (UnsafeGuessKindToResource: "...s" -> "...ses", "...y" -> "...ies", else + "s";
