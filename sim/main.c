@@ -38,7 +38,9 @@ static const char usage[] =
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
-    "  --no-resource-progress    omit status.resourceProgress, as stock Velero does\n"
+    "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
+    "                            Velero release writes; stock Velero by default)\n"
+    "  --no-resource-progress    stock Velero: no status.resourceProgress (the default)\n"
     "  --passive                 the controller does not run backups or restores created\n"
     "                            through the API (for API conformance tests)\n"
     "  --quiet                   no messages on stderr\n"
@@ -61,6 +63,7 @@ int main(int argc, char **argv)
         {"kube-version", required_argument, NULL, 'v'},
         {"faults", required_argument, NULL, 'f'},
         {"bookmark-interval", required_argument, NULL, 'b'},
+        {"resource-progress", no_argument, NULL, 'R'},
         {"no-resource-progress", no_argument, NULL, 'n'},
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
@@ -125,8 +128,11 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'R':
+            o.resource_progress = 1;
+            break;
         case 'n':
-            o.no_resource_progress = 1;
+            o.resource_progress = 0;
             break;
         case 'P':
             o.passive = 1;

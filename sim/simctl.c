@@ -813,7 +813,7 @@ static cJSON *run_status(const simctl *c, const run *r, double t)
         if (total) cJSON_AddNumberToObject(pg, "totalItems", total);
         if (done)
             cJSON_AddNumberToObject(pg, r->is_restore ? "itemsRestored" : "itemsBackedUp", done);
-        if (!c->opts.no_resource_progress && r->nres) {
+        if ((c->opts.resource_progress || c->scn->resource_progress) && r->nres) {
             cJSON *rp = cJSON_AddObjectToObject(st, "resourceProgress");
             for (size_t i = 0; i < r->nres; i++) {
                 const pres *p = &r->res[i];

@@ -10,7 +10,8 @@ typedef struct simctl_opts {
     const char *scenario; /* "demo", "empty", or a YAML path */
     double speed;
     unsigned seed;
-    int no_resource_progress;
+    int resource_progress; /* write status.resourceProgress (no Velero release has it; also the
+                            * scenario's `resource_progress: true`); 0 = stock Velero */
     int passive; /* do not run Backups/Restores created by others (API conformance tests) */
     const char *base_url; /* the sim's URL, for DownloadRequest downloadURLs */
     const char *ns;       /* Velero namespace, "velero" */

@@ -185,7 +185,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .scenario = opts->scenario ? opts->scenario : "demo",
         .speed = opts->speed > 0 ? opts->speed : 1,
         .seed = opts->seed,
-        .no_resource_progress = opts->no_resource_progress,
+        .resource_progress = opts->resource_progress,
         .passive = opts->passive,
         .base_url = v->url,
         .ns = "velero",

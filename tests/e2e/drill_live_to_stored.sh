@@ -17,7 +17,7 @@ runs:
       - {name: pods, items: 16}
       - {name: configmaps, items: 8}
 YAML
-tui_sim_start --scenario "$scen" --quiet
+tui_sim_start --scenario "$scen" --quiet --resource-progress
 tui_start 160 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '^B quick' 15
 tui_keys l

@@ -4,7 +4,7 @@
 # warning/error lines, `w` writes the log; a backup in progress shows its live log growing.
 source "$(dirname "$0")/tui_lib.bash"
 
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --resource-progress
 tui_start 140 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'backup-done' 15
 

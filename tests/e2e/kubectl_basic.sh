@@ -9,7 +9,7 @@ set -u
 help=$("$VELTOP_SIM" --help)
 for opt in --listen --kubeconfig-out --scenario --speed --seed --tls --auth --kube-version \
     --faults close-watch= expire expire-every= error500= error429= stall= malformed-event forbid= \
-    --no-resource-progress --bookmark-interval --passive --quiet; do
+    --resource-progress --no-resource-progress --bookmark-interval --passive --quiet; do
     printf '%s\n' "$help" | grep -q -- "$opt" || kt_fail "--help does not mention $opt"
 done
 echo "ok: --help"
