@@ -41,6 +41,8 @@ static const char usage[] =
     "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
     "                            Velero release writes; stock Velero by default)\n"
     "  --no-resource-progress    stock Velero: no status.resourceProgress (the default)\n"
+    "  --log-format text|json    the Velero server's log format (pod log and stored logs), as its\n"
+    "                            --log-format flag (default text)\n"
     "  --passive                 the controller does not run backups or restores created\n"
     "                            through the API (for API conformance tests)\n"
     "  --quiet                   no messages on stderr\n"
@@ -65,6 +67,7 @@ int main(int argc, char **argv)
         {"bookmark-interval", required_argument, NULL, 'b'},
         {"resource-progress", no_argument, NULL, 'R'},
         {"no-resource-progress", no_argument, NULL, 'n'},
+        {"log-format", required_argument, NULL, 'L'},
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -133,6 +136,14 @@ int main(int argc, char **argv)
             break;
         case 'n':
             o.resource_progress = 0;
+            break;
+        case 'L':
+            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+                fprintf(stderr, "veltop-sim: bad --log-format '%s': expected text or json\n",
+                        optarg);
+                return 2;
+            }
+            o.log_json = !strcmp(optarg, "json");
             break;
         case 'P':
             o.passive = 1;

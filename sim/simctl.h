@@ -12,6 +12,7 @@ typedef struct simctl_opts {
     unsigned seed;
     int resource_progress; /* write status.resourceProgress (no Velero release has it; also the
                             * scenario's `resource_progress: true`); 0 = stock Velero */
+    int log_json;          /* the server's --log-format json (pod log and stored logs); 0 = text */
     int passive; /* do not run Backups/Restores created by others (API conformance tests) */
     const char *base_url; /* the sim's URL, for DownloadRequest downloadURLs */
     const char *ns;       /* Velero namespace, "velero" */

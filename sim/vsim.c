@@ -186,6 +186,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .speed = opts->speed > 0 ? opts->speed : 1,
         .seed = opts->seed,
         .resource_progress = opts->resource_progress,
+        .log_json = opts->log_json,
         .passive = opts->passive,
         .base_url = v->url,
         .ns = "velero",

@@ -558,8 +558,8 @@ START_TEST(download_requests_serve_gzip_artifacts)
     ck_assert_int_eq(count_substr(log, "msg=\"Processing item\""), 55);
     ck_assert_int_eq(count_substr(log, "msg=\"Getting items for resource\""), 8);
     ck_assert_ptr_nonnull(
-        strstr(log, "msg=\"Getting items for resource\" backup=velero/backup-done "
-                    "logSource=\"pkg/backup/item_collector.go:330\" resource=deployments\n"));
+        strstr(log, "msg=\"Getting items for resource\" backup=velero/backup-done group=apps/v1 "
+                    "logSource=\"pkg/backup/item_collector.go:364\" resource=deployments\n"));
     ck_assert_ptr_nonnull(strstr(log, "msg=\"Retrieved 10 items\" backup=velero/backup-done "));
     ck_assert_ptr_nonnull(strstr(log, "namespace=shop resource=pods\n"));
     ck_assert_ptr_nonnull(strstr(log, "msg=\"Backed up a total of 55 items\""));
