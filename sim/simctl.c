@@ -1631,6 +1631,15 @@ static void step_downloads(simctl *c)
 
 /* ---- runs created by others (kubectl, the velero CLI) ---- */
 
+static int label_storage_location(cJSON *obj, void *arg)
+{
+    char lv[64];
+    cJSON *l = labels_of(obj);
+    cJSON_DeleteItemFromObjectCaseSensitive(l, "velero.io/storage-location");
+    cJSON_AddStringToObject(l, "velero.io/storage-location", valid_label(arg, lv));
+    return 1;
+}
+
 /* A backup or restore someone else created gets a small default plan, as Velero would run it. */
 static void adopt(simctl *c, int restore, const cJSON *obj, double now)
 {
@@ -1686,6 +1695,9 @@ static void adopt(simctl *c, int restore, const cJSON *obj, double now)
     free(nr->uid);
     nr->uid = xstrdup(uid ? uid : "");
     nr->exists = 1; /* already in the store: only its status is ours */
+    if (!restore)   /* the backup controller labels it at validation */
+        simstore_mutate(c->store, "backups", c->ns, name, label_storage_location,
+                        nr->sr.storage_location);
 }
 
 static void step_adopt(simctl *c, double now)

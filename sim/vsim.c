@@ -93,9 +93,17 @@ static void create_velero_pod(simstore *st, const char *ns)
     cJSON_AddBoolToObject(cst, "ready", 1);
     cJSON_AddBoolToObject(cst, "started", 1);
     cJSON_AddNumberToObject(cst, "restartCount", 0);
-    cJSON_AddStringToObject(cst, "image", "velero/velero:v1.18.2");
+    cJSON_AddStringToObject(cst, "image", "docker.io/velero/velero:v1.18.2");
+    /* imageID has no omitempty (python3-kubernetes refuses a ContainerStatus without it) */
+    cJSON_AddStringToObject(cst, "imageID",
+                            "docker.io/velero/velero@sha256:"
+                            "5d1d3a7e8b8f4c0a9e2f6b7c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e");
+    cJSON_AddStringToObject(cst, "containerID",
+                            "containerd://"
+                            "8f3c2b1a0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b");
     cJSON *state = cJSON_AddObjectToObject(cst, "state");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(state, "running"), "startedAt", ts);
+    cJSON_AddObjectToObject(cst, "lastState");
     cJSON_AddItemToArray(css, cst);
     cJSON_Delete(simstore_create(st, "pods", ns, p, NULL, NULL));
 }

@@ -851,6 +851,8 @@ START_TEST(backups_created_by_others_are_run)
     ck_assert_str_eq(jstr(b, "status.phase"), "Completed");
     ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 37);
     ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.total"), 12);
+    /* the backup controller labels it with its storage location, as Velero does */
+    ck_assert_str_eq(label(b, "velero.io/storage-location"), "default");
     cJSON_Delete(b);
     /* the empty scenario: only the BSL and the server pod */
     cJSON *pod = simstore_get(s, "pods", "velero", sim_velero_pod_name());
