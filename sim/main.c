@@ -41,6 +41,9 @@ static const char usage[] =
     "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
     "                            Velero release writes; stock Velero by default)\n"
     "  --no-resource-progress    stock Velero: no status.resourceProgress (the default)\n"
+    "  --object-store-tls        serve artifacts (DownloadRequest URLs) from an HTTPS origin of\n"
+    "                            their own, with a self-signed CA given base64 in the BSL's\n"
+    "                            spec.objectStorage.caCert (as a self-signed MinIO)\n"
     "  --log-format text|json    the Velero server's log format (pod log and stored logs), as its\n"
     "                            --log-format flag (default text)\n"
     "  --passive                 the controller does not run backups or restores created\n"
@@ -68,6 +71,7 @@ int main(int argc, char **argv)
         {"resource-progress", no_argument, NULL, 'R'},
         {"no-resource-progress", no_argument, NULL, 'n'},
         {"log-format", required_argument, NULL, 'L'},
+        {"object-store-tls", no_argument, NULL, 'O'},
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -136,6 +140,9 @@ int main(int argc, char **argv)
             break;
         case 'n':
             o.resource_progress = 0;
+            break;
+        case 'O':
+            o.object_store_tls = 1;
             break;
         case 'L':
             if (strcmp(optarg, "text") && strcmp(optarg, "json")) {

@@ -1786,9 +1786,17 @@ static void create_static(simctl *c)
         cJSON_AddStringToObject(spec, "provider", "aws");
         cJSON *os = cJSON_AddObjectToObject(spec, "objectStorage");
         cJSON_AddStringToObject(os, "bucket", "velero-backups");
+        if (c->opts.object_store_ca) { /* base64 of the PEM bundle, as the BSL's []byte */
+            char *ca = kc_base64_encode((const unsigned char *)c->opts.object_store_ca,
+                                        strlen(c->opts.object_store_ca));
+            cJSON_AddStringToObject(os, "caCert", ca);
+            free(ca);
+        }
         cJSON *cfg = cJSON_AddObjectToObject(spec, "config");
         cJSON_AddStringToObject(cfg, "region", "minio");
-        cJSON_AddStringToObject(cfg, "s3Url", "http://minio.velero.svc:9000");
+        cJSON_AddStringToObject(cfg, "s3Url",
+                                c->opts.object_store_ca ? "https://minio.velero.svc:9000"
+                                                        : "http://minio.velero.svc:9000");
         cJSON_AddTrueToObject(spec, "default");
         cJSON_AddStringToObject(spec, "accessMode", "ReadWrite");
         cJSON *st = cJSON_AddObjectToObject(o, "status");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kubeclient/util.h"
+#include "objstore.h"
 #include "server.h"
 #include "simctl.h"
 #include "simstore.h"
@@ -26,6 +27,9 @@ struct vsim {
     char *host;
     char *url;
     int port;
+    objstore *objs;    /* --object-store-tls: the object store's own HTTPS origin */
+    tlsgen objs_certs; /* its own CA and certificate */
+    char *objs_url;
 };
 
 static int vsim_download(void *arg, const char *token, unsigned char **data, size_t *len,
@@ -189,6 +193,13 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
     if (!v->server) goto fail;
     v->port = simserver_port(v->server);
     v->url = xasprintf("%s://%s:%d", v->tls ? "https" : "http", v->host, v->port);
+    if (opts->object_store_tls) {
+        if (tlsgen_make(&v->objs_certs, v->host, err, errlen)) goto fail;
+        v->objs = objstore_start(v->host, v->objs_certs.server_cert, v->objs_certs.server_key,
+                                 vsim_download, v, err, errlen);
+        if (!v->objs) goto fail;
+        v->objs_url = xasprintf("https://%s:%d", v->host, objstore_port(v->objs));
+    }
     simctl_opts co = {
         .scenario = opts->scenario ? opts->scenario : "demo",
         .speed = opts->speed > 0 ? opts->speed : 1,
@@ -196,7 +207,8 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .resource_progress = opts->resource_progress,
         .log_json = opts->log_json,
         .passive = opts->passive,
-        .base_url = v->url,
+        .base_url = v->objs_url ? v->objs_url : v->url,
+        .object_store_ca = v->objs ? v->objs_certs.ca_cert : NULL,
         .ns = "velero",
         .quiet = opts->quiet,
     };
@@ -225,9 +237,12 @@ void vsim_stop(vsim *v)
 {
     if (!v) return;
     simserver_stop(v->server); /* first: no request may reach the controller after this */
+    objstore_stop(v->objs);
     simctl_stop(atomic_load(&v->ctl));
     simstore_free(v->store);
     tlsgen_free(&v->certs);
+    tlsgen_free(&v->objs_certs);
+    free(v->objs_url);
     free(v->auth);
     free(v->token);
     free(v->host);

@@ -17,6 +17,8 @@ typedef struct vsim_opts {
     const char *faults;    /* comma list, see veltop-sim --help; NULL = none */
     int resource_progress; /* write status.resourceProgress (not stock Velero: no release has
                             * it); 0 = stock, unless the scenario asks for it */
+    int object_store_tls;  /* artifacts from an HTTPS origin of their own whose self-signed CA
+                            * is the BSL's spec.objectStorage.caCert */
     int log_json;          /* Velero's --log-format json; 0 = text (logrus TextFormatter) */
     int passive;           /* the controller leaves runs created through the API alone */
     int quiet;             /* no messages on stderr */
