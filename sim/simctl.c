@@ -528,12 +528,8 @@ static void plan_tail_lines(const simctl *c, run *r, int failed, int ei, int n_e
     if (failed) {
         /* the reconciler's own logger: the server's stdout only, not the run's stored log */
         const char *reason = s->failure_reason ? s->failure_reason : "failed";
-        if (r->is_restore) {
-            simlog_field g[] = {F("error", reason),
-                                F("logSource", "pkg/controller/restore_controller.go:291"),
-                                F(wk, who)};
-            add_line(c, r, r->t_fail, 1, "error", "restore failed", g, 3);
-        } else {
+        /* a failed restore is logged at debug level only (restore_controller.go:271) */
+        if (!r->is_restore) {
             simlog_field g[] = {F("backuprequest", who), F("controller", "backup"),
                                 F("error", reason),
                                 F("logSource", "pkg/controller/backup_controller.go:343")};

@@ -215,6 +215,29 @@ START_TEST(backup_lines_text)
 }
 END_TEST
 
+/* A failure is the reconciler's line (error level, its own fields), in the pod log only; a failed
+ * restore is logged at debug level, so not at all. */
+START_TEST(failure_lines)
+{
+    simstore *s = simstore_new(100000);
+    simctl *c = start(s, 0);
+    char *log = stored_log(s, c, "BackupLog", "broken");
+    ck_assert_int_eq(count(log, "backup failed"), 0);
+    ck_assert_int_eq(count(log, "msg=\"Backing up item\""), 2);
+    free(log);
+    char *pl = pod_log(s);
+    HAS_LINE(pl, "time=\"2025-12-31T23:52:04Z\" level=error msg=\"backup failed\" "
+                 "backuprequest=velero/broken controller=backup "
+                 "error=\"rpc error: code = Unavailable\" "
+                 "logSource=\"pkg/controller/backup_controller.go:343\"");
+    ck_assert_int_eq(count(pl, "restore failed"), 0);
+    ck_assert_int_eq(count(pl, "level=error"), 1);
+    free(pl);
+    simctl_stop(c);
+    simstore_free(s);
+}
+END_TEST
+
 START_TEST(restore_lines_text)
 {
     simstore *s = simstore_new(100000);
@@ -304,6 +327,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, backup_lines_text);
     tcase_add_test(tc, restore_lines_text);
+    tcase_add_test(tc, failure_lines);
     tcase_add_test(tc, lines_json);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
