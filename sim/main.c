@@ -38,7 +38,14 @@ static const char usage[] =
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
-    "  --no-resource-progress    omit status.resourceProgress, as stock Velero does\n"
+    "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
+    "                            Velero release writes; stock Velero by default)\n"
+    "  --no-resource-progress    stock Velero: no status.resourceProgress (the default)\n"
+    "  --object-store-tls        serve artifacts (DownloadRequest URLs) from an HTTPS origin of\n"
+    "                            their own, with a self-signed CA given base64 in the BSL's\n"
+    "                            spec.objectStorage.caCert (as a self-signed MinIO)\n"
+    "  --log-format text|json    the Velero server's log format (pod log and stored logs), as its\n"
+    "                            --log-format flag (default text)\n"
     "  --passive                 the controller does not run backups or restores created\n"
     "                            through the API (for API conformance tests)\n"
     "  --quiet                   no messages on stderr\n"
@@ -61,7 +68,10 @@ int main(int argc, char **argv)
         {"kube-version", required_argument, NULL, 'v'},
         {"faults", required_argument, NULL, 'f'},
         {"bookmark-interval", required_argument, NULL, 'b'},
+        {"resource-progress", no_argument, NULL, 'R'},
         {"no-resource-progress", no_argument, NULL, 'n'},
+        {"log-format", required_argument, NULL, 'L'},
+        {"object-store-tls", no_argument, NULL, 'O'},
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -125,8 +135,22 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'R':
+            o.resource_progress = 1;
+            break;
         case 'n':
-            o.no_resource_progress = 1;
+            o.resource_progress = 0;
+            break;
+        case 'O':
+            o.object_store_tls = 1;
+            break;
+        case 'L':
+            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+                fprintf(stderr, "veltop-sim: bad --log-format '%s': expected text or json\n",
+                        optarg);
+                return 2;
+            }
+            o.log_json = !strcmp(optarg, "json");
             break;
         case 'P':
             o.passive = 1;

@@ -537,6 +537,8 @@ static int parse_root(parse_ctx *p, yaml_node_t *root, scenario *s)
             s->has_epoch = 1;
         } else if (!strcmp(k, "namespaces")) {
             if (get_strv(p, v, k, &s->namespaces, &s->n_namespaces)) return -1;
+        } else if (!strcmp(k, "resource_progress")) {
+            if (get_bool(p, v, k, &s->resource_progress)) return -1;
         } else if (!strcmp(k, "runs")) {
             if (v->type != YAML_SEQUENCE_NODE) return perr(p, v, "runs: expected a list");
             for (yaml_node_item_t *it = v->data.sequence.items.start;

@@ -63,7 +63,8 @@ typedef struct scn_schedule {
 
 typedef struct scenario {
     int has_epoch;
-    double epoch; /* unix seconds of the sim's start when has_epoch */
+    int resource_progress; /* `resource_progress: true`: runs write status.resourceProgress */
+    double epoch;          /* unix seconds of the sim's start when has_epoch */
     char **namespaces;
     size_t n_namespaces;
     scn_run *runs;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -278,8 +279,11 @@ static cJSON *resource_list(const char *group, const char *version)
                                   str_array(&cat, strcmp(r->plural, "pods") ? 0 : 1));
         }
         cJSON_AddItemToArray(arr, e);
+        /* Velero's CRDs declare no status subresource (velero-api.md section 0): only the
+         * built-in resources have /status, and pods /log */
         const char *subs[] = {"status", "log"};
-        for (int k = 0; k < (strcmp(r->plural, "pods") ? 1 : 2); k++) {
+        int nsub = *group ? 0 : strcmp(r->plural, "pods") ? 1 : 2;
+        for (int k = 0; k < nsub; k++) {
             cJSON *s = cJSON_CreateObject();
             char *nm = xasprintf("%s/%s", r->plural, subs[k]);
             cJSON_AddStringToObject(s, "name", nm);
@@ -580,10 +584,16 @@ static const char *arg(struct MHD_Connection *c, const char *k)
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, k);
 }
 
+/* A boolean query parameter as the apiserver reads it (apimachinery runtime/conversion.go
+ * Convert_Slice_string_To_bool): present with any value but "0" or "false" (any case) is true,
+ * even empty ("?watch", "?watch=", "watch=True"); absent is false. */
 static int arg_true(struct MHD_Connection *c, const char *k)
 {
-    const char *v = arg(c, k);
-    return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+    const char *v = NULL;
+    size_t vlen = 0;
+    if (MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, k, strlen(k), &v, &vlen) != MHD_YES)
+        return 0;
+    return !v || (strcmp(v, "0") && strcasecmp(v, "false"));
 }
 
 static void target_free(target *t)
@@ -1207,7 +1217,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
     int code = 0;
     char *msg = NULL;
     int is_get = !strcmp(method, "GET");
-    if (t->sub && strcmp(t->sub, "status") &&
+    if (t->sub && (strcmp(t->sub, "status") || t->res->group[0]) &&
         !(is_get && !strcmp(t->sub, "log") && !strcmp(t->res->plural, "pods")))
         return not_found(c);
     if (t->res->namespaced && !t->ns && (t->name || !is_get)) return not_found(c);
@@ -1382,7 +1392,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
         atomic_fetch_add(&s->fired[F_STALL], 1);
         usleep((useconds_t)s->f.stall_ms * 1000);
     }
-    if (!strcmp(url, "/version")) {
+    if (!strcmp(url, "/version") || !strcmp(url, "/version/")) {
         int minor = s->o.kube_minor ? s->o.kube_minor : 30;
         cJSON *v = cJSON_CreateObject();
         char buf[32];

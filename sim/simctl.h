@@ -10,10 +10,13 @@ typedef struct simctl_opts {
     const char *scenario; /* "demo", "empty", or a YAML path */
     double speed;
     unsigned seed;
-    int no_resource_progress;
+    int resource_progress; /* write status.resourceProgress (no Velero release has it; also the
+                            * scenario's `resource_progress: true`); 0 = stock Velero */
+    int log_json;          /* the server's --log-format json (pod log and stored logs); 0 = text */
     int passive; /* do not run Backups/Restores created by others (API conformance tests) */
-    const char *base_url; /* the sim's URL, for DownloadRequest downloadURLs */
-    const char *ns;       /* Velero namespace, "velero" */
+    const char *base_url;        /* the sim's URL, for DownloadRequest downloadURLs */
+    const char *object_store_ca; /* PEM of the object store's CA: the BSL's caCert; NULL = none */
+    const char *ns;              /* Velero namespace, "velero" */
     int quiet;
     const char *restic; /* (h5) restic binary for restic-real volumes; NULL = "restic" in PATH */
 } simctl_opts;

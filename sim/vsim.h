@@ -11,13 +11,17 @@ typedef struct vsim_opts {
     const char *scenario;       /* "demo" (default), "empty" or a YAML file path */
     double speed;               /* simulated seconds per real second; 0 = 1 */
     unsigned seed;              /* 0 = fixed default seed */
-    int tls;                  /* serve HTTPS with a CA and server certificate generated at start */
-    const char *auth;         /* "none" (default), "token", "client-cert" */
-    int kube_minor;           /* /version minor; 0 = 30 */
-    const char *faults;       /* comma list, see veltop-sim --help; NULL = none */
-    int no_resource_progress; /* omit status.resourceProgress (stock Velero) */
-    int passive;              /* the controller leaves runs created through the API alone */
-    int quiet;                /* no messages on stderr */
+    int tls;               /* serve HTTPS with a CA and server certificate generated at start */
+    const char *auth;      /* "none" (default), "token", "client-cert" */
+    int kube_minor;        /* /version minor; 0 = 30 */
+    const char *faults;    /* comma list, see veltop-sim --help; NULL = none */
+    int resource_progress; /* write status.resourceProgress (not stock Velero: no release has
+                            * it); 0 = stock, unless the scenario asks for it */
+    int object_store_tls;  /* artifacts from an HTTPS origin of their own whose self-signed CA
+                            * is the BSL's spec.objectStorage.caCert */
+    int log_json;          /* Velero's --log-format json; 0 = text (logrus TextFormatter) */
+    int passive;           /* the controller leaves runs created through the API alone */
+    int quiet;             /* no messages on stderr */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */

@@ -17,7 +17,7 @@ runs:
       - {name: pods, items: 16}
       - {name: configmaps, items: 8}
 YAML
-tui_sim_start --scenario "$scen" --quiet
+tui_sim_start --scenario "$scen" --quiet --resource-progress
 tui_start 160 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '^B quick' 15
 tui_keys l
@@ -35,7 +35,7 @@ tui_wait 'level>=warning' 5
 tui_keys f f f
 tui_wait_gone 'level>=' 5
 tui_keys g
-tui_wait 'msg="Setting up backup log" backup=velero/quick' 10
+tui_wait 'msg="Setting up backup temp file" backup=velero/quick' 10
 tui_keys G
 tui_wait 'msg="Backed up a total of 24 items" backup=velero/quick' 5
 tui_keys q

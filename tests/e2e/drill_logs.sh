@@ -4,7 +4,7 @@
 # warning/error lines, `w` writes the log; a backup in progress shows its live log growing.
 source "$(dirname "$0")/tui_lib.bash"
 
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --resource-progress
 tui_start 140 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'backup-done' 15
 
@@ -13,21 +13,21 @@ tui_keys / ; tui_keys "backup-done" Enter
 tui_wait '^B backup-done' 5
 tui_keys l
 tui_wait 'Log of backup backup-done +stored log, [0-9]+ lines' 20
-tui_wait 'msg="Setting up backup log" backup=velero/backup-done' 5
+tui_wait 'msg="Setting up backup temp file" backup=velero/backup-done' 5
 tui_screen | grep -q 'LIVE' && tui_fail "a finished backup must show its stored log"
 
 # last line with G
 tui_keys G
 tui_wait 'msg="Backed up a total of 55 items" backup=velero/backup-done' 5
 tui_keys g
-tui_wait 'msg="Setting up backup log"' 5
+tui_wait 'msg="Setting up backup temp file"' 5
 
 # search for a known line that is not on the first page, then n wraps to it again
-tui_keys / ; tui_keys "Waiting for all pod volume" Enter
-tui_wait 'msg="Waiting for all pod volume backups to complete" backup=velero/backup-done' 5
-tui_screen | grep -q 'msg="Setting up backup log"' && tui_fail "search did not move the view"
+tui_keys / ; tui_keys "Waiting for completion" Enter
+tui_wait 'msg="Waiting for completion of PVB" backup=velero/backup-done' 5
+tui_screen | grep -q 'msg="Setting up backup temp file"' && tui_fail "search did not move the view"
 tui_keys n
-tui_wait 'msg="Waiting for all pod volume backups to complete"' 5
+tui_wait 'msg="Waiting for completion of PVB"' 5
 
 # level filter: warnings and worse only (backup-done has 2 warnings)
 tui_keys f f
@@ -42,7 +42,7 @@ tui_keys w
 tui_wait 'write log to: backup-done.log' 5
 tui_keys C-u ; tui_keys "$TUI_DIR/out.log" Enter
 tui_wait "wrote [0-9]+ lines to $TUI_DIR/out.log" 5
-head -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Setting up backup log"' || tui_fail "written file lacks the first line"
+head -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Setting up backup temp file"' || tui_fail "written file lacks the first line"
 tail -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Backed up a total of 55 items"' || tui_fail "written file lacks the last line"
 
 # n and N: the next match moves the view on, the previous one back to where it was
@@ -60,7 +60,7 @@ tui_wait "^${p1}" 5
 
 # wrap: long lines (longer than 140 columns) continue on the next row; off again: one row each
 tui_keys g
-tui_wait 'msg="Setting up backup log"' 5
+tui_wait 'msg="Setting up backup temp file"' 5
 [ "$(tui_screen | sed -n '4,38p' | grep -vc '^time="')" -eq 0 ] || tui_fail "a row that is not a line start without wrap"
 tui_keys W
 tui_wait '^rows .*  wrap' 5

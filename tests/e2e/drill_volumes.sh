@@ -3,7 +3,7 @@
 # run with node, pod/volume or PVC, uploader, phase and exact bytes; the aggregate line; results.
 source "$(dirname "$0")/tui_lib.bash"
 
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --resource-progress
 tui_start 160 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'backup-done' 15
 

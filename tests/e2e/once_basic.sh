@@ -6,7 +6,7 @@
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 SCEN="$FIXTURES_DIR/scenarios/basic.yaml"
-tui_sim_start --scenario "$SCEN" --quiet
+tui_sim_start --scenario "$SCEN" --quiet --resource-progress
 KC="$TUI_DIR/kubeconfig"
 
 "$VELTOP" --kubeconfig "$KC" --once --json >"$TUI_DIR/once.json" 2>"$TUI_DIR/once.err" ||
@@ -92,6 +92,17 @@ done
 
 # --demo runs the sim in-process
 "$VELTOP" --demo --scenario "$SCEN" --once --json >"$TUI_DIR/demo.json" || tui_fail "--demo --once"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["context"]=="demo"; assert len(d["runs"])>=6, d' \
-    "$TUI_DIR/demo.json" || tui_fail "--demo --once --json"
+# the demo is stock Velero (no status.resourceProgress): a finished backup's rows come from its
+# BackupResourceList artifact, sorted by resource name, with the scenario's counts
+python3 - "$TUI_DIR/demo.json" <<'PY' || tui_fail "--demo --once --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["context"] == "demo", d["context"]
+assert len(d["runs"]) >= 6, d
+b = {r["name"]: r for r in d["runs"]}["backup-done"]
+assert [(x["resource"], x["done"], x["total"]) for x in b["resources"]] == [
+    ("configmaps", 10, 10), ("deployments.apps", 5, 5), ("namespaces", 2, 2),
+    ("persistentvolumeclaims", 2, 2), ("persistentvolumes", 2, 2), ("pods", 20, 20),
+    ("secrets", 8, 8), ("services", 6, 6)], b["resources"]
+PY
 echo "once_basic: ok"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 SCEN="$FIXTURES_DIR/scenarios/basic.yaml"
-tui_sim_start --scenario "$SCEN" --quiet
+tui_sim_start --scenario "$SCEN" --quiet --resource-progress
 tui_start 120 40 --kubeconfig "$TUI_DIR/kubeconfig"
 
 # the list: every run with its phase
@@ -111,7 +111,7 @@ tui_sim_kill
 tui_wait 'retrying \(attempt [0-9]+, next in [0-9]+s\)' 30
 tui_wait 'data stale'
 tui_wait 'B backup-done +Completed +.* 55/55'
-tui_sim_start --scenario "$SCEN" --quiet
+tui_sim_start --scenario "$SCEN" --quiet --resource-progress
 tui_wait '● live' 45
 tui_wait_gone 'retrying|stale' 10
 tui_wait 'B backup-done +Completed'

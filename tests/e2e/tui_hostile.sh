@@ -6,7 +6,7 @@
 # non-UTF-8 locale with NO_COLOR the bars are ASCII and no colour is emitted.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
-tui_sim_start --scenario empty --quiet
+tui_sim_start --scenario empty --quiet --resource-progress
 python3 - "$TUI_SIM_URL" <<'PY' || tui_fail "could not create the hostile backups"
 import json, sys, urllib.request
 def post(body):
