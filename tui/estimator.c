@@ -265,6 +265,12 @@ double est_rate(const est *e, double now)
     return r < 0 ? 0 : r;
 }
 
+double est_rate_moving(const est *e)
+{
+    if (!e) return -1;
+    return e->finished ? e->finish_rate : est_rate_at_last(e);
+}
+
 double est_eta(const est *e, double now)
 {
     if (!e || e->finished || e->fine.n == 0) return -1;

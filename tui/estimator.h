@@ -30,6 +30,8 @@ void est_seed(est *e, double t, int64_t value, double elapsed_s);
 void est_finish(est *e, int64_t value, double elapsed_s);
 
 double est_rate(const est *e, double now); /* units per second; < 0 when unknown */
+/* The rate as of the last change, ignoring a stall since (what it moved at before it stopped). */
+double est_rate_moving(const est *e);
 double est_eta(const est *e, double now); /* seconds to reach total; < 0 when unknown/meaningless */
 /* Seconds since the counter last moved; stalled when that exceeds 3 x expected interval (and at
  * least the update cadence allows). Returns 1 if stalled and sets *since_s. */
