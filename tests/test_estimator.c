@@ -348,6 +348,26 @@ START_TEST(estimators_are_small)
 }
 END_TEST
 
+/* A resource row seen at 0 long before its first items: no rate until it moved twice over two
+ * update intervals, and then the idle start does not pull the rate down. */
+START_TEST(first_items_after_an_idle_start_give_no_absurd_rate)
+{
+    est *e = est_new(&items_opts);
+    est_sample(e, 0, 0, 16);
+    ck_assert_int_eq(est_confident(e), 0);
+    est_sample(e, 40, 2, 16); /* "2 of 16": a slope over 40 s would say 0.05/s, ETA 5 min */
+    ck_assert_int_eq(est_confident(e), 0);
+    est_sample(e, 41, 4, 16);
+    ck_assert_int_eq(est_confident(e), 0); /* one interval only */
+    est_sample(e, 42, 6, 16);
+    ck_assert_int_eq(est_confident(e), 1);
+    ck_assert_near(est_rate(e, 42), 2.0, 1e-9); /* the idle point is left out */
+    ck_assert_near(est_eta(e, 42), 5.0, 1e-9);
+    est_free(e);
+    ck_assert_int_eq(est_confident(NULL), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -365,6 +385,7 @@ int main(void)
     tcase_add_test(tc, finished_run_shows_whole_run_average);
     tcase_add_test(tc, rate_history_for_the_sparkline);
     tcase_add_test(tc, finished_run_keeps_a_thinned_history);
+    tcase_add_test(tc, first_items_after_an_idle_start_give_no_absurd_rate);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

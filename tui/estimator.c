@@ -224,6 +224,11 @@ static int est_window_start(const est *e, double end, int keep)
     int i = e->fine.n - 1;
     while (i > 0 && est_at(e, i - 1)->t >= from) i--;
     if (e->fine.n - i < keep) i = e->fine.n - keep < 0 ? 0 : e->fine.n - keep;
+    /* an idle start (first seen at a value long before it began to move) is no rate: the counter
+     * started moving somewhere in that gap, so the first point would pull the slope down */
+    if (i == 0 && e->fine.n >= 3 && e->fine.n - 1 >= keep && e->seed_rate < 0 &&
+        est_at(e, 1)->t - est_at(e, 0)->t > 3 * e->o.expected_interval_s)
+        i = 1;
     return i;
 }
 
@@ -296,6 +301,14 @@ int est_stalled(const est *e, double now, double *since_s)
 double est_last_change(const est *e)
 {
     return e ? e->last_change : -1;
+}
+
+int est_confident(const est *e)
+{
+    if (!e) return 0;
+    if (e->finished || e->seed_rate >= 0) return 1;
+    /* two moves after the first sighting, over at least two update intervals */
+    return e->fine.n >= 3 && est_last(e)->t - est_at(e, 1)->t >= 2 * e->o.expected_interval_s;
 }
 
 int est_total_estimated(const est *e)

@@ -38,5 +38,8 @@ double est_eta(const est *e, double now); /* seconds to reach total; < 0 when un
 int est_stalled(const est *e, double now, double *since_s);
 double est_last_change(const est *e);  /* time of the last change, < 0 if none */
 int est_total_estimated(const est *e); /* 1 while the total has been seen to change (show "~N") */
+/* 1 once the rate means something: seeded, finished, or moved twice over two update intervals
+ * (a row's first items give no rate: "2 of 16  0.0/s  ETA 1h14m" is noise). */
+int est_confident(const est *e);
 /* Rate history for a sparkline: fills up to n values, oldest first (one per bucket_s). */
 int est_rate_history(const est *e, double now, double bucket_s, double *out, int n);
