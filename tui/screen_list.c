@@ -313,9 +313,14 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     } else
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | A_DIM, "-");
     list_draw_eta(u, w, y, r, selected, base, wd, xp);
-    if (wd[C_STARTED])
+    if (wd[C_STARTED]) {
+        /* on our clock (a --demo --speed N cluster's runs ahead), like DUR beside it */
+        const model *m = ui_model(u);
+        double st =
+            x->started > 0 ? wall - model_wall_span(m, model_cluster_now(m, wall) - x->started) : 0;
         w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
-                fmt_started(buf, sizeof buf, x->started, wall));
+                fmt_started(buf, sizeof buf, st, wall));
+    }
     if (wd[C_DUR])
         w_print(w, y, xp[C_DUR], wd[C_DUR], base, "%s",
                 fmt_duration(buf, sizeof buf, model_run_duration(r, wall)));

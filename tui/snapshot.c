@@ -22,13 +22,11 @@ static model_run **snapshot_order(const model *m, size_t *n)
     return v.rows; /* ownership passes to the caller */
 }
 
-/* Items per second since the start; < 0 when unknown. */
-static double snapshot_rate(const vl_run *r, double wall)
+/* Items per second since the start (in our time: model_run_duration); < 0 when unknown. */
+static double snapshot_rate(const model_run *mr, double wall)
 {
-    if (r->started <= 0) return -1;
-    double end = r->completed > 0 ? r->completed : vl_phase_terminal(r->phase_id) ? -1 : wall;
-    if (end <= r->started) return -1;
-    return (double)r->items_done / (end - r->started);
+    double d = model_run_duration(mr, wall);
+    return d > 0 ? (double)mr->run->items_done / d : -1;
 }
 
 static void snapshot_add_str(cJSON *o, const char *k, const char *v)
@@ -136,7 +134,7 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         snapshot_add_time(o, "completed", r->completed);
         cJSON_AddNumberToObject(o, "errors", (double)r->errors);
         cJSON_AddNumberToObject(o, "warnings", (double)r->warnings);
-        double rate = snapshot_rate(r, wall);
+        double rate = snapshot_rate(mr, wall);
         snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
         snapshot_add_run_end(o, m, mr, wall);
         cJSON *res = cJSON_AddArrayToObject(o, "resources");
@@ -228,7 +226,7 @@ char *snapshot_table(const model *m, double wall)
         const model_res *res = model_run_resources(mr, &nres, NULL);
         for (size_t j = 0; j < nres; j++) done += res[j].total > 0 && res[j].done >= res[j].total;
         row[T_RES] = nres ? xasprintf("%zu/%zu", done, nres) : xstrdup("-");
-        double rate = snapshot_rate(r, wall);
+        double rate = snapshot_rate(mr, wall);
         row[T_RATE] = xstrdup(fmt_rate(b, sizeof b, rate));
         runeta e;
         runeta_compute(m, mr, snapshot_mono(m), wall, &e);
