@@ -368,6 +368,23 @@ START_TEST(first_items_after_an_idle_start_give_no_absurd_rate)
 }
 END_TEST
 
+/* Time stalled is counted, so an average since the start can leave it out. */
+START_TEST(paused_time_is_counted)
+{
+    est *e = est_new(&bytes_opts);
+    for (int t = 0; t <= 100; t += 10) est_sample(e, t, t * 100, 100000);
+    ck_assert_near(est_paused(e), 0, 0);
+    est_sample(e, 220, 11000, 100000);        /* 120 s without a change, then it moves again */
+    ck_assert_near(est_paused(e), 110, 1e-9); /* the gap less one update interval */
+    est_sample(e, 230, 12000, 100000);
+    ck_assert_near(est_paused(e), 110, 1e-9);
+    est_sample(e, 240, 0, 100000); /* a reset forgets it */
+    ck_assert_near(est_paused(e), 0, 0);
+    est_free(e);
+    ck_assert_near(est_paused(NULL), 0, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -386,6 +403,7 @@ int main(void)
     tcase_add_test(tc, rate_history_for_the_sparkline);
     tcase_add_test(tc, finished_run_keeps_a_thinned_history);
     tcase_add_test(tc, first_items_after_an_idle_start_give_no_absurd_rate);
+    tcase_add_test(tc, paused_time_is_counted);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -295,6 +295,27 @@ START_TEST(volumes_not_sized_yet_make_a_lower_bound)
     ck_assert_int_eq(e.bound, 1);
     ck_assert_near(e.eta, 180 + RE_FINALIZE_S, 0.5); /* at least the items */
     ck_assert_int_eq(e.stalled, 0);                  /* a pending volume is not a stall */
+    /* no volume yet, but pods still to back up: volumes may come, the ETA is a lower bound */
+    vl_run q;
+    vl_res_progress pods = {(char *)"pods", 5, 10};
+    set_run(&q, VL_BACKUP, "q", VL_PH_IN_PROGRESS, T0, 0, 100);
+    q.has_resource_progress = 1;
+    q.resources = &pods;
+    q.n_resources = 1;
+    model_run *mq = NULL;
+    for (int t = 0; t <= 10; t++) {
+        q.items_done = 5 * t;
+        mq = model_upsert_run(m, &q, t, T0 + t);
+    }
+    runeta_compute(m, mq, 10, T0 + 10, &e);
+    ck_assert_int_eq(e.part[RE_PODVOLS].state, RE_ABSENT);
+    ck_assert_int_eq(e.bound, 1);
+    ck_assert_near(e.eta, 10 + RE_FINALIZE_S, 0.5);
+    pods.processed = 10; /* every pod done: no more volumes can come */
+    q.items_done = 55;
+    model_upsert_run(m, &q, 11, T0 + 11);
+    runeta_compute(m, mq, 11, T0 + 11, &e);
+    ck_assert_int_eq(e.bound, 0);
     /* sized and moving: no longer a bound */
     late.phase_id = VL_PH_IN_PROGRESS;
     late.bytes_total = (int64_t)(100 * MiB);

@@ -34,6 +34,7 @@ struct est {
     double seed_rate; /* < 0: not seeded */
     double finish_rate;
     double last_change; /* < 0: none */
+    double paused;      /* seconds spent stalled (gaps beyond the stall threshold) */
     uint8_t total_changed, finished;
 };
 
@@ -100,6 +101,7 @@ static void est_reset(est *e)
     e->seed_rate = -1;
     e->total_changed = 0;
     e->last_change = -1;
+    e->paused = 0;
 }
 
 static void est_push(est *e, double t, int64_t v)
@@ -109,6 +111,9 @@ static void est_push(est *e, double t, int64_t v)
     const est_pt *c = e->coarse.n ? est_ring_at(&e->coarse, e->coarse.n - 1) : NULL;
     if (!c || t - c->t >= EST_COARSE_STEP) est_ring_push(&e->coarse, EST_COARSE, (est_pt){t, v});
 }
+
+static double est_stall_after(const est *e);
+static double est_observed_interval(const est *e);
 
 void est_sample(est *e, double t, int64_t value, int64_t total)
 {
@@ -127,6 +132,9 @@ void est_sample(est *e, double t, int64_t value, int64_t total)
             /* two changes at one instant (or a clock going back): keep the newer value */
             est_ring_at(&e->fine, e->fine.n - 1)->v = value;
             return;
+        } else if (t - last->t > est_stall_after(e) && (e->fine.n > 1 || e->seed_rate >= 0)) {
+            /* it moves again after a stall: that time was no progress (est_paused) */
+            e->paused += t - last->t - est_observed_interval(e);
         }
     }
     est_push(e, t, value);
@@ -301,6 +309,11 @@ int est_stalled(const est *e, double now, double *since_s)
 double est_last_change(const est *e)
 {
     return e ? e->last_change : -1;
+}
+
+double est_paused(const est *e)
+{
+    return e ? e->paused : 0;
 }
 
 int est_confident(const est *e)

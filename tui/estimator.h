@@ -41,5 +41,8 @@ int est_total_estimated(const est *e); /* 1 while the total has been seen to cha
 /* 1 once the rate means something: seeded, finished, or moved twice over two update intervals
  * (a row's first items give no rate: "2 of 16  0.0/s  ETA 1h14m" is noise). */
 int est_confident(const est *e);
+/* Seconds the counter spent stalled before it moved again (gaps past the stall threshold, less
+ * one update interval each): an average since the start leaves them out. */
+double est_paused(const est *e);
 /* Rate history for a sparkline: fills up to n values, oldest first (one per bucket_s). */
 int est_rate_history(const est *e, double now, double bucket_s, double *out, int n);

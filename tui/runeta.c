@@ -50,19 +50,41 @@ static double re_cap(double eta)
     return eta > EST_ETA_CAP_S ? EST_ETA_CAP_S : eta;
 }
 
-/* A volume's rate: its tracker's, else its average since its startTimestamp as of its last
- * change (the first byte update of a volume seen from its start). < 0 unknown. */
-static double re_vol_rate(const model *m, const model_volume *mv, double now, double wall)
+/* The rate an ETA is projected with: the recent rate (the tracker's least-squares slope over its
+ * window) blended with the average since the start. The recent rate alone follows every burst
+ * and lull of a jittery counter, the average alone misses a lasting change; measured over the
+ * bench/eta scenarios, half and half errs least (bench/README.md). < 0 unknown. */
+#define RE_RECENT_W 0.5
+static double re_blend_rate(double recent, double avg)
 {
-    double r = est_rate_moving(mv->bytes); /* a stalled one: what it moved at before */
-    (void)now;
-    if (r > 0) return r;
+    if (recent > 0 && avg > 0) return RE_RECENT_W * recent + (1 - RE_RECENT_W) * avg;
+    return recent > 0 ? recent : avg;
+}
+
+/* A volume's average since its startTimestamp, as of its last change; < 0 unknown. */
+static double re_vol_avg(const model *m, const model_volume *mv, double now, double wall)
+{
     const vl_volume *v = mv->vol;
     double last = est_last_change(mv->bytes);
-    if (v->started <= 0 || v->bytes_done <= 0 || last < 0) return r;
+    if (v->started <= 0 || v->bytes_done <= 0 || last < 0) return -1;
     double at = model_cluster_now(m, wall - (now - last)); /* the cluster's clock then */
-    double el = model_wall_span(m, at - v->started);
-    return el >= 1 ? (double)v->bytes_done / el : r;
+    double el = model_wall_span(m, at - v->started) - est_paused(mv->bytes);
+    return el >= 1 ? (double)v->bytes_done / el : -1;
+}
+
+/* A volume's rate (a stalled one: what it moved at before it stopped); < 0 unknown. */
+static double re_vol_rate(const model *m, const model_volume *mv, double now, double wall)
+{
+    return re_blend_rate(est_rate_moving(mv->bytes), re_vol_avg(m, mv, now, wall));
+}
+
+/* Seconds until `left` more at `rate`, counted from the last change (so it counts down between
+ * changes); < 0 unknown. */
+static double re_eta_from(int64_t left, double rate, double now, double last_change)
+{
+    if (!(rate > 0)) return -1;
+    double eta = (double)left / rate - (last_change >= 0 ? now - last_change : 0);
+    return eta > 0 ? eta : 0;
 }
 
 /* One volume into its stage. */
@@ -103,12 +125,7 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
         s->n_stalled++;
     } else {
         double r = re_vol_rate(m, mv, now, wall);
-        eta = est_eta(mv->bytes, now);
-        if (eta < 0 && r > 0) {
-            double from_last = lc >= 0 ? now - lc : 0;
-            eta = (double)re_left(v->bytes_done, v->bytes_total) / r - from_last;
-            if (eta < 0) eta = 0;
-        }
+        eta = re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now, lc);
         if (eta < 0) {
             s->n_unknown++;
             bound = 1;
@@ -148,7 +165,10 @@ static void re_items(const model_run *r, double now, double elapsed, int pass_ov
     s->done = x->items_done > 0 ? x->items_done : 0;
     s->total = x->items_total > 0 ? x->items_total : 0;
     s->rate = est_rate(r->items, now);
-    double avg = elapsed > 0 && s->done > 0 ? (double)s->done / elapsed : -1;
+    /* the average as of the last change (between changes it counts down, as the ETA does) */
+    double lc = est_last_change(r->items);
+    double moving = elapsed - (lc >= 0 && now > lc ? now - lc : 0) - est_paused(r->items);
+    double avg = moving > 0 && s->done > 0 ? (double)s->done / moving : -1;
     if (s->rate <= 0 && avg > 0) s->rate = avg;
     double since;
     if (pass_over || (s->total > 0 && s->done >= s->total)) {
@@ -166,14 +186,28 @@ static void re_items(const model_run *r, double now, double elapsed, int pass_ov
         s->eta = avg > 0 ? (double)re_left(s->done, s->total) / avg : 0;
     } else {
         s->state = s->done > 0 || est_last_change(r->items) >= 0 ? RE_ACTIVE : RE_PENDING;
-        s->eta = est_eta(r->items, now);
-        if (s->eta < 0 && avg > 0) s->eta = (double)re_left(s->done, s->total) / avg;
+        double recent = est_rate_moving(r->items);
+        s->eta = re_eta_from(re_left(s->done, s->total), re_blend_rate(recent, avg), now,
+                             est_last_change(r->items));
         if (s->eta < 0) {
             s->eta = 0;
             s->bound = 1;
         }
     }
     s->eta = re_cap(s->eta);
+}
+
+/* 1 while the item pass has pods or PVCs left: each may bring a volume. */
+static int re_volumes_may_come(const model_run *r)
+{
+    size_t n;
+    const model_res *res = model_run_resources(r, &n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(res[i].resource, "pods") && strcmp(res[i].resource, "persistentvolumeclaims"))
+            continue;
+        if (res[i].total <= 0 || res[i].done < res[i].total) return 1;
+    }
+    return 0;
 }
 
 double runeta_blend(double live, int live_bound, double elapsed, const re_history *h,
@@ -190,7 +224,8 @@ double runeta_blend(double live, int live_bound, double elapsed, const re_histor
         return live;
     }
     if (elapsed < 0) elapsed = 0;
-    double frac = elapsed + live > 0 ? elapsed / (elapsed + live) : 0;
+    /* how far into a typical run this one is: the live figure takes over from there */
+    double frac = elapsed / h->dur_med;
     double w = frac / RE_PRIOR_FADE;
     if (w >= 1) return live;
     *from_history = w < 0.5;
@@ -238,6 +273,12 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     }
     re_items(r, now, elapsed, waiting_ops || finalizing || vl_phase_terminal(ph),
              &out->part[RE_ITEMS]);
+    /* pods (pod volumes) or PVCs (data movers) still to be backed up: more volumes may come,
+     * of a size nobody knows yet */
+    if (!waiting_ops && !finalizing && re_volumes_may_come(r)) {
+        out->part[RE_PODVOLS].bound = 1;
+        if (out->part[RE_PODVOLS].state == RE_ABSENT) out->part[RE_PODVOLS].eta = -1;
+    }
     re_stage *it = &out->part[RE_ITEMS], *pv = &out->part[RE_PODVOLS],
              *dm = &out->part[RE_DATAMOVER], *fin = &out->part[RE_FINAL];
     fin->n = 1;
@@ -253,6 +294,7 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     if (!waiting_ops && !finalizing) {
         pass = it->eta;
         bound = it->bound && it->state != RE_DONE;
+        if (pv->bound && pv->state == RE_ABSENT) bound = 1; /* volumes may still come */
         if (pv->state != RE_ABSENT && pv->state != RE_DONE) {
             if (pv->eta > pass || it->state == RE_DONE) {
                 pass = pv->eta > pass ? pv->eta : pass;
