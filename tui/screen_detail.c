@@ -259,6 +259,16 @@ static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, re_part p, const
     }
 }
 
+/* A typical duration, rounded as people say it: "45s", "3m10s", "41m", "1h04m". */
+static char *detail_typical(char *buf, size_t n, double s)
+{
+    if (s >= 600 && s < 3600)
+        snprintf(buf, n, "%.0fm", s / 60);
+    else
+        fmt_duration(buf, n, s);
+    return buf;
+}
+
 /* "usually 41m (last 7: 38m-45m)", and how this run compares. */
 static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const model_run *r,
                                const runeta *e)
@@ -266,9 +276,9 @@ static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const m
     char b1[32], b2[32], b3[32];
     const re_history *h = &e->hist;
     x += w_print(w, y, x, cols - x, 0, "usually %s (last %d: %s%s%s)",
-                 fmt_duration(b1, sizeof b1, h->dur_med), h->n,
-                 fmt_duration(b2, sizeof b2, h->dur_min), ui_utf8(u) ? "\u2013" : "-",
-                 fmt_duration(b3, sizeof b3, h->dur_max));
+                 detail_typical(b1, sizeof b1, h->dur_med), h->n,
+                 detail_typical(b2, sizeof b2, h->dur_min), ui_utf8(u) ? "\u2013" : "-",
+                 detail_typical(b3, sizeof b3, h->dur_max));
     double dur = model_run_duration(r, ui_wall(u));
     if (e->active && e->eta >= 0 && !e->stalled) dur += e->eta; /* as predicted */
     if (dur > 0 && h->dur_med > 0) {
@@ -294,6 +304,12 @@ static int detail_bytes_history(ui *u, const model_run *r, double now, double *o
     for (int i = 0; i < n; i++) out[i] = 0;
     for (size_t j = 0; j < nv; j++) {
         int k = est_rate_history(vv[j]->bytes, now, 5.0, tmp, n);
+        /* a volume's first bucket straddles its first sighting, where 10 s of bytes can land in
+         * less (a spike that would set the scale): left out */
+        if (k > 1) {
+            memmove(tmp, tmp + 1, (size_t)(k - 1) * sizeof *tmp);
+            k--;
+        }
         for (int i = 0; i < k; i++) out[n - k + i] += tmp[i];
         if (k > filled) filled = k;
     }
@@ -337,7 +353,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int cols, model_run *r)
     runeta_compute(ui_model(u), r, now, wall, &e);
     int x = detail_label(w, y, 0, "Rate ");
     x += w_print(w, y, x, 14, A_BOLD, "%s", fmt_rate(b1, sizeof b1, model_run_rate(r, now)));
-    if (active && e.bytes_rate > 0)
+    if (active && e.bytes_rate > 0 && cols >= 100) /* narrower: on the parts' lines only */
         x += w_print(w, y, x, 16, A_BOLD, "  %s", fmt_byte_rate(b1, sizeof b1, e.bytes_rate));
     if (active) {
         x += detail_label(w, y, x + 2, "ETA") + 2;

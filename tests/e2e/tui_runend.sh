@@ -3,7 +3,8 @@
 # item counter alone. A restore at 100 % of its items whose pod volume still moves shows an ETA in
 # the list and, in the detail, when it will be done and what it waits on (the volume, bytes left,
 # rate), with a line per part; a backup whose only unfinished volume stopped is "stalled" in the
-# list and says which part stalled. --once --json gives the same answers per run.
+# list and says which part stalled, and how it compares with its schedule's earlier runs.
+# --once --json gives the same answers per run.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/runend.yaml" --quiet
@@ -30,6 +31,8 @@ tui_wait '^Backup stuck +InProgress'
 tui_wait '^Rate .*ETA - +stalled [0-9]+s \(pod volumes\)'
 tui_wait '^Waiting on inventory/minio-0:export, 95\.0 MiB left'
 tui_wait '^  pod volumes +0 of 1 done .* stalled [0-9]+s'
+# its schedule's three earlier runs took ~15 s; this one is far slower than usual
+tui_wait '^History usually 1[0-9]s \(last 3: 1[0-9]s–1[0-9]s\) +[0-9]+\.[0-9]× slower than usual'
 tui_keys q
 status=$(tui_wait_exit)
 [ "$status" = 0 ] || tui_fail "veltop exited with $status"
