@@ -78,10 +78,27 @@ static double snapshot_mono(const model *m)
  * up (never 0 while time is left), with whether it is only a lower bound; the volume bytes, their
  * rate (live: from the trackers, seeded from startTimestamp; finished: the whole-run average),
  * whether it is stalled, and what its end waits on. */
-static void snapshot_add_run_end(cJSON *o, const model *m, const model_run *mr, double wall)
+static void snapshot_run_end(const model *m, const model_run *mr, double mono, double wall,
+                             runeta *e)
+{
+    if (mr->run && vl_phase_active(mr->run->phase_id)) {
+        runeta_compute(m, mr, mono, wall, e);
+        return;
+    }
+    /* not in flight: only the volume sums (model_refresh_volumes ran), no per-run scan of every
+     * volume and run (10 000 finished runs) */
+    memset(e, 0, sizeof *e);
+    e->eta = -1;
+    e->bytes_done = mr->vols.bytes_done;
+    e->bytes_total = mr->vols.bytes_total;
+    e->bytes_rate = -1;
+}
+
+static void snapshot_add_run_end(cJSON *o, const model *m, const model_run *mr, double mono,
+                                 double wall)
 {
     runeta e;
-    runeta_compute(m, mr, snapshot_mono(m), wall, &e);
+    snapshot_run_end(m, mr, mono, wall, &e);
     int eta_known = e.active && e.eta >= 0;
     snapshot_add_num(o, "etaSeconds", eta_known ? ceil(e.eta) : 0, eta_known);
     cJSON_AddBoolToObject(o, "etaLowerBound", eta_known && e.bound);
@@ -119,6 +136,7 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
     cJSON *runs = cJSON_AddArrayToObject(root, "runs");
     size_t n;
     model_run **order = snapshot_order(m, &n);
+    double mono = snapshot_mono(m);
     for (size_t i = 0; i < n; i++) {
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
@@ -136,7 +154,7 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         cJSON_AddNumberToObject(o, "warnings", (double)r->warnings);
         double rate = snapshot_rate(mr, wall);
         snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
-        snapshot_add_run_end(o, m, mr, wall);
+        snapshot_add_run_end(o, m, mr, mono, wall);
         cJSON *res = cJSON_AddArrayToObject(o, "resources");
         size_t nres;
         const model_res *mres = model_run_resources(mr, &nres, NULL);
@@ -204,6 +222,7 @@ char *snapshot_table(const model *m, double wall)
                                       "ETA",  "STARTED", "DURATION", "ERRORS", "WARNINGS"};
     size_t n;
     model_run **order = snapshot_order(m, &n);
+    double mono = snapshot_mono(m);
     char **cells = xcalloc((n + 1) * T_N, sizeof(char *));
     size_t width[T_N] = {0};
     for (int c = 0; c < T_N; c++) cells[c] = xstrdup(titles[c]);
@@ -229,7 +248,7 @@ char *snapshot_table(const model *m, double wall)
         double rate = snapshot_rate(mr, wall);
         row[T_RATE] = xstrdup(fmt_rate(b, sizeof b, rate));
         runeta e;
-        runeta_compute(m, mr, snapshot_mono(m), wall, &e);
+        snapshot_run_end(m, mr, mono, wall, &e);
         fmt_eta(b, sizeof b, e.active && !e.stalled ? e.eta : -1);
         row[T_ETA] = e.active && e.bound && e.eta >= 0 ? xasprintf(">=%s", b) : xstrdup(b);
         if (r->started > 0) {
