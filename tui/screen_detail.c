@@ -365,6 +365,8 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int cols, model_run *r)
             double at = wall - (ui_now(u) - now) + e.eta;
             if (e.eta < 2 * 86400)
                 x += w_print(w, y, x, 24, 0, " (at %s)", fmt_clock(b3, sizeof b3, at, 0));
+            if (e.from_history) /* little live evidence yet: the schedule's typical run */
+                x += w_print(w, y, x, 16, A_DIM, " from history");
         } else {
             x += w_print(w, y, x, 12, A_BOLD, "-");
         }
