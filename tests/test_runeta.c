@@ -93,6 +93,14 @@ START_TEST(restore_at_all_items_waits_on_its_pod_volume)
     /* between byte updates the ETA counts down */
     runeta_compute(m, mr, 125, T0 + 125, &e);
     ck_assert_near(e.eta, want - 5, 0.5);
+    /* the volume's own row says the same */
+    double vr, ve;
+    runeta_volume(m, e.waiting_vol, 125, T0 + 125, &vr, &ve);
+    ck_assert_near(vr, 22 * MiB, 1);
+    ck_assert_near(ve, want - 5 - RE_FINALIZE_S, 0.5);
+    runeta_volume(m, NULL, 125, T0 + 125, &vr, &ve);
+    ck_assert_double_lt(vr, 0);
+    ck_assert_double_lt(ve, 0);
     char b[80];
     ck_assert_str_eq(runeta_vol_label(b, sizeof b, e.waiting_vol), "payments/postgres-0:pgdata");
     model_free(m);

@@ -87,6 +87,23 @@ static double re_eta_from(int64_t left, double rate, double now, double last_cha
     return eta > 0 ? eta : 0;
 }
 
+void runeta_volume(const model *m, const model_volume *mv, double now, double wall, double *rate,
+                   double *eta)
+{
+    const vl_volume *v = mv ? mv->vol : NULL;
+    *rate = *eta = -1;
+    if (!v) return;
+    if (vl_phase_terminal(v->phase_id)) {
+        *rate = est_rate(mv->bytes, now); /* finished: the whole-run average */
+        return;
+    }
+    *rate = re_vol_rate(m, mv, now, wall);
+    double since;
+    if (v->bytes_total <= 0 || est_stalled(mv->bytes, now, &since)) return;
+    *eta = re_cap(re_eta_from(re_left(v->bytes_done, v->bytes_total), *rate, now,
+                              est_last_change(mv->bytes)));
+}
+
 /* One volume into its stage. */
 static void re_volume(const model *m, const model_volume *mv, double now, double wall, re_stage *s,
                       int *moving, double *last_progress)

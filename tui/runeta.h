@@ -82,3 +82,8 @@ double runeta_blend(double live, int live_bound, double elapsed, const re_histor
 const char *runeta_part_name(re_part p);
 /* "payments/postgres-0:pgdata", or the PVC for data movers; into buf. */
 char *runeta_vol_label(char *buf, size_t n, const model_volume *v);
+/* One volume's rate (bytes/s) and ETA (s) as the run's ETA counts them: its recent slope blended
+ * with its average since its start, stalled time left out; < 0 unknown (a stalled volume: its
+ * rate before it stopped, and no ETA). For the volume rows, so they agree with the run's line. */
+void runeta_volume(const model *m, const model_volume *mv, double now, double wall, double *rate,
+                   double *eta);

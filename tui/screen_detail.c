@@ -142,8 +142,8 @@ static int detail_vol_cmp(const void *a, const void *b)
 }
 
 /* The right-hand part of a volume row: bytes, then rate and ETA or how long it has stalled. */
-static void detail_vol_tail(char *out, size_t n, const model_volume *mv, double now, int wide,
-                            int *stalled)
+static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, double now,
+                            int wide, int *stalled)
 {
     const vl_volume *v = mv->vol;
     char b1[32], b2[32], b3[32];
@@ -156,13 +156,14 @@ static void detail_vol_tail(char *out, size_t n, const model_volume *mv, double 
     if (est_stalled(mv->bytes, now, &since)) {
         *stalled = 1;
         snprintf(out + o, n - (size_t)o, " stalled %s", fmt_duration(b3, sizeof b3, since));
-    } else if (wide) {
-        snprintf(out + o, n - (size_t)o, " %12s  ETA %s",
-                 fmt_byte_rate(b1, sizeof b1, est_rate(mv->bytes, now)),
-                 fmt_eta(b2, sizeof b2, est_eta(mv->bytes, now)));
     } else {
-        snprintf(out + o, n - (size_t)o, "  ETA %s",
-                 fmt_eta(b2, sizeof b2, est_eta(mv->bytes, now)));
+        double rate, eta; /* as the run's ETA counts them */
+        runeta_volume(ui_model(u), mv, now, ui_wall(u), &rate, &eta);
+        if (wide)
+            snprintf(out + o, n - (size_t)o, " %12s  ETA %s", fmt_byte_rate(b1, sizeof b1, rate),
+                     fmt_eta(b2, sizeof b2, eta));
+        else
+            snprintf(out + o, n - (size_t)o, "  ETA %s", fmt_eta(b2, sizeof b2, eta));
     }
 }
 
@@ -181,7 +182,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     int wide = cols >= 100, whow = cols >= 140 ? 34 : wide ? 28 : 22;
     int shown = (int)n < rows - 1 ? (int)n : rows - 1, tailw = 0, st;
     for (int i = 0; i < shown; i++) {
-        detail_vol_tail(tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
         int tw = san_width(tail);
         if (tw > tailw) tailw = tw;
     }
@@ -214,7 +215,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
             w_bar(w, y, x, barw, f, v->phase_id == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
             x += barw + 1;
         }
-        detail_vol_tail(tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
         w_print(w, y, x, cols - x, st ? w_attr(W_WARN) | A_BOLD : 0, "%s", tail);
     }
     if ((int)n > rows - 1)
