@@ -320,6 +320,10 @@ static void summarise(const sample *s, int n, double start, double end, int pool
         for (int j = 0; j < 4; j++) e10[j][k10] = rel_err(v[j], s[i].t, end);
         k10++;
         if (f < 0.2) continue;
+        if (getenv("BENCH_ETA_TRACE"))
+            fprintf(stderr, "%.0f %.2f ours %.1f left %.1f err %.2f st %d b %d\n", s[i].t - start,
+                    f, s[i].ours, end - s[i].t, rel_err(s[i].ours, s[i].t, end), s[i].stalled,
+                    s[i].bound);
         double ev[4];
         for (int j = 0; j < 4; j++) e[j][k] = ev[j] = rel_err(v[j], s[i].t, end);
         if (pooled) pool_add(ev, s[i].bound);

@@ -374,14 +374,20 @@ START_TEST(paused_time_is_counted)
     est *e = est_new(&bytes_opts);
     for (int t = 0; t <= 100; t += 10) est_sample(e, t, t * 100, 100000);
     ck_assert_near(est_paused(e), 0, 0);
-    est_sample(e, 220, 11000, 100000);        /* 120 s without a change, then it moves again */
-    ck_assert_near(est_paused(e), 110, 1e-9); /* the gap less one update interval */
+    est_sample(e, 220, 11000, 100000);            /* 120 s without a change, then it moves again */
+    ck_assert_near(est_paused(e), 110, 1e-9);     /* the gap less one update interval */
+    ck_assert_int_eq(est_window_has_stall(e), 1); /* the slope's window spans the stall */
     est_sample(e, 230, 12000, 100000);
     ck_assert_near(est_paused(e), 110, 1e-9);
-    est_sample(e, 240, 0, 100000); /* a reset forgets it */
+    for (int t = 240; t <= 290; t += 10) est_sample(e, t, 12000 + (t - 230) * 100, 100000);
+    ck_assert_int_eq(est_window_has_stall(e), 0); /* a window later it no longer does */
+    ck_assert_near(est_rate(e, 290), 100, 1e-9);
+    est_sample(e, 300, 0, 100000); /* a reset forgets it */
     ck_assert_near(est_paused(e), 0, 0);
+    ck_assert_int_eq(est_window_has_stall(e), 0);
     est_free(e);
     ck_assert_near(est_paused(NULL), 0, 0);
+    ck_assert_int_eq(est_window_has_stall(NULL), 0);
 }
 END_TEST
 

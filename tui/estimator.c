@@ -35,6 +35,7 @@ struct est {
     double finish_rate;
     double last_change; /* < 0: none */
     double paused;      /* seconds spent stalled (gaps beyond the stall threshold) */
+    double resumed;     /* time of the change that ended the last stall, < 0 none */
     uint8_t total_changed, finished;
 };
 
@@ -83,6 +84,7 @@ est *est_new(const est_opts *o)
     e->seed_rate = -1;
     e->finish_rate = -1;
     e->last_change = -1;
+    e->resumed = -1;
     return e;
 }
 
@@ -102,6 +104,7 @@ static void est_reset(est *e)
     e->total_changed = 0;
     e->last_change = -1;
     e->paused = 0;
+    e->resumed = -1;
 }
 
 static void est_push(est *e, double t, int64_t v)
@@ -135,6 +138,7 @@ void est_sample(est *e, double t, int64_t value, int64_t total)
         } else if (t - last->t > est_stall_after(e) && (e->fine.n > 1 || e->seed_rate >= 0)) {
             /* it moves again after a stall: that time was no progress (est_paused) */
             e->paused += t - last->t - est_observed_interval(e);
+            e->resumed = t;
         }
     }
     est_push(e, t, value);
@@ -314,6 +318,12 @@ double est_last_change(const est *e)
 double est_paused(const est *e)
 {
     return e ? e->paused : 0;
+}
+
+int est_window_has_stall(const est *e)
+{
+    /* the window ending at the last change reaches back over the stall's gap */
+    return e && e->resumed >= 0 && e->fine.n && est_last(e)->t - e->resumed < est_window(e);
 }
 
 int est_confident(const est *e)

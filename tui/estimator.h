@@ -44,5 +44,8 @@ int est_confident(const est *e);
 /* Seconds the counter spent stalled before it moved again (gaps past the stall threshold, less
  * one update interval each): an average since the start leaves them out. */
 double est_paused(const est *e);
+/* 1 while the rate's window still spans a stall the counter came back from (the slope then
+ * understates how fast it moves). */
+int est_window_has_stall(const est *e);
 /* Rate history for a sparkline: fills up to n values, oldest first (one per bucket_s). */
 int est_rate_history(const est *e, double now, double bucket_s, double *out, int n);

@@ -75,17 +75,28 @@ static double re_vol_avg(const model *m, const model_volume *mv, double now, dou
 /* A volume's rate (a stalled one: what it moved at before it stopped); < 0 unknown. */
 static double re_vol_rate(const model *m, const model_volume *mv, double now, double wall)
 {
-    return re_blend_rate(est_rate_moving(mv->bytes), re_vol_avg(m, mv, now, wall));
+    double avg = re_vol_avg(m, mv, now, wall);
+    /* just back from a stall: the slope over a window spanning it says little, the average
+     * (stalled time left out) says more */
+    if (avg > 0 && est_window_has_stall(mv->bytes)) return avg;
+    return re_blend_rate(est_rate_moving(mv->bytes), avg);
 }
 
 /* Seconds until `left` more at `rate`, counted from the last change (so it counts down between
  * changes); < 0 unknown. */
-static double re_eta_from(int64_t left, double rate, double now, double last_change)
+static double re_eta_from(int64_t left, double rate, double now, double last_change,
+                          double hold_after)
 {
     if (!(rate > 0)) return -1;
-    double eta = (double)left / rate - (last_change >= 0 ? now - last_change : 0);
+    double since = last_change >= 0 ? now - last_change : 0;
+    /* overdue (no update for 1.5 of its intervals): stop counting down, the end recedes as
+     * long as nothing moves */
+    if (since > hold_after) since = hold_after;
+    double eta = (double)left / rate - since;
     return eta > 0 ? eta : 0;
 }
+
+#define RE_HOLD_BYTES 15.0 /* 1.5 x Velero's 10 s byte updates */
 
 void runeta_volume(const model *m, const model_volume *mv, double now, double wall, double *rate,
                    double *eta)
@@ -101,7 +112,7 @@ void runeta_volume(const model *m, const model_volume *mv, double now, double wa
     double since;
     if (v->bytes_total <= 0 || est_stalled(mv->bytes, now, &since)) return;
     *eta = re_cap(re_eta_from(re_left(v->bytes_done, v->bytes_total), *rate, now,
-                              est_last_change(mv->bytes)));
+                              est_last_change(mv->bytes), RE_HOLD_BYTES));
 }
 
 /* One volume into its stage. */
@@ -142,7 +153,7 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
         s->n_stalled++;
     } else {
         double r = re_vol_rate(m, mv, now, wall);
-        eta = re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now, lc);
+        eta = re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now, lc, RE_HOLD_BYTES);
         if (eta < 0) {
             s->n_unknown++;
             bound = 1;
@@ -205,7 +216,7 @@ static void re_items(const model_run *r, double now, double elapsed, int pass_ov
         s->state = s->done > 0 || est_last_change(r->items) >= 0 ? RE_ACTIVE : RE_PENDING;
         double recent = est_rate_moving(r->items);
         s->eta = re_eta_from(re_left(s->done, s->total), re_blend_rate(recent, avg), now,
-                             est_last_change(r->items));
+                             est_last_change(r->items), INFINITY);
         if (s->eta < 0) {
             s->eta = 0;
             s->bound = 1;
