@@ -214,7 +214,8 @@ static void re_items(const model_run *r, double now, double elapsed, int pass_ov
         s->eta = avg > 0 ? (double)re_left(s->done, s->total) / avg : 0;
     } else {
         s->state = s->done > 0 || est_last_change(r->items) >= 0 ? RE_ACTIVE : RE_PENDING;
-        double recent = est_rate_moving(r->items);
+        /* just back from a stall: the average (stalled time left out), as for volumes */
+        double recent = avg > 0 && est_window_has_stall(r->items) ? -1 : est_rate_moving(r->items);
         s->eta = re_eta_from(re_left(s->done, s->total), re_blend_rate(recent, avg), now,
                              est_last_change(r->items), INFINITY);
         if (s->eta < 0) {
