@@ -391,6 +391,21 @@ START_TEST(paused_time_is_counted)
 }
 END_TEST
 
+/* Attached mid-run (seeded), the first byte update lands 2 s later with 10 s of bytes: the
+ * sparkline starts there, with no spike of 5 x the rate. */
+START_TEST(sparkline_has_no_spike_after_attaching)
+{
+    est *e = est_new(&bytes_opts);
+    est_seed(e, 100, 50000, 500); /* 100/s since the start */
+    for (int k = 0; k <= 6; k++) est_sample(e, 102 + 10 * k, 51000 + 1000 * k, 1000000);
+    double h[20];
+    int n = est_rate_history(e, 162, 5.0, h, 20); /* from 62: before the attach too */
+    ck_assert_int_gt(n, 0);
+    for (int i = 0; i < n; i++) ck_assert_msg(h[i] <= 101, "bucket %d: %g", i, h[i]);
+    est_free(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -410,6 +425,7 @@ int main(void)
     tcase_add_test(tc, finished_run_keeps_a_thinned_history);
     tcase_add_test(tc, first_items_after_an_idle_start_give_no_absurd_rate);
     tcase_add_test(tc, paused_time_is_counted);
+    tcase_add_test(tc, sparkline_has_no_spike_after_attaching);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

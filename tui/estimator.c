@@ -383,10 +383,13 @@ int est_rate_history(const est *e, double now, double bucket_s, double *out, int
         c.hold_until = c.p[c.n - 1].t + est_stall_after(e);
     }
     int filled = 0;
+    /* seeded on attaching mid-run: the first change after it may carry a whole update interval
+     * of progress made partly before we looked (a spike); the curve starts at that change */
+    double t0 = e->seed_rate >= 0 && c.n >= 2 ? c.p[1].t : c.p[0].t;
     for (int k = n; k >= 1; k--) {
         double a = now - k * bucket_s, b = a + bucket_s;
-        if (b <= c.p[0].t) continue; /* before the first sample: nothing known */
-        if (a < c.p[0].t) a = c.p[0].t;
+        if (b <= t0) continue; /* before the first sample: nothing known */
+        if (a < t0) a = t0;
         if (b - a <= 1e-9) continue;
         double v = (est_curve_at(&c, b) - est_curve_at(&c, a)) / (b - a);
         out[filled++] = v > 0 ? v : 0;

@@ -305,12 +305,6 @@ static int detail_bytes_history(ui *u, const model_run *r, double now, double *o
     for (int i = 0; i < n; i++) out[i] = 0;
     for (size_t j = 0; j < nv; j++) {
         int k = est_rate_history(vv[j]->bytes, now, 5.0, tmp, n);
-        /* a volume's first bucket straddles its first sighting, where 10 s of bytes can land in
-         * less (a spike that would set the scale): left out */
-        if (k > 1) {
-            memmove(tmp, tmp + 1, (size_t)(k - 1) * sizeof *tmp);
-            k--;
-        }
         for (int i = 0; i < k; i++) out[n - k + i] += tmp[i];
         if (k > filled) filled = k;
     }
