@@ -190,6 +190,16 @@ START_TEST(data_mover_after_the_item_pass)
     runeta_compute(m, mr, 1025, T0 + 1025, &e);
     ck_assert_double_gt(e.eta, 0);
     ck_assert_int_eq(e.stalled, 0);
+    /* WaitingForPluginOperations with no data mover in sight (another plugin's operations):
+     * the end is unknown, not "1s" */
+    vl_run o;
+    set_run(&o, VL_BACKUP, "ops", VL_PH_WAITING_PLUGIN_OPS, T0, 10, 10);
+    model_run *mo = model_upsert_run(m, &o, 1030, T0 + 1030);
+    runeta_compute(m, mo, 1030, T0 + 1030, &e);
+    ck_assert_int_eq(e.active, 1);
+    ck_assert_double_lt(e.eta, 0);
+    ck_assert_int_eq(e.waiting, RE_DATAMOVER);
+    ck_assert_ptr_null(e.waiting_vol);
     /* Finalizing: the last part */
     r.phase_id = VL_PH_FINALIZING;
     mr = model_upsert_run(m, &r, 1030, T0 + 1030);

@@ -346,9 +346,13 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
             wait = RE_DATAMOVER;
         }
     }
+    /* waiting on plugin operations with no data mover in sight (another plugin's): their
+     * progress is not ours to see, the end is unknown */
+    int unseen_ops = waiting_ops && dm->state == RE_ABSENT;
+    if (unseen_ops) wait = RE_DATAMOVER;
     if (finalizing) wait = RE_FINAL;
     if (wait == RE_ITEMS && it->state == RE_DONE && !finalizing) wait = RE_FINAL;
-    double live = re_cap(end + fin->eta);
+    double live = unseen_ops ? -1 : re_cap(end + fin->eta);
     out->eta = runeta_blend(live, bound, elapsed, &out->hist, &out->from_history);
     out->bound = bound && !out->from_history;
     out->waiting = wait;

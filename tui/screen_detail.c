@@ -392,6 +392,11 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int cols, model_run *r)
             x += w_print(w, y, x, cols - x, A_BOLD, "items");
             x += w_print(w, y, x, cols - x, 0, ", %lld left at %s", (long long)e.waiting_left,
                          fmt_rate(b1, sizeof b1, e.waiting_rate));
+        } else if (e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT) {
+            /* another plugin's operations: only their counts are ours to see */
+            x += w_print(w, y, x, cols - x, A_BOLD, "plugin operations");
+            x += w_print(w, y, x, cols - x, 0, ", %lld of %lld completed",
+                         (long long)run->ops_completed, (long long)run->ops_attempted);
         } else {
             x += w_print(w, y, x, cols - x, A_BOLD, "%s", runeta_part_name(e.waiting));
         }
