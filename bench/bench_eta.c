@@ -344,14 +344,15 @@ static void summarise(const sample *s, int n, double start, double end, int pool
 
 /* The newest change time of what run r waits on, as the objects say (the truth for stalls). */
 static double truth_last_move(const model *m, const model_run *mr, double prev, double t,
-                              int64_t *sig)
+                              uint64_t *sig)
 {
-    int64_t v = mr->run->items_done * 1000003 + (int64_t)mr->run->phase_id;
+    /* a hash of every counter and phase (unsigned: it wraps, by definition) */
+    uint64_t v = (uint64_t)mr->run->items_done * 1000003u + (uint64_t)mr->run->phase_id;
     size_t nv = model_run_volumes(m, mr, NULL, 0);
     model_volume **vv = xcalloc(nv ? nv : 1, sizeof *vv);
     model_run_volumes(m, mr, vv, nv);
     for (size_t i = 0; i < nv; i++)
-        v = v * 31 + vv[i]->vol->bytes_done + (int64_t)vv[i]->vol->phase_id;
+        v = v * 31 + (uint64_t)vv[i]->vol->bytes_done + (uint64_t)vv[i]->vol->phase_id;
     free(vv);
     if (v != *sig) {
         *sig = v;
@@ -398,7 +399,8 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
     int n = 0;
     vl_kind kind = !strcmp(sc->kind, "Backup") ? VL_BACKUP : VL_RESTORE;
     double start = -1, end = -1, ema = -1, last_move = -1, prev_t = -1;
-    int64_t prev_done = 0, sig = 0;
+    int64_t prev_done = 0;
+    uint64_t sig = 0;
     drain(w, &h, m, 0, epoch);
     for (double t = epoch + 1; t < epoch + MAXS && end < 0; t += 1) {
         simctl_advance(c, t);
