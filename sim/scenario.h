@@ -52,6 +52,12 @@ typedef struct scn_run {
     size_t n_resources;
     scn_volume *volumes;
     size_t n_volumes;
+    /* Pacing over the run's life (i9): from pace_at[i] seconds after its items start, items and
+     * bytes move at pace_factor[i] x their rates; jitter j multiplies that by a seeded factor in
+     * [1 - j, 1 + j] drawn per 5 s (the same for the same seed and run name). */
+    double *pace_at, *pace_factor;
+    size_t n_pace;
+    double jitter;
 } scn_run;
 
 typedef struct scn_schedule {

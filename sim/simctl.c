@@ -49,6 +49,7 @@ struct simctl {
     simstore_watch *adopt_w[2]; /* backups, restores: runs created by others */
     simstore_watch *dr_w;       /* downloadrequests: a pass only when one changed */
     int64_t dr_last_pass;       /* real ms of the last full pass (expiry, late targets) */
+    double manual_now;          /* opts.manual: the simulated time simctl_advance set */
     struct token {
         char tok[40];
         char *kind, *target;
@@ -59,6 +60,7 @@ struct simctl {
 
 static double sim_now(const simctl *c)
 {
+    if (c->opts.manual) return c->manual_now;
     return c->epoch + (double)(kc_now_ms() - c->t0_ms) / 1000.0 * c->opts.speed;
 }
 
@@ -535,7 +537,8 @@ static void add_run(simctl *c, const scn_run *src)
                  .epoch = c->epoch,
                  .scn = c->scn,
                  .rng = &c->rng,
-                 .log_json = c->opts.log_json};
+                 .log_json = c->opts.log_json,
+                 .seed = c->opts.seed};
     sp_plan_run(&pc, r);
     if (r->is_restore && r->sr.backup) {
         sp_run *b = find_run(c, 0, r->sr.backup);
@@ -1026,7 +1029,12 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
                                : scn_cron_next(&cron, c->epoch, c->epoch);
     }
     create_static(c);
+    c->manual_now = c->epoch;
     tick(c); /* history and runs in flight exist before anyone looks */
+    if (c->opts.manual) {
+        c->stop = 1; /* no thread to stop */
+        return c;
+    }
     if (pthread_create(&c->thread, NULL, thread_main, c)) {
         snprintf(err, errlen, "cannot start the controller thread");
         c->stop = 1;
@@ -1155,4 +1163,16 @@ void simctl_expire_downloads(simctl *c)
 double simctl_now(simctl *c)
 {
     return sim_now(c);
+}
+
+void simctl_advance(simctl *c, double t)
+{
+    if (!c || !c->opts.manual) return;
+    if (t > c->manual_now) c->manual_now = t;
+    tick(c);
+}
+
+double simctl_epoch(simctl *c)
+{
+    return c->epoch;
 }

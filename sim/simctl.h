@@ -19,6 +19,7 @@ typedef struct simctl_opts {
     const char *ns;              /* Velero namespace, "velero" */
     int quiet;
     const char *restic; /* (h5) restic binary for restic-real volumes; NULL = "restic" in PATH */
+    int manual; /* (i9) no thread, no real clock: the caller moves time with simctl_advance */
 } simctl_opts;
 
 /* Loads the scenario and starts the controller thread. NULL with err on a bad scenario. */
@@ -33,3 +34,8 @@ int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *
 void simctl_expire_downloads(simctl *c);
 /* The simulated time now (unix seconds): the scenario's epoch plus real time x speed. */
 double simctl_now(simctl *c);
+/* (i9) With opts.manual: sets the simulated time (unix seconds, never backwards) and runs one tick
+ * of the controller there, on the caller's thread. For benchmarks over simulated hours. */
+void simctl_advance(simctl *c, double t);
+/* (i9) The simulated unix time the sim started at (the scenario's epoch or the wall clock). */
+double simctl_epoch(simctl *c);

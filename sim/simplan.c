@@ -168,12 +168,72 @@ void sp_item_id(const sp_run *r, const sp_res *p, int k, const char **ns, char *
         snprintf(name, n, "%s", app);
 }
 
+/* ---- pacing: a run's speed over its life (scenario pace profile x seeded jitter) ---- */
+
+#define PACE_SEG 5.0 /* jitter is drawn per this many simulated seconds */
+
+static int pace_on(const sp_run *r)
+{
+    return r->sr.n_pace || r->sr.jitter > 0;
+}
+
+/* The speed factor of segment k (from k x PACE_SEG s after the run's items start). */
+static double pace_factor(const sp_run *r, long k)
+{
+    double t = (double)k * PACE_SEG, f = 1;
+    for (size_t i = 0; i < r->sr.n_pace; i++)
+        if (t >= r->sr.pace_at[i]) f = r->sr.pace_factor[i];
+    if (r->sr.jitter > 0) {
+        uint64_t st = r->pace_seed ^ ((uint64_t)k * 0xd1b54a32d192ed03ULL);
+        double u = (double)(sp_rng_next(&st) >> 11) / 9007199254740992.0 * 2 - 1;
+        f *= 1 + r->sr.jitter * u;
+    }
+    return f > 1e-3 ? f : 1e-3;
+}
+
+/* Work (in seconds at the nominal rate) done x seconds after the items start: the integral of
+ * the factor. The identity without pacing. */
+static double pace_work(const sp_run *r, double x)
+{
+    if (!pace_on(r) || !(x > 0) || !isfinite(x)) return x;
+    double w = 0;
+    long k = 0;
+    for (; (double)(k + 1) * PACE_SEG <= x; k++) w += pace_factor(r, k) * PACE_SEG;
+    return w + pace_factor(r, k) * (x - (double)k * PACE_SEG);
+}
+
+/* The inverse: seconds after the items start when work w is done. */
+static double pace_time(const sp_run *r, double w)
+{
+    if (!pace_on(r) || !(w > 0) || !isfinite(w)) return w;
+    double x = 0;
+    for (long k = 0;; k++, x += PACE_SEG) {
+        double f = pace_factor(r, k);
+        if (w <= f * PACE_SEG) return x + w / f;
+        w -= f * PACE_SEG;
+    }
+}
+
+/* Simulated time when work w (nominal seconds) has been done from time a on. */
+static double pace_after(const sp_run *r, double a, double w)
+{
+    if (!pace_on(r) || !isfinite(a) || !isfinite(w)) return a + w;
+    return r->t_items0 + pace_time(r, pace_work(r, a - r->t_items0) + w);
+}
+
+/* Work done between times a <= b. */
+static double pace_between(const sp_run *r, double a, double b)
+{
+    if (!pace_on(r)) return b - a;
+    return pace_work(r, b - r->t_items0) - pace_work(r, a - r->t_items0);
+}
+
 /* Items done at simulated time t on the 1 s grid, before the final patch. */
 int sp_items_at(const sp_run *r, double t)
 {
     if (t < r->t_items0) return 0;
     double tq = r->t_items0 + floor(t - r->t_items0);
-    int d = (int)floor((tq - r->t_items0) * r->sr.rate + 1e-9);
+    int d = (int)floor(pace_work(r, tq - r->t_items0) * r->sr.rate + 1e-9);
     if (d > r->n_items) d = r->n_items;
     if (r->fail_item >= 0 && d > r->fail_item) d = r->fail_item;
     return d;
@@ -189,7 +249,7 @@ int sp_estimate_at(const sp_run *r, int done)
 
 double sp_item_time(const sp_run *r, int k) /* when item k (0-based) is done */
 {
-    return r->t_items0 + (k + 1) / r->sr.rate;
+    return r->t_items0 + pace_time(r, (k + 1) / r->sr.rate);
 }
 
 /* The apiserver's generateName "<run>-": the prefix cut to 58 characters, then 5 random ones. */
@@ -226,16 +286,20 @@ static void plan_volumes(const sp_ctx *c, sp_run *r, double t_pods)
         v->t_accept = v->t_create + 1;
         v->t_prepare = v->t_create + 2;
         v->t_start = v->t_create + 3;
+        v->owner = r;
         double size = (double)sv->size, rate = sv->rate > 0 ? sv->rate : 1;
         double stall_at = sv->stall_after >= 0 ? sv->stall_after * size : INFINITY;
         double fail_at = sv->fail_after >= 0 ? sv->fail_after * size : INFINITY;
-        v->t_stall_begin =
-            stall_at < size && stall_at < fail_at ? v->t_start + stall_at / rate : INFINITY;
+        v->t_stall_begin = stall_at < size && stall_at < fail_at
+                               ? pace_after(r, v->t_start, stall_at / rate)
+                               : INFINITY;
         double stall_len =
             isfinite(v->t_stall_begin) ? (sv->stall_for > 0 ? sv->stall_for : INFINITY) : 0;
         double end_bytes = fail_at < size ? fail_at : size;
         v->fails = fail_at < size;
-        v->t_end = v->t_start + end_bytes / rate + stall_len;
+        v->t_end = isfinite(v->t_stall_begin)
+                       ? pace_after(r, v->t_stall_begin + stall_len, (end_bytes - stall_at) / rate)
+                       : pace_after(r, v->t_start, end_bytes / rate);
         v->t_cancel = INFINITY;
     }
 }
@@ -245,11 +309,14 @@ double sp_vol_bytes_at(const sp_vol *v, double t)
 {
     if (t <= v->t_start) return 0;
     double rate = v->sv->rate > 0 ? v->sv->rate : 1;
-    double el = t - v->t_start;
+    const sp_run *r = v->owner;
+    double el = pace_between(r, v->t_start, t);
     if (t > v->t_stall_begin) {
         double stall_len = v->sv->stall_for > 0 ? v->sv->stall_for : INFINITY;
-        double before = v->t_stall_begin - v->t_start;
-        el = t < v->t_stall_begin + stall_len ? before : el - stall_len;
+        double before = pace_between(r, v->t_start, v->t_stall_begin);
+        el = t < v->t_stall_begin + stall_len
+                 ? before
+                 : before + pace_between(r, v->t_stall_begin + stall_len, t);
     }
     double b = el * rate;
     double cap = v->fails ? v->sv->fail_after * (double)v->sv->size : (double)v->sv->size;
@@ -267,6 +334,9 @@ void sp_plan_run(const sp_ctx *c, sp_run *r)
         s->n_namespaces = c->scn->n_namespaces;
     }
     r->uid = sp_rng_uuid(c->rng);
+    r->pace_seed = (uint64_t)c->seed * 0x9e3779b97f4a7c15ULL;
+    for (const char *q = s->name; q && *q; q++)
+        r->pace_seed = (r->pace_seed ^ (uint8_t)*q) * 1099511628211ULL;
     r->t0 = c->epoch + s->start;
     r->t_start = r->t0 + (r->is_restore ? 1.0 : 1.5);
     r->t_items0 = r->t_start + 0.5;
@@ -289,7 +359,8 @@ void sp_plan_run(const sp_ctx *c, sp_run *r)
 
     double t_pods = r->t_items0;
     for (size_t i = 0; i < r->nres; i++)
-        if (!strcmp(r->res[i].gr, "pods")) t_pods = r->t_items0 + r->res[i].first / s->rate;
+        if (!strcmp(r->res[i].gr, "pods"))
+            t_pods = r->t_items0 + pace_time(r, r->res[i].first / s->rate);
     plan_volumes(c, r, t_pods);
 
     int vol_failed = 0;

@@ -19,6 +19,7 @@ typedef struct sp_ctx {
     const scenario *scn; /* its default namespaces */
     uint64_t *rng;       /* seeded: names and uids */
     int log_json;        /* the server's --log-format json */
+    unsigned long seed;  /* the scenario seed (pacing jitter) */
 } sp_ctx;
 
 /* One resource of a planned run: names for the log lines and the resource list. */
@@ -49,8 +50,9 @@ typedef struct sp_vol {
     double t_cancel;      /* parent failed: Canceled at this time, INFINITY = never */
     int exists, done, gone;
     cJSON *last;
-    restic_job *real; /* restic-real: the running job, NULL when simulated */
-    int real_state;   /* 0 not started, 1 running, 2 finished, 3 fell back to simulation */
+    restic_job *real;           /* restic-real: the running job, NULL when simulated */
+    const struct sp_run *owner; /* its run (pacing) */
+    int real_state; /* 0 not started, 1 running, 2 finished, 3 fell back to simulation */
     int64_t real_total, real_done;
     double real_last_patch;
 } sp_vol;
@@ -76,6 +78,7 @@ typedef struct sp_run {
     size_t nmsgs;
     int exists, finished, gone;
     cJSON *last;
+    uint64_t pace_seed; /* jitter draws (pacing) */
 } sp_run;
 
 /* Plans r (its sr filled from the scenario): timeline, volumes, log lines, results. */

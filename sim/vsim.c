@@ -313,3 +313,8 @@ char *vsim_kubeconfig(const vsim *v)
                       "current-context: veltop-sim\n");
     return kc_buf_cstr(&b);
 }
+
+double vsim_clock(vsim *v)
+{
+    return vsim_now(v);
+}

@@ -42,3 +42,7 @@ const char *vsim_token(const vsim *s);
 char *vsim_stats(vsim *s);
 /* Interval of watch BOOKMARK events in ms (default 60000); set before traffic, e.g. in tests. */
 void vsim_set_bookmark_ms(vsim *s, int ms);
+
+/* ---- additions (i9) ---- */
+/* The simulated clock (unix seconds): the scenario's epoch plus real time x speed. */
+double vsim_clock(vsim *s);

@@ -649,6 +649,59 @@ START_TEST(download_requests_serve_gzip_artifacts)
 }
 END_TEST
 
+/* opts.manual: the caller moves simulated time; a pace profile slows and speeds a run's items
+ * and bytes, the same for the same seed. */
+static void manual_items_bytes(double at, int *items, double *bytes, unsigned seed)
+{
+    char path[] = "/tmp/test_simctl_pace_XXXXXX";
+    int fd = mkstemp(path);
+    const char *y = "epoch: \"2026-01-01T00:00:00Z\"\nruns:\n  - kind: backup\n    name: p\n"
+                    "    rate: 10\n    jitter: 0.2\n"
+                    "    pace: [{at: 100, factor: 0.5}]\n    resources:\n"
+                    "      - {name: pods, items: 5000}\n    volumes:\n"
+                    "      - {pod: db-0, namespace: shop, volume: d, uploader: kopia, size: 10Gi, "
+                    "rate: 1Mi}\n";
+    ck_assert_int_eq(write(fd, y, strlen(y)), (int)strlen(y));
+    close(fd);
+    simstore *s = simstore_new(1 << 14);
+    simctl_opts o = {
+        .scenario = path, .speed = 1, .seed = seed, .ns = "velero", .quiet = 1, .manual = 1};
+    char err[512] = "";
+    simctl *c = simctl_start(s, &o, err, sizeof err);
+    unlink(path);
+    ck_assert_msg(c != NULL, "%s", err);
+    double e = simctl_epoch(c);
+    ck_assert_double_eq(e, 1767225600.0);
+    for (double t = e; t <= e + at; t += 1) simctl_advance(c, t);
+    ck_assert_double_eq(simctl_now(c), e + at);
+    cJSON *b = simstore_get(s, "backups", "velero", "p");
+    *items = (int)jnum(b, "status.progress.itemsBackedUp");
+    cJSON_Delete(b);
+    cJSON *l = simstore_list(s, "podvolumebackups", "velero", NULL, NULL, NULL, NULL, NULL);
+    *bytes = jnum(cJSON_GetArrayItem(l, 0), "status.progress.bytesDone");
+    cJSON_Delete(l);
+    simctl_stop(c);
+    simstore_free(s);
+}
+
+START_TEST(manual_clock_and_pace_profile)
+{
+    int i1, i2, i3;
+    double b1, b2, b3;
+    manual_items_bytes(300, &i1, &b1, 3);
+    manual_items_bytes(300, &i2, &b2, 3);
+    ck_assert_int_eq(i1, i2); /* deterministic */
+    ck_assert_double_eq(b1, b2);
+    /* items start 2 s in: ~100 s at 10/s, then ~198 s at 5/s: ~1990, give or take the jitter */
+    ck_assert_msg(i1 > 1700 && i1 < 2300, "items %d", i1);
+    ck_assert_msg(i1 < 2900, "the pace profile did not slow the run");
+    /* bytes at 1 MiB/s x the same pace: well under 300 MiB */
+    ck_assert_msg(b1 > 150.0 * 1048576 && b1 < 260.0 * 1048576, "bytes %g", b1);
+    manual_items_bytes(300, &i3, &b3, 4);
+    ck_assert_msg(i3 != i1 || b3 != b1, "another seed, the same jitter");
+}
+END_TEST
+
 START_TEST(stalled_volume_stops_moving_and_holds_the_backup)
 {
     simstore *s = simstore_new(500000);
@@ -1118,6 +1171,7 @@ int main(void)
     tcase_add_test(tc, download_requests_serve_gzip_artifacts);
     tcase_add_test(tc, download_requests_for_runs_the_controller_did_not_run);
     tcase_add_test(tc, stalled_volume_stops_moving_and_holds_the_backup);
+    tcase_add_test(tc, manual_clock_and_pace_profile);
     tcase_add_test(tc, restic_real_runs_restic_and_copies_its_progress);
     tcase_add_test(tc, backups_created_by_others_are_run);
     tcase_add_test(tc, restic_real_without_restic_falls_back_to_simulation);

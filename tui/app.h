@@ -59,6 +59,9 @@ typedef struct model_run {
     int derived_from_log; /* 1 once derived rows were set: the detail screen says so */
     model_vol_sum vols;   /* recomputed by model_refresh_volumes */
     size_t pos;           /* private: index in model.runs */
+
+    /* the model holding it (its clock: model_wall_span) */
+    const struct model *owner;
 } model_run;
 
 typedef struct model {
@@ -73,6 +76,10 @@ typedef struct model {
     /* Shared, never sampled tracker of objects first seen finished (rate/ETA unknown: -1), so
      * 10 000 old runs and their volumes cost no sample rings. Compare, never free. */
     est *idle_est;
+    /* The cluster's clock against ours (model_set_clock): 1:1 for a real cluster; --demo --speed N
+     * runs the sim's clock N times faster, and every duration read from the cluster's
+     * timestamps is divided by N, so rates, ETAs and durations are true in wall time. */
+    double clock_scale, clock_wall0, clock_cluster0;
 } model;
 
 model *model_new(void);
@@ -100,6 +107,11 @@ void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, s
                            const unsigned char *flags, double now);
 /* The rows the detail screen shows: res when the server gives resourceProgress, else derived. */
 const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log);
+
+/* The cluster's clock reads cluster0 + (wall - wall0) x scale (scale <= 0: 1:1, the default). */
+void model_set_clock(model *m, double wall0, double cluster0, double scale);
+double model_cluster_now(const model *m, double wall);    /* the cluster's clock at our wall time */
+double model_wall_span(const model *m, double cluster_s); /* a span of cluster time, in ours */
 
 /* The item rate (items/s, < 0 unknown) and ETA (s, < 0 unknown) of a run at monotonic now. */
 double model_run_rate(const model_run *r, double now);

@@ -271,6 +271,9 @@ int main(int argc, char **argv)
     app *a = app_new(loop, client, cfg->context, cfg->server, ns);
     a->cacert = ca_pem;
     a->cacert_len = ca_len;
+    /* the demo cluster's clock runs --speed times ours: durations read from its timestamps are
+     * divided by it, so rates, ETAs and durations on screen are true in wall time */
+    if (sim && speed > 0) model_set_clock(a->model, kc_wall_now(), vsim_clock(sim), speed);
     int rc;
     if (once) {
         rc = run_once(a, json);

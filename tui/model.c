@@ -251,6 +251,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         /* first seen finished: no history is ever needed */
         mr->items = vl_phase_terminal(r->phase_id) ? m->idle_est : est_new(&model_items_opts);
         mr->attached = now;
+        mr->owner = m;
         mr->pos = m->n_runs;
         m->runs[m->n_runs++] = mr;
         model_index_put(m->run_index, &blk->node, (int)mr->kind, mr->name);
@@ -264,11 +265,13 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
     if (!mr->finished) {
         if (vl_phase_terminal(r->phase_id)) {
             if (r->started > 0 && r->completed >= r->started && mr->items != m->idle_est)
-                est_finish(mr->items, r->items_done, r->completed - r->started);
+                est_finish(mr->items, r->items_done, model_wall_span(m, r->completed - r->started));
             mr->finished = 1;
-        } else if (!mr->seeded && r->started > 0 && r->items_done > 0 && wall > r->started) {
+        } else if (!mr->seeded && r->started > 0 && r->items_done > 0 &&
+                   model_cluster_now(m, wall) > r->started) {
             /* attached to a run already in flight: the average since its start gives an ETA now */
-            est_seed(mr->items, now, r->items_done, wall - r->started);
+            est_seed(mr->items, now, r->items_done,
+                     model_wall_span(m, model_cluster_now(m, wall) - r->started));
             est_sample(mr->items, now, r->items_done, r->items_total);
             mr->seeded = 1;
         } else {
@@ -319,17 +322,17 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
     }
     mv->vol = v;
     mv->name = (char *)name; /* the same text, in the state that replaces the one it was in */
-    double wall = kc_wall_now();
+    double wall = model_cluster_now(m, kc_wall_now()); /* the cluster's clock */
     if (mv->bytes == m->idle_est) {
         if (vl_phase_terminal(v->phase_id)) goto done;
         mv->bytes = est_new(&model_bytes_opts);
     }
     if (vl_phase_terminal(v->phase_id) && v->started > 0 && v->completed >= v->started) {
-        est_finish(mv->bytes, v->bytes_done, v->completed - v->started);
+        est_finish(mv->bytes, v->bytes_done, model_wall_span(m, v->completed - v->started));
     } else if (fresh && vl_phase_active(v->phase_id) && v->started > 0 && v->bytes_done > 0 &&
                wall > v->started) {
         /* attached while it moves: the average since its start gives a rate at once */
-        est_seed(mv->bytes, now, v->bytes_done, wall - v->started);
+        est_seed(mv->bytes, now, v->bytes_done, model_wall_span(m, wall - v->started));
         est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
     } else {
         est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
@@ -456,7 +459,7 @@ double model_run_rate(const model_run *r, double now)
     const vl_run *x = r->run;
     /* finished (whatever its phase says): the whole-run average from the timestamps */
     if (x && x->started > 0 && x->completed > x->started)
-        return (double)x->items_done / (x->completed - x->started);
+        return (double)x->items_done / model_wall_span(r->owner, x->completed - x->started);
     return est_rate(r->items, now);
 }
 
@@ -470,9 +473,27 @@ double model_run_duration(const model_run *r, double wall)
 {
     const vl_run *x = r->run;
     if (!x || x->started <= 0) return -1;
-    if (x->completed > 0) return x->completed - x->started;
+    if (x->completed > 0) return model_wall_span(r->owner, x->completed - x->started);
     if (vl_phase_terminal(x->phase_id)) return -1;
-    return wall - x->started;
+    return model_wall_span(r->owner, model_cluster_now(r->owner, wall) - x->started);
+}
+
+void model_set_clock(model *m, double wall0, double cluster0, double scale)
+{
+    m->clock_wall0 = wall0;
+    m->clock_cluster0 = cluster0;
+    m->clock_scale = scale > 0 ? scale : 0;
+}
+
+double model_cluster_now(const model *m, double wall)
+{
+    if (!m || !(m->clock_scale > 0)) return wall;
+    return m->clock_cluster0 + (wall - m->clock_wall0) * m->clock_scale;
+}
+
+double model_wall_span(const model *m, double cluster_s)
+{
+    return m && m->clock_scale > 0 ? cluster_s / m->clock_scale : cluster_s;
 }
 
 /* ---- view ----------------------------------------------------------------------------------- */

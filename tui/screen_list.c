@@ -6,6 +6,7 @@
 
 #include "drill.h"
 #include "format.h"
+#include "runeta.h"
 #include "ui.h"
 #include "widgets.h"
 
@@ -252,11 +253,42 @@ static const char *list_phase_label(const char *phase, int width)
     return phase;
 }
 
+/* RATE and ETA: the run's answers over everything its end waits on (runeta.h): "stalled 45s"
+ * across both cells when nothing it waits on moves, whatever part stalled; the ETA is the end
+ * of its critical path, ">=" when only a lower bound, "stall" while one part it needs is stalled
+ * and others still move. */
+static void list_draw_eta(ui *u, WINDOW *w, int y, model_run *r, int selected, attr_t base,
+                          const int *wd, const int *xp)
+{
+    double now = ui_data_now(u);
+    char buf[64], b2[32];
+    runeta e;
+    int active = r->run && vl_phase_active(r->run->phase_id);
+    if (active) runeta_compute(ui_model(u), r, now, ui_wall(u), &e);
+    if (active && e.stalled) {
+        w_print(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
+                (selected ? base : w_attr(W_WARN)) | A_BOLD, "stalled %s",
+                fmt_duration(buf, sizeof buf, e.stalled_for));
+        return;
+    }
+    w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
+            fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
+    if (!active) {
+        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "-");
+    } else if (e.part_stalled) {
+        w_print(w, y, xp[C_ETA], wd[C_ETA], (selected ? base : w_attr(W_WARN)) | A_BOLD, "stall");
+    } else {
+        fmt_eta(b2, sizeof b2, e.eta);
+        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "%s%s",
+                e.bound && e.eta >= 0 ? (ui_utf8(u) ? "\u2265" : ">") : "", b2);
+    }
+}
+
 static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, const int *wd,
                           const int *xp, int cols)
 {
     const vl_run *x = r->run;
-    double now = ui_data_now(u), wall = ui_wall(u);
+    double wall = ui_wall(u);
     char buf[64], b2[32], b3[32];
     /* while disconnected the rows are dimmed: what they show is as of the last update */
     attr_t base = selected ? w_attr(W_SELECTED) : ui_stale(u) ? A_DIM : A_NORMAL;
@@ -280,21 +312,15 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%s", buf);
     } else
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | A_DIM, "-");
-    double since;
-    if (vl_phase_active(x->phase_id) && est_stalled(r->items, now, &since)) {
-        /* nothing moving: say so (and since when) across the RATE and ETA cells */
-        w_print(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
-                (selected ? base : w_attr(W_WARN)) | A_BOLD, "stalled %s",
-                fmt_duration(buf, sizeof buf, since));
-    } else {
-        w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
-                fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
-        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "%s",
-                fmt_eta(buf, sizeof buf, model_run_eta(r, now)));
-    }
-    if (wd[C_STARTED])
+    list_draw_eta(u, w, y, r, selected, base, wd, xp);
+    if (wd[C_STARTED]) {
+        /* on our clock (a --demo --speed N cluster's runs ahead), like DUR beside it */
+        const model *m = ui_model(u);
+        double st =
+            x->started > 0 ? wall - model_wall_span(m, model_cluster_now(m, wall) - x->started) : 0;
         w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
-                fmt_started(buf, sizeof buf, x->started, wall));
+                fmt_started(buf, sizeof buf, st, wall));
+    }
     if (wd[C_DUR])
         w_print(w, y, xp[C_DUR], wd[C_DUR], base, "%s",
                 fmt_duration(buf, sizeof buf, model_run_duration(r, wall)));

@@ -6,6 +6,7 @@
 #include "drill.h"
 #include "format.h"
 #include "kubeclient/util.h"
+#include "runeta.h"
 #include "widgets.h"
 
 typedef struct vols_state {
@@ -54,11 +55,12 @@ static const char *vols_uploader(const vl_volume *v)
     return v->uploader && *v->uploader ? v->uploader : "-";
 }
 
-static void vols_rate_eta(const model_volume *mv, double now, char *rate, size_t rn, char *eta,
-                          size_t en)
+static void vols_rate_eta(ui *u, const model_volume *mv, double now, char *rate, size_t rn,
+                          char *eta, size_t en)
 {
     const vl_volume *v = mv->vol;
-    double r = est_rate(mv->bytes, now), since;
+    double r, e, since;
+    runeta_volume(ui_model(u), mv, now, ui_wall(u), &r, &e); /* as the run's ETA counts them */
     fmt_byte_rate(rate, rn, r);
     if (vl_phase_terminal(v->phase_id)) {
         snprintf(eta, en, "-");
@@ -66,7 +68,7 @@ static void vols_rate_eta(const model_volume *mv, double now, char *rate, size_t
         char d[16];
         snprintf(eta, en, "stall %s", fmt_duration(d, sizeof d, since));
     } else {
-        fmt_eta(eta, en, est_eta(mv->bytes, now));
+        fmt_eta(eta, en, e);
     }
 }
 
@@ -98,9 +100,9 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             continue;
         }
         if (vl_phase_active(v->phase_id)) active++;
-        double ve = est_eta(st->rows[i]->bytes, now);
+        double ve, vr;
+        runeta_volume(ui_model(u), st->rows[i], now, ui_wall(u), &vr, &ve);
         if (ve > max_eta) max_eta = ve;
-        double vr = est_rate(st->rows[i]->bytes, now);
         if (vr >= 0) {
             rate += vr;
             have_rate = 1;
@@ -198,7 +200,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
                 fmt_bytes(b2, sizeof b2, v->bytes_total));
         x += w_bytes + 1;
-        vols_rate_eta(mv, now, rb, sizeof rb, eb, sizeof eb);
+        vols_rate_eta(u, mv, now, rb, sizeof rb, eb, sizeof eb);
         w_print(w, y, x, w_rate - 1, base, "%s", rb);
         x += w_rate;
         w_print(w, y, x, w_eta - 1, base, "%s", eb);
