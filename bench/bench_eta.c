@@ -379,6 +379,10 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
     o.ns = "velero";
     o.quiet = 1;
     o.manual = 1;
+    /* per-resource rows: on stock Velero veltop derives them from the server's live log
+     * (logderive.c), which this in-process drive does not read; the sim's resourceProgress map
+     * carries the same counts, so the model knows which pods are still to be backed up */
+    o.resource_progress = 1;
     char err[512] = "";
     simctl *c = simctl_start(st, &o, err, sizeof err);
     unlink(path);
