@@ -224,6 +224,17 @@ static int is_api_url(kc_client *c, const char *url)
     return strncmp(url, c->server, n) == 0 && (url[n] == 0 || url[n] == '/' || url[n] == '?');
 }
 
+/* What the request asks for in Accept-Encoding (libcurl then decodes the answer). API requests
+ * ask for gzip as client-go does: kube-apiserver gzips any list or object over 128 KiB for a
+ * client that asks (a tenth of the bytes over a slow link); watches stay identity there. Other
+ * URLs (artifact downloads, gzip files veltop decodes itself) ask for what the caller says, or
+ * nothing. The kubeconfig's disable-compression turns it off (kc_auth_apply). */
+static const char *accept_encoding(const kc_request *r)
+{
+    if (r->accept_encoding) return r->accept_encoding;
+    return r->api ? "gzip" : NULL;
+}
+
 static void setup_easy(kc_request *r)
 {
     kc_client *c = r->c;
@@ -269,7 +280,7 @@ static void setup_easy(kc_request *r)
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
         if (strcmp(r->method, "POST") != 0) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
     }
-    if (r->accept_encoding) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, r->accept_encoding);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, accept_encoding(r));
     if (!r->api) curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
 
     /* TLS trust, proxy and credentials of the API server: kc_auth_apply below */
