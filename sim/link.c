@@ -1,0 +1,241 @@
+/* link.c: gzip as kube-apiserver, and an emulated slow link (see link.h). */
+#include "link.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "kubeclient/util.h"
+
+struct simlink {
+    simlink_opts o;
+    atomic_uint_fast64_t body_bytes, gzipped, connections;
+};
+
+typedef struct link_conn {
+    simlink *l;
+    unsigned long answers; /* answers started on this connection */
+} link_conn;
+
+simlink *simlink_new(const simlink_opts *o)
+{
+    simlink *l = xcalloc(1, sizeof *l);
+    l->o = *o;
+    if (l->o.latency_ms < 0) l->o.latency_ms = 0;
+    if (l->o.bandwidth < 0) l->o.bandwidth = 0;
+    return l;
+}
+
+void simlink_free(simlink *l)
+{
+    free(l);
+}
+
+simlink_stats simlink_get_stats(const simlink *l)
+{
+    simlink_stats s = {.body_bytes = atomic_load(&l->body_bytes),
+                       .gzipped = atomic_load(&l->gzipped),
+                       .connections = atomic_load(&l->connections)};
+    return s;
+}
+
+void simlink_notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                               enum MHD_ConnectionNotificationCode toe)
+{
+    (void)c;
+    simlink *l = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        link_conn *lc = xcalloc(1, sizeof *lc);
+        lc->l = l;
+        *socket_context = lc;
+        atomic_fetch_add(&l->connections, 1);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        free(*socket_context);
+        *socket_context = NULL;
+    }
+}
+
+static link_conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* ---- time ---- */
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleeps until the monotonic time t (seconds), whatever signals come. */
+static void sleep_until(double t)
+{
+    struct timespec ts = {.tv_sec = (time_t)t, .tv_nsec = (long)((t - (double)(time_t)t) * 1e9)};
+    if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+    }
+}
+
+void simlink_before_answer(struct MHD_Connection *c)
+{
+    link_conn *lc = conn_of(c);
+    if (!lc || !lc->l->o.latency_ms) return;
+    /* the request's way here and the answer's way back; before a connection's first answer the
+     * TCP handshake (and TLS's) took round trips of their own */
+    int trips = 1;
+    if (lc->answers++ == 0) trips += lc->l->o.tls ? 2 : 1;
+    sleep_until(mono_now() + trips * 2 * lc->l->o.latency_ms / 1000.0);
+}
+
+/* ---- pacing ---- */
+
+typedef struct paced {
+    simlink *l;
+    char *data; /* a buffered body, or NULL: the inner reader's stream */
+    size_t len;
+    MHD_ContentReaderCallback fn;
+    void *cls;
+    MHD_ContentReaderFreeCallback fr;
+    double free_at; /* when the link has sent everything handed to it so far */
+} paced;
+
+/* At most 20 ms of the link's time per read, so the pacing is smooth. */
+static size_t pace_block(const simlink *l)
+{
+    size_t b = (size_t)(l->o.bandwidth / 50);
+    if (b < 1024) b = 1024;
+    if (b > 65536) b = 65536;
+    return b;
+}
+
+/* n bytes go on the wire after what is already there; they arrive once sent. */
+static void pace(paced *p, size_t n)
+{
+    double now = mono_now();
+    double start = p->free_at > now ? p->free_at : now;
+    p->free_at = start + (double)n / (double)p->l->o.bandwidth;
+    sleep_until(p->free_at);
+    atomic_fetch_add(&p->l->body_bytes, n);
+}
+
+static ssize_t paced_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    paced *p = cls;
+    size_t block = pace_block(p->l);
+    if (max > block) max = block;
+    ssize_t n;
+    if (p->data) {
+        if (pos >= p->len) return MHD_CONTENT_READER_END_OF_STREAM;
+        n = (ssize_t)(p->len - pos < max ? p->len - pos : max);
+        memcpy(buf, p->data + pos, (size_t)n);
+    } else {
+        n = p->fn(p->cls, pos, buf, max);
+    }
+    if (n > 0) pace(p, (size_t)n);
+    return n;
+}
+
+static void paced_free(void *cls)
+{
+    paced *p = cls;
+    if (p->fr) p->fr(p->cls);
+    free(p->data);
+    free(p);
+}
+
+/* ---- gzip ---- */
+
+int simlink_accepts_gzip(const char *ae)
+{
+    while (ae && *ae) {
+        size_t n = strcspn(ae, ",");
+        const char *a = ae, *b = ae + n;
+        while (a < b && (*a == ' ' || *a == '\t')) a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        if (b - a == 4 && strncmp(a, "gzip", 4) == 0) return 1;
+        ae += n + (ae[n] == ',');
+    }
+    return 0;
+}
+
+/* gzip (level 1, as kube-apiserver) of body; NULL when zlib fails. */
+static char *gzip_body(const char *body, size_t len, size_t *out_len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 1, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
+    size_t cap = deflateBound(&z, (uLong)len);
+    char *out = xmalloc(cap);
+    z.next_in = (Bytef *)body;
+    z.avail_in = (uInt)len;
+    z.next_out = (Bytef *)out;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    *out_len = z.total_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *body, size_t len,
+                                             int may_gzip)
+{
+    link_conn *lc = conn_of(c);
+    simlink *l = lc ? lc->l : NULL;
+    int gz = 0;
+    if (l && may_gzip && !l->o.no_gzip && len > SIMLINK_GZIP_THRESHOLD &&
+        len <= (size_t)UINT32_MAX &&
+        simlink_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"))) {
+        size_t zlen;
+        char *z = gzip_body(body, len, &zlen);
+        if (z) {
+            free(body);
+            body = z;
+            len = zlen;
+            gz = 1;
+            atomic_fetch_add(&l->gzipped, 1);
+        }
+    }
+    struct MHD_Response *r;
+    if (l && l->o.bandwidth && body) {
+        paced *p = xcalloc(1, sizeof *p);
+        p->l = l;
+        p->data = body;
+        p->len = len;
+        r = MHD_create_response_from_callback(len, pace_block(l), paced_reader, p, paced_free);
+    } else {
+        if (l) atomic_fetch_add(&l->body_bytes, len);
+        r = MHD_create_response_from_buffer(len, body,
+                                            body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    }
+    if (gz) {
+        MHD_add_response_header(r, "Content-Encoding", "gzip");
+        MHD_add_response_header(r, "Vary", "Accept-Encoding");
+    }
+    return r;
+}
+
+struct MHD_Response *simlink_stream_response(struct MHD_Connection *c, size_t block,
+                                             MHD_ContentReaderCallback fn, void *cls,
+                                             MHD_ContentReaderFreeCallback fr)
+{
+    link_conn *lc = conn_of(c);
+    if (!lc || !lc->l->o.bandwidth)
+        return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block, fn, cls, fr);
+    paced *p = xcalloc(1, sizeof *p);
+    p->l = lc->l;
+    p->fn = fn;
+    p->cls = cls;
+    p->fr = fr;
+    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(lc->l), paced_reader, p,
+                                             paced_free);
+}
