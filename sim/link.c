@@ -164,26 +164,54 @@ int simlink_accepts_gzip(const char *ae)
     return 0;
 }
 
-/* gzip (level 1, as kube-apiserver) of body; NULL when zlib fails. */
-static char *gzip_body(const char *body, size_t len, size_t *out_len)
-{
+/* A body gzip'd as it is sent (level 1, as kube-apiserver, which compresses through its
+ * response writer as the encoder writes): the first bytes leave before the last are compressed. */
+typedef struct gz_body {
+    simlink *l;
     z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 1, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
-    size_t cap = deflateBound(&z, (uLong)len);
-    char *out = xmalloc(cap);
-    z.next_in = (Bytef *)body;
-    z.avail_in = (uInt)len;
-    z.next_out = (Bytef *)out;
-    z.avail_out = (uInt)cap;
-    int rc = deflate(&z, Z_FINISH);
-    *out_len = z.total_out;
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) {
-        free(out);
+    char *data;
+    int count; /* count the bytes here (no pacing wrapper does) */
+    int end;
+} gz_body;
+
+static ssize_t gz_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    gz_body *g = cls;
+    if (g->end) return MHD_CONTENT_READER_END_OF_STREAM;
+    g->z.next_out = (Bytef *)buf;
+    g->z.avail_out = (uInt)(max < (1u << 30) ? max : (1u << 30));
+    int rc = deflate(&g->z, Z_FINISH);
+    if (rc == Z_STREAM_END)
+        g->end = 1;
+    else if (rc != Z_OK && rc != Z_BUF_ERROR)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    size_t n = (size_t)((char *)g->z.next_out - buf);
+    if (n == 0) return g->end ? MHD_CONTENT_READER_END_OF_STREAM : 0;
+    if (g->count) atomic_fetch_add(&g->l->body_bytes, n);
+    return (ssize_t)n;
+}
+
+static void gz_free(void *cls)
+{
+    gz_body *g = cls;
+    deflateEnd(&g->z);
+    free(g->data);
+    free(g);
+}
+
+static gz_body *gz_new(simlink *l, char *body, size_t len)
+{
+    gz_body *g = xcalloc(1, sizeof *g);
+    if (deflateInit2(&g->z, 1, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(g);
         return NULL;
     }
-    return out;
+    g->l = l;
+    g->data = body;
+    g->z.next_in = (Bytef *)body;
+    g->z.avail_in = (uInt)len;
+    return g;
 }
 
 struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *body, size_t len,
@@ -191,22 +219,29 @@ struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *bod
 {
     link_conn *lc = conn_of(c);
     simlink *l = lc ? lc->l : NULL;
-    int gz = 0;
-    if (l && may_gzip && !l->o.no_gzip && len > SIMLINK_GZIP_THRESHOLD &&
-        len <= (size_t)UINT32_MAX &&
-        simlink_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"))) {
-        size_t zlen;
-        char *z = gzip_body(body, len, &zlen);
-        if (z) {
-            free(body);
-            body = z;
-            len = zlen;
-            gz = 1;
-            atomic_fetch_add(&l->gzipped, 1);
-        }
-    }
+    gz_body *gz = NULL;
+    if (l && may_gzip && !l->o.no_gzip && len > SIMLINK_GZIP_THRESHOLD && len <= UINT32_MAX &&
+        simlink_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding")))
+        gz = gz_new(l, body, len);
     struct MHD_Response *r;
-    if (l && l->o.bandwidth && body) {
+    if (gz) {
+        atomic_fetch_add(&l->gzipped, 1);
+        if (l->o.bandwidth) {
+            paced *p = xcalloc(1, sizeof *p);
+            p->l = l;
+            p->fn = gz_reader;
+            p->cls = gz;
+            p->fr = gz_free;
+            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(l), paced_reader, p,
+                                                  paced_free);
+        } else {
+            gz->count = 1;
+            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, gz_reader, gz,
+                                                  gz_free);
+        }
+        MHD_add_response_header(r, "Content-Encoding", "gzip");
+        MHD_add_response_header(r, "Vary", "Accept-Encoding");
+    } else if (l && l->o.bandwidth && body) {
         paced *p = xcalloc(1, sizeof *p);
         p->l = l;
         p->data = body;
@@ -216,10 +251,6 @@ struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *bod
         if (l) atomic_fetch_add(&l->body_bytes, len);
         r = MHD_create_response_from_buffer(len, body,
                                             body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-    }
-    if (gz) {
-        MHD_add_response_header(r, "Content-Encoding", "gzip");
-        MHD_add_response_header(r, "Vary", "Accept-Encoding");
     }
     return r;
 }
