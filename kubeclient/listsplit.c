@@ -1,0 +1,223 @@
+/* listsplit.c: a List answer's items one by one as the bytes arrive (listsplit.h). A scanner of
+ * JSON structure only: depth, strings and their escapes, the top-level keys; each item's text is
+ * handed out as it is (from the received chunk when whole in it, else from a buffer). */
+#include "kubeclient/listsplit.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/util.h"
+
+#define HEAD_MAX (1u << 20) /* the members besides items: kind, apiVersion, metadata */
+
+enum { ITEMS_BEFORE, ITEMS_ARMED, ITEMS_IN, ITEMS_AFTER };
+
+struct kc_listsplit {
+    size_t max_item;
+    kc_listsplit_item_fn fn;
+    void *arg;
+    int depth;  /* of objects and arrays; the list object is depth 1 */
+    int in_str; /* inside a string */
+    int esc;    /* the chunk ended on a backslash inside a string */
+    int key_next, in_key;
+    char key[8];
+    size_t key_len;
+    int items; /* ITEMS_* */
+    int in_item;
+    kc_buf item; /* an item begun in an earlier chunk */
+    kc_buf head;
+    size_t count;
+    int bad, done;
+};
+
+kc_listsplit *kc_listsplit_new(size_t max_item, kc_listsplit_item_fn fn, void *arg)
+{
+    kc_listsplit *s = xcalloc(1, sizeof *s);
+    s->max_item = max_item ? max_item : 16u << 20;
+    s->fn = fn;
+    s->arg = arg;
+    return s;
+}
+
+void kc_listsplit_free(kc_listsplit *s)
+{
+    if (!s) return;
+    kc_buf_free(&s->item);
+    kc_buf_free(&s->head);
+    free(s);
+}
+
+size_t kc_listsplit_items(const kc_listsplit *s)
+{
+    return s->count;
+}
+
+/* Index of the first '"' or '\\' in p[i..n), or n: eight bytes at a time. */
+static size_t scan_string(const char *p, size_t i, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    const uint64_t quote = ones * '"', bslash = ones * '\\';
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t a = w ^ quote, b = w ^ bslash;
+        uint64_t hit = ((a - ones) & ~a & highs) | ((b - ones) & ~b & highs);
+        if (hit) break;
+        i += 8;
+    }
+    while (i < n && p[i] != '"' && p[i] != '\\') i++;
+    return i;
+}
+
+static int fail(kc_listsplit *s)
+{
+    s->bad = 1;
+    return -1;
+}
+
+/* An item ended at p[end-1]; it began at p[start] in this chunk, or in s->item. */
+static int emit(kc_listsplit *s, const char *p, size_t start, size_t end)
+{
+    int stop;
+    if (s->item.len) {
+        kc_buf_append(&s->item, p, end);
+        if (s->item.len > s->max_item) return fail(s);
+        stop = s->fn(s->arg, s->item.data, s->item.len);
+        s->item.len = 0;
+    } else {
+        if (end - start > s->max_item) return fail(s);
+        stop = s->fn(s->arg, p + start, end - start);
+    }
+    s->count++;
+    s->in_item = 0;
+    return stop ? fail(s) : 0;
+}
+
+static void head_add(kc_listsplit *s, const char *p, size_t n)
+{
+    if (s->head.len + n > HEAD_MAX) {
+        s->bad = 1;
+        return;
+    }
+    kc_buf_append(&s->head, p, n);
+}
+
+int kc_listsplit_feed(kc_listsplit *s, const char *p, size_t n)
+{
+    if (s->bad) return -1;
+    size_t i = 0;
+    size_t item_start = 0; /* in this chunk, when in_item and s->item is empty */
+    size_t head_start = 0; /* the span of this chunk still to copy into head */
+    size_t key_start = 0;
+    int head_on = s->items != ITEMS_IN;
+    while (i < n) {
+        if (s->in_str) {
+            if (s->esc) {
+                s->esc = 0;
+                i++;
+                continue;
+            }
+            size_t j = scan_string(p, i, n);
+            if (s->in_key && j > key_start) {
+                size_t k = j - key_start;
+                if (s->key_len + k > sizeof s->key) k = sizeof s->key - s->key_len;
+                memcpy(s->key + s->key_len, p + key_start, k);
+                s->key_len += k;
+            }
+            if (j == n) break;
+            if (p[j] == '\\') {
+                if (j + 1 < n) {
+                    i = j + 2;
+                    key_start = i; /* an escaped key is not "items": its text no longer matters */
+                } else {
+                    s->esc = 1;
+                    i = n;
+                }
+                continue;
+            }
+            s->in_str = 0;
+            s->in_key = 0;
+            i = j + 1;
+            continue;
+        }
+        char c = p[i];
+        if (s->done) {
+            if ((unsigned char)c > ' ') return fail(s);
+            i++;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            if (s->items == ITEMS_IN && s->depth == 2) return fail(s); /* an item not an object */
+            s->in_str = 1;
+            if (s->depth == 1 && s->key_next) {
+                s->in_key = 1;
+                s->key_next = 0;
+                s->key_len = 0;
+                key_start = i + 1;
+            }
+            break;
+        case '{':
+        case '[':
+            if (s->depth == 0 && c != '{') return fail(s);
+            s->depth++;
+            if (s->depth == 1) s->key_next = 1;
+            if (s->items == ITEMS_ARMED && s->depth == 2) {
+                if (c != '[') return fail(s);
+                s->items = ITEMS_IN;
+                head_add(s, p + head_start, i + 1 - head_start); /* up to and with '[' */
+                head_on = 0;
+            } else if (s->items == ITEMS_IN && s->depth == 3) {
+                if (c != '{') return fail(s);
+                s->in_item = 1;
+                item_start = i;
+            }
+            break;
+        case '}':
+        case ']':
+            if (s->depth == 0) return fail(s);
+            s->depth--;
+            if (s->in_item && s->depth == 2) {
+                if (emit(s, p, item_start, i + 1)) return -1;
+            } else if (s->items == ITEMS_IN && s->depth == 1) {
+                s->items = ITEMS_AFTER;
+                head_on = 1;
+                head_start = i; /* the ']' */
+            } else if (s->depth == 0) {
+                s->done = 1;
+            }
+            break;
+        case ':':
+            if (s->depth == 1 && s->items == ITEMS_BEFORE && s->key_len == 5 &&
+                !memcmp(s->key, "items", 5))
+                s->items = ITEMS_ARMED;
+            break;
+        case ',':
+            if (s->depth == 1) {
+                s->key_next = 1;
+                if (s->items == ITEMS_ARMED) return fail(s); /* "items": not an array */
+            }
+            break;
+        default:
+            if (s->items == ITEMS_IN && s->depth == 2 && (unsigned char)c > ' ')
+                return fail(s); /* an item that is not an object */
+            break;
+        }
+        i++;
+    }
+    if (s->in_item) {
+        size_t from = s->item.len ? 0 : item_start;
+        kc_buf_append(&s->item, p + from, n - from);
+        if (s->item.len > s->max_item) return fail(s);
+    }
+    if (head_on && head_start < n) head_add(s, p + head_start, n - head_start);
+    return s->bad ? -1 : 0;
+}
+
+const char *kc_listsplit_head(kc_listsplit *s, size_t *len)
+{
+    if (s->bad || !s->done || s->items == ITEMS_ARMED || s->items == ITEMS_IN) return NULL;
+    *len = s->head.len;
+    return kc_buf_cstr(&s->head);
+}
