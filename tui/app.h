@@ -154,6 +154,9 @@ app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *
 void app_free(app *a);
 /* 1 when every reflector completed its first list (or failed for good). */
 int app_synced(const app *a);
+/* 1 when the four volume lists (PodVolumeBackups/Restores, DataUploads/Downloads) were listed,
+ * failed, or are retrying: until then volume bytes are still arriving (shown as loading). */
+int app_volumes_listed(const app *a);
 
 /* Connection summary for the header lamp. */
 typedef struct app_conn {
