@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "kubeclient/client.h"
+#include "kubeclient/kubeconfig.h"
+#include "kubeclient/reflector.h"
 #include "kubeclient/util.h"
 #include "link.h"
 #include "vsim.h"
@@ -349,6 +352,81 @@ START_TEST(client_gets_the_same_objects_in_fewer_bytes)
 }
 END_TEST
 
+/* ---- reflectors over TLS: HTTP/2 asked for, the HTTP/1.1 sim still serves them all ---- */
+
+static void *count_decode(const cJSON *obj)
+{
+    (void)obj;
+    return xstrdup("x");
+}
+
+static int all_live(void *arg)
+{
+    kc_reflector **r = arg;
+    for (int i = 0; i < 4; i++)
+        if (kc_reflector_status(r[i])->state != KC_REFL_LIVE) return 0;
+    return 1;
+}
+
+START_TEST(reflectors_over_tls_each_get_their_list)
+{
+    teardown();
+    start(&(vsim_opts){.tls = 1, .auth = "token", .latency_ms = 20});
+    ck_assert_int_eq(strncmp(base, "https://", 8), 0);
+    for (int i = 0; i < 30; i++) {
+        char body[256];
+        snprintf(body, sizeof body,
+                 "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"PodVolumeBackup\",\"metadata\":{"
+                 "\"name\":\"pvb-%02d\",\"namespace\":\"velero\"},\"spec\":{}}",
+                 i);
+        cJSON_Delete(simstore_create(vsim_store(sim), "podvolumebackups", "velero",
+                                     cJSON_Parse(body), NULL, NULL));
+    }
+    char path[] = "/tmp/veltop-simlink-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    char *kc = vsim_kubeconfig(sim);
+    ck_assert_int_eq(write(fd, kc, strlen(kc)), (ssize_t)strlen(kc));
+    close(fd);
+    free(kc);
+    kc_err err;
+    kc_rest_config *cfg = kc_config_load(&(kc_config_opts){.kubeconfig = path}, &err);
+    unlink(path);
+    ck_assert_msg(cfg != NULL, "%s", err.msg);
+    kc_loop *loop = kc_loop_new();
+    kc_client *c = kc_client_new(loop, cfg, &err);
+    ck_assert_ptr_nonnull(c);
+    const char *res[4][2] = {{"/apis/velero.io/v1", "backups"},
+                             {"/apis/velero.io/v1", "podvolumebackups"},
+                             {"/apis/velero.io/v1", "restores"},
+                             {"/apis/velero.io/v2alpha1", "datauploads"}};
+    kc_store *st[4];
+    kc_reflector *r[4];
+    double conns = stat_of("connections");
+    for (int i = 0; i < 4; i++) {
+        st[i] = kc_store_new(count_decode, free);
+        kc_reflector_opts o = {.api_path = res[i][0], .resource = res[i][1], .ns = "velero"};
+        r[i] = kc_reflector_new(c, &o, st[i]);
+        kc_reflector_start(r[i]);
+    }
+    ck_assert_msg(kc_loop_run_until(loop, all_live, r, 20000), "%s",
+                  kc_reflector_status(r[0])->last_error);
+    ck_assert_uint_eq(kc_store_len(st[0]), NBACKUPS);
+    ck_assert_uint_eq(kc_store_len(st[1]), 30);
+    ck_assert_uint_eq(kc_store_len(st[2]), 0);
+    ck_assert_uint_eq(kc_store_len(st[3]), 0);
+    /* HTTP/1.1 only: the four watches need a connection each */
+    ck_assert_double_ge(stat_of("connections") - conns, 4);
+    for (int i = 0; i < 4; i++) {
+        kc_reflector_free(r[i]);
+        kc_store_free(st[i]);
+    }
+    kc_client_free(c);
+    kc_loop_free(loop);
+    kc_rest_config_free(cfg);
+}
+END_TEST
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_ALL);
@@ -360,6 +438,7 @@ int main(void)
     tcase_add_test(tc, resource_version_0_lists_ignore_limit);
     tcase_add_test(tc, emulated_latency_and_bandwidth);
     tcase_add_test(tc, client_gets_the_same_objects_in_fewer_bytes);
+    tcase_add_test(tc, reflectors_over_tls_each_get_their_list);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
