@@ -53,9 +53,12 @@ size_t kc_listsplit_items(const kc_listsplit *s)
     return s->count;
 }
 
-/* Index of the first '"' or '\\' in p[i..n), or n: eight bytes at a time. */
-static size_t scan_string(const char *p, size_t i, size_t n)
+/* Index of the first '"' or '\\' in p[i..n), or n: eight bytes at a time, the first match of a
+ * word found from its lowest flagged byte (the zero-byte test may flag bytes above a true match,
+ * never below it). */
+static inline size_t scan_string(const char *p, size_t i, size_t n)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     const uint64_t quote = ones * '"', bslash = ones * '\\';
     while (i + 8 <= n) {
@@ -63,11 +66,50 @@ static size_t scan_string(const char *p, size_t i, size_t n)
         memcpy(&w, p + i, 8);
         uint64_t a = w ^ quote, b = w ^ bslash;
         uint64_t hit = ((a - ones) & ~a & highs) | ((b - ones) & ~b & highs);
-        if (hit) break;
+        if (hit) return i + (size_t)(__builtin_ctzll(hit) >> 3);
         i += 8;
     }
+#endif
     while (i < n && p[i] != '"' && p[i] != '\\') i++;
     return i;
+}
+
+/* Inside an item only strings and brackets matter. */
+static const unsigned char item_stop[256] = {['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1};
+
+/* The hot path: from p[i] inside an item (not in a string), to just past the '}' that ends it
+ * (*ended set) or to n (the state kept for the next chunk). */
+static size_t skip_item(kc_listsplit *s, const char *p, size_t i, size_t n, int *ended)
+{
+    for (;;) {
+        while (i < n && !item_stop[(unsigned char)p[i]]) i++;
+        if (i == n) return n;
+        char c = p[i++];
+        if (c == '"') {
+            for (;;) {
+                i = scan_string(p, i, n);
+                if (i == n) {
+                    s->in_str = 1;
+                    return n;
+                }
+                if (p[i] == '"') {
+                    i++;
+                    break;
+                }
+                if (i + 1 >= n) { /* a backslash, the chunk's last byte */
+                    s->in_str = 1;
+                    s->esc = 1;
+                    return n;
+                }
+                i += 2;
+            }
+        } else if (c == '{' || c == '[') {
+            s->depth++;
+        } else if (--s->depth == 2) {
+            *ended = 1;
+            return i;
+        }
+    }
 }
 
 static int fail(kc_listsplit *s)
@@ -112,6 +154,12 @@ int kc_listsplit_feed(kc_listsplit *s, const char *p, size_t n)
     size_t key_start = 0;
     int head_on = s->items != ITEMS_IN;
     while (i < n) {
+        if (s->in_item && !s->in_str) {
+            int ended = 0;
+            i = skip_item(s, p, i, n, &ended);
+            if (ended && emit(s, p, item_start, i)) return -1;
+            continue;
+        }
         if (s->in_str) {
             if (s->esc) {
                 s->esc = 0;

@@ -170,6 +170,43 @@ START_TEST(what_is_not_a_list)
 }
 END_TEST
 
+START_TEST(long_strings_with_an_escape_anywhere)
+{
+    /* strings of 0-40 bytes with an escaped quote or backslash at every offset: the eight-bytes-
+     * at-a-time scan must stop at the first of them, wherever it is in its word */
+    for (int len = 0; len <= 40; len++) {
+        for (int at = -1; at < len; at++) {
+            for (int kind = 0; kind < 2; kind++) {
+                kc_buf str = {0};
+                for (int k = 0; k < len; k++) {
+                    if (k == at)
+                        kc_buf_append(&str, kind ? "\\\\" : "\\\"", 2);
+                    else
+                        kc_buf_append(&str, "x}]{[" + k % 5, 1); /* brackets in strings */
+                }
+                char *item = xasprintf("{\"s\":\"%s\",\"t\":[{\"u\":\"%s\"}]}", kc_buf_cstr(&str),
+                                       kc_buf_cstr(&str));
+                char *text = xasprintf("{\"items\":[%s,%s]}", item, item);
+                char *want = xasprintf("%s|%s", item, item);
+                for (size_t chunk = 1; chunk <= 17; chunk += 8) {
+                    char *items;
+                    int rc;
+                    char *head = split(text, chunk, chunk, &items, &rc);
+                    ck_assert_msg(head != NULL, "len %d at %d", len, at);
+                    ck_assert_str_eq(items, want);
+                    free(head);
+                    free(items);
+                }
+                free(item);
+                free(text);
+                free(want);
+                kc_buf_free(&str);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("listsplit");
@@ -177,6 +214,7 @@ int main(void)
     tcase_add_test(tc, every_chunking_gives_the_same_items_and_head);
     tcase_add_test(tc, members_after_items_and_empty_lists);
     tcase_add_test(tc, what_is_not_a_list);
+    tcase_add_test(tc, long_strings_with_an_escape_anywhere);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
