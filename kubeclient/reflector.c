@@ -313,8 +313,10 @@ static void start_list(kc_reflector *r)
     }
     kc_listsplit_free(r->split);
     r->split = kc_listsplit_new(r->max_line, list_item, r);
-    /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit */
-    kc_request_opts o = {.path = kc_buf_cstr(&q), .stream = 1, .timeout_ms = 60000};
+    /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
+     * over a slow link that takes what it takes, so no deadline for the whole answer, only for
+     * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
+    kc_request_opts o = {.path = kc_buf_cstr(&q), .stream = 1, .low_speed_secs = 60};
     r->req = kc_client_request(r->c, &o, list_data, list_done, r);
     kc_buf_free(&q);
 }

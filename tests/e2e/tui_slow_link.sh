@@ -25,10 +25,13 @@ tui_sim_start --scenario "$SCEN" --quiet --no-gzip --latency 50 --bandwidth 4000
 tui_start 120 40 --kubeconfig "$TUI_DIR/kubeconfig"
 
 # the runs first, their volume bytes still loading, the lamp not live
+# (rows come as the backups list arrives: wait for each)
 tui_wait 'B slow-1 +Completed +.* loading\.\.\.' 15
+tui_wait 'B slow-2 +Completed +.* loading\.\.\.' 15
+tui_wait 'B slow-3 +Completed +.* loading\.\.\.' 15
 screen=$(tui_screen)
+echo "$screen" | grep -Eq 'B slow-1 +Completed +.* loading\.\.\.' || tui_fail "slow-1 not loading"
 echo "$screen" | grep -Eq 'B slow-2 +Completed +.* loading\.\.\.' || tui_fail "slow-2 not loading"
-echo "$screen" | grep -Eq 'B slow-3 +Completed +.* loading\.\.\.' || tui_fail "slow-3 not loading"
 echo "$screen" | grep -q ' live' && tui_fail "live before the volume lists arrived"
 echo "$screen" | grep -Eq 'slow-[123] .* 0 B/' && tui_fail "volume bytes shown as zero while loading"
 
