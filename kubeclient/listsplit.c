@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/jsonarena.h"
 #include "kubeclient/util.h"
 
 #define HEAD_MAX (1u << 20) /* the members besides items: kind, apiVersion, metadata */
@@ -118,22 +119,32 @@ static int fail(kc_listsplit *s)
     return -1;
 }
 
-/* An item ended at p[end-1]; it began at p[start] in this chunk, or in s->item. */
+/* Hands out one item's tree and text; nonzero (the list is bad) when the caller said stop. */
+static int hand_out(kc_listsplit *s, const cJSON *it, const char *text, size_t n)
+{
+    s->count++;
+    return s->fn(s->arg, it, text, n) ? fail(s) : 0;
+}
+
+/* An item the scanner followed ended at p[end-1]; it began at p[start] in this chunk, or in
+ * s->item: parsed now. */
 static int emit(kc_listsplit *s, const char *p, size_t start, size_t end)
 {
-    int stop;
+    const char *text = p + start;
+    size_t n = end - start;
     if (s->item.len) {
         kc_buf_append(&s->item, p, end);
-        if (s->item.len > s->max_item) return fail(s);
-        stop = s->fn(s->arg, s->item.data, s->item.len);
-        s->item.len = 0;
-    } else {
-        if (end - start > s->max_item) return fail(s);
-        stop = s->fn(s->arg, p + start, end - start);
+        text = s->item.data;
+        n = s->item.len;
     }
-    s->count++;
     s->in_item = 0;
-    return stop ? fail(s) : 0;
+    s->item.len = 0; /* the text stays readable until the next append */
+    if (n > s->max_item) return fail(s);
+    kc_json_arena *a;
+    cJSON *it = kc_json_parse(text, n, &a);
+    int rc = it ? hand_out(s, it, text, n) : fail(s);
+    kc_json_arena_free(a);
+    return rc;
 }
 
 static void head_add(kc_listsplit *s, const char *p, size_t n)
@@ -218,6 +229,20 @@ int kc_listsplit_feed(kc_listsplit *s, const char *p, size_t n)
                 head_on = 0;
             } else if (s->items == ITEMS_IN && s->depth == 3) {
                 if (c != '{') return fail(s);
+                /* most items are whole in the chunk: parsed straight away, their bytes scanned
+                 * once; one cut by the chunk's end is followed by the scanner, parsed at its end */
+                kc_json_arena *a;
+                size_t used;
+                cJSON *it = kc_json_parse_prefix(p + i, n - i, &a, &used);
+                if (it) {
+                    int rc = used > s->max_item ? fail(s) : hand_out(s, it, p + i, used);
+                    kc_json_arena_free(a);
+                    if (rc) return -1;
+                    s->depth = 2;
+                    i += used;
+                    continue;
+                }
+                kc_json_arena_free(a);
                 s->in_item = 1;
                 item_start = i;
             }

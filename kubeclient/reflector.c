@@ -214,14 +214,12 @@ static void list_invalid(kc_reflector *r)
 
 /* One item of the page, as it arrives: into the store at once (nothing else of the page is kept:
  * a list of any size costs one item's memory, and rows show while the rest is on its way). */
-static int list_item(void *arg, const char *text, size_t n)
+static int list_item(void *arg, const cJSON *item, const char *text, size_t n)
 {
-    kc_reflector *r = arg;
-    kc_json_arena *arena;
-    cJSON *it = kc_json_parse(text, n, &arena);
-    if (it) kc_store_upsert(r->store, it);
-    kc_json_arena_free(arena);
-    return it ? 0 : 1;
+    (void)text;
+    (void)n;
+    kc_store_upsert(((kc_reflector *)arg)->store, item);
+    return 0;
 }
 
 static void list_data(void *arg, const char *data, size_t n)

@@ -14,9 +14,14 @@ typedef struct {
     int n;
 } got;
 
-static int on_item(void *arg, const char *item, size_t n)
+static int on_item(void *arg, const cJSON *tree, const char *item, size_t n)
 {
     got *g = arg;
+    /* the tree is the text's */
+    ck_assert(cJSON_IsObject(tree));
+    cJSON *mine = cJSON_ParseWithLength(item, n);
+    ck_assert_msg(mine && cJSON_Compare(mine, tree, 1), "%.*s", (int)n, item);
+    cJSON_Delete(mine);
     g->n++;
     if (g->all.len) kc_buf_append(&g->all, "|", 1);
     kc_buf_append(&g->all, item, n);
@@ -117,18 +122,20 @@ END_TEST
 START_TEST(what_is_not_a_list)
 {
     const char *bad[] = {
-        "[{\"a\":1}]",                     /* not an object */
-        "{\"items\":{\"a\":1}}",           /* items not an array */
-        "{\"items\":null,\"kind\":\"L\"}", /* items not an array */
-        "{\"items\":null}",                /* ... at the end */
-        "{\"items\":[1,2]}",               /* items not objects */
-        "{\"items\":[\"a\"]}",             /* items not objects */
-        "{\"items\":[{\"a\":1}]}x",        /* bytes after the end */
-        "{\"items\":[{\"a\":1}]}{}",       /* a second value */
-        "{\"items\":[{\"a\":1}",           /* cut */
-        "{\"items\":[{\"a\":\"1}]}",       /* cut in a string */
-        "",                                /* nothing */
-        "}",                               /* unbalanced */
+        "[{\"a\":1}]",                         /* not an object */
+        "{\"items\":{\"a\":1}}",               /* items not an array */
+        "{\"items\":null,\"kind\":\"L\"}",     /* items not an array */
+        "{\"items\":null}",                    /* ... at the end */
+        "{\"items\":[1,2]}",                   /* items not objects */
+        "{\"items\":[\"a\"]}",                 /* items not objects */
+        "{\"items\":[{\"a\":1}]}x",            /* bytes after the end */
+        "{\"items\":[{\"a\":1}]}{}",           /* a second value */
+        "{\"items\":[{\"a\":1}",               /* cut */
+        "{\"items\":[{\"a\":\"1}]}",           /* cut in a string */
+        "{\"items\":[{\"a\":tru}]}",           /* an item that is not JSON */
+        "{\"items\":[{\"a\":1},{\"b\":[1,}]}", /* ... after a good one */
+        "",                                    /* nothing */
+        "}",                                   /* unbalanced */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         for (size_t chunk = 1; chunk <= 3; chunk++) {

@@ -4,11 +4,13 @@
  * top-level members (kind, apiVersion, metadata with continue and resourceVersion) are kept, with
  * the items array emptied, for after the last byte. */
 #pragma once
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 typedef struct kc_listsplit kc_listsplit;
-/* Gets each item's JSON text (not NUL-terminated), in order. Nonzero stops: the list is bad. */
-typedef int (*kc_listsplit_item_fn)(void *arg, const char *item, size_t n);
+/* Gets each item, in order: its tree (jsonarena.h: read-only, valid during the call) and its JSON
+ * text (not NUL-terminated). Nonzero stops: the list is bad. */
+typedef int (*kc_listsplit_item_fn)(void *arg, const cJSON *item, const char *text, size_t n);
 
 /* max_item: an item longer than this makes the list bad (0 = 16 MiB). */
 kc_listsplit *kc_listsplit_new(size_t max_item, kc_listsplit_item_fn fn, void *arg);
