@@ -1,6 +1,7 @@
 /* link.c: gzip as kube-apiserver, and an emulated slow link (see link.h). */
 #include "link.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 struct simlink {
     simlink_opts o;
     atomic_uint_fast64_t body_bytes, gzipped, connections;
+    atomic_int stopping;
 };
 
 typedef struct link_conn {
@@ -73,13 +75,26 @@ static double mono_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Sleeps until the monotonic time t (seconds), whatever signals come. */
-static void sleep_until(double t)
+/* Sleeps until the monotonic time t (seconds), in slices, so that a stopping server does not
+ * wait out a long emulated latency. */
+static void sleep_until(const simlink *l, double t)
 {
-    struct timespec ts = {.tv_sec = (time_t)t, .tv_nsec = (long)((t - (double)(time_t)t) * 1e9)};
-    if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+    for (;;) {
+        double now = mono_now();
+        if (now >= t || atomic_load(&l->stopping)) return;
+        double until = t - now > 0.05 ? now + 0.05 : t;
+        struct timespec ts = {.tv_sec = (time_t)until,
+                              .tv_nsec = (long)((until - (double)(time_t)until) * 1e9)};
+        if (ts.tv_nsec < 0) ts.tv_nsec = 0;
+        if (ts.tv_nsec > 999999999L) ts.tv_nsec = 999999999L;
+        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        if (rc != 0 && rc != EINTR) return;
     }
+}
+
+void simlink_stop(simlink *l)
+{
+    if (l) atomic_store(&l->stopping, 1);
 }
 
 void simlink_before_answer(struct MHD_Connection *c)
@@ -90,7 +105,7 @@ void simlink_before_answer(struct MHD_Connection *c)
      * TCP handshake (and TLS's) took round trips of their own */
     int trips = 1;
     if (lc->answers++ == 0) trips += lc->l->o.tls ? 2 : 1;
-    sleep_until(mono_now() + trips * 2 * lc->l->o.latency_ms / 1000.0);
+    sleep_until(lc->l, mono_now() + trips * 2 * lc->l->o.latency_ms / 1000.0);
 }
 
 /* ---- pacing ---- */
@@ -120,7 +135,7 @@ static void pace(paced *p, size_t n)
     double now = mono_now();
     double start = p->free_at > now ? p->free_at : now;
     p->free_at = start + (double)n / (double)p->l->o.bandwidth;
-    sleep_until(p->free_at);
+    sleep_until(p->l, p->free_at);
     atomic_fetch_add(&p->l->body_bytes, n);
 }
 

@@ -29,6 +29,8 @@ typedef struct simlink_stats {
 
 simlink *simlink_new(const simlink_opts *o);
 void simlink_free(simlink *l); /* after the daemon stopped; NULL is a no-op */
+/* From now on nothing waits (the server is stopping: its threads must end). */
+void simlink_stop(simlink *l);
 simlink_stats simlink_get_stats(const simlink *l);
 
 /* For MHD_OPTION_NOTIFY_CONNECTION with the simlink as cls: every connection's own state. */

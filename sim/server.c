@@ -1624,6 +1624,7 @@ void simserver_stop(simserver *s)
 {
     if (!s) return;
     atomic_store(&s->stopping, 1);
+    simlink_stop(s->link);
     simstore_wake(s->o.store);
     MHD_stop_daemon(s->d);
     simlink_free(s->link);

@@ -4,6 +4,7 @@
  * veltop's client against it: asks for gzip, gets the same objects in fewer bytes. */
 #include <check.h>
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,41 @@ START_TEST(emulated_latency_and_bandwidth)
 }
 END_TEST
 
+static void *get_in_thread(void *arg)
+{
+    (void)arg;
+    CURL *c = curl_easy_init();
+    char url[512];
+    snprintf(url, sizeof url, "%s%s", base, NSP "?limit=1");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    kc_buf b = {0};
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    curl_easy_perform(c); /* fails when the sim goes away: that is the point */
+    curl_easy_cleanup(c);
+    kc_buf_free(&b);
+    return NULL;
+}
+
+START_TEST(stopping_does_not_wait_out_the_latency)
+{
+    teardown();
+    start(&(vsim_opts){.latency_ms = 5000});
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, get_in_thread, NULL), 0);
+    /* the request's connection thread is asleep in a 20 s emulated round trip: stop now */
+    for (int i = 0; i < 100 && stat_of("connections") < 1; i++) usleep(10000);
+    usleep(100000);
+    int64_t t0 = kc_now_ms();
+    vsim_stop(sim);
+    sim = NULL;
+    int64_t took = kc_now_ms() - t0;
+    ck_assert_msg(took < 1500, "stopping took %lld ms", (long long)took);
+    pthread_join(th, NULL);
+}
+END_TEST
+
 /* ---- veltop's client against the compressing sim ---- */
 
 typedef struct {
@@ -437,6 +473,7 @@ int main(void)
     tcase_add_test(tc, gzip_as_kube_apiserver);
     tcase_add_test(tc, resource_version_0_lists_ignore_limit);
     tcase_add_test(tc, emulated_latency_and_bandwidth);
+    tcase_add_test(tc, stopping_does_not_wait_out_the_latency);
     tcase_add_test(tc, client_gets_the_same_objects_in_fewer_bytes);
     tcase_add_test(tc, reflectors_over_tls_each_get_their_list);
     suite_add_tcase(s, tc);
