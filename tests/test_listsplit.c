@@ -189,7 +189,7 @@ START_TEST(long_strings_with_an_escape_anywhere)
                     if (k == at)
                         kc_buf_append(&str, kind ? "\\\\" : "\\\"", 2);
                     else
-                        kc_buf_append(&str, "x}]{[" + k % 5, 1); /* brackets in strings */
+                        kc_buf_append(&str, &"x}]{["[k % 5], 1); /* brackets in strings */
                 }
                 char *item = xasprintf("{\"s\":\"%s\",\"t\":[{\"u\":\"%s\"}]}", kc_buf_cstr(&str),
                                        kc_buf_cstr(&str));
