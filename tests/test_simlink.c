@@ -273,7 +273,8 @@ START_TEST(emulated_latency_and_bandwidth)
     double before = stat_of("bodyBytes");
     answer z = get(NSP, "gzip");
     ck_assert(has_header(&z, "Content-Encoding: gzip"));
-    ck_assert_msg(z.secs < want / 3, "gzip'd in %.3f s", z.secs);
+    /* (a bound relative to the plain answer: under valgrind deflating takes its own time) */
+    ck_assert_msg(z.secs < a.secs * 0.75, "gzip'd in %.3f s, plain %.3f s", z.secs, a.secs);
     ck_assert_double_eq(stat_of("bodyBytes") - before, (double)z.body.len);
     answer_free(&z);
     answer_free(&a);
