@@ -253,6 +253,17 @@ static void trust_extra(CURL *e, const kc_buf *extra)
     kc_buf_free(&b);
 }
 
+/* What the request asks for in Accept-Encoding (libcurl then decodes the answer). API requests
+ * ask for gzip as client-go does: kube-apiserver gzips any list or object over 128 KiB for a
+ * client that asks (a tenth of the bytes over a slow link); watches stay identity there. Other
+ * URLs (artifact downloads, gzip files veltop decodes itself) ask for what the caller says, or
+ * nothing. The kubeconfig's disable-compression turns it off (kc_auth_apply). */
+static const char *accept_encoding(const kc_request *r)
+{
+    if (r->accept_encoding) return r->accept_encoding;
+    return r->api ? "gzip" : NULL;
+}
+
 static void setup_easy(kc_request *r)
 {
     kc_client *c = r->c;
@@ -298,7 +309,15 @@ static void setup_easy(kc_request *r)
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
         if (strcmp(r->method, "POST") != 0) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
     }
-    if (r->accept_encoding) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, r->accept_encoding);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, accept_encoding(r));
+    if (r->api && strncmp(r->url, "https://", 8) == 0) {
+        /* as client-go: HTTP/2 over TLS when the server offers it (ALPN), and every request to
+         * the API server multiplexed on one connection: a request started while the first
+         * connection is still being set up waits for it instead of opening its own (one TLS
+         * handshake, not nine). A server that speaks only HTTP/1.1 gets a connection each. */
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    }
     if (!r->api) curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
 
     /* TLS trust, proxy and credentials of the API server: kc_auth_apply below */

@@ -13,8 +13,9 @@ libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev ca-certifica
 # tests: Check, valgrind, tmux (screen tests), python3 (JSON checks in the end-to-end scripts),
 # curl (raw API checks), strace (no key or certificate is ever written to a file), restic
 # (the sim's restic-real volumes), python3-kubernetes (a second real client, run with
-# /usr/bin/python3)
-TEST="check valgrind tmux python3 curl strace restic python3-kubernetes"
+# /usr/bin/python3), nghttp2-server + openssl (an HTTP/2 server over TLS: the sim speaks only
+# HTTP/1.1)
+TEST="check valgrind tmux python3 curl strace restic python3-kubernetes nghttp2-server openssl"
 SHOTS="aha chromium"
 PKGS="$BUILD $TEST"
 [ "${1:-}" = screenshots ] && PKGS="$PKGS $SHOTS"

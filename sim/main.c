@@ -36,6 +36,12 @@ static const char usage[] =
     "                              stall=MS         delay every response by MS milliseconds\n"
     "                              malformed-event  write one malformed line into a watch\n"
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
+    "  --latency MS              emulate a slow link: one-way delay of MS ms (every answer\n"
+    "                            starts a round trip after its request, a new connection's\n"
+    "                            first one more round trip later, two with --tls)\n"
+    "  --bandwidth BYTES_PER_S   emulate a slow link: pace every connection's answers\n"
+    "  --no-gzip                 never gzip answers (as kube-apiserver does by default for\n"
+    "                            lists and objects over 128 KiB when the client accepts gzip)\n"
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
     "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
@@ -69,6 +75,9 @@ int main(int argc, char **argv)
         {"faults", required_argument, NULL, 'f'},
         {"bookmark-interval", required_argument, NULL, 'b'},
         {"resource-progress", no_argument, NULL, 'R'},
+        {"latency", required_argument, NULL, 'D'},
+        {"bandwidth", required_argument, NULL, 'B'},
+        {"no-gzip", no_argument, NULL, 'Z'},
         {"no-resource-progress", no_argument, NULL, 'n'},
         {"log-format", required_argument, NULL, 'L'},
         {"object-store-tls", no_argument, NULL, 'O'},
@@ -137,6 +146,25 @@ int main(int argc, char **argv)
             break;
         case 'R':
             o.resource_progress = 1;
+            break;
+        case 'D':
+            o.latency_ms = (int)strtol(optarg, &end, 10);
+            if (!*optarg || *end || o.latency_ms < 0 || o.latency_ms > 60000) {
+                fprintf(stderr, "veltop-sim: bad --latency '%s': expected milliseconds 0-60000\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'B':
+            o.bandwidth = strtol(optarg, &end, 10);
+            if (!*optarg || *end || o.bandwidth < 0) {
+                fprintf(stderr, "veltop-sim: bad --bandwidth '%s': expected bytes per second\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'Z':
+            o.no_gzip = 1;
             break;
         case 'n':
             o.resource_progress = 0;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kubeclient/util.h"
+#include "link.h"
 
 #define MAX_FORBID 16
 
@@ -61,6 +62,7 @@ struct simserver {
     atomic_int malformed_done, expire_done;
     pthread_mutex_t mu;
     int64_t last_expire_ms;
+    simlink *link; /* gzip and the emulated link (link.c) */
 };
 
 /* The cluster's clock: simulated time when the sim runs faster than real time. */
@@ -136,11 +138,11 @@ typedef struct req {
     int done;
 } req;
 
-static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *ctype, char *body,
-                             size_t len)
+/* may_gzip: an API object or list, which kube-apiserver compresses (link.h) */
+static enum MHD_Result queue_body(struct MHD_Connection *c, int code, const char *ctype, char *body,
+                                  size_t len, int may_gzip)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        len, body, body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r = simlink_buffer_response(c, body, len, may_gzip);
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-cache, private");
     if (code == 429) MHD_add_response_header(r, "Retry-After", "1");
@@ -149,11 +151,17 @@ static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *cty
     return ret;
 }
 
+static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *ctype, char *body,
+                             size_t len)
+{
+    return queue_body(c, code, ctype, body, len, 0);
+}
+
 static enum MHD_Result send_json(struct MHD_Connection *c, int code, cJSON *j)
 {
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
-    return queue(c, code, "application/json", s, strlen(s));
+    return queue_body(c, code, "application/json", s, strlen(s), 1);
 }
 
 static const char *reason_for(int code)
@@ -864,7 +872,7 @@ static enum MHD_Result stream(struct MHD_Connection *c, const char *ctype,
                               MHD_ContentReaderCallback fn, void *cls,
                               MHD_ContentReaderFreeCallback fr)
 {
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, fn, cls, fr);
+    struct MHD_Response *r = simlink_stream_response(c, 4096, fn, cls, fr);
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-cache, private");
     enum MHD_Result ret = MHD_queue_response(c, 200, r);
@@ -1087,6 +1095,16 @@ static int parse_continue(const char *tok, uint64_t *rv, char **ns, char **name)
     return ok ? 0 : -1;
 }
 
+/* Does a list get pages of `limit`? kube-apiserver serves resourceVersion=0 from its watch cache,
+ * which ignores limit (cacher computeListLimit: "the limit is ignored for requests that set
+ * RV == 0"; so since 1.13, PR #70735, through 1.33): the whole list in one answer, no continue.
+ * Consistent reads (no resourceVersion) and exact ones page, from etcd or (1.31+, consistent
+ * reads from cache) from the cache, in every version the sim reports. */
+static int list_honours_limit(const char *rv)
+{
+    return !(rv && !strcmp(rv, "0"));
+}
+
 static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const target *t)
 {
     const char *ls = arg(c, "labelSelector"), *fs = arg(c, "fieldSelector");
@@ -1107,7 +1125,7 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     if (arg(c, "sendInitialEvents"))
         return send_status(c, 422, "sendInitialEvents is forbidden for list", NULL);
     long limit = lim && *lim ? atol(lim) : 0;
-    if (limit < 0) limit = 0;
+    if (limit < 0 || !list_honours_limit(rvq)) limit = 0;
     uint64_t crv = 0;
     char *after_ns = NULL, *after_name = NULL;
     if (cont && *cont) {
@@ -1369,6 +1387,10 @@ char *simserver_stats_json(simserver *s)
     cJSON_AddNumberToObject(j, "requests", (double)atomic_load(&s->requests));
     cJSON_AddNumberToObject(j, "watches", (double)atomic_load(&s->watches));
     cJSON_AddNumberToObject(j, "resourceVersion", (double)simstore_rv(s->o.store));
+    simlink_stats ls = simlink_get_stats(s->link);
+    cJSON_AddNumberToObject(j, "connections", (double)ls.connections);
+    cJSON_AddNumberToObject(j, "bodyBytes", (double)ls.body_bytes);
+    cJSON_AddNumberToObject(j, "gzipped", (double)ls.gzipped);
     cJSON *f = cJSON_AddObjectToObject(j, "faults");
     for (int i = 0; i < F_COUNT; i++)
         cJSON_AddNumberToObject(f, fault_names[i], (double)atomic_load(&s->fired[i]));
@@ -1519,6 +1541,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     }
     if (rq->done) return MHD_YES;
     rq->done = 1;
+    simlink_before_answer(c);
     return dispatch(s, c, url, method, rq);
 }
 
@@ -1565,11 +1588,17 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
     }
     unsigned flags =
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-    struct MHD_OptionItem o[8];
+    s->link = simlink_new(&(simlink_opts){.latency_ms = opts->latency_ms,
+                                          .bandwidth = opts->bandwidth,
+                                          .no_gzip = opts->no_gzip,
+                                          .tls = s->tls});
+    struct MHD_OptionItem o[9];
     int k = 0;
     o[k++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &sa};
     o[k++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, NULL};
     o[k++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL};
+    o[k++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION,
+                                     (intptr_t)simlink_notify_connection, s->link};
     if (s->tls) {
         flags |= MHD_USE_TLS;
         o[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)opts->cert_pem};
@@ -1588,6 +1617,7 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
     s->port = di ? di->port : opts->port;
     return s;
 fail:
+    simlink_free(s->link);
     faults_free(&s->f);
     pthread_mutex_destroy(&s->mu);
     free(s->host);
@@ -1604,8 +1634,10 @@ void simserver_stop(simserver *s)
 {
     if (!s) return;
     atomic_store(&s->stopping, 1);
+    simlink_stop(s->link);
     simstore_wake(s->o.store);
     MHD_stop_daemon(s->d);
+    simlink_free(s->link);
     faults_free(&s->f);
     pthread_mutex_destroy(&s->mu);
     free(s->host);

@@ -22,6 +22,9 @@ typedef struct vsim_opts {
     int log_json;          /* Velero's --log-format json; 0 = text (logrus TextFormatter) */
     int passive;           /* the controller leaves runs created through the API alone */
     int quiet;             /* no messages on stderr */
+    int latency_ms;        /* emulated link: one-way delay (sim/link.h); 0 = none */
+    long bandwidth;        /* emulated link: bytes/s per connection; 0 = unlimited */
+    int no_gzip;           /* never gzip answers (APIResponseCompression=false) */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */

@@ -182,6 +182,15 @@ int app_synced(const app *a)
     return 1;
 }
 
+int app_volumes_listed(const app *a)
+{
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (!st->synced && st->state != KC_REFL_FAILED && st->state != KC_REFL_RETRYING) return 0;
+    }
+    return 1;
+}
+
 /* 1 once backups or restores were listed: there is data to call stale. */
 static int app_ever_listed(const app *a)
 {

@@ -188,6 +188,9 @@ void app_download_trust(app *a, int restore, const char *run, kc_buf *out);
 
 /* 1 when every reflector completed its first list (or failed for good). */
 int app_synced(const app *a);
+/* 1 when the four volume lists (PodVolumeBackups/Restores, DataUploads/Downloads) were listed,
+ * failed, or are retrying: until then volume bytes are still arriving (shown as loading). */
+int app_volumes_listed(const app *a);
 
 /* Connection summary for the header lamp. */
 typedef struct app_conn {

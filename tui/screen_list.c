@@ -284,8 +284,10 @@ static void list_draw_eta(ui *u, WINDOW *w, int y, model_run *r, int selected, a
     }
 }
 
+/* vols_listed: 0 while the volume lists still arrive (the bytes say "loading", not a sum of
+ * what came so far) */
 static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, const int *wd,
-                          const int *xp, int cols)
+                          const int *xp, int cols, int vols_listed)
 {
     const vl_run *x = r->run;
     double wall = ui_wall(u);
@@ -332,7 +334,9 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         w_print(w, y, ex, 3, selected ? base : (x->warnings ? w_attr(W_WARN) : A_DIM), "%lld",
                 (long long)x->warnings);
     }
-    if (wd[C_VOLS] && r->vols.n)
+    if (wd[C_VOLS] && !vols_listed)
+        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | A_DIM, "loading...");
+    else if (wd[C_VOLS] && r->vols.n)
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s/%s",
                 fmt_bytes(buf, sizeof buf, r->vols.bytes_done),
                 fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
@@ -372,9 +376,10 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     int page = rows - y;
     st->page = page;
-    /* the first frame shows the whole list, not the first LIST pages jumping in */
+    /* rows show as the runs' lists arrive (a slow link takes seconds to bring them all) */
     if (st->since == 0) st->since = ui_now(u);
-    if (!list_runs_listed(ui_app(u)) && ui_now(u) - st->since < 5) {
+    if (v->n_rows == 0 && !v->filter[0] && !list_runs_listed(ui_app(u)) &&
+        ui_now(u) - st->since < 5) {
         w_print(w, y + 1, 2, cols - 4, A_DIM, "listing backups and restores... (%zu so far)",
                 ui_model(u)->n_runs);
         return;
@@ -391,8 +396,10 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (v->sel >= v->top + page) v->top = v->sel - page + 1;
     if (v->top > (int)v->n_rows - page) v->top = (int)v->n_rows - page;
     if (v->top < 0) v->top = 0;
+    int vols_listed = app_volumes_listed(ui_app(u));
     for (int i = 0; i < page && v->top + i < (int)v->n_rows; i++)
-        list_draw_row(u, w, y + i, v->rows[v->top + i], v->top + i == v->sel, wd, xp, cols);
+        list_draw_row(u, w, y + i, v->rows[v->top + i], v->top + i == v->sel, wd, xp, cols,
+                      vols_listed);
 }
 
 static const char *list_hint(ui_screen *s, ui *u)

@@ -532,20 +532,13 @@ int ui_run(ui *u)
         }
         if (ui_model(u)->gen != u->seen_gen || u->app->gen_status != u->seen_status) u->dirty = 1;
         if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
-            /* while the first LIST pages land the list screen says so: no sums, no sorting;
-             * after that, volume sums at most 4 times a second (O(volumes)) */
-            int runs_listed = 1;
-            for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
-                const kc_refl_status *st = kc_reflector_status(u->app->refl[i]);
-                if (!st->synced && st->state != KC_REFL_FAILED && st->state != KC_REFL_RETRYING)
-                    runs_listed = 0;
-            }
-            int loading = !runs_listed && u->now - u->started < 5;
-            if (ui_model(u)->vols_dirty && !loading && u->now - u->vols_at >= 0.25) {
+            /* rows show and sort as the lists arrive (at most a frame every UI_FRAME_MS);
+             * volume sums at most 4 times a second (O(volumes)) */
+            if (ui_model(u)->vols_dirty && u->now - u->vols_at >= 0.25) {
                 model_refresh_volumes(ui_model(u));
                 u->vols_at = u->now;
             }
-            if (ui_model(u)->gen != u->seen_gen && !loading) {
+            if (ui_model(u)->gen != u->seen_gen) {
                 view_rebuild(&u->view, ui_model(u));
                 u->seen_gen = ui_model(u)->gen;
             }

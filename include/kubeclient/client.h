@@ -22,7 +22,8 @@ typedef struct kc_request_opts {
     size_t body_len;
     const char *content_type;    /* of the body */
     const char *accept;          /* NULL = application/json */
-    const char *accept_encoding; /* NULL: none requested; "identity" for downloads */
+    const char *accept_encoding; /* NULL: gzip to the API server (decoded by libcurl), none
+                                    elsewhere; "identity" for downloads */
     int stream;                  /* 1: body delivered by on_data as it arrives, not buffered */
     long timeout_ms;             /* whole request; 0 = none (watches rely on timeoutSeconds) */
     long low_speed_secs;         /* abort when < 1 byte/s for this long; 0 = off */
