@@ -188,6 +188,12 @@ int main(int argc, char **argv)
         kc_rest_config_free(cfg);
         return 2;
     }
+    char twhy[256];
+    if (!once && ui_terminal_check(twhy, sizeof twhy)) {
+        fprintf(stderr, "veltop: %s\n", twhy);
+        kc_rest_config_free(cfg);
+        return 2;
+    }
 
     curl_global_init(CURL_GLOBAL_DEFAULT);
     if (demo) {

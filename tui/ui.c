@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <term.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -574,6 +575,36 @@ int ui_run(ui *u)
     if (saved_err >= 0) {
         dup2(saved_err, STDERR_FILENO);
         close(saved_err);
+    }
+    return 0;
+}
+
+int ui_terminal_check(char *why, size_t n)
+{
+    const char *t = getenv("TERM");
+    int err = 0;
+    if (!t || !*t) {
+        snprintf(why, n,
+                 "TERM is not set: the full-screen view needs a terminal type such as "
+                 "xterm-256color (or use --once for a one-shot table)");
+        return -1;
+    }
+    if (setupterm(t, STDOUT_FILENO, &err) != OK) {
+        snprintf(why, n,
+                 "unknown terminal type TERM=%.40s (no terminfo entry): the full-screen view needs "
+                 "a terminal such as xterm-256color (or use --once for a one-shot table)",
+                 t);
+        return -1;
+    }
+    const char *cup = tigetstr("cup");
+    int ok = cup && cup != (char *)-1;
+    del_curterm(cur_term);
+    if (!ok) {
+        snprintf(why, n,
+                 "TERM=%.40s cannot move the cursor: the full-screen view needs a terminal such as "
+                 "xterm-256color (or use --once for a one-shot table)",
+                 t);
+        return -1;
     }
     return 0;
 }

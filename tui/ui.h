@@ -51,6 +51,10 @@ void ui_free(ui *u);
 /* Runs curses until quit; returns 0. stdin is watched through the app's loop. */
 int ui_run(ui *u);
 
+/* 0 when $TERM names a terminal that can run the full-screen view (known to terminfo, cursor
+ * addressing); else -1 with one line (no "veltop: " prefix) saying what is needed. */
+int ui_terminal_check(char *why, size_t n);
+
 /* The screen stack. */
 void ui_push(ui *u, ui_screen *s);
 void ui_pop(ui *u); /* never pops the last (list) screen */
