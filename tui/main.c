@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "format.h"
 #include "logderive.h"
 #include "sanitize.h"
 #include "kubeclient/kubeconfig.h"
@@ -36,6 +37,7 @@ static void usage(FILE *f)
         "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
         "  --once                print a table of the runs once and exit\n"
         "  --json                with --once: print one JSON object instead of a table\n"
+        "  --utc                 show times in UTC (default: the local zone, shown beside them)\n"
         "  --version             print the version and exit\n"
         "  -h, --help            print this help and exit\n"
         "\n"
@@ -83,7 +85,17 @@ static int run_once(app *a, int json)
 
 int main(int argc, char **argv)
 {
-    enum { O_KUBECONFIG = 256, O_CONTEXT, O_DEMO, O_SCENARIO, O_SPEED, O_ONCE, O_JSON, O_VERSION };
+    enum {
+        O_KUBECONFIG = 256,
+        O_CONTEXT,
+        O_DEMO,
+        O_SCENARIO,
+        O_SPEED,
+        O_ONCE,
+        O_JSON,
+        O_VERSION,
+        O_UTC
+    };
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -93,6 +105,7 @@ int main(int argc, char **argv)
         {"speed", required_argument, NULL, O_SPEED},
         {"once", no_argument, NULL, O_ONCE},
         {"json", no_argument, NULL, O_JSON},
+        {"utc", no_argument, NULL, O_UTC},
         {"version", no_argument, NULL, O_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -132,6 +145,9 @@ int main(int argc, char **argv)
             break;
         case O_JSON:
             json = 1;
+            break;
+        case O_UTC:
+            fmt_set_utc(1);
             break;
         case O_VERSION:
             printf("veltop %s\n", VELTOP_VERSION);

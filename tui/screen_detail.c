@@ -379,21 +379,35 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_print(w, y, x, cols - x, A_DIM, "none");
     }
     y++;
+    /* seconds and the zone (local, or UTC with --utc); the completion time without its date when
+     * the run ended the day it started */
     x = detail_label(w, y, 0, "Started");
-    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+    x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+    x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, run->started));
     x += detail_label(w, y, x + 2, "Completed") + 2;
-    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->completed, 1));
+    x +=
+        w_print(w, y, x, 20, 0, "%s", fmt_clock_since(b1, sizeof b1, run->completed, run->started));
     x += detail_label(w, y, x + 2, "Duration") + 2;
     x += w_print(w, y, x, 12, 0, "%s", fmt_duration(b1, sizeof b1, model_run_duration(r, wall)));
+    char expires[40] = "";
     if (run->kind == VL_BACKUP) {
-        x += detail_label(w, y, x + 2, "Expires") + 2;
-        w_print(w, y, x, cols - x, 0, "%s", fmt_clock(b1, sizeof b1, run->expiration, 1));
+        fmt_clock(expires, sizeof expires, run->expiration, 1);
+        /* on this line when it fits, else on the next */
+        if (x + 2 + 8 + (int)strlen(expires) <= cols) {
+            x += detail_label(w, y, x + 2, "Expires") + 2;
+            w_print(w, y, x, cols - x, 0, "%s", expires);
+            expires[0] = 0;
+        }
     }
     y++;
     x = detail_label(w, y, 0, "Location");
     x += w_text(w, y, x, 20, run->storage_location ? run->storage_location : "-", 0);
     x += detail_label(w, y, x + 2, "Schedule") + 2;
     x += w_text(w, y, x, 24, run->schedule ? run->schedule : "-", 0);
+    if (expires[0]) {
+        x += detail_label(w, y, x + 2, "Expires") + 2;
+        x += w_print(w, y, x, cols - x, 0, "%s", expires);
+    }
     x += detail_label(w, y, x + 2, "Namespaces") + 2;
     {
         char ns[256] = "";

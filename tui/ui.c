@@ -304,10 +304,12 @@ static void ui_draw_header(ui *u)
     x += w_print(w, 0, x, u->cols - x, h, "  ns ");
     x += w_text(w, 0, x, 20, a->ns, h | A_BOLD);
     x += w_print(w, 0, x, u->cols - x, h, "  ");
+    char zone[16];
     fmt_clock(clock, sizeof clock, u->wall, 0);
-    int right = u->cols - 9;
+    fmt_zone(zone, sizeof zone, u->wall);
+    int cw = (int)strlen(clock) + 1 + (int)strlen(zone) + 1, right = u->cols - cw;
     w_text(w, 0, x, right - x - 1, a->server, h);
-    w_print(w, 0, right, 9, h | A_BOLD, "%s", clock);
+    w_print(w, 0, right, cw, h | A_BOLD, "%s %s", clock, zone);
 
     /* line 2: connection lamp and the screen title */
     app_connection(a, u->now, &c);
