@@ -21,11 +21,14 @@
 
 #define ONCE_TIMEOUT_MS 15000
 
+/* "kubectl veltop" when run as the kubectl plugin (kubectl-veltop), else "veltop" */
+static const char *prog = "veltop";
+
 static void usage(FILE *f)
 {
+    fprintf(f, "usage: %s [options]\n", prog);
     fprintf(
         f,
-        "usage: veltop [options]\n"
         "Watch Velero backups and restores live: items per resource, volume bytes, rate, ETA.\n"
         "\n"
         "  --kubeconfig FILE     use this kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
@@ -38,6 +41,7 @@ static void usage(FILE *f)
         "  --once                print a table of the runs once and exit\n"
         "  --json                with --once: print one JSON object instead of a table\n"
         "  --utc                 show times in UTC (default: the local zone, shown beside them)\n"
+        "  --list-contexts       print the kubeconfig's context names and exit\n"
         "  --version             print the version and exit\n"
         "  -h, --help            print this help and exit\n"
         "\n"
@@ -83,6 +87,28 @@ static int run_once(app *a, int json)
     return 0;
 }
 
+/* --list-contexts: for shell completion; names from files are printed sanitised */
+static int print_contexts(const char *kubeconfig)
+{
+    kc_config_opts co = {0};
+    kc_err err;
+    size_t n;
+    co.kubeconfig = kubeconfig;
+    char **v = kc_config_contexts(&co, &n, &err);
+    if (!v) {
+        fprintf(stderr, "veltop: %s\n", err.msg);
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *s = san_str(v[i]);
+        printf("%s\n", s);
+        free(s);
+        free(v[i]);
+    }
+    free(v);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     enum {
@@ -94,7 +120,8 @@ int main(int argc, char **argv)
         O_ONCE,
         O_JSON,
         O_VERSION,
-        O_UTC
+        O_UTC,
+        O_LIST_CONTEXTS
     };
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
@@ -106,13 +133,16 @@ int main(int argc, char **argv)
         {"once", no_argument, NULL, O_ONCE},
         {"json", no_argument, NULL, O_JSON},
         {"utc", no_argument, NULL, O_UTC},
+        {"list-contexts", no_argument, NULL, O_LIST_CONTEXTS},
         {"version", no_argument, NULL, O_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL;
     double speed = 0;
-    int demo = 0, once = 0, json = 0, c;
+    int demo = 0, once = 0, json = 0, list_contexts = 0, c;
+    const char *base = strrchr(argv[0], '/');
+    if (!strcmp(base ? base + 1 : argv[0], "kubectl-veltop")) prog = "kubectl veltop";
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
         switch (c) {
@@ -145,6 +175,9 @@ int main(int argc, char **argv)
             break;
         case O_JSON:
             json = 1;
+            break;
+        case O_LIST_CONTEXTS:
+            list_contexts = 1;
             break;
         case O_UTC:
             fmt_set_utc(1);
@@ -180,6 +213,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "veltop: --demo uses its own cluster; drop --kubeconfig/--context\n");
         return 2;
     }
+    if (list_contexts) return print_contexts(kubeconfig);
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
     setlocale(LC_ALL, "");
