@@ -22,7 +22,7 @@ typedef struct model_res {
 
 /* Sum over the volumes (PVB/PVR/DU/DD) of a run. */
 typedef struct model_vol_sum {
-    int n, n_done, n_active, n_failed, n_pending;
+    int n, n_done, n_active, n_failed, n_canceled, n_pending;
     int64_t bytes_done, bytes_total;
 } model_vol_sum;
 
@@ -154,6 +154,10 @@ app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *
 void app_free(app *a);
 /* 1 when every reflector completed its first list (or failed for good). */
 int app_synced(const app *a);
+
+/* 1 when nothing of Velero is in the namespace: backups, restores and backup storage locations
+ * all listed, and none of them there (a wrong -n, or Velero not installed). */
+int app_no_velero(const app *a);
 
 /* Connection summary for the header lamp. */
 typedef struct app_conn {

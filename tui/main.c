@@ -73,6 +73,11 @@ static int run_once(app *a, int json)
             return 1;
         }
     }
+    if (app_no_velero(a))
+        fprintf(stderr,
+                "veltop: no Velero found in namespace %s: no backup storage location, backup or "
+                "restore there (-n names Velero's namespace)\n",
+                a->ns);
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     model_refresh_volumes(a->model);
     /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;

@@ -352,7 +352,12 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x +=
                 w_print(w, yy, x, 14, 0, "  ETA %s", fmt_eta(b2, sizeof b2, est_eta(mr->est, now)));
         } else {
-            w_print(w, yy, x, 10, A_DIM, " %s", rank == 2 ? "done" : rank == 1 ? "pending" : "");
+            /* a run that ended before finishing a type never reached it (or stopped in it) */
+            int ended = vl_phase_terminal(run->phase_id) && run->phase_id != VL_PH_COMPLETED;
+            w_print(w, yy, x, 14, A_DIM, " %s",
+                    rank == 2   ? "done"
+                    : rank == 1 ? (ended ? "not reached" : "pending")
+                                : (ended ? "stopped" : ""));
         }
     }
     free(order);
@@ -372,6 +377,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x += w_print(w, y, x, cols - x, A_DIM, ", %d pending", r->vols.n_pending);
         if (r->vols.n_failed)
             x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", r->vols.n_failed);
+        if (r->vols.n_canceled)
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", r->vols.n_canceled);
         x += w_print(w, y, x, cols - x, 0, "   %s of %s",
                      fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
                      fmt_bytes(b2, sizeof b2, r->vols.bytes_total));

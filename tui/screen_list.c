@@ -306,10 +306,13 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         w_print(w, y, ex, 3, selected ? base : (x->warnings ? w_attr(W_WARN) : A_DIM), "%lld",
                 (long long)x->warnings);
     }
+    /* every row says something: bytes when the run has volumes, else a dash (as ITEMS) */
     if (wd[C_VOLS] && r->vols.n)
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s/%s",
                 fmt_bytes(buf, sizeof buf, r->vols.bytes_done),
                 fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+    else if (wd[C_VOLS])
+        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | A_DIM, "-");
 }
 
 /* Backups and restores listed (or failed): the list can be shown whole. */
@@ -351,6 +354,13 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (!list_runs_listed(ui_app(u)) && ui_now(u) - st->since < 5) {
         w_print(w, y + 1, 2, cols - 4, A_DIM, "listing backups and restores... (%zu so far)",
                 ui_model(u)->n_runs);
+        return;
+    }
+    if (v->n_rows == 0 && !v->filter[0] && app_no_velero(ui_app(u))) {
+        int x = w_print(w, y + 1, 2, cols - 4, w_attr(W_WARN), "no Velero found in namespace ");
+        w_text(w, y + 1, 2 + x, cols - 4 - x, ui_app(u)->ns, w_attr(W_WARN) | A_BOLD);
+        w_print(w, y + 2, 2, cols - 4, A_DIM,
+                "no backup storage location, backup or restore there; -n names Velero's namespace");
         return;
     }
     if (v->n_rows == 0) {

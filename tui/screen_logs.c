@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "drill.h"
@@ -337,11 +338,17 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, rows - 1, 0, cols, kc_podlog_error(st->pl), w_attr(W_WARN));
     }
     if (nv == 0 && y == 1) {
-        const char *msg =
-            st->live      ? "waiting for log lines of this run..."
-            : st->dl_done ? (logbuf_count(st->lb) ? "no lines at this level" : "the log is empty")
-                          : "fetching the stored log...";
-        w_print(w, y, 0, cols, w_attr(W_DIM), "%s", msg);
+        size_t all = logbuf_count(st->lb);
+        lp_level f = logbuf_filter(st->lb);
+        if (all && f != LP_UNKNOWN)
+            w_print(w, y, 0, cols, w_attr(W_DIM),
+                    "the level filter (%s or worse) matches none of the %zu line%s%s",
+                    lp_level_name(f), all, all == 1 ? "" : "s", st->live ? " so far" : "");
+        else
+            w_print(w, y, 0, cols, w_attr(W_DIM), "%s",
+                    st->live      ? "waiting for log lines of this run..."
+                    : st->dl_done ? "the log is empty"
+                                  : "fetching the stored log...");
     }
     for (size_t vi = st->top; vi < nv && y <= body; vi++) {
         size_t li = logbuf_view_line(st->lb, vi), n;
@@ -559,10 +566,26 @@ static void logs_commit(ui *u, logs_state *st)
         else
             logs_goto(st, r);
     } else if (kind == LOGS_PROMPT_WRITE && st->input[0]) {
-        if (logbuf_write(st->lb, st->input))
-            ui_message(u, "cannot write %s: %s", st->input, strerror(errno));
+        /* the absolute path in every message (~/ is the home directory); never overwrite */
+        char cwd[4096], *path;
+        const char *home = getenv("HOME");
+        if (!strncmp(st->input, "~/", 2) && home && *home)
+            path = xasprintf("%s/%s", home, st->input + 2);
+        else if (st->input[0] == '/' || !getcwd(cwd, sizeof cwd))
+            path = xstrdup(st->input);
         else
-            ui_message(u, "wrote %zu lines to %s", logbuf_count(st->lb), st->input);
+            path = xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "", st->input);
+        size_t lines;
+        lp_level f = logbuf_filter(st->lb);
+        if (!logbuf_write(st->lb, path, &lines))
+            ui_message(u, "wrote %zu line%s%s%s to %s", lines, lines == 1 ? "" : "s",
+                       f == LP_UNKNOWN ? "" : " at level ", f == LP_UNKNOWN ? "" : lp_level_name(f),
+                       path);
+        else if (errno == EEXIST)
+            ui_message(u, "%s exists: not overwritten (w again with another name)", path);
+        else
+            ui_message(u, "cannot write %s: %s", path, strerror(errno));
+        free(path);
     }
 }
 

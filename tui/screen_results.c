@@ -150,7 +150,8 @@ static void results_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, 2, 0, cols, st->err.msg, w_attr(st->dl ? W_BAD : W_DIM));
         return;
     }
-    w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %d errors, %d warnings", st->nerr, st->nwarn);
+    w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %d error%s, %d warning%s", st->nerr,
+            st->nerr == 1 ? "" : "s", st->nwarn, st->nwarn == 1 ? "" : "s");
     st->rows = rows - 2;
     if (st->top > (int)st->n - st->rows) st->top = (int)st->n - st->rows;
     if (st->top < 0) st->top = 0;

@@ -85,7 +85,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     /* aggregate line */
     int64_t done = 0, total = 0;
     double rate = 0;
-    int have_rate = 0, active = 0, failed = 0, finished = 0;
+    int have_rate = 0, active = 0, failed = 0, canceled = 0, finished = 0;
     double max_eta = -1;
     for (size_t i = 0; i < st->n; i++) {
         const vl_volume *v = st->rows[i]->vol;
@@ -94,7 +94,8 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         total += v->bytes_total;
         if (vl_phase_terminal(v->phase_id)) {
             finished++;
-            if (v->phase_id == VL_PH_FAILED || v->phase_id == VL_PH_CANCELED) failed++;
+            failed += v->phase_id == VL_PH_FAILED;
+            canceled += v->phase_id == VL_PH_CANCELED;
             continue;
         }
         if (vl_phase_active(v->phase_id)) active++;
@@ -108,9 +109,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     int x = w_print(w, y, 0, cols, A_BOLD, "Volumes of %s ", what);
     x += w_text(w, y, x, cols - x, st->name, A_BOLD);
-    x += w_print(w, y, x, cols - x, w_attr(W_DIM), "  %zu volumes: %d in progress, %d finished",
-                 st->n, active, finished);
-    if (failed) w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", failed);
+    x += w_print(w, y, x, cols - x, w_attr(W_DIM), "  %zu volume%s: %d in progress, %d finished",
+                 st->n, st->n == 1 ? "" : "s", active, finished);
+    if (failed) x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", failed);
+    if (canceled) w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", canceled);
     y++;
     char b1[32], b2[32], rb[32], eb[32];
     double agg_eta = -1;
@@ -126,7 +128,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     w_print(w, y, x, cols - x, A_NORMAL, "%s / %s  %s  ETA %s%s", fmt_bytes(b1, sizeof b1, done),
             fmt_bytes(b2, sizeof b2, total), fmt_byte_rate(rb, sizeof rb, have_rate ? rate : -1),
-            fmt_eta(eb, sizeof eb, agg_eta), failed ? "  (some failed)" : "");
+            fmt_eta(eb, sizeof eb, agg_eta),
+            failed     ? "  (some failed)"
+            : canceled ? "  (some canceled)"
+                       : "");
     y += 2;
     if (st->n == 0) {
         w_print(w, y, 0, cols, w_attr(W_DIM),

@@ -5,6 +5,7 @@
 source "$(dirname "$0")/tui_lib.bash"
 
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
+cd "$TUI_DIR" || exit 1 # veltop's working directory: where `w` writes a relative name
 tui_start 140 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'backup-done' 15
 
@@ -34,14 +35,30 @@ tui_keys f f
 tui_wait 'level>=warning' 5
 [ "$(tui_screen | grep -c 'level=warning')" -eq 2 ] || tui_fail "expected exactly the 2 warning lines"
 tui_screen | grep -q 'level=info' && tui_fail "info lines shown with the warning filter"
-tui_keys f f f
+# w writes what is shown: the 2 warning lines, under the absolute path of the name typed
+tui_keys w
+tui_wait 'write log to: backup-done.log' 5
+tui_keys C-u ; tui_keys "warn.log" Enter
+tui_wait "wrote 2 lines at level warning to $TUI_DIR/warn.log\$" 5
+[ "$(grep -c 'level=warning' "$TUI_DIR/warn.log")" = 2 ] && [ "$(wc -l <"$TUI_DIR/warn.log")" = 2 ] ||
+    tui_fail "warn.log: $(cat "$TUI_DIR/warn.log")"
+# and never overwrites a file
+tui_keys w
+tui_keys C-u ; tui_keys "warn.log" Enter
+tui_wait "$TUI_DIR/warn.log exists: not overwritten \(w again with another name\)" 5
+[ "$(wc -l <"$TUI_DIR/warn.log")" = 2 ] || tui_fail "warn.log was overwritten"
+# a level no line has: the screen says the filter matches nothing (backup-done has no error)
+tui_keys f f f f # warning -> info -> debug -> all -> error
+tui_wait 'level>=error' 5
+tui_wait '^the level filter \(error or worse\) matches none of the [0-9]+ lines$' 5
+tui_keys f f f f
 tui_wait_gone 'level>=' 5
 
 # write the log to a file
 tui_keys w
 tui_wait 'write log to: backup-done.log' 5
 tui_keys C-u ; tui_keys "$TUI_DIR/out.log" Enter
-tui_wait "wrote [0-9]+ lines to $TUI_DIR/out.log" 5
+tui_wait "wrote [0-9]+ lines to $TUI_DIR/out.log\$" 5
 head -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Setting up backup log"' || tui_fail "written file lacks the first line"
 tail -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Backed up a total of 55 items"' || tui_fail "written file lacks the last line"
 
