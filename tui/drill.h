@@ -14,6 +14,13 @@ int drill_open_volumes(ui *u, ui_screen *s);
 int drill_open_logs(ui *u, ui_screen *s);
 int drill_open_results(ui *u, ui_screen *s);
 
+/* [ and ]: the run before/after the current one in the list's order, made current and selected
+ * in the list; NULL (and a message saying so) at either end. */
+model_run *drill_adjacent(ui *u, int delta);
+/* [ and ] on a screen that shows one run's data: replaces the top screen by ctor's screen for the
+ * adjacent run. */
+int drill_step(ui *u, int delta, ui_screen *(*ctor)(vl_kind, const char *));
+
 /* Stored logs are available once the run has written them (Velero uploads the log at the end of
  * the item pass): Completed, PartiallyFailed, Failed, WaitingForPluginOperations*, Finalizing*.
  * Before that the logs screen follows the live log of the Velero server pod. */

@@ -45,9 +45,11 @@ static void usage(FILE *f)
         "  --version             print the version and exit\n"
         "  -h, --help            print this help and exit\n"
         "\n"
-        "Keys: j/k move, Enter detail, / filter, s sort, f follow, [ ] previous/next run,\n"
-        "Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable (--once),\n"
-        "2 usage or configuration error.\n");
+        "Exit status: 0 ok, 1 cluster unreachable (--once), 2 usage or configuration error\n"
+        "or no usable terminal.\n"
+        "\n"
+        "Keys (the same meaning on every screen; ? shows the current screen's):\n");
+    ui_keys_usage(f);
 }
 
 static int once_ready(void *arg)

@@ -33,19 +33,11 @@ static int detail_step(ui *u, ui_screen *s, int delta)
 {
     detail_state *d = detail_of(s);
     ui_set_current_run(u, d->kind, d->name);
-    model_run *r = ui_adjacent_run(u, delta);
-    if (!r) {
-        ui_message(u, delta < 0 ? "this is the first run of the list"
-                                : "this is the last run of the list");
-        return UI_REDRAW;
-    }
+    model_run *r = drill_adjacent(u, delta);
+    if (!r) return UI_REDRAW;
     d->kind = r->kind;
     snprintf(d->name, sizeof d->name, "%s", r->name);
     d->scroll = 0;
-    ui_set_current_run(u, r->kind, r->name);
-    view *v = ui_view(u);
-    for (size_t i = 0; i < v->n_rows; i++)
-        if (v->rows[i] == r) view_select(v, (int)i);
     return UI_REDRAW;
 }
 
@@ -96,20 +88,18 @@ static int detail_bottom(ui *u, ui_screen *s)
 }
 
 static const ui_key detail_keys[] = {
-    {'[', "[", "previous run (in the list's order)", detail_prev},
-    {']', "]", "next run", detail_next},
-    {'j', "j/Down", "scroll the resources down", detail_down},
-    {KEY_DOWN, NULL, "scroll down", detail_down},
-    {'k', "k/Up", "scroll the resources up", detail_up},
-    {KEY_UP, NULL, "scroll up", detail_up},
-    {KEY_NPAGE, "PgDn", "page down", detail_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", detail_pgup},
-    {'g', "g", "first resource", detail_top},
-    {'G', "G", "last resource", detail_bottom},
-    {'v', "v", "volumes of this run", drill_open_volumes},
-    {'l', "l", "logs of this run (live while in progress)", drill_open_logs},
-    {'r', "r", "results: errors and warnings", drill_open_results},
-    {0, NULL, NULL, NULL},
+    {UI_C_PREV_RUN, "previous run (in the list's order)", detail_prev},
+    {UI_C_NEXT_RUN, "next run", detail_next},
+    {UI_C_DOWN, "scroll the resources down", detail_down},
+    {UI_C_UP, "scroll the resources up", detail_up},
+    {UI_C_PGDN, NULL, detail_pgdn},
+    {UI_C_PGUP, NULL, detail_pgup},
+    {UI_C_TOP, "first resource", detail_top},
+    {UI_C_BOTTOM, "last resource", detail_bottom},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_LOGS, "log of this run (live while in progress)", drill_open_logs},
+    {UI_C_RESULTS, "results of this run: errors and warnings", drill_open_results},
+    {UI_C_NONE, NULL, NULL},
 };
 
 /* Resource rows in display order: active first, then pending, then done. */
@@ -458,14 +448,15 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         }
         y++;
     }
-    if (vol_rows > 0 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
+    /* a title and at least one volume, else nothing (the Volumes line above sums them up) */
+    if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
 }
 
 static const char *detail_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "[/]:prev/next run  j/k:scroll  Esc:back  ?:help  q:quit";
+    return "[/]:run  j/k:scroll  v:volumes  l:log  r:results  Esc:back  " UI_HINT_END;
 }
 
 static void detail_enter(ui_screen *s, ui *u)

@@ -132,31 +132,25 @@ static int list_follow(ui *u, ui_screen *s)
 }
 
 static const ui_key list_keys[] = {
-    {'j', "j/Down", "next run", list_down},
-    {KEY_DOWN, NULL, "next run", list_down},
-    {'k', "k/Up", "previous run", list_up},
-    {KEY_UP, NULL, "previous run", list_up},
-    {KEY_NPAGE, "PgDn", "page down", list_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", list_pgup},
-    {'g', "g/Home", "first run", list_top},
-    {KEY_HOME, NULL, "first run", list_top},
-    {'G', "G/End", "last run", list_bottom},
-    {KEY_END, NULL, "last run", list_bottom},
-    {'\r', "Enter", "open the run's detail", list_open},
-    {'\n', NULL, "open the run's detail", list_open},
-    {KEY_ENTER, NULL, "open the run's detail", list_open},
-    {'/', "/", "filter by name, phase or schedule (Enter keeps, Esc clears)", list_filter},
-    {27, "Esc", "clear the filter", list_clear_filter},
-    {'s', "s", "next sort order (start, name, phase, progress)", list_sort_cycle},
-    {'1', "1", "sort by start, newest first", list_sort_start},
-    {'2', "2", "sort by name", list_sort_name},
-    {'3', "3", "sort by phase (running first)", list_sort_phase},
-    {'4', "4", "sort by progress (least done first)", list_sort_progress},
-    {'f', "f", "follow the newest run in progress (toggle)", list_follow},
-    {'v', "v", "volumes of the selected run", drill_open_volumes},
-    {'l', "l", "logs of the selected run (live while in progress)", drill_open_logs},
-    {'r', "r", "results of the selected run: errors and warnings", drill_open_results},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "next run", list_down},
+    {UI_C_UP, "previous run", list_up},
+    {UI_C_PGDN, NULL, list_pgdn},
+    {UI_C_PGUP, NULL, list_pgup},
+    {UI_C_TOP, "first run", list_top},
+    {UI_C_BOTTOM, "last run", list_bottom},
+    {UI_C_OPEN, "open the run's detail", list_open},
+    {UI_C_FIND, "filter by name, phase or schedule (Enter keeps, Esc clears)", list_filter},
+    {UI_C_BACK, "clear the filter", list_clear_filter},
+    {UI_C_SORT, NULL, list_sort_cycle},
+    {UI_C_SORT_START, NULL, list_sort_start},
+    {UI_C_SORT_NAME, NULL, list_sort_name},
+    {UI_C_SORT_PHASE, NULL, list_sort_phase},
+    {UI_C_SORT_PROGRESS, NULL, list_sort_progress},
+    {UI_C_FOLLOW, "follow the newest run in progress (toggle)", list_follow},
+    {UI_C_VOLUMES, "volumes of the selected run", drill_open_volumes},
+    {UI_C_LOGS, "log of the selected run (live while in progress)", drill_open_logs},
+    {UI_C_RESULTS, "results of the selected run: errors and warnings", drill_open_results},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static int list_on_key(ui_screen *s, ui *u, int ch)
@@ -384,7 +378,7 @@ static const char *list_hint(ui_screen *s, ui *u)
     static char buf[200];
     static const char *sorts[] = {"start", "name", "phase", "progress"};
     if (list_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
-    snprintf(buf, sizeof buf, "Enter:detail  /:filter  s:sort(%s)  f:follow%s  ?:help  q:quit",
+    snprintf(buf, sizeof buf, "Enter:detail  /:filter  s:sort(%s)  f:follow%s  " UI_HINT_END,
              sorts[ui_view(u)->sort], list_of(s)->follow ? "(on)" : "");
     return buf;
 }

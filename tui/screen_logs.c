@@ -545,11 +545,24 @@ static int logs_write(ui *u, ui_screen *s)
     return logs_prompt(st, LOGS_PROMPT_WRITE, def);
 }
 
-static int logs_back(ui *u, ui_screen *s)
+/* f: follow the end of a live log (as G), or stop following */
+static int logs_follow(ui *u, ui_screen *s)
+{
+    logs_state *st = LOGS_ST(s);
+    st->follow = !st->follow;
+    ui_message(u, "follow %s", st->follow ? "on: the view stays at the end" : "off");
+    return UI_REDRAW;
+}
+
+static int logs_prev_run(ui *u, ui_screen *s)
 {
     (void)s;
-    ui_pop(u);
-    return UI_REDRAW;
+    return drill_step(u, -1, screen_logs_new);
+}
+static int logs_next_run(ui *u, ui_screen *s)
+{
+    (void)s;
+    return drill_step(u, 1, screen_logs_new);
 }
 
 static void logs_commit(ui *u, logs_state *st)
@@ -612,29 +625,27 @@ static int logs_on_key(ui_screen *s, ui *u, int ch)
 }
 
 static const ui_key logs_keys[] = {
-    {'j', "j/Down", "scroll down", logs_down},
-    {KEY_DOWN, NULL, NULL, logs_down},
-    {'k', "k/Up", "scroll up", logs_up},
-    {KEY_UP, NULL, NULL, logs_up},
-    {KEY_NPAGE, "PgDn/Space", "page down", logs_pgdn},
-    {' ', NULL, NULL, logs_pgdn},
-    {KEY_PPAGE, "PgUp/b", "page up", logs_pgup},
-    {'b', NULL, NULL, logs_pgup},
-    {'g', "g/Home", "first line", logs_home},
-    {KEY_HOME, NULL, NULL, logs_home},
-    {'G', "G/End", "last line (and follow a live log)", logs_end},
-    {KEY_END, NULL, NULL, logs_end},
-    {'/', "/", "search (smartcase)", logs_search},
-    {'n', "n/N", "next / previous match", logs_next},
-    {'N', NULL, NULL, logs_prev},
-    {'e', "e", "next error line", logs_next_error},
-    {'f', "f", "level filter: all, error, warning, info, debug", logs_filter},
-    {'W', "W", "wrap long lines on/off", logs_wrap},
-    {KEY_LEFT, "Left/Right", "scroll sideways (no wrap)", logs_left},
-    {KEY_RIGHT, NULL, NULL, logs_right},
-    {'w', "w", "write the log to a file", logs_write},
-    {27, "Esc", "back", logs_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "scroll down", logs_down},
+    {UI_C_UP, "scroll up", logs_up},
+    {UI_C_PGDN, NULL, logs_pgdn},
+    {UI_C_PGUP, NULL, logs_pgup},
+    {UI_C_TOP, "first line", logs_home},
+    {UI_C_BOTTOM, "last line (and follow a live log)", logs_end},
+    {UI_C_FIND, "search (smartcase)", logs_search},
+    {UI_C_NEXT_MATCH, NULL, logs_next},
+    {UI_C_PREV_MATCH, NULL, logs_prev},
+    {UI_C_NEXT_ERROR, NULL, logs_next_error},
+    {UI_C_LEVEL, NULL, logs_filter},
+    {UI_C_FOLLOW, "follow the end of a live log (toggle)", logs_follow},
+    {UI_C_WRAP, NULL, logs_wrap},
+    {UI_C_LEFT, NULL, logs_left},
+    {UI_C_RIGHT, NULL, logs_right},
+    {UI_C_WRITE, "write the lines shown (level filter applied) to a new file", logs_write},
+    {UI_C_PREV_RUN, "previous run's log (in the list's order)", logs_prev_run},
+    {UI_C_NEXT_RUN, "next run's log", logs_next_run},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_RESULTS, "results of this run", drill_open_results},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static void logs_enter(ui_screen *s, ui *u)
@@ -662,8 +673,8 @@ static const char *logs_hint(ui_screen *s, ui *u)
 {
     (void)u;
     logs_state *st = s->data;
-    if (st->prompt) return "Enter accept  Esc cancel";
-    return "/ search  n/N  e error  f level  W wrap  G end  w write  Esc back";
+    if (st->prompt) return "Enter:accept  Esc:cancel";
+    return "/:search  n/N:match  L:level  f:follow  w:write  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_logs_new(vl_kind kind, const char *name)

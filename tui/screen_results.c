@@ -200,26 +200,29 @@ static int results_end(ui *u, ui_screen *s)
     (void)u;
     return results_scroll(s, 1000000);
 }
-static int results_back(ui *u, ui_screen *s)
+static int results_prev(ui *u, ui_screen *s)
 {
     (void)s;
-    ui_pop(u);
-    return UI_REDRAW;
+    return drill_step(u, -1, screen_results_new);
+}
+static int results_next(ui *u, ui_screen *s)
+{
+    (void)s;
+    return drill_step(u, 1, screen_results_new);
 }
 
 static const ui_key results_keys[] = {
-    {'j', "j/Down", "scroll down", results_down},
-    {KEY_DOWN, NULL, NULL, results_down},
-    {'k', "k/Up", "scroll up", results_up},
-    {KEY_UP, NULL, NULL, results_up},
-    {KEY_NPAGE, "PgDn", "page down", results_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", results_pgup},
-    {'g', "g/G", "top / bottom", results_home},
-    {'G', NULL, NULL, results_end},
-    {'l', "l", "logs of this run", drill_open_logs},
-    {'v', "v", "volumes of this run", drill_open_volumes},
-    {27, "Esc", "back", results_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "scroll down", results_down},
+    {UI_C_UP, "scroll up", results_up},
+    {UI_C_PGDN, NULL, results_pgdn},
+    {UI_C_PGUP, NULL, results_pgup},
+    {UI_C_TOP, "first line", results_home},
+    {UI_C_BOTTOM, "last line", results_end},
+    {UI_C_PREV_RUN, "previous run (in the list's order)", results_prev},
+    {UI_C_NEXT_RUN, "next run", results_next},
+    {UI_C_LOGS, "log of this run", drill_open_logs},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static void results_enter(ui_screen *s, ui *u)
@@ -245,7 +248,7 @@ static const char *results_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k scroll  l logs  v volumes  Esc back  ? help";
+    return "j/k:scroll  [/]:run  l:log  v:volumes  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_results_new(vl_kind kind, const char *name)

@@ -265,23 +265,16 @@ static int vols_end(ui *u, ui_screen *s)
     (void)u;
     return vols_move(s, 1000000);
 }
-static int vols_back(ui *u, ui_screen *s)
-{
-    (void)s;
-    ui_pop(u);
-    return UI_REDRAW;
-}
-
 static int vols_adjacent(ui *u, ui_screen *s, int d)
 {
     vols_state *st = s->data;
-    model_run *r = ui_adjacent_run(u, d);
-    if (!r) return UI_NOTHING;
+    ui_set_current_run(u, st->kind, st->name);
+    model_run *r = drill_adjacent(u, d);
+    if (!r) return UI_REDRAW;
     free(st->name);
     st->name = xstrdup(r->name);
     st->kind = r->kind;
     st->sel = st->top = 0;
-    ui_set_current_run(u, r->kind, r->name);
     return UI_REDRAW;
 }
 static int vols_prev(ui *u, ui_screen *s)
@@ -294,20 +287,17 @@ static int vols_next(ui *u, ui_screen *s)
 }
 
 static const ui_key vols_keys[] = {
-    {'j', "j/Down", "next volume", vols_down},
-    {KEY_DOWN, NULL, NULL, vols_down},
-    {'k', "k/Up", "previous volume", vols_up},
-    {KEY_UP, NULL, NULL, vols_up},
-    {KEY_NPAGE, "PgDn", "page down", vols_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", vols_pgup},
-    {'g', "g/G", "first / last volume", vols_home},
-    {'G', NULL, NULL, vols_end},
-    {'[', "[/]", "previous / next run", vols_prev},
-    {']', NULL, NULL, vols_next},
-    {'l', "l", "logs of this run", drill_open_logs},
-    {'r', "r", "results of this run", drill_open_results},
-    {27, "Esc", "back", vols_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "next volume", vols_down},
+    {UI_C_UP, "previous volume", vols_up},
+    {UI_C_PGDN, NULL, vols_pgdn},
+    {UI_C_PGUP, NULL, vols_pgup},
+    {UI_C_TOP, "first volume", vols_home},
+    {UI_C_BOTTOM, "last volume", vols_end},
+    {UI_C_PREV_RUN, "previous run (in the list's order)", vols_prev},
+    {UI_C_NEXT_RUN, "next run", vols_next},
+    {UI_C_LOGS, "log of this run", drill_open_logs},
+    {UI_C_RESULTS, "results of this run", drill_open_results},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static void vols_enter(ui_screen *s, ui *u)
@@ -329,7 +319,7 @@ static const char *vols_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k move  [/] run  l logs  r results  Esc back  ? help";
+    return "j/k:move  [/]:run  l:log  r:results  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_volumes_new(vl_kind kind, const char *name)

@@ -235,19 +235,15 @@ static int ui_act_back(ui *u, ui_screen *s)
 }
 
 const ui_key ui_global_keys[] = {
-    {'q', "q", "quit", ui_act_quit},
-    {3, "Ctrl-C", "quit", ui_act_quit},
-    {'?', "?", "help", ui_act_help},
-    {12, "Ctrl-L", "redraw the whole screen", ui_act_redraw},
-    {27, "Esc", "back", ui_act_back},
-    {KEY_BACKSPACE, NULL, "back", ui_act_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_QUIT, NULL, ui_act_quit}, {UI_C_HELP, NULL, ui_act_help},
+    {UI_C_BACK, NULL, ui_act_back}, {UI_C_REDRAW, NULL, ui_act_redraw},
+    {UI_C_NONE, NULL, NULL},
 };
 
-static int ui_dispatch_table(ui *u, ui_screen *s, const ui_key *t, int ch)
+static int ui_dispatch_table(ui *u, ui_screen *s, const ui_key *t, ui_cmd c)
 {
-    for (; t && t->key; t++)
-        if (t->key == ch) return t->fn(u, s);
+    for (; c && t && t->cmd; t++)
+        if (t->cmd == c) return t->fn(u, s);
     return UI_UNHANDLED;
 }
 
@@ -268,8 +264,10 @@ static void ui_handle_key(ui *u, int ch)
         return;
     }
     if (s && s->on_key) r = s->on_key(s, u, ch);
-    if (r == UI_UNHANDLED && s) r = ui_dispatch_table(u, s, s->keys, ch);
-    if (r == UI_UNHANDLED) r = ui_dispatch_table(u, s, ui_global_keys, ch);
+    /* the key's one meaning (keys.c), handled by the screen, else everywhere */
+    ui_cmd c = ui_key_command(ch);
+    if (r == UI_UNHANDLED && s) r = ui_dispatch_table(u, s, s->keys, c);
+    if (r == UI_UNHANDLED) r = ui_dispatch_table(u, s, ui_global_keys, c);
     ui_apply(u, r);
 }
 
@@ -355,7 +353,7 @@ static void ui_draw_footer(ui *u)
         return;
     }
     const char *hint = s && s->hint ? s->hint(s, u) : NULL;
-    int x = w_print(w, 0, 1, u->cols - 2, h, "%s", hint ? hint : "?:help  q:quit") + 1;
+    int x = w_print(w, 0, 1, u->cols - 2, h, "%s", hint ? hint : UI_HINT_END) + 1;
     /* right: what is moving and what is stuck, over every run (filter or not) */
     model *m = ui_model(u);
     double now = ui_data_now(u), since;
@@ -486,6 +484,14 @@ int ui_run(ui *u)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    /* Home and End as terminals and multiplexers send them whatever $TERM says (tmux and screen:
+     * CSI 1~ / 4~, rxvt: 7~ / 8~, xterm: CSI H / F or SS3 H / F) */
+    static const char *homes[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
+    static const char *ends[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
+    for (size_t i = 0; i < 4; i++) {
+        if (key_defined(homes[i]) <= 0) define_key(homes[i], KEY_HOME);
+        if (key_defined(ends[i]) <= 0) define_key(ends[i], KEY_END);
+    }
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);

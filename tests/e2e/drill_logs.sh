@@ -31,7 +31,7 @@ tui_keys n
 tui_wait 'msg="Waiting for all pod volume backups to complete"' 5
 
 # level filter: warnings and worse only (backup-done has 2 warnings)
-tui_keys f f
+tui_keys L L
 tui_wait 'level>=warning' 5
 [ "$(tui_screen | grep -c 'level=warning')" -eq 2 ] || tui_fail "expected exactly the 2 warning lines"
 tui_screen | grep -q 'level=info' && tui_fail "info lines shown with the warning filter"
@@ -48,10 +48,10 @@ tui_keys C-u ; tui_keys "warn.log" Enter
 tui_wait "$TUI_DIR/warn.log exists: not overwritten \(w again with another name\)" 5
 [ "$(wc -l <"$TUI_DIR/warn.log")" = 2 ] || tui_fail "warn.log was overwritten"
 # a level no line has: the screen says the filter matches nothing (backup-done has no error)
-tui_keys f f f f # warning -> info -> debug -> all -> error
+tui_keys L L L L # warning -> info -> debug -> all -> error
 tui_wait 'level>=error' 5
 tui_wait '^the level filter \(error or worse\) matches none of the [0-9]+ lines$' 5
-tui_keys f f f f
+tui_keys L L L L
 tui_wait_gone 'level>=' 5
 
 # write the log to a file
