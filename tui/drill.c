@@ -48,6 +48,12 @@ int drill_open_results(ui *u, ui_screen *s)
     return drill_open(u, screen_results_new);
 }
 
+int drill_open_describe(ui *u, ui_screen *s)
+{
+    (void)s;
+    return drill_open(u, screen_describe_run_new);
+}
+
 model_run *drill_adjacent(ui *u, int delta)
 {
     model_run *r = ui_adjacent_run(u, delta);

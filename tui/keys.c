@@ -34,6 +34,11 @@ const ui_command ui_commands[] = {
     {UI_C_VOLUMES, {'v'}, "v", "the run's volumes", "one run"},
     {UI_C_LOGS, {'l'}, "l", "the run's log (live while it is in progress)", "one run"},
     {UI_C_RESULTS, {'r'}, "r", "the run's results: errors and warnings", "one run"},
+    {UI_C_DESCRIBE,
+     {'y'},
+     "y",
+     "describe: the whole object (run or volume) in the pager",
+     "one run"},
 
     {UI_C_FIND, {'/'}, "/", "find: filter the list, search the log", "finding and following"},
     {UI_C_FOLLOW,

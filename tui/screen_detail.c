@@ -99,6 +99,7 @@ static const ui_key detail_keys[] = {
     {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
     {UI_C_LOGS, "log of this run (live while in progress)", drill_open_logs},
     {UI_C_RESULTS, "results of this run: errors and warnings", drill_open_results},
+    {UI_C_DESCRIBE, "describe this run", drill_open_describe},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -286,7 +287,19 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
 
     /* bottom block first: we know its height, resources get the rest */
-    int bottom = 5 + (run->failure_reason ? 1 : 0) + (run->n_validation_errors ? 1 : 0);
+    /* the failure reason and validation errors wrap (up to 4 rows each; y shows all of it) */
+    char *verr = NULL;
+    for (size_t i = 0; i < run->n_validation_errors; i++) {
+        char *j = xasprintf("%s%s%s", verr ? verr : "", i ? "; " : "", run->validation_errors[i]);
+        free(verr);
+        verr = j;
+    }
+    int fr_rows = 0, ve_rows = 0;
+    if (run->failure_reason) fr_rows = w_wrap(NULL, 0, 0, cols - 15, 0, 0, run->failure_reason, 0);
+    if (verr) ve_rows = w_wrap(NULL, 0, 0, cols - 18, 0, 0, verr, 0);
+    if (fr_rows > 4) fr_rows = 4;
+    if (ve_rows > 4) ve_rows = 4;
+    int bottom = 5 + fr_rows + ve_rows;
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
@@ -437,16 +450,14 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     if (run->failure_reason) {
         x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Failure reason ");
-        w_text(w, y, x, cols - x, run->failure_reason, w_attr(W_BAD));
-        y++;
+        w_wrap(w, y, x, cols - x, 0, fr_rows, run->failure_reason, w_attr(W_BAD));
+        y += fr_rows;
     }
-    if (run->n_validation_errors) {
+    if (verr) {
         x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Validation errors ");
-        for (size_t i = 0; i < run->n_validation_errors && x < cols - 4; i++) {
-            if (i) x += w_print(w, y, x, 3, 0, "; ");
-            x += w_text(w, y, x, cols - x, run->validation_errors[i], w_attr(W_BAD));
-        }
-        y++;
+        w_wrap(w, y, x, cols - x, 0, ve_rows, verr, w_attr(W_BAD));
+        y += ve_rows;
+        free(verr);
     }
     /* a title and at least one volume, else nothing (the Volumes line above sums them up) */
     if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);

@@ -150,6 +150,7 @@ static const ui_key list_keys[] = {
     {UI_C_VOLUMES, "volumes of the selected run", drill_open_volumes},
     {UI_C_LOGS, "log of the selected run (live while in progress)", drill_open_logs},
     {UI_C_RESULTS, "results of the selected run: errors and warnings", drill_open_results},
+    {UI_C_DESCRIBE, "describe the selected run", drill_open_describe},
     {UI_C_NONE, NULL, NULL},
 };
 

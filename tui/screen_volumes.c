@@ -286,6 +286,17 @@ static int vols_next(ui *u, ui_screen *s)
     return vols_adjacent(u, s, 1);
 }
 
+static int vols_describe(ui *u, ui_screen *s)
+{
+    vols_state *st = s->data;
+    if (st->sel >= (int)st->n || !st->rows[st->sel]->vol) {
+        ui_message(u, "no volume selected");
+        return UI_REDRAW;
+    }
+    ui_push(u, screen_describe_volume_new(st->rows[st->sel], ui_app(u)->ns));
+    return UI_REDRAW;
+}
+
 static const ui_key vols_keys[] = {
     {UI_C_DOWN, "next volume", vols_down},
     {UI_C_UP, "previous volume", vols_up},
@@ -293,6 +304,8 @@ static const ui_key vols_keys[] = {
     {UI_C_PGUP, NULL, vols_pgup},
     {UI_C_TOP, "first volume", vols_home},
     {UI_C_BOTTOM, "last volume", vols_end},
+    {UI_C_OPEN, "open the selected volume (describe it)", vols_describe},
+    {UI_C_DESCRIBE, "describe the selected volume", vols_describe},
     {UI_C_PREV_RUN, "previous run (in the list's order)", vols_prev},
     {UI_C_NEXT_RUN, "next run", vols_next},
     {UI_C_LOGS, "log of this run", drill_open_logs},
@@ -319,7 +332,7 @@ static const char *vols_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k:move  [/]:run  l:log  r:results  Esc:back  " UI_HINT_END;
+    return "j/k:move  Enter:open  [/]:run  l:log  r:results  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_volumes_new(vl_kind kind, const char *name)

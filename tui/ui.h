@@ -48,6 +48,7 @@ typedef enum ui_cmd {
     UI_C_VOLUMES,
     UI_C_LOGS,
     UI_C_RESULTS,
+    UI_C_DESCRIBE,
     /* finding and following */
     UI_C_FIND,
     UI_C_FOLLOW,

@@ -4,7 +4,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "sanitize.h"
 
@@ -179,4 +181,76 @@ void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a)
     wattrset(w, a);
     for (int i = x; i < cols; i++) mvwaddch(w, y, i, ' ');
     wattrset(w, A_NORMAL);
+}
+
+/* Bytes of the safe string s[0..n) that fit in cols columns; *used gets the columns. */
+static size_t w_cut(const char *s, size_t n, int cols, int *used)
+{
+    mbstate_t ps;
+    memset(&ps, 0, sizeof ps);
+    size_t i = 0;
+    int c = 0;
+    while (i < n) {
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, s + i, n - i, &ps);
+        int wd = 1;
+        if (k == (size_t)-1 || k == (size_t)-2) {
+            memset(&ps, 0, sizeof ps);
+            k = 1;
+        } else {
+            if (k == 0) k = 1;
+            wd = wcwidth(wc);
+            if (wd < 0) wd = 1;
+        }
+        if (c + wd > cols) break;
+        c += wd;
+        i += k;
+    }
+    if (used) *used = c;
+    return i;
+}
+
+int w_wrap(WINDOW *w, int y, int x, int width, int skip, int max_rows, const char *s, attr_t a)
+{
+    if (width < 1) width = 1;
+    char *safe = san_str(s);
+    const char *p = safe;
+    size_t n = strlen(safe);
+    int row = 0;
+    do {
+        size_t k = w_cut(p, n, width, NULL);
+        if (k == 0) k = n < 4 ? n : 1; /* a character wider than the width: one byte on */
+        if (k < n && p[k] != ' ') {    /* break after the last space of the row, if it has one */
+            size_t sp = k;
+            while (sp > 0 && p[sp - 1] != ' ') sp--;
+            if (sp > 0) k = sp;
+        }
+        if (w && row >= skip && row < skip + max_rows) {
+            wattrset(w, a);
+            mvwaddnstr(w, y + row - skip, x, p, (int)k);
+            wattrset(w, A_NORMAL);
+        }
+        p += k;
+        n -= k;
+        row++;
+    } while (n > 0);
+    free(safe);
+    return row;
+}
+
+int w_text_from(WINDOW *w, int y, int x, int maxcols, int from, const char *s, attr_t a)
+{
+    char *safe = san_str(s);
+    size_t n = strlen(safe);
+    int total = 0;
+    w_cut(safe, n, 1 << 30, &total);
+    size_t skip = from > 0 ? w_cut(safe, n, from, NULL) : 0;
+    size_t k = maxcols > 0 ? w_cut(safe + skip, n - skip, maxcols, NULL) : 0;
+    if (k) {
+        wattrset(w, a);
+        mvwaddnstr(w, y, x, safe + skip, (int)k);
+        wattrset(w, A_NORMAL);
+    }
+    free(safe);
+    return total;
 }
