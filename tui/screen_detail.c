@@ -229,7 +229,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 
     /* title line */
     x = w_print(w, y, 0, cols, A_BOLD, "%s ", run->kind == VL_BACKUP ? "Backup" : "Restore");
-    x += w_text(w, y, x, cols / 2, r->name, A_BOLD);
+    /* the whole name when it fits beside the phase */
+    int pw = run->phase ? (int)strlen(run->phase) : 0;
+    x += w_text(w, y, x, cols - x - 2 - (pw < 30 ? pw : 30), r->name, A_BOLD);
     x += w_print(w, y, x, 2, 0, "  ");
     x += w_text(w, y, x, 30, run->phase, w_attr(w_phase_role(run->phase_id)) | A_BOLD);
     if (run->kind == VL_RESTORE && run->backup_name) {
@@ -273,8 +275,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
     }
     y++;
-    /* sparkline of the rate over the last minutes */
-    if (active) {
+    /* sparkline of the rate over the last minutes (not in a compact, short terminal) */
+    if (active && rows >= 18) {
         double hist[60];
         int n = cols - 20 < 60 ? cols - 20 : 60;
         n = est_rate_history(r->items, now, 5.0, hist, n);
@@ -338,7 +340,19 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (d->scroll > (int)nres - res_rows) d->scroll = (int)nres - res_rows;
     if (d->scroll < 0) d->scroll = 0;
     d->res_rows = res_rows;
-    int namew = cols >= 100 ? 34 : 22, rbarw = cols >= 100 ? 30 : 14;
+    /* resource names whole when there is room (the bar gives way first, down to 8) */
+    int rbarw = cols >= 100 ? 30 : cols >= 80 ? 14 : 8, namew = 12;
+    for (size_t i = 0; i < nres; i++) {
+        int l = (int)strlen(res[i].resource);
+        if (l > namew) namew = l;
+    }
+    int fixed = 2 + 1 + 16 + 14; /* indent, "  123 of 456  ", the status or rate and ETA */
+    if (namew + rbarw + fixed > cols) {
+        rbarw = cols - namew - fixed;
+        if (rbarw < 8) rbarw = 8;
+        if (namew > cols - rbarw - fixed) namew = cols - rbarw - fixed;
+    }
+    if (namew < 12) namew = 12;
     for (int i = 0; i < res_rows && d->scroll + i < (int)nres; i++) {
         const model_res *mr = order[d->scroll + i];
         int rank = detail_res_rank(mr), yy = res_top + i;

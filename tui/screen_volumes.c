@@ -140,12 +140,16 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     /* columns: the optional ones appear as the width allows */
     int narrow = cols < 100; /* 80 columns: no per-row bar, the numbers say it */
-    int w_phase = 11, c_bar = narrow ? 0 : 10, w_bytes = 21, w_rate = narrow ? 11 : 12,
-        w_eta = narrow ? 9 : 11;
+    /* ETA holds "stall 10m09s", STARTED "11-29 01:23"; under 80 columns no RATE */
+    int w_phase = 11, c_bar = narrow ? 0 : 10, w_bytes = 21,
+        w_rate = cols < 80 ? 0
+                 : narrow  ? 11
+                           : 12,
+        w_eta = 13;
     int fixed = w_phase + c_bar + w_bytes + w_rate + w_eta + 5;
     int w_up = cols - fixed >= 40 ? 11 : 0;
     int w_node = cols - fixed - w_up >= 46 ? 14 : 0;
-    int w_start = cols - fixed - w_up - w_node >= 44 ? 9 : 0;
+    int w_start = cols - fixed - w_up - w_node >= 44 ? 12 : 0;
     int rest = cols - fixed - w_up - w_node - w_start;
     int w_pod = rest >= 60 ? 36 : rest;
     if (w_pod < 10) w_pod = 10;
@@ -158,7 +162,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     x += w_print(w, y, x, w_phase, ha, "%-*s", w_phase, "PHASE");
     if (c_bar) x += w_print(w, y, x, c_bar + 1, ha, "%-*s", c_bar + 1, "BYTES");
     x += w_print(w, y, x, w_bytes + 1, ha, "%-*s", w_bytes + 1, c_bar ? "" : "BYTES");
-    x += w_print(w, y, x, w_rate, ha, "%-*s", w_rate, "RATE");
+    if (w_rate) x += w_print(w, y, x, w_rate, ha, "%-*s", w_rate, "RATE");
     x += w_print(w, y, x, w_eta, ha, "%-*s", w_eta, "ETA");
     if (w_start) x += w_print(w, y, x, w_start, ha, "%-*s", w_start, "STARTED");
     if (w_msg > 0) w_print(w, y, x, w_msg, ha, "MESSAGE");
@@ -195,16 +199,16 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                i == st->sel ? base : w_attr(w_phase_role(v->phase_id)));
         x += w_phase;
         if (c_bar) {
-            w_bar(w, y, x, c_bar,
-                  v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1,
-                  v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL);
+            w_bar_in(w, y, x, c_bar,
+                     v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1,
+                     v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL, i == st->sel ? base : 0);
             x += c_bar + 1;
         }
         w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
                 fmt_bytes(b2, sizeof b2, v->bytes_total));
         x += w_bytes + 1;
         vols_rate_eta(mv, now, rb, sizeof rb, eb, sizeof eb);
-        w_print(w, y, x, w_rate - 1, base, "%s", rb);
+        if (w_rate) w_print(w, y, x, w_rate - 1, base, "%s", rb);
         x += w_rate;
         w_print(w, y, x, w_eta - 1, base, "%s", eb);
         x += w_eta;

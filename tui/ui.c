@@ -23,8 +23,8 @@
 #include "sanitize.h"
 #include "widgets.h"
 
-#define UI_MIN_COLS    80
-#define UI_MIN_ROWS    24
+#define UI_MIN_COLS    60 /* every screen lays out down to 60x16 (fewer columns, compact) */
+#define UI_MIN_ROWS    16
 #define UI_FRAME_MS    50 /* at most 20 frames a second */
 #define UI_MAX_SCREENS 16
 
@@ -263,9 +263,15 @@ static void ui_handle_key(ui *u, int ch)
         u->full = u->dirty = 1;
         return;
     }
-    if (s && s->on_key) r = s->on_key(s, u, ch);
     /* the key's one meaning (keys.c), handled by the screen, else everywhere */
     ui_cmd c = ui_key_command(ch);
+    /* too small to show anything: only quitting and redrawing, nothing done unseen */
+    if (!u->head) {
+        if (c == UI_C_QUIT || c == UI_C_REDRAW)
+            ui_apply(u, ui_dispatch_table(u, s, ui_global_keys, c));
+        return;
+    }
+    if (s && s->on_key) r = s->on_key(s, u, ch);
     if (r == UI_UNHANDLED && s) r = ui_dispatch_table(u, s, s->keys, c);
     if (r == UI_UNHANDLED) r = ui_dispatch_table(u, s, ui_global_keys, c);
     ui_apply(u, r);
@@ -341,6 +347,32 @@ static void ui_draw_header(ui *u)
     }
 }
 
+/* The hint cut at whole "key:word" pairs to fit width columns, keeping "?:help" last. */
+static void ui_fit_hint(char *out, size_t n, const char *hint, int width)
+{
+    snprintf(out, n, "%s", hint);
+    if ((int)strlen(out) <= width) return;
+    const char *tail = "  ?:help";
+    char *help = strstr(out, "?:help");
+    if (help) *help = 0; /* pairs before it */
+    size_t keep = 0;
+    for (char *p = out; *p;) {
+        char *sep = strstr(p, "  ");
+        size_t end = sep ? (size_t)(sep - out) : strlen(out);
+        if ((int)(end + strlen(tail)) > width) break;
+        keep = end;
+        if (!sep) break;
+        p = sep + 2;
+    }
+    if (!help) {
+        out[keep] = 0;
+        return;
+    }
+    out[keep] = 0;
+    if ((int)(keep + strlen(tail)) <= width && n > keep + strlen(tail))
+        snprintf(out + keep, n - keep, "%s", keep ? tail : tail + 2);
+}
+
 static void ui_draw_footer(ui *u)
 {
     WINDOW *w = u->foot;
@@ -353,7 +385,9 @@ static void ui_draw_footer(ui *u)
         return;
     }
     const char *hint = s && s->hint ? s->hint(s, u) : NULL;
-    int x = w_print(w, 0, 1, u->cols - 2, h, "%s", hint ? hint : UI_HINT_END) + 1;
+    char fit[256];
+    ui_fit_hint(fit, sizeof fit, hint ? hint : UI_HINT_END, u->cols - 2);
+    int x = w_print(w, 0, 1, u->cols - 2, h, "%s", fit) + 1;
     /* right: what is moving and what is stuck, over every run (filter or not) */
     model *m = ui_model(u);
     double now = ui_data_now(u), since;
@@ -388,12 +422,24 @@ static void ui_draw(ui *u)
     }
     if (!u->head) {
         erase();
-        char buf[96];
-        snprintf(buf, sizeof buf, "terminal too small: %dx%d, veltop needs %dx%d", u->cols, u->rows,
-                 UI_MIN_COLS, UI_MIN_ROWS);
-        int len = (int)strlen(buf);
-        int x = u->cols > len ? (u->cols - len) / 2 : 0;
-        mvaddnstr(u->rows / 2, x, buf, u->cols);
+        /* one line when it fits, else one short line per part, centred, cut to the width */
+        char full[128], size[32], need[32];
+        snprintf(size, sizeof size, "%dx%d", u->cols, u->rows);
+        snprintf(need, sizeof need, "needs %dx%d", UI_MIN_COLS, UI_MIN_ROWS);
+        snprintf(full, sizeof full, "terminal too small: %s, veltop %s (q quits)", size, need);
+        const char *parts[] = {"terminal too small:", size, need, "q quits"};
+        const char *one[] = {full};
+        const char **msg = parts;
+        int n = 4;
+        if ((int)strlen(full) <= u->cols) {
+            msg = one;
+            n = 1;
+        }
+        int y0 = u->rows > n ? (u->rows - n) / 2 : 0;
+        for (int i = 0; i < n && y0 + i < u->rows; i++) {
+            int len = (int)strlen(msg[i]);
+            mvaddnstr(y0 + i, u->cols > len ? (u->cols - len) / 2 : 0, msg[i], u->cols);
+        }
         wnoutrefresh(stdscr);
         doupdate();
         return;

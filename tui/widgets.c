@@ -102,6 +102,8 @@ w_role w_phase_role(vl_phase p)
 static int w_put(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a, int ellipsis)
 {
     char buf[1024];
+    /* never past the window's right edge: curses would wrap the rest onto the next row */
+    if (maxcols > getmaxx(w) - x) maxcols = getmaxx(w) - x;
     if (maxcols <= 0) return 0;
     int used = ellipsis ? san_fit_ellipsis(buf, sizeof buf, s ? s : "", maxcols)
                         : san_fit(buf, sizeof buf, s ? s : "", maxcols);
@@ -130,6 +132,12 @@ int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...
 
 void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill)
 {
+    w_bar_in(w, y, x, width, frac, fill, 0);
+}
+
+void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr_t row)
+{
+    if (width > getmaxx(w) - x) width = getmaxx(w) - x;
     static const char *eighths[] = {"",       "\u258f", "\u258e", "\u258d",
                                     "\u258c", "\u258b", "\u258a", "\u2589"};
     if (width <= 0) return;
@@ -139,14 +147,14 @@ void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill)
     int cells8 = (int)(frac * width * 8 + 0.5);
     int full = cells8 / 8, part = cells8 % 8;
     wmove(w, y, x);
-    wattrset(w, w_attr(fill));
+    wattrset(w, row ? row : w_attr(fill));
     for (int i = 0; i < full; i++) waddstr(w, w_utf8_on ? "\u2588" : "#");
     int used = full;
     if (part && used < width) {
         waddstr(w, w_utf8_on ? eighths[part] : (part >= 4 ? "#" : "-"));
         used++;
     }
-    wattrset(w, w_attr(W_BAR_EMPTY) | (unknown ? A_DIM : 0));
+    wattrset(w, row ? row : w_attr(W_BAR_EMPTY) | (unknown ? A_DIM : 0));
     for (int i = used; i < width; i++) waddstr(w, w_utf8_on ? "\u2591" : ".");
     wattrset(w, A_NORMAL);
 }
@@ -212,6 +220,7 @@ static size_t w_cut(const char *s, size_t n, int cols, int *used)
 
 int w_wrap(WINDOW *w, int y, int x, int width, int skip, int max_rows, const char *s, attr_t a)
 {
+    if (w && width > getmaxx(w) - x) width = getmaxx(w) - x;
     if (width < 1) width = 1;
     char *safe = san_str(s);
     const char *p = safe;
@@ -245,6 +254,7 @@ int w_text_from(WINDOW *w, int y, int x, int maxcols, int from, const char *s, a
     int total = 0;
     w_cut(safe, n, 1 << 30, &total);
     size_t skip = from > 0 ? w_cut(safe, n, from, NULL) : 0;
+    if (maxcols > getmaxx(w) - x) maxcols = getmaxx(w) - x;
     size_t k = maxcols > 0 ? w_cut(safe + skip, n - skip, maxcols, NULL) : 0;
     if (k) {
         wattrset(w, a);

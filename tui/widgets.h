@@ -40,6 +40,9 @@ int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...
 /* A bar of width columns filled to frac (0..1; < 0 = unknown: drawn empty and dim). UTF-8 uses
  * eighth blocks, ASCII uses '#' and '.'. */
 void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill);
+/* As w_bar, in a row drawn with attribute row (the selected row: its highlight continues under
+ * the bar, the glyphs tell done from to do); row 0 = w_bar. */
+void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr_t row);
 /* A sparkline of n values (>= 0; < 0 = gap) scaled to their max, one column each. */
 void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a);
 /* Fills from x to the end of line y with spaces in attribute a. */

@@ -84,7 +84,7 @@ tmux -L "$TUI_SOCK" -f /dev/null new-session -d -s veltop -x 100 -y 30 \
     env LANG=C LC_ALL=C NO_COLOR=1 TERM=xterm-256color "$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig"
 tmux -L "$TUI_SOCK" set-option -g window-size manual >/dev/null
 tui_wait '\* live'
-tui_wait 'B evil +Failed\^\[\[2J +####\.\.\.\. +5/10 +0\.1/s'
+tui_wait 'B evil +Failed\^\[\[2J +######\.\.\.\.\. +5/10 +0\.1/s' # the bar: 11 wide at 100 columns
 tui_wait 'B n\^\[\]0;owned\^G\?2Jx +Failed'
 tui_keys Enter
 tui_wait '^Backup evil +Failed\^\[\[2J'

@@ -22,7 +22,7 @@ local_started=$(tui_line '^Started ' | sed -E 's/^Started ([0-9-]+ [0-9:]+) XYZ 
 [[ "$local_started" =~ ^[0-9-]{10}\ [0-9:]{8}$ ]] || tui_fail "start time: $local_started"
 tui_keys q
 tui_wait_exit >/dev/null
-tmux -L "$TUI_SOCK" kill-server
+tui_server_stop
 
 tui_start 120 40 --kubeconfig "$TUI_DIR/kubeconfig" --utc
 tui_wait 'B backup-done +Completed'

@@ -21,7 +21,7 @@ tui_wait '^  namespaces +[^ ]+ +1 of 1 +done$'
 tui_screen | grep -q 'pending' && tui_fail "a Failed run shows pending resources"
 tui_keys q
 tui_wait_exit >/dev/null
-tmux -L "$TUI_SOCK" kill-server
+tui_server_stop
 
 # a namespace without Velero
 tui_start 100 30 --kubeconfig "$TUI_DIR/kubeconfig" -n wrongns
@@ -30,7 +30,7 @@ tui_wait "^  no backup storage location, backup or restore there; -n names Veler
 tui_screen | grep -q 'no backups or restores' && tui_fail "says only: no backups or restores"
 tui_keys q
 tui_wait_exit >/dev/null
-tmux -L "$TUI_SOCK" kill-server
+tui_server_stop
 tui_sim_kill
 
 # flow-failed: Failed at 5 of 10 items, its pod volume backup Canceled
