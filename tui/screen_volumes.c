@@ -43,7 +43,7 @@ static void vols_collect(vols_state *st, ui *u, model_run *r)
         st->rows = xrealloc(st->rows, n * sizeof *st->rows);
     }
     st->n = model_run_volumes(m, r, st->rows, st->cap);
-    qsort(st->rows, st->n, sizeof *st->rows, vols_cmp);
+    if (st->n > 1) qsort(st->rows, st->n, sizeof *st->rows, vols_cmp); /* rows is NULL when none */
     if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
     if (st->sel < 0) st->sel = 0;
 }
