@@ -378,9 +378,12 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         }
     }
     free(order);
-    if (nres > (size_t)res_rows)
-        w_print(w, res_top + res_rows - 1, cols - 16, 16, A_DIM, " [%d-%d of %zu]", d->scroll + 1,
-                d->scroll + res_rows, nres);
+    if (nres > (size_t)res_rows) { /* on the title line, right: it hides no row's text */
+        char range[48];
+        int n = snprintf(range, sizeof range, "  rows %d-%d of %zu (j/k)", d->scroll + 1,
+                         d->scroll + res_rows, nres);
+        w_print(w, res_top - 1, cols - n, n, A_DIM, "%s", range);
+    }
 
     /* bottom block, right under the resources; the volumes fill what is left */
     y = res_top + res_rows + 1;
