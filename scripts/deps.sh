@@ -12,8 +12,8 @@ BUILD="build-essential cmake pkg-config libncurses-dev libcurl4-openssl-dev libc
 libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev ca-certificates"
 # tests: Check, valgrind, tmux (screen tests), python3 (JSON checks in the end-to-end scripts),
 # curl (raw API checks), strace (no key or certificate is ever written to a file), restic
-# (the sim's restic-real volumes)
-TEST="check valgrind tmux python3 curl strace restic"
+# (the sim's restic-real volumes), zsh (the zsh completion test)
+TEST="check valgrind tmux python3 curl strace restic zsh"
 SHOTS="aha chromium"
 PKGS="$BUILD $TEST"
 [ "${1:-}" = screenshots ] && PKGS="$PKGS $SHOTS"

@@ -100,5 +100,22 @@ out=$(kubectl __complete veltop --onc 2>/dev/null)
 [ "$(printf '%s\n' "$out" | head -n 2)" = "$(printf -- '--once\n:4')" ] || fail "kubectl __complete options: $out"
 if command -v zsh >/dev/null 2>&1; then
     zsh -n "$P/share/zsh/site-functions/_veltop" || fail "zsh completion does not parse"
+    # an interactive zsh on a pty (zpty) with the installed completion: TAB after what is typed
+    cat >"$T/complete.zsh" <<'ZSH'
+zmodload zsh/zpty
+zpty -b z "zsh -f -i"
+zpty -w z "stty columns 400; PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; PATH=$2:\$PATH"
+sleep 0.5
+zpty -w -n z "$3"$'\t'
+sleep 1
+out=""
+while zpty -r -t z line; do out+="$line"; done
+zpty -d z
+print -r -- "${out//$'\r'/}"
+ZSH
+    zcomplete() { timeout 20 zsh -f "$T/complete.zsh" "$P/share/zsh/site-functions" "$P/bin" "$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g'; }
+    zcomplete "veltop --ut" | grep -q 'veltop --utc' || fail "zsh: --ut: $(zcomplete "veltop --ut" | tail -c 200)"
+    zcomplete "veltop --kubeconfig $SRC_DIR/tests/fixtures/kubeconfig/merge-c.yaml --context " |
+        grep -q -- '--context ctx-c' || fail "zsh contexts: $(zcomplete "veltop --kubeconfig $SRC_DIR/tests/fixtures/kubeconfig/merge-c.yaml --context " | tail -c 300)"
 fi
 echo "install: ok"
