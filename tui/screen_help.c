@@ -31,18 +31,29 @@ static void help_title(help_out *o, int colw, const char *title)
     o->i++;
 }
 
+/* Wrapped text at column x, width columns, one help line per row. */
+static void help_text(help_out *o, int x, int width, const char *text, attr_t a)
+{
+    int n = w_wrap(NULL, 0, 0, width, 0, 0, text, 0);
+    for (int r = 0; r < n; r++, o->i++)
+        if (help_visible(o) && o->w) w_wrap(o->w, o->i - o->top, x, width, r, 1, text, a);
+}
+
 static void help_table(help_out *o, int colw, const char *title, const ui_key *t)
 {
     help_title(o, colw, title);
     for (; t && t->cmd; t++) {
         const ui_command *c = ui_command_of(t->cmd);
         if (!c) continue;
-        if (help_visible(o)) {
+        /* the words wrap under themselves when the terminal is narrow */
+        const char *words = t->help ? t->help : c->help;
+        int n = w_wrap(NULL, 0, 0, colw - 17, 0, 0, words, 0);
+        for (int r = 0; r < n; r++, o->i++) {
+            if (!help_visible(o) || !o->w) continue;
             int y = o->i - o->top;
-            w_print(o->w, y, 3, 14, w_attr(W_ACTIVE), "%s", c->label);
-            w_print(o->w, y, 18, colw - 17, 0, "%s", t->help ? t->help : c->help);
+            if (!r) w_print(o->w, y, 3, 14, w_attr(W_ACTIVE), "%s", c->label);
+            w_wrap(o->w, y, 18, colw - 17, r, 1, words, 0);
         }
-        o->i++;
     }
     o->i++; /* a blank line after each table */
 }
@@ -62,7 +73,8 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     help_out count = {NULL, 0, 0, 0};
     help_table(&count, colw, "", h->keys);
     help_table(&count, colw, "", ui_global_keys);
-    h->n = count.i + nnotes;
+    for (int i = 0; i < nnotes; i++) help_text(&count, 1, cols - 2, notes[i], 0);
+    h->n = count.i;
     int view = h->n > rows ? rows - 1 : rows; /* a line for the position when it scrolls */
     h->page = view;
     if (h->top > h->n - view) h->top = h->n - view;
@@ -70,8 +82,7 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     help_out o = {w, h->top, view, 0};
     help_table(&o, colw, h->title ? h->title : "This screen", h->keys);
     help_table(&o, colw, "Everywhere", ui_global_keys);
-    for (int i = 0; i < nnotes; i++, o.i++)
-        if (help_visible(&o)) w_print(w, o.i - o.top, 1, cols - 2, A_DIM, "%s", notes[i]);
+    for (int i = 0; i < nnotes; i++) help_text(&o, 1, cols - 2, notes[i], A_DIM);
     if (view < rows)
         w_print(w, rows - 1, 1, cols - 2, A_DIM, "lines %d-%d of %d (j/k, PgDn/PgUp, g/G)",
                 h->top + 1, h->top + view, h->n);
@@ -81,7 +92,8 @@ static int help_scroll(ui_screen *s, int d)
 {
     help_state *h = s->data;
     h->top += d;
-    if (h->top > h->n - h->page) h->top = h->n - h->page;
+    /* the end is known once drawn (a key may come before the first frame): the draw clamps */
+    if (h->n && h->top > h->n - h->page) h->top = h->n - h->page;
     if (h->top < 0) h->top = 0;
     return UI_REDRAW;
 }

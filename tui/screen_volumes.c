@@ -234,7 +234,8 @@ static int vols_move(ui_screen *s, int d)
 {
     vols_state *st = s->data;
     st->sel += d;
-    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    /* before the first frame n is not known yet: the draw clamps */
+    if (st->n && st->sel >= (int)st->n) st->sel = (int)st->n - 1;
     if (st->sel < 0) st->sel = 0;
     return UI_REDRAW;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tui_sizes.sh: every terminal size. 60x16: the list keeps whole names (fewer columns), the detail
-# is compact and complete to "Item operations", footers keep "?:help"; 40x10: a message that fits
+# is compact and complete to "Item operations", help wraps, footers keep "?:help"; 40x10: a message that fits
 # the width, and keys typed meanwhile do nothing (back at 80x24 the list is as it was); columns
 # size to their content: NAME is as wide as the longest name at 80, 120, 200 and 250 columns (not
 # narrower at 120 than at 80, not 150 wide at 250), the bar at most 30 wide; a long run name is
@@ -25,6 +25,13 @@ tui_wait '^Backup flow-failed +Failed$'
 tui_wait '^Errors 1  Warnings 0  Hooks 0 attempted, 0 failed$'
 tui_wait '^Item operations 0 of 0 completed, 0 failed$'
 tui_wait '^Failure reason boom$'
+# help wraps its words at 60 columns (under themselves) and scrolls
+tui_keys '?' G
+tui_wait '^   \? +help: the keys of this screen \(\? or Esc$'
+tui_wait '^ {18}closes it\)$'
+tui_wait '^ from the start average\.$'
+tui_keys Escape
+tui_wait '^Backup flow-failed +Failed$'
 tui_keys Escape Escape
 tui_wait_gone 'filter:'
 
