@@ -535,8 +535,8 @@ int ui_run(ui *u)
     static const char *homes[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
     static const char *ends[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
     for (size_t i = 0; i < 4; i++) {
-        if (key_defined(homes[i]) <= 0) define_key(homes[i], KEY_HOME);
-        if (key_defined(ends[i]) <= 0) define_key(ends[i], KEY_END);
+        if (key_defined(homes[i]) == 0) define_key(homes[i], KEY_HOME);
+        if (key_defined(ends[i]) == 0) define_key(ends[i], KEY_END);
     }
     nodelay(stdscr, TRUE);
     set_escdelay(25);
