@@ -167,12 +167,21 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (w_start) x += w_print(w, y, x, w_start, ha, "%-*s", w_start, "STARTED");
     if (w_msg > 0) w_print(w, y, x, w_msg, ha, "MESSAGE");
     y++;
-    int avail = rows - y - 1;
+    /* the selected volume's name and message at the bottom, wrapped over up to 3 rows */
+    const vl_volume *selv = st->sel < (int)st->n ? st->rows[st->sel]->vol : NULL;
+    char *sel_text =
+        selv ? xasprintf("%s %s %s", vl_kind_name(selv->kind),
+                         selv->meta.name ? selv->meta.name : "", selv->message ? selv->message : "")
+             : NULL;
+    int msg_rows = sel_text ? w_wrap(NULL, 0, 0, cols, 0, 0, sel_text, 0) : 1;
+    if (msg_rows > 3) msg_rows = 3;
+    if (msg_rows > rows - y - 2) msg_rows = rows - y - 2 > 1 ? rows - y - 2 : 1;
+    int avail = rows - y - msg_rows;
     if (avail < 1) avail = 1;
     if (st->sel < st->top) st->top = st->sel;
     if (st->sel >= st->top + avail) st->top = st->sel - avail + 1;
     if (st->top < 0) st->top = 0;
-    for (int i = st->top; i < (int)st->n && y < rows - 1; i++, y++) {
+    for (int i = st->top; i < (int)st->n && y < rows - msg_rows; i++, y++) {
         const model_volume *mv = st->rows[i];
         const vl_volume *v = mv->vol;
         if (!v) continue;
@@ -221,12 +230,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             w_text(w, y, x, w_msg, v->message,
                    v->phase_id == VL_PH_FAILED && i != st->sel ? w_attr(W_BAD) : base);
     }
-    /* the selected volume's message in full on the last line */
-    if (st->sel < (int)st->n && st->rows[st->sel]->vol) {
-        const vl_volume *v = st->rows[st->sel]->vol;
-        x = w_print(w, rows - 1, 0, cols, w_attr(W_DIM), "%s %s ", vl_kind_name(v->kind),
-                    v->meta.name ? v->meta.name : "");
-        if (v->message && *v->message) w_text(w, rows - 1, x, cols - x, v->message, A_NORMAL);
+    /* the selected volume's message in full (Enter shows the whole object) */
+    if (sel_text) {
+        w_wrap(w, rows - msg_rows, 0, cols, 0, msg_rows, sel_text, A_NORMAL);
+        free(sel_text);
     }
 }
 

@@ -32,6 +32,12 @@ tui_wait '^ {18}closes it\)$'
 tui_wait '^ from the start average\.$'
 tui_keys Escape
 tui_wait '^Backup flow-failed +Failed$'
+# the volumes screen: the selected volume's message wraps at the bottom
+tui_keys v
+tui_wait '^PodVolumeBackup flow-failed-[a-z0-9]{5} data path canceled: the$'
+tui_wait '^backup failed$'
+tui_keys Escape
+tui_wait '^Backup flow-failed +Failed$'
 tui_keys Escape Escape
 tui_wait_gone 'filter:'
 
