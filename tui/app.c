@@ -226,3 +226,13 @@ void app_connection(const app *a, double now, app_conn *out)
         mut->down_since = now; /* data that was never there is not stale */
     out->stale_since = mut->down_since;
 }
+
+int app_no_velero(const app *a)
+{
+    static const int which[] = {APP_R_BACKUPS, APP_R_RESTORES, APP_R_BSLS};
+    for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+        if (!kc_reflector_status(a->refl[which[i]])->synced) return 0;
+        if (kc_store_len(a->stores[which[i]])) return 0;
+    }
+    return 1;
+}

@@ -27,7 +27,7 @@ typedef struct model_res {
 
 /* Sum over the volumes (PVB/PVR/DU/DD) of a run. */
 typedef struct model_vol_sum {
-    int n, n_done, n_active, n_failed, n_pending;
+    int n, n_done, n_active, n_failed, n_canceled, n_pending;
     int64_t bytes_done, bytes_total;
 } model_vol_sum;
 
@@ -191,6 +191,10 @@ int app_synced(const app *a);
 /* 1 when the four volume lists (PodVolumeBackups/Restores, DataUploads/Downloads) were listed,
  * failed, or are retrying: until then volume bytes are still arriving (shown as loading). */
 int app_volumes_listed(const app *a);
+
+/* 1 when nothing of Velero is in the namespace: backups, restores and backup storage locations
+ * all listed, and none of them there (a wrong -n, or Velero not installed). */
+int app_no_velero(const app *a);
 
 /* Connection summary for the header lamp. */
 typedef struct app_conn {

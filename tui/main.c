@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "format.h"
 #include "logderive.h"
 #include "sanitize.h"
 #include "kubeclient/kubeconfig.h"
@@ -21,11 +22,14 @@
 
 #define ONCE_TIMEOUT_MS 15000
 
+/* "kubectl veltop" when run as the kubectl plugin (kubectl-veltop), else "veltop" */
+static const char *prog = "veltop";
+
 static void usage(FILE *f)
 {
+    fprintf(f, "usage: %s [options]\n", prog);
     fprintf(
         f,
-        "usage: veltop [options]\n"
         "Watch Velero backups and restores live: items per resource, volume bytes, rate, ETA.\n"
         "\n"
         "  --kubeconfig FILE     use this kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
@@ -39,12 +43,16 @@ static void usage(FILE *f)
         "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
         "  --once                print a table of the runs once and exit\n"
         "  --json                with --once: print one JSON object instead of a table\n"
+        "  --utc                 show times in UTC (default: the local zone, shown beside them)\n"
+        "  --list-contexts       print the kubeconfig's context names and exit\n"
         "  --version             print the version and exit\n"
         "  -h, --help            print this help and exit\n"
         "\n"
-        "Keys: j/k move, Enter detail, / filter, s sort, f follow, [ ] previous/next run,\n"
-        "Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable (--once),\n"
-        "2 usage or configuration error.\n");
+        "Exit status: 0 ok, 1 cluster unreachable (--once), 2 usage or configuration error\n"
+        "or no usable terminal.\n"
+        "\n"
+        "Keys (the same meaning on every screen; ? shows the current screen's):\n");
+    ui_keys_usage(f);
 }
 
 /* --cacert FILE: PEM certificates, read once into memory (handed to libcurl as a blob). */
@@ -96,6 +104,11 @@ static int run_once(app *a, int json)
             return 1;
         }
     }
+    if (app_no_velero(a))
+        fprintf(stderr,
+                "veltop: no Velero found in namespace %s: no backup storage location, backup or "
+                "restore there (-n names Velero's namespace)\n",
+                a->ns);
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     model_refresh_volumes(a->model);
     /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;
@@ -110,6 +123,28 @@ static int run_once(app *a, int json)
     return 0;
 }
 
+/* --list-contexts: for shell completion; names from files are printed sanitised */
+static int print_contexts(const char *kubeconfig)
+{
+    kc_config_opts co = {0};
+    kc_err err;
+    size_t n;
+    co.kubeconfig = kubeconfig;
+    char **v = kc_config_contexts(&co, &n, &err);
+    if (!v) {
+        fprintf(stderr, "veltop: %s\n", err.msg);
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *s = san_str(v[i]);
+        printf("%s\n", s);
+        free(s);
+        free(v[i]);
+    }
+    free(v);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     enum {
@@ -121,7 +156,9 @@ int main(int argc, char **argv)
         O_ONCE,
         O_JSON,
         O_VERSION,
-        O_CACERT
+        O_CACERT,
+        O_UTC,
+        O_LIST_CONTEXTS
     };
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
@@ -132,6 +169,8 @@ int main(int argc, char **argv)
         {"speed", required_argument, NULL, O_SPEED},
         {"once", no_argument, NULL, O_ONCE},
         {"json", no_argument, NULL, O_JSON},
+        {"utc", no_argument, NULL, O_UTC},
+        {"list-contexts", no_argument, NULL, O_LIST_CONTEXTS},
         {"version", no_argument, NULL, O_VERSION},
         {"cacert", required_argument, NULL, O_CACERT},
         {"help", no_argument, NULL, 'h'},
@@ -139,7 +178,9 @@ int main(int argc, char **argv)
     };
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
-    int demo = 0, once = 0, json = 0, c;
+    int demo = 0, once = 0, json = 0, list_contexts = 0, c;
+    const char *base = strrchr(argv[0], '/');
+    if (!strcmp(base ? base + 1 : argv[0], "kubectl-veltop")) prog = "kubectl veltop";
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
         switch (c) {
@@ -172,6 +213,12 @@ int main(int argc, char **argv)
             break;
         case O_JSON:
             json = 1;
+            break;
+        case O_LIST_CONTEXTS:
+            list_contexts = 1;
+            break;
+        case O_UTC:
+            fmt_set_utc(1);
             break;
         case O_VERSION:
             printf("veltop %s\n", VELTOP_VERSION);
@@ -210,6 +257,7 @@ int main(int argc, char **argv)
     char *ca_pem = NULL;
     size_t ca_len = 0;
     if (cacert && read_cacert(cacert, &ca_pem, &ca_len)) return 2;
+    if (list_contexts) return print_contexts(kubeconfig);
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
     setlocale(LC_ALL, "");
@@ -234,6 +282,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
         kc_rest_config_free(cfg);
         free(ca_pem);
+        return 2;
+    }
+    char twhy[256];
+    if (!once && ui_terminal_check(twhy, sizeof twhy)) {
+        fprintf(stderr, "veltop: %s\n", twhy);
+        kc_rest_config_free(cfg);
         return 2;
     }
 

@@ -409,8 +409,10 @@ void model_refresh_volumes(model *m)
         s->n++;
         if (p == VL_PH_COMPLETED)
             s->n_done++;
-        else if (p == VL_PH_FAILED || p == VL_PH_CANCELED)
+        else if (p == VL_PH_FAILED)
             s->n_failed++;
+        else if (p == VL_PH_CANCELED)
+            s->n_canceled++;
         else if (vl_phase_active(p))
             s->n_active++;
         else

@@ -34,19 +34,11 @@ static int detail_step(ui *u, ui_screen *s, int delta)
 {
     detail_state *d = detail_of(s);
     ui_set_current_run(u, d->kind, d->name);
-    model_run *r = ui_adjacent_run(u, delta);
-    if (!r) {
-        ui_message(u, delta < 0 ? "this is the first run of the list"
-                                : "this is the last run of the list");
-        return UI_REDRAW;
-    }
+    model_run *r = drill_adjacent(u, delta);
+    if (!r) return UI_REDRAW;
     d->kind = r->kind;
     snprintf(d->name, sizeof d->name, "%s", r->name);
     d->scroll = 0;
-    ui_set_current_run(u, r->kind, r->name);
-    view *v = ui_view(u);
-    for (size_t i = 0; i < v->n_rows; i++)
-        if (v->rows[i] == r) view_select(v, (int)i);
     return UI_REDRAW;
 }
 
@@ -97,20 +89,19 @@ static int detail_bottom(ui *u, ui_screen *s)
 }
 
 static const ui_key detail_keys[] = {
-    {'[', "[", "previous run (in the list's order)", detail_prev},
-    {']', "]", "next run", detail_next},
-    {'j', "j/Down", "scroll the resources down", detail_down},
-    {KEY_DOWN, NULL, "scroll down", detail_down},
-    {'k', "k/Up", "scroll the resources up", detail_up},
-    {KEY_UP, NULL, "scroll up", detail_up},
-    {KEY_NPAGE, "PgDn", "page down", detail_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", detail_pgup},
-    {'g', "g", "first resource", detail_top},
-    {'G', "G", "last resource", detail_bottom},
-    {'v', "v", "volumes of this run", drill_open_volumes},
-    {'l', "l", "logs of this run (live while in progress)", drill_open_logs},
-    {'r', "r", "results: errors and warnings", drill_open_results},
-    {0, NULL, NULL, NULL},
+    {UI_C_PREV_RUN, "previous run (in the list's order)", detail_prev},
+    {UI_C_NEXT_RUN, "next run", detail_next},
+    {UI_C_DOWN, "scroll the resources down", detail_down},
+    {UI_C_UP, "scroll the resources up", detail_up},
+    {UI_C_PGDN, NULL, detail_pgdn},
+    {UI_C_PGUP, NULL, detail_pgup},
+    {UI_C_TOP, "first resource", detail_top},
+    {UI_C_BOTTOM, "last resource", detail_bottom},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_LOGS, "log of this run (live while in progress)", drill_open_logs},
+    {UI_C_RESULTS, "results of this run: errors and warnings", drill_open_results},
+    {UI_C_DESCRIBE, "describe this run", drill_open_describe},
+    {UI_C_NONE, NULL, NULL},
 };
 
 /* Resource rows in display order: active first, then pending, then done. */
@@ -338,7 +329,7 @@ static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, c
 
 /* The run's end: rate, ETA and finish time, last progress or stall; what it waits on; a line per
  * part of its critical path; the schedule's history; the rate sparklines. Returns the next y. */
-static int detail_draw_run_end(ui *u, WINDOW *w, int y, int cols, model_run *r)
+static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, model_run *r)
 {
     const vl_run *run = r->run;
     int active = vl_phase_active(run->phase_id);
@@ -418,8 +409,9 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int cols, model_run *r)
         detail_draw_history(u, w, y, x, cols, r, &e);
         y++;
     }
-    /* sparklines of the rates over the last minutes, with their scale */
-    if (active) {
+    /* sparklines of the rates over the last minutes, with their scale (not in a compact, short
+     * terminal) */
+    if (active && rows >= 18) {
         double hi[60], hb[60];
         int width = (cols - 48) / 2;
         if (width > 60) width = 60;
@@ -450,7 +442,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 
     /* title line */
     x = w_print(w, y, 0, cols, A_BOLD, "%s ", run->kind == VL_BACKUP ? "Backup" : "Restore");
-    x += w_text(w, y, x, cols / 2, r->name, A_BOLD);
+    /* the whole name when it fits beside the phase */
+    int pw = run->phase ? (int)strlen(run->phase) : 0;
+    x += w_text(w, y, x, cols - x - 2 - (pw < 30 ? pw : 30), r->name, A_BOLD);
     x += w_print(w, y, x, 2, 0, "  ");
     x += w_text(w, y, x, 30, run->phase, w_attr(w_phase_role(run->phase_id)) | A_BOLD);
     if (run->kind == VL_RESTORE && run->backup_name) {
@@ -472,10 +466,22 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
     y++;
 
-    y = detail_draw_run_end(u, w, y, cols, r);
+    y = detail_draw_run_end(u, w, y, rows, cols, r);
 
     /* bottom block first: we know its height, resources get the rest */
-    int bottom = 5 + (run->failure_reason ? 1 : 0) + (run->n_validation_errors ? 1 : 0);
+    /* the failure reason and validation errors wrap (up to 4 rows each; y shows all of it) */
+    char *verr = NULL;
+    for (size_t i = 0; i < run->n_validation_errors; i++) {
+        char *j = xasprintf("%s%s%s", verr ? verr : "", i ? "; " : "", run->validation_errors[i]);
+        free(verr);
+        verr = j;
+    }
+    int fr_rows = 0, ve_rows = 0;
+    if (run->failure_reason) fr_rows = w_wrap(NULL, 0, 0, cols - 15, 0, 0, run->failure_reason, 0);
+    if (verr) ve_rows = w_wrap(NULL, 0, 0, cols - 18, 0, 0, verr, 0);
+    if (fr_rows > 4) fr_rows = 4;
+    if (ve_rows > 4) ve_rows = 4;
+    int bottom = 5 + fr_rows + ve_rows;
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
@@ -518,7 +524,19 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (d->scroll > (int)nres - res_rows) d->scroll = (int)nres - res_rows;
     if (d->scroll < 0) d->scroll = 0;
     d->res_rows = res_rows;
-    int namew = cols >= 100 ? 34 : 22, rbarw = cols >= 100 ? 30 : 14;
+    /* resource names whole when there is room (the bar gives way first, down to 8) */
+    int rbarw = cols >= 100 ? 30 : cols >= 80 ? 14 : 8, namew = 12;
+    for (size_t i = 0; i < nres; i++) {
+        int l = (int)strlen(res[i].resource);
+        if (l > namew) namew = l;
+    }
+    int fixed = 2 + 1 + 16 + 14; /* indent, "  123 of 456  ", the status or rate and ETA */
+    if (namew + rbarw + fixed > cols) {
+        rbarw = cols - namew - fixed;
+        if (rbarw < 8) rbarw = 8;
+        if (namew > cols - rbarw - fixed) namew = cols - rbarw - fixed;
+    }
+    if (namew < 12) namew = 12;
     for (int i = 0; i < res_rows && d->scroll + i < (int)nres; i++) {
         const model_res *mr = order[d->scroll + i];
         int rank = detail_res_rank(mr), yy = res_top + i;
@@ -541,13 +559,21 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x +=
                 w_print(w, yy, x, 14, 0, "  ETA %s", fmt_eta(b2, sizeof b2, est_eta(mr->est, now)));
         } else {
-            w_print(w, yy, x, 10, A_DIM, " %s", rank == 2 ? "done" : rank == 1 ? "pending" : "");
+            /* a run that ended before finishing a type never reached it (or stopped in it) */
+            int ended = vl_phase_terminal(run->phase_id) && run->phase_id != VL_PH_COMPLETED;
+            w_print(w, yy, x, 14, A_DIM, " %s",
+                    rank == 2   ? "done"
+                    : rank == 1 ? (ended ? "not reached" : "pending")
+                                : (ended ? "stopped" : ""));
         }
     }
     free(order);
-    if (nres > (size_t)res_rows)
-        w_print(w, res_top + res_rows - 1, cols - 16, 16, A_DIM, " [%d-%d of %zu]", d->scroll + 1,
-                d->scroll + res_rows, nres);
+    if (nres > (size_t)res_rows) { /* on the title line, right: it hides no row's text */
+        char range[48];
+        int n = snprintf(range, sizeof range, "  rows %d-%d of %zu (j/k)", d->scroll + 1,
+                         d->scroll + res_rows, nres);
+        w_print(w, res_top - 1, cols - n, n, A_DIM, "%s", range);
+    }
 
     /* bottom block, right under the resources; the volumes fill what is left */
     y = res_top + res_rows + 1;
@@ -561,6 +587,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x += w_print(w, y, x, cols - x, A_DIM, ", %d pending", r->vols.n_pending);
         if (r->vols.n_failed)
             x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", r->vols.n_failed);
+        if (r->vols.n_canceled)
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", r->vols.n_canceled);
         x += w_print(w, y, x, cols - x, 0, "   %s of %s",
                      fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
                      fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
@@ -568,21 +596,35 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_print(w, y, x, cols - x, A_DIM, "none");
     }
     y++;
+    /* seconds and the zone (local, or UTC with --utc); the completion time without its date when
+     * the run ended the day it started */
     x = detail_label(w, y, 0, "Started");
-    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+    x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+    x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, run->started));
     x += detail_label(w, y, x + 2, "Completed") + 2;
-    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->completed, 1));
+    x +=
+        w_print(w, y, x, 20, 0, "%s", fmt_clock_since(b1, sizeof b1, run->completed, run->started));
     x += detail_label(w, y, x + 2, "Duration") + 2;
     x += w_print(w, y, x, 12, 0, "%s", fmt_duration(b1, sizeof b1, model_run_duration(r, wall)));
+    char expires[40] = "";
     if (run->kind == VL_BACKUP) {
-        x += detail_label(w, y, x + 2, "Expires") + 2;
-        w_print(w, y, x, cols - x, 0, "%s", fmt_clock(b1, sizeof b1, run->expiration, 1));
+        fmt_clock(expires, sizeof expires, run->expiration, 1);
+        /* on this line when it fits, else on the next */
+        if (x + 2 + 8 + (int)strlen(expires) <= cols) {
+            x += detail_label(w, y, x + 2, "Expires") + 2;
+            w_print(w, y, x, cols - x, 0, "%s", expires);
+            expires[0] = 0;
+        }
     }
     y++;
     x = detail_label(w, y, 0, "Location");
     x += w_text(w, y, x, 20, run->storage_location ? run->storage_location : "-", 0);
     x += detail_label(w, y, x + 2, "Schedule") + 2;
     x += w_text(w, y, x, 24, run->schedule ? run->schedule : "-", 0);
+    if (expires[0]) {
+        x += detail_label(w, y, x + 2, "Expires") + 2;
+        x += w_print(w, y, x, cols - x, 0, "%s", expires);
+    }
     x += detail_label(w, y, x + 2, "Namespaces") + 2;
     {
         char ns[256] = "";
@@ -615,25 +657,24 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     if (run->failure_reason) {
         x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Failure reason ");
-        w_text(w, y, x, cols - x, run->failure_reason, w_attr(W_BAD));
-        y++;
+        w_wrap(w, y, x, cols - x, 0, fr_rows, run->failure_reason, w_attr(W_BAD));
+        y += fr_rows;
     }
-    if (run->n_validation_errors) {
+    if (verr) {
         x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Validation errors ");
-        for (size_t i = 0; i < run->n_validation_errors && x < cols - 4; i++) {
-            if (i) x += w_print(w, y, x, 3, 0, "; ");
-            x += w_text(w, y, x, cols - x, run->validation_errors[i], w_attr(W_BAD));
-        }
-        y++;
+        w_wrap(w, y, x, cols - x, 0, ve_rows, verr, w_attr(W_BAD));
+        y += ve_rows;
+        free(verr);
     }
-    if (vol_rows > 0 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
+    /* a title and at least one volume, else nothing (the Volumes line above sums them up) */
+    if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
 }
 
 static const char *detail_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "[/]:prev/next run  j/k:scroll  Esc:back  ?:help  q:quit";
+    return "[/]:run  j/k:scroll  v:volumes  l:log  r:results  Esc:back  " UI_HINT_END;
 }
 
 static void detail_enter(ui_screen *s, ui *u)

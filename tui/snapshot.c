@@ -11,6 +11,7 @@
 #include "format.h"
 #include "runeta.h"
 #include "sanitize.h"
+#include "ui.h"
 
 /* The runs newest first (the list's default order). */
 static model_run **snapshot_order(const model *m, size_t *n)
@@ -148,10 +149,13 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         int hp = r->has_progress || r->items_total || r->items_done;
         snapshot_add_num(o, "itemsDone", (double)r->items_done, hp);
         snapshot_add_num(o, "itemsTotal", (double)r->items_total, hp);
+        /* the total is Velero's estimate while it may still change (shown "~N") */
+        cJSON_AddBoolToObject(o, "itemsTotalEstimated", hp && ui_total_estimated(mr));
         snapshot_add_time(o, "started", r->started);
         snapshot_add_time(o, "completed", r->completed);
         cJSON_AddNumberToObject(o, "errors", (double)r->errors);
         cJSON_AddNumberToObject(o, "warnings", (double)r->warnings);
+        snapshot_add_str(o, "failureReason", r->failure_reason);
         double rate = snapshot_rate(mr, wall);
         snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
         snapshot_add_run_end(o, m, mr, mono, wall);
@@ -207,6 +211,7 @@ enum {
     T_PHASE,
     T_ITEMS,
     T_RES,
+    T_VOLS,
     T_RATE,
     T_ETA,
     T_STARTED,
@@ -218,8 +223,9 @@ enum {
 
 char *snapshot_table(const model *m, double wall)
 {
-    static const char *titles[T_N] = {"NAME", "KIND",    "PHASE",    "ITEMS",  "RESOURCES", "RATE",
-                                      "ETA",  "STARTED", "DURATION", "ERRORS", "WARNINGS"};
+    static const char *titles[T_N] = {"NAME",      "KIND",         "PHASE",  "ITEMS",
+                                      "RESOURCES", "VOLUME BYTES", "RATE",   "ETA",
+                                      "STARTED",   "DURATION",     "ERRORS", "WARNINGS"};
     size_t n;
     model_run **order = snapshot_order(m, &n);
     double mono = snapshot_mono(m);
@@ -238,9 +244,13 @@ char *snapshot_table(const model *m, double wall)
             continue;
         }
         int hp = r->has_progress || r->items_total || r->items_done;
-        row[T_ITEMS] =
-            hp ? xasprintf("%lld/%lld", (long long)r->items_done, (long long)r->items_total)
-               : xstrdup("-");
+        row[T_ITEMS] = hp ? xasprintf("%lld/%s%lld", (long long)r->items_done,
+                                      ui_total_estimated(mr) ? "~" : "", (long long)r->items_total)
+                          : xstrdup("-");
+        char b2[32];
+        row[T_VOLS] = mr->vols.n ? xasprintf("%s/%s", fmt_bytes(b, sizeof b, mr->vols.bytes_done),
+                                             fmt_bytes(b2, sizeof b2, mr->vols.bytes_total))
+                                 : xstrdup("-");
         size_t nres, done = 0;
         const model_res *res = model_run_resources(mr, &nres, NULL);
         for (size_t j = 0; j < nres; j++) done += res[j].total > 0 && res[j].done >= res[j].total;

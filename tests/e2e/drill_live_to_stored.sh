@@ -24,7 +24,7 @@ tui_keys l
 tui_wait 'LIVE log of backup quick +[0-9]+ lines' 10
 tui_wait 'msg="Processing item" backup=velero/quick' 10
 # the level filter set on the live log stays on the stored one
-tui_keys f f
+tui_keys L L
 tui_wait 'level>=warning' 5
 
 # the backup finishes: the stored log replaces the live one, and the screen says why
@@ -32,7 +32,7 @@ tui_wait 'Log of backup quick +stored log, [0-9]+ lines .*\(the run finished: st
 tui_screen | grep -q 'LIVE log' && tui_fail "still labelled as the live log"
 tui_wait 'level>=warning' 5
 [ "$(tui_screen | grep -c 'level=warning')" -eq 1 ] || tui_fail "expected the backup's 1 warning line"
-tui_keys f f f
+tui_keys L L L
 tui_wait_gone 'level>=' 5
 tui_keys g
 tui_wait 'msg="Setting up backup temp file" backup=velero/quick' 10

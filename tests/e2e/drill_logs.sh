@@ -5,6 +5,7 @@
 source "$(dirname "$0")/tui_lib.bash"
 
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --resource-progress
+cd "$TUI_DIR" || exit 1 # veltop's working directory: where `w` writes a relative name
 tui_start 140 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'backup-done' 15
 
@@ -30,18 +31,34 @@ tui_keys n
 tui_wait 'msg="Waiting for completion of PVB"' 5
 
 # level filter: warnings and worse only (backup-done has 2 warnings)
-tui_keys f f
+tui_keys L L
 tui_wait 'level>=warning' 5
 [ "$(tui_screen | grep -c 'level=warning')" -eq 2 ] || tui_fail "expected exactly the 2 warning lines"
 tui_screen | grep -q 'level=info' && tui_fail "info lines shown with the warning filter"
-tui_keys f f f
+# w writes what is shown: the 2 warning lines, under the absolute path of the name typed
+tui_keys w
+tui_wait 'write log to: backup-done.log' 5
+tui_keys C-u ; tui_keys "warn.log" Enter
+tui_wait "wrote 2 lines at level warning to $TUI_DIR/warn.log\$" 5
+[ "$(grep -c 'level=warning' "$TUI_DIR/warn.log")" = 2 ] && [ "$(wc -l <"$TUI_DIR/warn.log")" = 2 ] ||
+    tui_fail "warn.log: $(cat "$TUI_DIR/warn.log")"
+# and never overwrites a file
+tui_keys w
+tui_keys C-u ; tui_keys "warn.log" Enter
+tui_wait "$TUI_DIR/warn.log exists: not overwritten \(w again with another name\)" 5
+[ "$(wc -l <"$TUI_DIR/warn.log")" = 2 ] || tui_fail "warn.log was overwritten"
+# a level no line has: the screen says the filter matches nothing (backup-done has no error)
+tui_keys L L L L # warning -> info -> debug -> all -> error
+tui_wait 'level>=error' 5
+tui_wait '^the level filter \(error or worse\) matches none of the [0-9]+ lines$' 5
+tui_keys L L L L
 tui_wait_gone 'level>=' 5
 
 # write the log to a file
 tui_keys w
 tui_wait 'write log to: backup-done.log' 5
 tui_keys C-u ; tui_keys "$TUI_DIR/out.log" Enter
-tui_wait "wrote [0-9]+ lines to $TUI_DIR/out.log" 5
+tui_wait "wrote [0-9]+ lines to $TUI_DIR/out.log\$" 5
 head -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Setting up backup temp file"' || tui_fail "written file lacks the first line"
 tail -n 1 "$TUI_DIR/out.log" | grep -q 'msg="Backed up a total of 55 items"' || tui_fail "written file lacks the last line"
 

@@ -45,6 +45,9 @@ v = b["volumes"][0]
 assert (v["kind"], v["pod"], v["volume"], v["uploader"], v["phase"], v["bytesDone"], v["bytesTotal"]) == \
     ("PodVolumeBackup", "shop/db-0", "data", "kopia", "Completed", 64 << 20, 64 << 20), v
 f = check("Backup", "backup-failed", "Failed", 10, 20, 1, 0)
+assert f["failureReason"] == "rpc error: code = Unavailable desc = error reading from server: EOF", f
+assert b["failureReason"] is None and b["itemsTotalEstimated"] is False, b
+assert runs[("Backup", "backup-inprogress")]["itemsTotalEstimated"] is True
 p = check("Backup", "backup-partial", "PartiallyFailed", 30, 30, 3, 1)
 assert [(x["resource"], x["total"]) for x in p["resources"]] == [
     ("namespaces", 2), ("pods", 16), ("secrets", 12)], p["resources"]
@@ -68,11 +71,14 @@ PY
 
 # the plain table
 "$VELTOP" --kubeconfig "$KC" --once >"$TUI_DIR/once.txt" || tui_fail "--once failed"
-head -n 1 "$TUI_DIR/once.txt" | grep -Eq '^NAME +KIND +PHASE +ITEMS +RESOURCES +RATE +ETA +STARTED +DURATION +ERRORS +WARNINGS$' ||
+head -n 1 "$TUI_DIR/once.txt" | grep -Eq '^NAME +KIND +PHASE +ITEMS +RESOURCES +VOLUME BYTES +RATE +ETA +STARTED +DURATION +ERRORS +WARNINGS$' ||
     tui_fail "table header: $(head -n 1 "$TUI_DIR/once.txt")"
-grep -Eq '^backup-done +Backup +Completed +55/55 +8/8 +[0-9.]+/s +- +[0-9T:-]+Z +[0-9ms]+ +0 +2$' "$TUI_DIR/once.txt" ||
+grep -Eq '^backup-done +Backup +Completed +55/55 +8/8 +64.0 MiB/64.0 MiB +[0-9.]+/s +- +[0-9T:-]+Z +[0-9ms]+ +0 +2$' "$TUI_DIR/once.txt" ||
     tui_fail "table row: $(cat "$TUI_DIR/once.txt")"
 grep -Eq '^backup-failed +Backup +Failed +10/20 ' "$TUI_DIR/once.txt" || tui_fail "no failed row"
+# the total is Velero's estimate while in progress (~); no volumes: a dash
+grep -Eq '^backup-inprogress +Backup +InProgress +[0-9]+/~[0-9]+ ' "$TUI_DIR/once.txt" || tui_fail "no ~ total"
+grep -Eq '^backup-failed +Backup +Failed +10/20 +1/3 +- ' "$TUI_DIR/once.txt" || tui_fail "no dash for no volumes"
 
 # errors: exit 2 with one line for usage and configuration, 1 when the cluster is unreachable
 "$VELTOP" --bogus >/dev/null 2>"$TUI_DIR/err"; st=$?
@@ -96,6 +102,13 @@ sed "s#$TUI_SIM_URL#http://127.0.0.1:1#" "$KC" >"$TUI_DIR/dead.kubeconfig"
 for o in --kubeconfig --context -n --namespace --cacert --demo --once --json --version --help; do
     grep -q -- "$o" "$TUI_DIR/help" || tui_fail "--help does not list $o"
 done
+# a namespace with no Velero in it: the (empty) table, and a line on stderr saying so
+"$VELTOP" --kubeconfig "$KC" -n wrongns --once >"$TUI_DIR/out" 2>"$TUI_DIR/err" || tui_fail "-n wrongns"
+[ "$(cat "$TUI_DIR/err")" = "veltop: no Velero found in namespace wrongns: no backup storage location, backup or restore there (-n names Velero's namespace)" ] ||
+    tui_fail "-n wrongns: $(cat "$TUI_DIR/err")"
+[ "$(wc -l <"$TUI_DIR/out")" = 1 ] || tui_fail "-n wrongns: $(cat "$TUI_DIR/out")"
+"$VELTOP" --kubeconfig "$KC" --once >/dev/null 2>"$TUI_DIR/err" && [ ! -s "$TUI_DIR/err" ] ||
+    tui_fail "velero namespace: $(cat "$TUI_DIR/err")"
 "$VELTOP" --version | grep -Eq '^veltop [0-9]+\.[0-9]+' || tui_fail "--version"
 
 # --demo runs the sim in-process
