@@ -2,8 +2,9 @@
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
 
-.PHONY: all demo test build build-asan unit valgrind e2e format bench screenshots clean
+.PHONY: all demo test install build build-asan unit valgrind e2e format bench screenshots clean
 
 all: build
 
@@ -19,6 +20,10 @@ build-asan:
 
 demo: build
 	./$(BUILD)/veltop --demo
+
+# veltop, veltop-sim, the kubectl plugin, the manual page and shell completion under $(PREFIX)
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The whole suite: every test under ASan+UBSan, then the unit suites again under valgrind.
 test: build-asan build

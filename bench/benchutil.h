@@ -234,11 +234,11 @@ typedef struct bench_sim {
     char kubeconfig[128]; /* dir/kubeconfig */
 } bench_sim;
 
-static inline int bench_sim_start(bench_sim *b, const char *scenario)
+/* Starts the sim with opts (e.g. the emulated link of bench_wan); scenario and quiet are set. */
+static inline int bench_sim_start_opts(bench_sim *b, const char *scenario, vsim_opts o)
 {
     memset(b, 0, sizeof *b);
     char err[512] = "";
-    vsim_opts o = {0};
     o.scenario = scenario;
     o.quiet = 1;
     b->sim = vsim_start(&o, err, sizeof err);
@@ -259,6 +259,11 @@ static inline int bench_sim_start(bench_sim *b, const char *scenario)
     fclose(f);
     free(kc);
     return 0;
+}
+
+static inline int bench_sim_start(bench_sim *b, const char *scenario)
+{
+    return bench_sim_start_opts(b, scenario, (vsim_opts){0});
 }
 
 static inline void bench_sim_stop(bench_sim *b)

@@ -6,7 +6,7 @@ set -u
 BUILD=${1:-build}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$BUILD/CMakeCache.txt" ] || cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs"
+BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs bench_eta bench_wan"
 cmake --build "$BUILD" -j "$(nproc)" --target veltop $BENCHES >/dev/null || {
     echo "bench: build failed" >&2
     exit 1
@@ -41,4 +41,10 @@ run 300 "$BUILD/bench_firstframe" 500 30
 run 300 "$BUILD/bench_idle" "$IDLE_S"
 # 5. the 1 000 000-line log in the pager's line store
 run 300 "$BUILD/bench_logs" 1000000
+# 6. the run ETA against the real end over the sim's scenarios (simulated time, in-process)
+run 120 "$BUILD/bench_eta" 1
+# 7. the first frame through the sim's emulated slow link, side by side with kubectl; and a VPN
+# across an ocean (no target there: what it takes)
+run 600 "$BUILD/bench_wan" 10000 50 2500000 60
+run 300 env BENCH_NO_KUBECTL=1 "$BUILD/bench_wan" 10000 150 625000 60
 exit $fail

@@ -16,6 +16,7 @@ struct kc_download {
     kc_loop *loop;
     char *ns, *kind, *target, *name, *base, *rv, *url;
     long url_timeout_ms;
+    kc_buf ca; /* extra trust for the object store (opts.ca_pem) */
     size_t max_bytes;
     kc_download_data_fn data;
     kc_download_done_fn done;
@@ -175,7 +176,9 @@ static void dl_fetch(kc_download *d)
                          .accept = "*/*",
                          .accept_encoding = "identity",
                          .stream = 1,
-                         .low_speed_secs = 30};
+                         .low_speed_secs = 30,
+                         .extra_ca_pem = d->ca.data,
+                         .extra_ca_len = d->ca.len};
     d->req = kc_client_request(d->c, &o, dl_fetch_data, dl_fetch_done, d);
 }
 
@@ -315,6 +318,7 @@ kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_downl
     d->target = xstrdup(o->target);
     d->url_timeout_ms = o->url_timeout_ms ? o->url_timeout_ms : 60000;
     d->max_bytes = o->max_bytes;
+    if (o->ca_pem && o->ca_pem_len) kc_buf_append(&d->ca, o->ca_pem, o->ca_pem_len);
     d->data = data;
     d->done = done;
     d->arg = arg;
@@ -358,6 +362,7 @@ void kc_download_free(kc_download *d)
     free(d->base);
     free(d->rv);
     free(d->url);
+    kc_buf_free(&d->ca);
     free(d);
 }
 

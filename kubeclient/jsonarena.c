@@ -344,6 +344,20 @@ static cJSON *ja_value(ja_parser *ps, int depth)
     }
 }
 
+cJSON *kc_json_parse_prefix(const char *text, size_t len, kc_json_arena **arena, size_t *used)
+{
+    kc_json_arena *a = xcalloc(1, sizeof *a);
+    a->next_cap = JA_MIN_CHUNK;
+    *arena = a;
+    *used = 0;
+    if (!text) return NULL;
+    const struct lconv *lc = localeconv();
+    ja_parser ps = {text, text + len, a, lc && lc->decimal_point ? lc->decimal_point[0] : '.'};
+    cJSON *v = ja_value(&ps, 0);
+    if (v) *used = (size_t)(ps.p - text);
+    return v;
+}
+
 cJSON *kc_json_parse(const char *text, size_t len, kc_json_arena **arena)
 {
     kc_json_arena *a = xcalloc(1, sizeof *a);

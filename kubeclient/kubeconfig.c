@@ -681,11 +681,10 @@ static void cfg_add_path(char ***v, size_t *n, const char *p)
     (*v)[(*n)++] = xstrdup(p);
 }
 
-kc_rest_config *kc_config_load(const kc_config_opts *opts, kc_err *err)
+/* The files to merge, as kubectl: --kubeconfig alone, else $KUBECONFIG's, else ~/.kube/config.
+ * Returns 1 when the file was named explicitly. */
+static int cfg_paths(const kc_config_opts *o, char ***pathsp, size_t *npathsp)
 {
-    kc_config_opts none = {0};
-    const kc_config_opts *o = opts ? opts : &none;
-    kc_err_clear(err);
     char **paths = NULL;
     size_t npaths = 0;
     int explicit_file = 0;
@@ -707,6 +706,19 @@ kc_rest_config *kc_config_load(const kc_config_opts *opts, kc_err *err)
             free(p);
         }
     }
+    *pathsp = paths;
+    *npathsp = npaths;
+    return explicit_file;
+}
+
+kc_rest_config *kc_config_load(const kc_config_opts *opts, kc_err *err)
+{
+    kc_config_opts none = {0};
+    const kc_config_opts *o = opts ? opts : &none;
+    kc_err_clear(err);
+    char **paths = NULL;
+    size_t npaths = 0;
+    int explicit_file = cfg_paths(o, &paths, &npaths);
     cfg_merged m = {0};
     kc_rest_config *r = NULL;
     if (cfg_load_all(&m, paths, npaths, explicit_file, err) < 0) goto out;
@@ -834,4 +846,27 @@ kc_rest_config *kc_rest_config_dup(const kc_rest_config *s)
         d->exec = x;
     }
     return d;
+}
+
+char **kc_config_contexts(const kc_config_opts *opts, size_t *n, kc_err *err)
+{
+    kc_config_opts none = {0};
+    const kc_config_opts *o = opts ? opts : &none;
+    kc_err_clear(err);
+    *n = 0;
+    char **paths = NULL, **names = NULL;
+    size_t npaths = 0;
+    int explicit_file = cfg_paths(o, &paths, &npaths);
+    cfg_merged m = {0};
+    if (cfg_load_all(&m, paths, npaths, explicit_file, err) == 0) {
+        names = xcalloc(m.contexts.n + 1, sizeof *names);
+        for (size_t i = 0; i < m.contexts.n; i++) names[i] = xstrdup(m.contexts.v[i].name);
+        *n = m.contexts.n;
+    }
+    cfg_merged_free(&m);
+    for (size_t i = 0; i < npaths; i++) free(paths[i]);
+    free(paths);
+    for (char *p = err->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return names;
 }

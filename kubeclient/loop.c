@@ -48,6 +48,8 @@ kc_loop *kc_loop_new(void)
     }
     kc_loop *l = xcalloc(1, sizeof *l);
     l->multi = curl_multi_init();
+    /* HTTP/2 streams share one connection (client.c asks for h2 over TLS and to wait for it) */
+    curl_multi_setopt(l->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     l->next_fd_id = 1;
     l->next_timer_id = 1;
     return l;

@@ -23,7 +23,7 @@ struct kc_podlog {
     kc_request *req;
     uint64_t timer;
     kc_ndjson *framer;
-    int find_step; /* 0 deploy=velero, 1 component=velero, 2 any velero-* pod */
+    int find_step; /* index into pl_selectors */
     int attempt;
     unsigned long lines;
     /* the last line's timestamp and how many lines carried it, to skip repeats on reconnect */
@@ -216,6 +216,74 @@ static const char *pl_str(const cJSON *o, const char *a, const char *b)
     return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
+/* The labels that find the Velero server pod, in order: `velero install` labels it deploy=velero
+ * (component=velero is on node-agent pods too); the Helm chart name=velero and
+ * app.kubernetes.io/name=velero (its node-agent pods carry the latter as well). */
+static const char *const pl_selectors[] = {"deploy%3Dvelero", "name%3Dvelero",
+                                           "app.kubernetes.io%2Fname%3Dvelero"};
+#define PL_NSEL (int)(sizeof pl_selectors / sizeof pl_selectors[0])
+
+static int pl_label_is(const cJSON *labels, const char *key, const char *val)
+{
+    const char *v = pl_str(labels, key, NULL);
+    return v && !strcmp(v, val);
+}
+
+/* Not the server: a node-agent pod (Helm: name=node-agent, role=node-agent; velero install:
+ * name=node-agent), or a pod hosting one volume's data path (v1.17+: labelled with its
+ * DataUpload, DataDownload, PodVolumeBackup or PodVolumeRestore, and named after it). */
+static int pl_not_server(const cJSON *pod)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(md, "labels");
+    if (pl_label_is(l, "name", "node-agent") || pl_label_is(l, "role", "node-agent")) return 1;
+    static const char *const hosted[] = {"velero.io/data-upload", "velero.io/data-download",
+                                         "velero.io/pod-volume-backup",
+                                         "velero.io/pod-volume-restore"};
+    for (size_t i = 0; i < sizeof hosted / sizeof hosted[0]; i++)
+        if (cJSON_GetObjectItemCaseSensitive(l, hosted[i])) return 1;
+    return 0;
+}
+
+/* 2: Running and Ready (condition Ready True, not being deleted), 1: Running, 0: otherwise. */
+static int pl_rank(const cJSON *pod)
+{
+    const char *phase = pl_str(pod, "status", "phase");
+    if (!phase || strcmp(phase, "Running")) return 0;
+    if (pl_str(pod, "metadata", "deletionTimestamp")) return 1;
+    const cJSON *conds = cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetObjectItemCaseSensitive(pod, "status"), "conditions"),
+                *c;
+    cJSON_ArrayForEach(c, conds)
+    {
+        const char *type = pl_str(c, "type", NULL), *st = pl_str(c, "status", NULL);
+        if (type && st && !strcmp(type, "Ready")) return strcmp(st, "True") ? 1 : 2;
+    }
+    return 1;
+}
+
+int kc_podlog_pick_server(const cJSON *pods)
+{
+    const cJSON *it;
+    int i = -1, best = -1, best_rank = -1;
+    const char *best_created = "";
+    cJSON_ArrayForEach(it, pods)
+    {
+        i++;
+        if (!pl_str(it, "metadata", "name") || pl_not_server(it)) continue;
+        const char *created = pl_str(it, "metadata", "creationTimestamp");
+        if (!created) created = "";
+        int rank = pl_rank(it);
+        /* the newest Running and Ready one; RFC3339 UTC times compare as text */
+        if (rank > best_rank || (rank == best_rank && strcmp(created, best_created) > 0)) {
+            best = i;
+            best_rank = rank;
+            best_created = created;
+        }
+    }
+    return best;
+}
+
 static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
 {
     kc_podlog *p = arg;
@@ -228,32 +296,11 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
         return;
     }
     cJSON *list = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
-    const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *it;
-    const char *best = NULL, *best_created = "";
-    const cJSON *best_item = NULL;
-    int best_running = -1;
-    cJSON_ArrayForEach(it, items)
-    {
-        const char *name = pl_str(it, "metadata", "name");
-        if (!name) continue;
-        if (p->find_step == 2 &&
-            (strncmp(name, "velero-", 7) || !strncmp(name, "velero-node-agent", 17)))
-            continue;
-        const char *phase = pl_str(it, "status", "phase");
-        const char *created = pl_str(it, "metadata", "creationTimestamp");
-        int running = phase && !strcmp(phase, "Running");
-        if (!created) created = "";
-        /* prefer a Running pod, then the newest */
-        if (running > best_running ||
-            (running == best_running && strcmp(created, best_created) > 0)) {
-            best = name;
-            best_item = it;
-            best_created = created;
-            best_running = running;
-        }
-    }
-    if (best) {
-        p->pod = xstrdup(best);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items");
+    int at = kc_podlog_pick_server(items);
+    if (at >= 0) {
+        const cJSON *best_item = cJSON_GetArrayItem(items, at);
+        p->pod = xstrdup(pl_str(best_item, "metadata", "name"));
         /* a pod with sidecars (service mesh) needs container=; Velero's is named "velero" */
         const cJSON *cs = cJSON_GetObjectItemCaseSensitive(
                         cJSON_GetObjectItemCaseSensitive(best_item, "spec"), "containers"),
@@ -270,7 +317,7 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
         return;
     }
     cJSON_Delete(list);
-    if (p->find_step < 2) {
+    if (p->find_step < PL_NSEL - 1) {
         p->find_step++;
         pl_find(p);
         return;
@@ -278,7 +325,8 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
     p->find_step = 0;
     char msg[300];
     snprintf(msg, sizeof msg,
-             "no Velero server pod in namespace %s (label deploy=velero or component=velero)",
+             "no Velero server pod in namespace %s (label deploy=velero, name=velero or "
+             "app.kubernetes.io/name=velero)",
              p->ns);
     if (p->no_follow)
         pl_set(p, KC_PL_FAILED, msg); /* a one-shot read does not wait for a pod to appear */
@@ -288,13 +336,8 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
 
 static void pl_find(kc_podlog *p)
 {
-    static const char *selectors[] = {"deploy%3Dvelero", "component%3Dvelero", NULL};
-    char *path;
-    if (selectors[p->find_step])
-        path = xasprintf("/api/v1/namespaces/%s/pods?labelSelector=%s", p->ns,
-                         selectors[p->find_step]);
-    else
-        path = xasprintf("/api/v1/namespaces/%s/pods", p->ns);
+    char *path =
+        xasprintf("/api/v1/namespaces/%s/pods?labelSelector=%s", p->ns, pl_selectors[p->find_step]);
     if (p->state != KC_PL_RETRYING) pl_set(p, KC_PL_FINDING_POD, NULL);
     kc_request_opts o = {.path = path, .timeout_ms = 30000};
     p->req = kc_client_request(p->c, &o, NULL, pl_found, p);

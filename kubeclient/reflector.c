@@ -1,6 +1,7 @@
 /* reflector.c: keeps a store in sync with one resource by LIST then WATCH, as client-go's. */
 #include "kubeclient/reflector.h"
 #include "kubeclient/jsonarena.h"
+#include "kubeclient/listsplit.h"
 #include "kubeclient/ndjson.h"
 #include "kubeclient/util.h"
 
@@ -33,6 +34,7 @@ struct kc_reflector {
     char list_rv[64]; /* resourceVersion the list asks for ("" = consistent read) */
     char *cont;       /* continue token of the next page */
     int replacing;
+    kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
     kc_ndjson *framer;
     int64_t watch_started;
@@ -112,6 +114,7 @@ void kc_reflector_free(kc_reflector *r)
     kc_request_cancel(r->req);
     if (r->timer) kc_loop_cancel(r->loop, r->timer);
     kc_ndjson_free(r->framer);
+    kc_listsplit_free(r->split);
     free(r->base);
     free(r->label_q);
     free(r->field_q);
@@ -201,6 +204,33 @@ static void relist(kc_reflector *r)
 
 /* ---- list ---- */
 
+/* A page that is not a List: try the whole list again after a backoff. */
+static void list_invalid(kc_reflector *r)
+{
+    free(r->cont);
+    r->cont = NULL;
+    fail(r, NEXT_LIST, "the server's list answer is not a valid list", 0, -1);
+}
+
+/* One item of the page, as it arrives: into the store at once (nothing else of the page is kept:
+ * a list of any size costs one item's memory, and rows show while the rest is on its way). */
+static int list_item(void *arg, const cJSON *item, const char *text, size_t n)
+{
+    (void)text;
+    (void)n;
+    kc_store_upsert(((kc_reflector *)arg)->store, item);
+    return 0;
+}
+
+static void list_data(void *arg, const char *data, size_t n)
+{
+    kc_reflector *r = arg;
+    if (kc_listsplit_feed(r->split, data, n) == 0) return;
+    kc_request_cancel(r->req);
+    r->req = NULL;
+    list_invalid(r);
+}
+
 static void list_done(void *arg, const kc_response *resp, const kc_err *err)
 {
     kc_reflector *r = arg;
@@ -225,22 +255,16 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
         fail(r, NEXT_LIST, err->msg, err->code, resp->retry_after);
         return;
     }
-    kc_json_arena *arena; /* the page's tree, read-only, freed at once (jsonarena.h) */
-    cJSON *doc = kc_json_parse(resp->body, resp->body_len, &arena);
-    const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
-    if (!doc || (items && !cJSON_IsArray(items))) {
+    /* the items are in the store already (list_item); the rest of the page: its metadata */
+    size_t head_len = 0;
+    const char *head = kc_listsplit_head(r->split, &head_len);
+    kc_json_arena *arena = NULL; /* read-only, freed at once (jsonarena.h) */
+    cJSON *doc = head ? kc_json_parse(head, head_len, &arena) : NULL;
+    if (!doc) {
         kc_json_arena_free(arena);
-        free(r->cont);
-        r->cont = NULL;
-        fail(r, NEXT_LIST, "the server's list answer is not a valid list", 0, -1);
+        list_invalid(r);
         return;
     }
-    if (!r->cont && !r->replacing) {
-        kc_store_replace_begin(r->store);
-        r->replacing = 1;
-    }
-    const cJSON *it;
-    cJSON_ArrayForEach(it, items) kc_store_upsert(r->store, it);
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
     const char *cont = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "continue"));
     const char *rv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion"));
@@ -279,8 +303,19 @@ static void start_list(kc_reflector *r)
     }
     if (r->st.state != KC_REFL_SYNCING && r->st.state != KC_REFL_RETRYING)
         set_state(r, KC_REFL_SYNCING);
-    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000};
-    r->req = kc_client_request(r->c, &o, NULL, list_done, r);
+    if (!r->cont) {
+        /* a list from its start: whatever an earlier, unfinished one put in the store is stale
+         * unless this one brings it again (a relist must leave exactly the server's state) */
+        kc_store_replace_begin(r->store);
+        r->replacing = 1;
+    }
+    kc_listsplit_free(r->split);
+    r->split = kc_listsplit_new(r->max_line, list_item, r);
+    /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
+     * over a slow link that takes what it takes, so no deadline for the whole answer, only for
+     * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
+    kc_request_opts o = {.path = kc_buf_cstr(&q), .stream = 1, .low_speed_secs = 60};
+    r->req = kc_client_request(r->c, &o, list_data, list_done, r);
     kc_buf_free(&q);
 }
 

@@ -3,6 +3,7 @@
 #include "kubeclient/velero.h"
 
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -603,11 +604,16 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
     v->kind = kind;
 
     int restore = kind == VL_PVR || kind == VL_DD;
-    static const char *const run_keys[] = {"velero.io/backup-name", "velero.io/restore-name"};
-    vl_pick(md[VM_LABELS], run_keys, two, 2);
-    const char *run = vl_label_text(two[restore]);
-    if (!run) run = vl_label_text(two[!restore]);
+    static const char *const run_keys[] = {"velero.io/backup-name", "velero.io/restore-name",
+                                           "velero.io/backup-uid", "velero.io/restore-uid"};
+    const cJSON *four[4];
+    vl_pick(md[VM_LABELS], run_keys, four, 4);
+    const char *run = vl_label_text(four[restore]);
+    if (!run) run = vl_label_text(four[!restore]);
     v->run_name = vl_intern(run);
+    /* the uid of the run of the same kind only: a restore's volume names no backup uid */
+    const char *uid = vl_label_text(four[2 + restore]);
+    v->run_uid_hash = vl_uid_hash(uid);
 
     const char *node = kind == VL_PVB ? vl_text(spec[VS_NODE]) : vl_text(st[VT_NODE]);
     if (!node) node = kind == VL_PVB ? vl_text(st[VT_NODE]) : vl_text(spec[VS_NODE]);
@@ -665,6 +671,30 @@ void vl_volume_free(vl_volume *v)
     vl_str_free(v->phase);
     vl_str_free(v->message);
     free(v);
+}
+
+uint32_t vl_uid_hash(const char *uid)
+{
+    if (!uid || !*uid) return 0;
+    uint32_t h = vl_hash(uid);
+    return h ? h : 1;
+}
+
+const char *vl_valid_label(const char *name, char buf[VL_LABEL_MAX + 1])
+{
+    size_t n = strlen(name);
+    if (n <= VL_LABEL_MAX) return name;
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    EVP_Digest(name, n, md, &mdlen, EVP_sha256(), NULL);
+    memcpy(buf, name, VL_LABEL_MAX - 6);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 3; i++) {
+        buf[VL_LABEL_MAX - 6 + 2 * i] = hex[md[i] >> 4];
+        buf[VL_LABEL_MAX - 5 + 2 * i] = hex[md[i] & 15];
+    }
+    buf[VL_LABEL_MAX] = '\0';
+    return buf;
 }
 
 /* ---- DownloadRequest, Schedule, BackupStorageLocation ---- */
@@ -736,6 +766,8 @@ vl_bsl *vl_bsl_decode(const cJSON *obj)
     b->phase = vl_shared(st, "phase");
     b->last_validated = vl_time(st, "lastValidationTime");
     b->message = vl_shared(st, "message");
+    const char *ca = vl_cstr(os, "caCert"); /* []byte: base64 in JSON */
+    if (ca && *ca) b->ca_cert = kc_base64_decode(ca, &b->ca_cert_len);
     return b;
 }
 
@@ -749,6 +781,7 @@ void vl_bsl_free(vl_bsl *b)
     vl_str_free(b->access_mode);
     vl_str_free(b->phase);
     vl_str_free(b->message);
+    free(b->ca_cert);
     free(b);
 }
 

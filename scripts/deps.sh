@@ -13,8 +13,10 @@ BUILD="build-essential cmake pkg-config libncurses-dev libcurl4-openssl-dev libc
 libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev ca-certificates tzdata"
 # tests: Check, valgrind, tmux (screen tests), python3 (JSON checks in the end-to-end scripts),
 # curl (raw API checks), strace (no key or certificate is ever written to a file), restic
-# (the sim's restic-real volumes)
-TEST="check valgrind tmux python3 curl strace restic"
+# (the sim's restic-real volumes), python3-kubernetes (a second real client, run with
+# /usr/bin/python3), nghttp2-server + openssl (an HTTP/2 server over TLS: the sim speaks only
+# HTTP/1.1), zsh (the zsh completion test)
+TEST="check valgrind tmux python3 curl strace restic python3-kubernetes nghttp2-server openssl zsh"
 SHOTS="aha chromium"
 PKGS="$BUILD $TEST"
 [ "${1:-}" = screenshots ] && PKGS="$PKGS $SHOTS"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # screenshots.sh BUILD: PNGs of the real veltop (list, detail, help, disconnected; 120x40 and
-# 80x24) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
+# 80x24; list and detail at 200x50 and 60x16 too) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
 # keeps the colours, aha turns them into HTML and headless Chromium takes the picture.
 set -eu
 BUILD=${1:-build}
@@ -103,8 +103,16 @@ sleep 2
 shot logs-120x40 120 40
 tmux -L "$SOCK" send-keys -t shots Escape
 wait_for '^Resources'
+resize 200 50
+wait_last '\[/\]:run'
+wait_for '^Restore|^Backup'
+shot detail-200x50 200 50
+resize 60 16
+wait_last '\[/\]:run'
+wait_for '^Restore|^Backup'
+shot detail-60x16 60 16
 resize 80 24
-wait_last 'prev/next run'
+wait_last '\[/\]:run'
 wait_for '^Restore|^Backup'
 shot detail-80x24 80 24
 tmux -L "$SOCK" send-keys -t shots Escape
@@ -112,10 +120,18 @@ wait_last 'Enter:detail'
 wait_for 'NAME +PHASE'
 shot list-80x24 80 24
 tmux -L "$SOCK" send-keys -t shots '?'
-wait_for 'Everywhere'
+wait_for 'lines 1-[0-9]+ of [0-9]+' # help scrolls at 80x24
 shot help-80x24 80 24
 tmux -L "$SOCK" send-keys -t shots Escape
 wait_for 'NAME +PHASE'
+resize 200 50
+wait_last 'Enter:detail'
+wait_for 'NAME +PHASE'
+shot list-200x50 200 50
+resize 60 16
+wait_last 'Enter:detail'
+wait_for 'NAME +PHASE'
+shot list-60x16 60 16
 resize 120 40
 wait_last 'Enter:detail'
 kill "$SIM_PID"

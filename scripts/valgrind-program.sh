@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the real veltop under valgrind: once as `--demo --once --json`, then full-screen in tmux
 # through every screen (list, filter, detail, [ ], volumes, live and stored logs with search,
-# results, help) until `q`. Fails on any leak or memory error outside ncurses' own caches.
+# results, describe, help) until `q`. Fails on any leak or memory error outside ncurses' own caches.
 set -eu
 BUILD=${1:-build}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +53,7 @@ keys l;                     wait_for 'stored log'
 keys G;                     wait_for 'Backed up a total of'
 keys g / B a c k e d Enter; wait_for 'Backed up [0-9]+ items out of'
 keys Escape Escape r;       wait_for 'Errors|Warnings|errors|warnings'
+keys y;                     wait_for 'as JSON'
 keys Escape Escape '?';     wait_for 'q'
 keys Escape q
 i=0

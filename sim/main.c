@@ -36,9 +36,22 @@ static const char usage[] =
     "                              stall=MS         delay every response by MS milliseconds\n"
     "                              malformed-event  write one malformed line into a watch\n"
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
+    "  --latency MS              emulate a slow link: one-way delay of MS ms (every answer\n"
+    "                            starts a round trip after its request, a new connection's\n"
+    "                            first one more round trip later, two with --tls)\n"
+    "  --bandwidth BYTES_PER_S   emulate a slow link: pace every connection's answers\n"
+    "  --no-gzip                 never gzip answers (as kube-apiserver does by default for\n"
+    "                            lists and objects over 128 KiB when the client accepts gzip)\n"
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
-    "  --no-resource-progress    omit status.resourceProgress, as stock Velero does\n"
+    "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
+    "                            Velero release writes; stock Velero by default)\n"
+    "  --no-resource-progress    stock Velero: no status.resourceProgress (the default)\n"
+    "  --object-store-tls        serve artifacts (DownloadRequest URLs) from an HTTPS origin of\n"
+    "                            their own, with a self-signed CA given base64 in the BSL's\n"
+    "                            spec.objectStorage.caCert (as a self-signed MinIO)\n"
+    "  --log-format text|json    the Velero server's log format (pod log and stored logs), as its\n"
+    "                            --log-format flag (default text)\n"
     "  --layout install|helm     the server and node-agent pods' labels: `velero install`'s\n"
     "                            (deploy=velero; default) or the Helm chart's (name=velero)\n"
     "  --passive                 the controller does not run backups or restores created\n"
@@ -56,7 +69,7 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, 'l'},
         {"kubeconfig-out", required_argument, NULL, 'k'},
         {"scenario", required_argument, NULL, 's'},
-        {"layout", required_argument, NULL, 'L'},
+        {"layout", required_argument, NULL, 'Y'},
         {"speed", required_argument, NULL, 'x'},
         {"seed", required_argument, NULL, 'r'},
         {"tls", no_argument, NULL, 't'},
@@ -64,7 +77,13 @@ int main(int argc, char **argv)
         {"kube-version", required_argument, NULL, 'v'},
         {"faults", required_argument, NULL, 'f'},
         {"bookmark-interval", required_argument, NULL, 'b'},
+        {"resource-progress", no_argument, NULL, 'R'},
+        {"latency", required_argument, NULL, 'D'},
+        {"bandwidth", required_argument, NULL, 'B'},
+        {"no-gzip", no_argument, NULL, 'Z'},
         {"no-resource-progress", no_argument, NULL, 'n'},
+        {"log-format", required_argument, NULL, 'L'},
+        {"object-store-tls", no_argument, NULL, 'O'},
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -128,10 +147,43 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'R':
+            o.resource_progress = 1;
+            break;
+        case 'D':
+            o.latency_ms = (int)strtol(optarg, &end, 10);
+            if (!*optarg || *end || o.latency_ms < 0 || o.latency_ms > 60000) {
+                fprintf(stderr, "veltop-sim: bad --latency '%s': expected milliseconds 0-60000\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'B':
+            o.bandwidth = strtol(optarg, &end, 10);
+            if (!*optarg || *end || o.bandwidth < 0) {
+                fprintf(stderr, "veltop-sim: bad --bandwidth '%s': expected bytes per second\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'Z':
+            o.no_gzip = 1;
+            break;
         case 'n':
-            o.no_resource_progress = 1;
+            o.resource_progress = 0;
+            break;
+        case 'O':
+            o.object_store_tls = 1;
             break;
         case 'L':
+            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+                fprintf(stderr, "veltop-sim: bad --log-format '%s': expected text or json\n",
+                        optarg);
+                return 2;
+            }
+            o.log_json = !strcmp(optarg, "json");
+            break;
+        case 'Y':
             if (strcmp(optarg, "install") && strcmp(optarg, "helm")) {
                 fprintf(stderr, "veltop-sim: bad --layout '%s': expected install or helm\n",
                         optarg);

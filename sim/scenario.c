@@ -82,6 +82,14 @@ static void volume_clear(scn_volume *v)
     free(v->fail_message);
 }
 
+static double *dup_doubles(const double *v, size_t n)
+{
+    if (!n) return NULL;
+    double *d = xmalloc(n * sizeof *d);
+    memcpy(d, v, n * sizeof *d);
+    return d;
+}
+
 void scn_run_copy(scn_run *d, const scn_run *s)
 {
     *d = *s;
@@ -99,6 +107,8 @@ void scn_run_copy(scn_run *d, const scn_run *s)
     }
     d->volumes = s->n_volumes ? xcalloc(s->n_volumes, sizeof *d->volumes) : NULL;
     for (size_t i = 0; i < s->n_volumes; i++) volume_copy(&d->volumes[i], &s->volumes[i]);
+    d->pace_at = dup_doubles(s->pace_at, s->n_pace);
+    d->pace_factor = dup_doubles(s->pace_factor, s->n_pace);
 }
 
 void scn_run_clear(scn_run *r)
@@ -114,6 +124,8 @@ void scn_run_clear(scn_run *r)
     free(r->resources);
     for (size_t i = 0; i < r->n_volumes; i++) volume_clear(&r->volumes[i]);
     free(r->volumes);
+    free(r->pace_at);
+    free(r->pace_factor);
     memset(r, 0, sizeof *r);
 }
 
@@ -435,6 +447,37 @@ static int parse_volume(parse_ctx *p, yaml_node_t *n, scn_run *r)
     return 0;
 }
 
+/* pace: [{at: 2m, factor: 0.3}, {at: 5m, factor: 3}]: the run's speed over its life. */
+static int parse_pace(parse_ctx *p, yaml_node_t *n, scn_run *r)
+{
+    if (n->type != YAML_SEQUENCE_NODE) return perr(p, n, "pace: expected a list");
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+         it++) {
+        yaml_node_t *e = yaml_document_get_node(p->doc, *it);
+        if (expect_map(p, e, "pace entry")) return -1;
+        double at = -1, f = -1;
+        const char *k;
+        yaml_node_t *v;
+        FOR_PAIRS(p, e, k, v)
+        {
+            if (k && !strcmp(k, "at")) {
+                if (get_dur(p, v, k, &at)) return -1;
+            } else if (k && !strcmp(k, "factor")) {
+                if (get_num(p, v, k, &f)) return -1;
+            } else
+                return perr(p, v, "pace entry: unknown key '%s'", k ? k : "?");
+        }
+        if (at < 0 || !(f > 0)) return perr(p, e, "pace entry: needs at >= 0 and factor > 0");
+        if (r->n_pace && at <= r->pace_at[r->n_pace - 1])
+            return perr(p, e, "pace entry: at must grow");
+        r->pace_at = xrealloc(r->pace_at, (r->n_pace + 1) * sizeof *r->pace_at);
+        r->pace_factor = xrealloc(r->pace_factor, (r->n_pace + 1) * sizeof *r->pace_factor);
+        r->pace_at[r->n_pace] = at;
+        r->pace_factor[r->n_pace++] = f;
+    }
+    return 0;
+}
+
 /* Parses the fields of a run (or a schedule template when tmpl). */
 static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
 {
@@ -482,6 +525,12 @@ static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
             if (get_str(p, v, k, &r->storage_location)) return -1;
         } else if (!strcmp(k, "backup")) {
             if (get_str(p, v, k, &r->backup)) return -1;
+        } else if (!tmpl && !strcmp(k, "schedule")) {
+            if (get_str(p, v, k, &r->schedule)) return -1;
+        } else if (!strcmp(k, "jitter")) {
+            if (get_frac(p, v, k, &r->jitter)) return -1;
+        } else if (!strcmp(k, "pace")) {
+            if (parse_pace(p, v, r)) return -1;
         } else if (!strcmp(k, "namespaces")) {
             if (get_strv(p, v, k, &r->namespaces, &r->n_namespaces)) return -1;
         } else if (!strcmp(k, "queued")) {
@@ -652,6 +701,8 @@ static int parse_root(parse_ctx *p, yaml_node_t *root, scenario *s)
             if (parse_agents(p, v, &s->cluster)) return -1;
         } else if (!strcmp(k, "storage_location")) {
             if (parse_bsl(p, v, &s->cluster)) return -1;
+        } else if (!strcmp(k, "resource_progress")) {
+            if (get_bool(p, v, k, &s->resource_progress)) return -1;
         } else if (!strcmp(k, "runs")) {
             if (v->type != YAML_SEQUENCE_NODE) return perr(p, v, "runs: expected a list");
             for (yaml_node_item_t *it = v->data.sequence.items.start;

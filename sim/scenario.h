@@ -57,6 +57,12 @@ typedef struct scn_run {
     size_t n_volumes;
     int queued; /* backups: stays Queued for good, behind the runs in progress */
     int hang;   /* stays in its phase for good once all items and volumes are done */
+    /* Pacing over the run's life (i9): from pace_at[i] seconds after its items start, items and
+     * bytes move at pace_factor[i] x their rates; jitter j multiplies that by a seeded factor in
+     * [1 - j, 1 + j] drawn per 5 s (the same for the same seed and run name). */
+    double *pace_at, *pace_factor;
+    size_t n_pace;
+    double jitter;
 } scn_run;
 
 typedef struct scn_schedule {
@@ -91,7 +97,8 @@ int scn_agent_ready(const scn_cluster *c, const char *node);
 
 typedef struct scenario {
     int has_epoch;
-    double epoch; /* unix seconds of the sim's start when has_epoch */
+    int resource_progress; /* `resource_progress: true`: runs write status.resourceProgress */
+    double epoch;          /* unix seconds of the sim's start when has_epoch */
     char **namespaces;
     size_t n_namespaces;
     scn_run *runs;

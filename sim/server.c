@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kubeclient/util.h"
+#include "link.h"
 
 #define MAX_FORBID 16
 
@@ -60,6 +62,7 @@ struct simserver {
     atomic_int malformed_done, expire_done;
     pthread_mutex_t mu;
     int64_t last_expire_ms;
+    simlink *link; /* gzip and the emulated link (link.c) */
 };
 
 /* The cluster's clock: simulated time when the sim runs faster than real time. */
@@ -135,11 +138,11 @@ typedef struct req {
     int done;
 } req;
 
-static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *ctype, char *body,
-                             size_t len)
+/* may_gzip: an API object or list, which kube-apiserver compresses (link.h) */
+static enum MHD_Result queue_body(struct MHD_Connection *c, int code, const char *ctype, char *body,
+                                  size_t len, int may_gzip)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        len, body, body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r = simlink_buffer_response(c, body, len, may_gzip);
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-cache, private");
     if (code == 429) MHD_add_response_header(r, "Retry-After", "1");
@@ -148,11 +151,17 @@ static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *cty
     return ret;
 }
 
+static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *ctype, char *body,
+                             size_t len)
+{
+    return queue_body(c, code, ctype, body, len, 0);
+}
+
 static enum MHD_Result send_json(struct MHD_Connection *c, int code, cJSON *j)
 {
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
-    return queue(c, code, "application/json", s, strlen(s));
+    return queue_body(c, code, "application/json", s, strlen(s), 1);
 }
 
 static const char *reason_for(int code)
@@ -278,8 +287,11 @@ static cJSON *resource_list(const char *group, const char *version)
                                   str_array(&cat, strcmp(r->plural, "pods") ? 0 : 1));
         }
         cJSON_AddItemToArray(arr, e);
+        /* Velero's CRDs declare no status subresource (velero-api.md section 0): only the
+         * built-in resources have /status, and pods /log */
         const char *subs[] = {"status", "log"};
-        for (int k = 0; k < (strcmp(r->plural, "pods") ? 1 : 2); k++) {
+        int nsub = *group ? 0 : strcmp(r->plural, "pods") ? 1 : 2;
+        for (int k = 0; k < nsub; k++) {
             cJSON *s = cJSON_CreateObject();
             char *nm = xasprintf("%s/%s", r->plural, subs[k]);
             cJSON_AddStringToObject(s, "name", nm);
@@ -580,10 +592,16 @@ static const char *arg(struct MHD_Connection *c, const char *k)
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, k);
 }
 
+/* A boolean query parameter as the apiserver reads it (apimachinery runtime/conversion.go
+ * Convert_Slice_string_To_bool): present with any value but "0" or "false" (any case) is true,
+ * even empty ("?watch", "?watch=", "watch=True"); absent is false. */
 static int arg_true(struct MHD_Connection *c, const char *k)
 {
-    const char *v = arg(c, k);
-    return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+    const char *v = NULL;
+    size_t vlen = 0;
+    if (MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, k, strlen(k), &v, &vlen) != MHD_YES)
+        return 0;
+    return !v || (strcmp(v, "0") && strcasecmp(v, "false"));
 }
 
 static void target_free(target *t)
@@ -854,7 +872,7 @@ static enum MHD_Result stream(struct MHD_Connection *c, const char *ctype,
                               MHD_ContentReaderCallback fn, void *cls,
                               MHD_ContentReaderFreeCallback fr)
 {
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, fn, cls, fr);
+    struct MHD_Response *r = simlink_stream_response(c, 4096, fn, cls, fr);
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-cache, private");
     enum MHD_Result ret = MHD_queue_response(c, 200, r);
@@ -1077,6 +1095,16 @@ static int parse_continue(const char *tok, uint64_t *rv, char **ns, char **name)
     return ok ? 0 : -1;
 }
 
+/* Does a list get pages of `limit`? kube-apiserver serves resourceVersion=0 from its watch cache,
+ * which ignores limit (cacher computeListLimit: "the limit is ignored for requests that set
+ * RV == 0"; so since 1.13, PR #70735, through 1.33): the whole list in one answer, no continue.
+ * Consistent reads (no resourceVersion) and exact ones page, from etcd or (1.31+, consistent
+ * reads from cache) from the cache, in every version the sim reports. */
+static int list_honours_limit(const char *rv)
+{
+    return !(rv && !strcmp(rv, "0"));
+}
+
 static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const target *t)
 {
     const char *ls = arg(c, "labelSelector"), *fs = arg(c, "fieldSelector");
@@ -1097,7 +1125,7 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     if (arg(c, "sendInitialEvents"))
         return send_status(c, 422, "sendInitialEvents is forbidden for list", NULL);
     long limit = lim && *lim ? atol(lim) : 0;
-    if (limit < 0) limit = 0;
+    if (limit < 0 || !list_honours_limit(rvq)) limit = 0;
     uint64_t crv = 0;
     char *after_ns = NULL, *after_name = NULL;
     if (cont && *cont) {
@@ -1207,7 +1235,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
     int code = 0;
     char *msg = NULL;
     int is_get = !strcmp(method, "GET");
-    if (t->sub && strcmp(t->sub, "status") &&
+    if (t->sub && (strcmp(t->sub, "status") || t->res->group[0]) &&
         !(is_get && !strcmp(t->sub, "log") && !strcmp(t->res->plural, "pods")))
         return not_found(c);
     if (t->res->namespaced && !t->ns && (t->name || !is_get)) return not_found(c);
@@ -1359,6 +1387,10 @@ char *simserver_stats_json(simserver *s)
     cJSON_AddNumberToObject(j, "requests", (double)atomic_load(&s->requests));
     cJSON_AddNumberToObject(j, "watches", (double)atomic_load(&s->watches));
     cJSON_AddNumberToObject(j, "resourceVersion", (double)simstore_rv(s->o.store));
+    simlink_stats ls = simlink_get_stats(s->link);
+    cJSON_AddNumberToObject(j, "connections", (double)ls.connections);
+    cJSON_AddNumberToObject(j, "bodyBytes", (double)ls.body_bytes);
+    cJSON_AddNumberToObject(j, "gzipped", (double)ls.gzipped);
     cJSON *f = cJSON_AddObjectToObject(j, "faults");
     for (int i = 0; i < F_COUNT; i++)
         cJSON_AddNumberToObject(f, fault_names[i], (double)atomic_load(&s->fired[i]));
@@ -1382,7 +1414,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
         atomic_fetch_add(&s->fired[F_STALL], 1);
         usleep((useconds_t)s->f.stall_ms * 1000);
     }
-    if (!strcmp(url, "/version")) {
+    if (!strcmp(url, "/version") || !strcmp(url, "/version/")) {
         int minor = s->o.kube_minor ? s->o.kube_minor : 30;
         cJSON *v = cJSON_CreateObject();
         char buf[32];
@@ -1509,6 +1541,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     }
     if (rq->done) return MHD_YES;
     rq->done = 1;
+    simlink_before_answer(c);
     return dispatch(s, c, url, method, rq);
 }
 
@@ -1555,11 +1588,17 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
     }
     unsigned flags =
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-    struct MHD_OptionItem o[8];
+    s->link = simlink_new(&(simlink_opts){.latency_ms = opts->latency_ms,
+                                          .bandwidth = opts->bandwidth,
+                                          .no_gzip = opts->no_gzip,
+                                          .tls = s->tls});
+    struct MHD_OptionItem o[9];
     int k = 0;
     o[k++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &sa};
     o[k++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, NULL};
     o[k++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL};
+    o[k++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION,
+                                     (intptr_t)simlink_notify_connection, s->link};
     if (s->tls) {
         flags |= MHD_USE_TLS;
         o[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)opts->cert_pem};
@@ -1578,6 +1617,7 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
     s->port = di ? di->port : opts->port;
     return s;
 fail:
+    simlink_free(s->link);
     faults_free(&s->f);
     pthread_mutex_destroy(&s->mu);
     free(s->host);
@@ -1594,8 +1634,10 @@ void simserver_stop(simserver *s)
 {
     if (!s) return;
     atomic_store(&s->stopping, 1);
+    simlink_stop(s->link);
     simstore_wake(s->o.store);
     MHD_stop_daemon(s->d);
+    simlink_free(s->link);
     faults_free(&s->f);
     pthread_mutex_destroy(&s->mu);
     free(s->host);

@@ -16,6 +16,10 @@ typedef struct simserver_opts {
     const char *host; /* "127.0.0.1" */
     int port;         /* 0 = a free port */
     int kube_minor;   /* /version minor; 0 = 30 */
+    /* The emulated link (link.h): one-way latency, bytes/s per connection; 0 = none. */
+    int latency_ms;
+    long bandwidth;
+    int no_gzip; /* never gzip (kube-apiserver with APIResponseCompression=false) */
     /* TLS: PEM text of the server certificate and key, and the CA that signs client certs. */
     const char *cert_pem, *key_pem, *ca_pem;
     const char *auth;   /* "none", "token", "client-cert" */

@@ -2,10 +2,11 @@
  * simulated time on its own thread, writing everything through simstore (so watches see it),
  * feeding the server pod's log, and serving artifacts for DownloadRequests.
  *
- * Every run is planned once (its timeline, log lines and item list are pure functions of the
- * scenario and the seed); each tick computes the status every object should have at the current
- * simulated time and writes only what changed. Item values sit on a 1 s grid and byte values on a
- * 10 s grid from their start, as Velero's tickers produce them. */
+ * Every run is planned once by simplan.c (its timeline, log lines and item list are pure
+ * functions of the scenario and the seed; simlogtext.c writes the log lines' text); each tick
+ * computes the status every object should have at the current simulated time and writes only what
+ * changed. Item values sit on a 1 s grid and byte values on a 10 s grid from their start, as
+ * Velero's tickers produce them. */
 #include "simctl.h"
 #include "simpods.h"
 
@@ -22,156 +23,11 @@
 #include "restic.h"
 #include "scenario.h"
 #include "simlog.h"
+#include "simplan.h"
 
 #define TICK_MS        40
 #define POD_LOG_WINDOW 900.0 /* the server pod started this long before the sim */
 #define DR_TTL         600.0 /* DownloadRequest URL lifetime, real seconds */
-
-/* ---- resource naming ---- */
-
-typedef struct res_info {
-    const char *gr, *gv, *kind;
-    int namespaced;
-} res_info;
-
-static const res_info known_res[] = {
-    {"namespaces", "v1", "Namespace", 0},
-    {"pods", "v1", "Pod", 1},
-    {"persistentvolumeclaims", "v1", "PersistentVolumeClaim", 1},
-    {"persistentvolumes", "v1", "PersistentVolume", 0},
-    {"serviceaccounts", "v1", "ServiceAccount", 1},
-    {"secrets", "v1", "Secret", 1},
-    {"configmaps", "v1", "ConfigMap", 1},
-    {"services", "v1", "Service", 1},
-    {"endpoints", "v1", "Endpoints", 1},
-    {"events", "v1", "Event", 1},
-    {"limitranges", "v1", "LimitRange", 1},
-    {"resourcequotas", "v1", "ResourceQuota", 1},
-    {"nodes", "v1", "Node", 0},
-    {"endpointslices.discovery.k8s.io", "discovery.k8s.io/v1", "EndpointSlice", 1},
-    {"deployments.apps", "apps/v1", "Deployment", 1},
-    {"replicasets.apps", "apps/v1", "ReplicaSet", 1},
-    {"statefulsets.apps", "apps/v1", "StatefulSet", 1},
-    {"daemonsets.apps", "apps/v1", "DaemonSet", 1},
-    {"controllerrevisions.apps", "apps/v1", "ControllerRevision", 1},
-    {"jobs.batch", "batch/v1", "Job", 1},
-    {"cronjobs.batch", "batch/v1", "CronJob", 1},
-    {"horizontalpodautoscalers.autoscaling", "autoscaling/v2", "HorizontalPodAutoscaler", 1},
-    {"poddisruptionbudgets.policy", "policy/v1", "PodDisruptionBudget", 1},
-    {"ingresses.networking.k8s.io", "networking.k8s.io/v1", "Ingress", 1},
-    {"networkpolicies.networking.k8s.io", "networking.k8s.io/v1", "NetworkPolicy", 1},
-    {"roles.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "Role", 1},
-    {"rolebindings.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "RoleBinding", 1},
-    {"clusterroles.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "ClusterRole", 0},
-    {"clusterrolebindings.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1",
-     "ClusterRoleBinding", 0},
-    {"storageclasses.storage.k8s.io", "storage.k8s.io/v1", "StorageClass", 0},
-    {"volumesnapshotclasses.snapshot.storage.k8s.io", "snapshot.storage.k8s.io/v1",
-     "VolumeSnapshotClass", 0},
-    {"volumesnapshots.snapshot.storage.k8s.io", "snapshot.storage.k8s.io/v1", "VolumeSnapshot", 1},
-    {"volumesnapshotcontents.snapshot.storage.k8s.io", "snapshot.storage.k8s.io/v1",
-     "VolumeSnapshotContent", 0},
-    {"customresourcedefinitions.apiextensions.k8s.io", "apiextensions.k8s.io/v1",
-     "CustomResourceDefinition", 0},
-    {"leases.coordination.k8s.io", "coordination.k8s.io/v1", "Lease", 1},
-    {"certificates.cert-manager.io", "cert-manager.io/v1", "Certificate", 1},
-    {"issuers.cert-manager.io", "cert-manager.io/v1", "Issuer", 1},
-    {"servicemonitors.monitoring.coreos.com", "monitoring.coreos.com/v1", "ServiceMonitor", 1},
-    {"prometheusrules.monitoring.coreos.com", "monitoring.coreos.com/v1", "PrometheusRule", 1},
-};
-
-/* One resource of a planned run: names for the log lines and the resource list. */
-typedef struct pres {
-    char *gr;        /* "deployments.apps" */
-    char *bare;      /* "deployments" */
-    char *list_key;  /* "apps/v1/Deployment" */
-    char *groupkind; /* "Deployment.apps" */
-    int namespaced;
-    int items, added;
-    int first; /* index of its first item in processing order */
-} pres;
-
-static void pres_init(pres *p, const char *gr)
-{
-    memset(p, 0, sizeof *p);
-    p->gr = xstrdup(gr);
-    const char *dot = strchr(gr, '.');
-    p->bare = dot ? xstrndup(gr, (size_t)(dot - gr)) : xstrdup(gr);
-    const char *group = dot ? dot + 1 : "";
-    for (size_t i = 0; i < sizeof known_res / sizeof known_res[0]; i++)
-        if (!strcmp(known_res[i].gr, gr)) {
-            p->list_key = xasprintf("%s/%s", known_res[i].gv, known_res[i].kind);
-            p->groupkind = xasprintf("%s%s%s", known_res[i].kind, *group ? "." : "", group);
-            p->namespaced = known_res[i].namespaced;
-            return;
-        }
-    /* Unknown: derive the Kind from the plural ("widgets.example.com" -> Widget). */
-    char *kind = xstrdup(p->bare);
-    size_t n = strlen(kind);
-    if (n > 1 && kind[n - 1] == 's') kind[n - 1] = '\0';
-    if (kind[0] >= 'a' && kind[0] <= 'z') kind[0] = (char)(kind[0] - 'a' + 'A');
-    p->list_key = *group ? xasprintf("%s/v1/%s", group, kind) : xasprintf("v1/%s", kind);
-    p->groupkind = xasprintf("%s%s%s", kind, *group ? "." : "", group);
-    p->namespaced = 1;
-    free(kind);
-}
-
-static void pres_clear(pres *p)
-{
-    free(p->gr);
-    free(p->bare);
-    free(p->list_key);
-    free(p->groupkind);
-}
-
-/* ---- planned runs ---- */
-
-typedef struct pline {
-    double t;
-    char *text;
-} pline;
-
-typedef struct pvol {
-    scn_volume *sv;
-    char *name; /* object name */
-    char *node;
-    char *pod_uid, *pvc_uid, *op_id, *snapshot_id;
-    double t_create, t_accept, t_prepare, t_start, t_end;
-    double t_stall_begin; /* when bytes stop moving, INFINITY = never */
-    int fails;            /* ends Failed at t_end */
-    double t_cancel;      /* parent failed: Canceled at this time, INFINITY = never */
-    int exists, done, gone;
-    cJSON *last;
-    restic_job *real; /* restic-real: the running job, NULL when simulated */
-    int real_state;   /* 0 not started, 1 running, 2 finished, 3 fell back to simulation */
-    int64_t real_total, real_done;
-    double real_last_patch;
-    char agent_phase[16]; /* the phase its node-agent last logged */
-} pvol;
-
-typedef struct run {
-    scn_run sr;
-    int is_restore;
-    char *uid;
-    char *backup_schedule; /* restores: the schedule label of their backup */
-    double t0, t_start, t_items0, t_fail, t_pass_end, t_ops_seen, t_final;
-    const char *final_phase;
-    int n_items, fail_item, est0;
-    int errors; /* effective error count (Failed runs have at least 1) */
-    pres *res;
-    size_t nres;
-    pvol *vols;
-    size_t nvols;
-    int n_du;
-    pline *lines;
-    size_t nlines, emitted;
-    artifacts_result_entry *errs, *warns;
-    char **msgs; /* storage for errs/warns messages */
-    size_t nmsgs;
-    int exists, finished, gone;
-    cJSON *last;
-    int queue_pos; /* sr.queued: the queuePosition it keeps */
-} run;
 
 struct simctl {
     simstore *store;
@@ -186,7 +42,7 @@ struct simctl {
     pthread_cond_t cv;
     pthread_t thread;
     int stop;
-    run **runs;
+    sp_run **runs;
     size_t nruns;
     double *sched_next;
     double last_bsl;
@@ -194,6 +50,7 @@ struct simctl {
     simstore_watch *adopt_w[2]; /* backups, restores: runs created by others */
     simstore_watch *dr_w;       /* downloadrequests: a pass only when one changed */
     int64_t dr_last_pass;       /* real ms of the last full pass (expiry, late targets) */
+    double manual_now;          /* opts.manual: the simulated time simctl_advance set */
     struct token {
         char tok[40];
         char *kind, *target;
@@ -203,32 +60,9 @@ struct simctl {
     simpods *pods; /* server, node-agent and data-mover pods (simpods.c) */
 };
 
-static uint64_t rng_next(uint64_t *st)
-{
-    uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static void rng_suffix(simctl *c, char *out, int n)
-{
-    static const char alpha[] = "bcdfghjklmnpqrstvwxz2456789";
-    for (int i = 0; i < n; i++) out[i] = alpha[rng_next(&c->rng) % (sizeof alpha - 1)];
-    out[n] = '\0';
-}
-
-static char *rng_uuid(uint64_t *st)
-{
-    uint64_t a = rng_next(st), b = rng_next(st);
-    return xasprintf("%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32),
-                     (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
-                     (unsigned)((b >> 48) & 0x3fff) | 0x8000,
-                     (unsigned long long)(b & 0xffffffffffffULL));
-}
-
 static double sim_now(const simctl *c)
 {
+    if (c->opts.manual) return c->manual_now;
     return c->epoch + (double)(kc_now_ms() - c->t0_ms) / 1000.0 * c->opts.speed;
 }
 
@@ -244,567 +78,12 @@ static void add_time(cJSON *o, const char *key, double t)
     cJSON_AddStringToObject(o, key, ts);
 }
 
-/* ---- planning ---- */
-
-static const char *apps[] = {"web",      "api",    "worker", "postgres", "redis", "frontend",
-                             "checkout", "ledger", "search", "gateway",  "cart",  "mailer"};
-#define N_APPS (sizeof apps / sizeof apps[0])
-
-static const char *run_ns(const run *r, size_t k)
-{
-    static const char *def[] = {"default"};
-    if (r->sr.n_namespaces) return r->sr.namespaces[k % r->sr.n_namespaces];
-    return def[0];
-}
-
-static size_t run_nns(const run *r)
-{
-    return r->sr.n_namespaces ? r->sr.n_namespaces : 1;
-}
-
-/* The k-th item (0-based within its resource): namespace (NULL for cluster-scoped) and name. */
-static void item_id(const run *r, const pres *p, int k, const char **ns, char *name, size_t n)
-{
-    size_t nns = run_nns(r);
-    if (!strcmp(p->gr, "namespaces")) {
-        *ns = NULL;
-        if ((size_t)k < nns)
-            snprintf(name, n, "%s", run_ns(r, (size_t)k));
-        else
-            snprintf(name, n, "%s-%d", run_ns(r, (size_t)k), k / (int)nns);
-        return;
-    }
-    *ns = p->namespaced ? run_ns(r, (size_t)k) : NULL;
-    const char *app = apps[((size_t)k / nns) % N_APPS];
-    int gen = (int)((size_t)k / nns / N_APPS);
-    unsigned h = (unsigned)k * 2654435761u ^ (unsigned)strlen(p->gr) * 40503u;
-    if (!strcmp(p->gr, "pods"))
-        snprintf(name, n, "%s-%d-%05x", app, gen, h & 0xfffff);
-    else if (!strcmp(p->gr, "replicasets.apps"))
-        snprintf(name, n, "%s-%d-%08x", app, gen, h);
-    else if (!p->namespaced)
-        snprintf(name, n, "%s-%s-%d", app, p->bare, gen);
-    else if (gen)
-        snprintf(name, n, "%s-%d", app, gen);
-    else
-        snprintf(name, n, "%s", app);
-}
-
-static void add_line(run *r, double t, const char *level, const char *msg, simlog_field *f,
-                     size_t nf)
-{
-    if (!isfinite(t)) return; /* never comes (a queued run that never starts) */
-    r->lines = xrealloc(r->lines, (r->nlines + 1) * sizeof *r->lines);
-    r->lines[r->nlines].t = t;
-    r->lines[r->nlines].text = simlog_line(t, level, msg, f, nf);
-    r->nlines++;
-}
-
-static double vol_bytes_at(const pvol *v, double t);
-
-/* Items done at simulated time t on the 1 s grid, before the final patch. */
-static int items_at(const run *r, double t)
-{
-    if (t < r->t_items0) return 0;
-    double tq = r->t_items0 + floor(t - r->t_items0);
-    int d = (int)floor((tq - r->t_items0) * r->sr.rate + 1e-9);
-    if (d > r->n_items) d = r->n_items;
-    if (r->fail_item >= 0 && d > r->fail_item) d = r->fail_item;
-    return d;
-}
-
-static int estimate_at(const run *r, int done)
-{
-    int total = 0;
-    for (size_t i = 0; i < r->nres; i++)
-        total += done > r->res[i].first ? r->res[i].items : r->res[i].items - r->res[i].added;
-    return total;
-}
-
-static double item_time(const run *r, int k) /* when item k (0-based) is done */
-{
-    return r->t_items0 + (k + 1) / r->sr.rate;
-}
-
-static const char *err_texts[] = {
-    ("error executing custom action (groupResource=pods, namespace=%s, name=%s): rpc error: "
-     "code = Unknown desc = timed out waiting for hook to complete"),
-    "error getting volume info for %s/%s: volume snapshot not ready",
-    "failed to get pod volume backup for %s/%s: context deadline exceeded",
-};
-static const char *warn_texts[] = {
-    "skipping item %s/%s because it is being deleted",
-    ("could not restore, %s/%s already exists. Warning: the in-cluster version is different "
-     "than the backed-up version"),
-    "volume %s/%s has no snapshot location, skipping",
-};
-
-/* Keeps a results message alive for the run's lifetime. */
-static void add_result(run *r, char *msg)
-{
-    r->msgs = xrealloc(r->msgs, (r->nmsgs + 1) * sizeof *r->msgs);
-    r->msgs[r->nmsgs++] = msg;
-}
-
-/* The apiserver's generateName "<run>-": the prefix cut to 58 characters, then 5 random ones. */
-static char *generated_name(const char *run_name, const char *suffix)
-{
-    char *prefix = xasprintf("%s-", run_name);
-    char *name = xasprintf("%.58s%s", prefix, suffix);
-    free(prefix);
-    return name;
-}
-
-/* Plans volumes: creation when pods begin, phases, stall, completion. */
-static void plan_volumes(simctl *c, run *r, double t_pods)
-{
-    r->nvols = r->sr.n_volumes;
-    r->vols = r->nvols ? xcalloc(r->nvols, sizeof *r->vols) : NULL;
-    for (size_t i = 0; i < r->nvols; i++) {
-        pvol *v = &r->vols[i];
-        scn_volume *sv = &r->sr.volumes[i];
-        v->sv = sv;
-        char suf[8];
-        rng_suffix(c, suf, 5);
-        v->name = generated_name(r->sr.name, suf);
-        v->node = sv->node ? xstrdup(sv->node) : xasprintf("worker-%zu", i % 3 + 1);
-        v->pod_uid = rng_uuid(&c->rng);
-        v->pvc_uid = rng_uuid(&c->rng);
-        char *u = rng_uuid(&c->rng);
-        v->op_id = xasprintf("%s-%s", r->is_restore ? "dd" : "du", u);
-        free(u);
-        v->snapshot_id = xasprintf("%016llx%016llx", (unsigned long long)rng_next(&c->rng),
-                                   (unsigned long long)rng_next(&c->rng));
-        if (sv->uploader == SCN_DATAMOVER) r->n_du++;
-        v->t_create = t_pods + 0.2 * (double)i;
-        v->t_accept = v->t_create + 1;
-        v->t_prepare = v->t_create + 2;
-        v->t_start = v->t_create + 3;
-        double size = (double)sv->size, rate = sv->rate > 0 ? sv->rate : 1;
-        double stall_at = sv->stall_after >= 0 ? sv->stall_after * size : INFINITY;
-        double fail_at = sv->fail_after >= 0 ? sv->fail_after * size : INFINITY;
-        v->t_stall_begin =
-            stall_at < size && stall_at < fail_at ? v->t_start + stall_at / rate : INFINITY;
-        double stall_len =
-            isfinite(v->t_stall_begin) ? (sv->stall_for > 0 ? sv->stall_for : INFINITY) : 0;
-        double end_bytes = fail_at < size ? fail_at : size;
-        v->fails = fail_at < size;
-        v->t_end = v->t_start + end_bytes / rate + stall_len;
-        v->t_cancel = INFINITY;
-        /* nobody accepts a pod volume on a node without a ready node-agent */
-        int stuck = sv->stuck_in;
-        if (!stuck && sv->uploader != SCN_DATAMOVER && !scn_agent_ready(&c->scn->cluster, v->node))
-            stuck = SCN_STUCK_NEW;
-        if (stuck) {
-            if (stuck <= SCN_STUCK_NEW) v->t_accept = INFINITY;
-            if (stuck <= SCN_STUCK_ACCEPTED) v->t_prepare = INFINITY;
-            v->t_start = v->t_end = INFINITY;
-        }
-    }
-}
-
-/* Bytes done at time t, continuous (before the 10 s grid). */
-static double vol_bytes_at(const pvol *v, double t)
-{
-    if (t <= v->t_start) return 0;
-    double rate = v->sv->rate > 0 ? v->sv->rate : 1;
-    double el = t - v->t_start;
-    if (t > v->t_stall_begin) {
-        double stall_len = v->sv->stall_for > 0 ? v->sv->stall_for : INFINITY;
-        double before = v->t_stall_begin - v->t_start;
-        el = t < v->t_stall_begin + stall_len ? before : el - stall_len;
-    }
-    double b = el * rate;
-    double cap = v->fails ? v->sv->fail_after * (double)v->sv->size : (double)v->sv->size;
-    return b > cap ? cap : b;
-}
-
-static void plan_run(simctl *c, run *r)
-{
-    scn_run *s = &r->sr;
-    r->is_restore = s->kind == SCN_RESTORE;
-    if (!s->n_namespaces && c->scn->n_namespaces) {
-        s->namespaces = xcalloc(c->scn->n_namespaces, sizeof *s->namespaces);
-        for (size_t i = 0; i < c->scn->n_namespaces; i++)
-            s->namespaces[i] = xstrdup(c->scn->namespaces[i]);
-        s->n_namespaces = c->scn->n_namespaces;
-    }
-    r->uid = rng_uuid(&c->rng);
-    r->t0 = c->epoch + s->start;
-    r->t_start = s->queued && !r->is_restore ? INFINITY : r->t0 + (r->is_restore ? 1.0 : 1.5);
-    r->t_items0 = r->t_start + 0.5;
-    r->nres = s->n_resources;
-    r->res = r->nres ? xcalloc(r->nres, sizeof *r->res) : NULL;
-    r->n_items = 0;
-    for (size_t i = 0; i < r->nres; i++) {
-        pres_init(&r->res[i], s->resources[i].name);
-        r->res[i].items = s->resources[i].items;
-        r->res[i].added = s->resources[i].added;
-        r->res[i].first = r->n_items;
-        r->n_items += s->resources[i].items;
-    }
-    r->est0 = estimate_at(r, 0);
-    int failed = s->outcome && !strcmp(s->outcome, "Failed");
-    r->errors = failed && s->errors < 1 ? 1 : s->errors;
-    r->fail_item = failed ? (int)floor(s->fail_at * r->n_items) : -1;
-    r->t_fail =
-        failed ? (r->fail_item > 0 ? item_time(r, r->fail_item - 1) : r->t_items0) + 0.5 : INFINITY;
-
-    double t_pods = r->t_items0;
-    for (size_t i = 0; i < r->nres; i++)
-        if (!strcmp(r->res[i].gr, "pods")) t_pods = r->t_items0 + r->res[i].first / s->rate;
-    plan_volumes(c, r, t_pods);
-
-    int vol_failed = 0;
-    double t_items_end = r->n_items ? item_time(r, r->n_items - 1) : r->t_items0;
-    double pass_end = t_items_end, ops_end = 0;
-    for (size_t i = 0; i < r->nvols; i++) {
-        pvol *v = &r->vols[i];
-        if (v->fails) vol_failed = 1;
-        if (v->sv->uploader == SCN_DATAMOVER)
-            ops_end = fmax(ops_end, v->t_end);
-        else
-            pass_end = fmax(pass_end, v->t_end);
-    }
-    if (failed) {
-        r->t_pass_end = r->t_fail;
-        r->t_ops_seen = r->t_fail;
-        r->t_final = r->t_fail;
-        r->final_phase = "Failed";
-        for (size_t i = 0; i < r->nvols; i++) {
-            pvol *v = &r->vols[i];
-            if (v->t_create >= r->t_fail)
-                v->t_create = INFINITY; /* never created */
-            else if (v->t_end > r->t_fail)
-                v->t_cancel = r->t_fail + 0.5;
-        }
-    } else {
-        r->t_pass_end = pass_end + 0.5;
-        if (r->n_du && ops_end > r->t_pass_end)
-            r->t_ops_seen = r->t_pass_end + 10 * ceil((ops_end - r->t_pass_end) / 10);
-        else
-            r->t_ops_seen = r->t_pass_end;
-        r->t_final = r->t_ops_seen + 1;
-        r->final_phase = s->outcome                      ? s->outcome
-                         : (r->errors > 0 || vol_failed) ? "PartiallyFailed"
-                                                         : "Completed";
-    }
-
-    /* Results: errors and warnings spread over the items' namespaces. */
-    r->errs = r->errors ? xcalloc((size_t)r->errors, sizeof *r->errs) : NULL;
-    r->warns = s->warnings ? xcalloc((size_t)s->warnings, sizeof *r->warns) : NULL;
-
-    /* Log lines, in time order. */
-    char who[300], name[200];
-    snprintf(who, sizeof who, "%s/%s", c->ns, s->name);
-    const char *wk = r->is_restore ? "restore" : "backup";
-    const char *src = r->is_restore ? "pkg/restore/restore.go:" : "pkg/backup/backup.go:";
-    char ls[64];
-#define F(k, v) {k, v}
-    {
-        simlog_field f[] = {
-            F(wk, who), F("logSource", r->is_restore ? "pkg/controller/restore_controller.go:520"
-                                                     : "pkg/controller/backup_controller.go:670")};
-        add_line(r, r->t_start, "info",
-                 r->is_restore ? "Setting up restore log" : "Setting up backup log", f, 2);
-        if (r->is_restore) {
-            char m[300];
-            snprintf(m, sizeof m, "starting restore of backup %s/%s", c->ns,
-                     s->backup ? s->backup : "");
-            add_line(r, r->t_start, "info", m, f, 2);
-        } else {
-            add_line(r, r->t_start, "info", "Setting up backup temp file", f, 2);
-            add_line(r, r->t_start, "info", "Setting up plugin manager", f, 2);
-            add_line(r, r->t_start, "info", "Getting backup item actions", f, 2);
-        }
-        kc_buf inc = {0};
-        for (size_t i = 0; i < run_nns(r); i++)
-            kc_buf_printf(&inc, "%s%s", i ? ", " : "", run_ns(r, i));
-        char m[600];
-        snprintf(m, sizeof m, "Including namespaces: %s", kc_buf_cstr(&inc));
-        kc_buf_free(&inc);
-        simlog_field f2[] = {F(wk, who),
-                             F("logSource", r->is_restore ? "pkg/restore/restore.go:280"
-                                                          : "pkg/backup/backup.go:260")};
-        add_line(r, r->t_start, "info", m, f2, 2);
-        add_line(r, r->t_start, "info", "Excluding namespaces: <none>", f2, 2);
-    }
-    double tc = r->t_start + 0.1;
-    size_t nns = run_nns(r);
-    for (size_t i = 0; i < r->nres; i++) {
-        pres *p = &r->res[i];
-        int known = p->items - p->added;
-        if (!r->is_restore) {
-            simlog_field g[] = {F(wk, who), F("logSource", "pkg/backup/item_collector.go:330"),
-                                F("resource", p->bare)};
-            add_line(r, tc, "info", "Getting items for resource", g, 3);
-        }
-        size_t nloop =
-            p->namespaced ? (nns < (size_t)known ? nns : (size_t)(known ? known : 1)) : 1;
-        for (size_t j = 0; j < nloop; j++) {
-            int cnt = p->namespaced ? known / (int)nns + ((int)j < known % (int)nns) : known;
-            const char *nsn = p->namespaced ? run_ns(r, j) : "";
-            if (r->is_restore) {
-                char m[300];
-                if (p->namespaced)
-                    snprintf(m, sizeof m, "Restoring resource '%s' into namespace '%s'", p->gr,
-                             nsn);
-                else
-                    snprintf(m, sizeof m, "Restoring cluster level resource '%s'", p->gr);
-                simlog_field g[] = {F(wk, who), F("logSource", "pkg/restore/restore.go:610")};
-                add_line(r, tc, "info", m, g, 2);
-                continue;
-            }
-            simlog_field g[] = {F(wk, who), F("logSource", "pkg/backup/item_collector.go:470"),
-                                F("namespace", nsn), F("resource", p->bare)};
-            add_line(r, tc, "info", "Listing items", g, 4);
-            char m[64];
-            snprintf(m, sizeof m, "Retrieved %d items", cnt);
-            g[1].val = "pkg/backup/item_collector.go:496";
-            add_line(r, tc, "info", m, g, 4);
-        }
-    }
-    if (!r->is_restore) {
-        char m[400];
-        snprintf(
-            m, sizeof m,
-            "Collected %d items matching the backup spec from the Kubernetes API (actual number "
-            "of items backed up may be more or less depending on velero.io/exclude-from-backup "
-            "annotation, plugins returning additional related items to back up, etc.)",
-            r->est0);
-        simlog_field g[] = {F(wk, who), F("logSource", "pkg/backup/backup.go:480"),
-                            F("progress", "")};
-        add_line(r, tc, "info", m, g, 3);
-    }
-    int last_items = r->fail_item >= 0 ? r->fail_item : r->n_items;
-    int n_err_spread = failed ? r->errors - 1 : r->errors;
-    int ei = 0, wi = 0;
-    size_t ri = 0;
-    for (int k = 0; k < last_items; k++) {
-        while (ri + 1 < r->nres && k >= r->res[ri].first + r->res[ri].items) ri++;
-        pres *p = &r->res[ri];
-        const char *nsn;
-        item_id(r, p, k - p->first, &nsn, name, sizeof name);
-        double tk = item_time(r, k);
-        double tp = tk - 0.5 / s->rate;
-        if (!r->is_restore) {
-            simlog_field g[] = {F(wk, who),        F("logSource", "pkg/backup/backup.go:452"),
-                                F("name", name),   F("namespace", nsn ? nsn : ""),
-                                F("progress", ""), F("resource", p->gr)};
-            add_line(r, tp, "info", "Processing item", g, 6);
-            g[1].val = "pkg/backup/item_backupper.go:180";
-            add_line(r, tp, "info", "Backing up item", g, 6);
-        } else {
-            char m[300];
-            snprintf(m, sizeof m, "Attempting to restore %s: %s", p->groupkind, name);
-            simlog_field g[] = {F(wk, who),        F("logSource", "pkg/restore/restore.go:1590"),
-                                F("name", name),   F("namespace", nsn ? nsn : ""),
-                                F("progress", ""), F("resource", p->gr)};
-            add_line(r, tp, "info", m, g, 6);
-        }
-        /* errors and warnings at evenly spread items */
-        while (ei < n_err_spread && (long)(ei + 1) * last_items / (n_err_spread + 1) == k) {
-            char m[600];
-            snprintf(m, sizeof m, err_texts[ei % 3], nsn ? nsn : "cluster", name);
-            simlog_field g[] = {F(wk, who),
-                                F("error", m),
-                                F("logSource", r->is_restore ? "pkg/restore/restore.go:1420"
-                                                             : "pkg/backup/backup.go:520"),
-                                F("name", name),
-                                F("namespace", nsn ? nsn : ""),
-                                F("resource", p->gr)};
-            add_line(r, tp, "error",
-                     r->is_restore ? "error restoring item" : "Error backing up item", g, 6);
-            add_result(r, xstrdup(m));
-            r->errs[ei].scope = nsn ? nsn : "cluster";
-            r->errs[ei].msg = r->msgs[r->nmsgs - 1];
-            ei++;
-        }
-        while (wi < s->warnings && (long)(wi + 1) * last_items / (s->warnings + 1) == k) {
-            char m[600];
-            snprintf(m, sizeof m, warn_texts[wi % 3], nsn ? nsn : "cluster", name);
-            simlog_field g[] = {F(wk, who),
-                                F("logSource", r->is_restore ? "pkg/restore/restore.go:1510"
-                                                             : "pkg/backup/item_backupper.go:140"),
-                                F("name", name), F("namespace", nsn ? nsn : ""),
-                                F("resource", p->gr)};
-            add_line(r, tp, "warning", m, g, 5);
-            add_result(r, xstrdup(m));
-            r->warns[wi].scope = nsn ? nsn : "cluster";
-            r->warns[wi].msg = r->msgs[r->nmsgs - 1];
-            wi++;
-        }
-        int done = k + 1, total = estimate_at(r, done);
-        char m[200];
-        if (!r->is_restore) {
-            snprintf(m, sizeof m,
-                     "Backed up %d items out of an estimated total of %d (estimate will change "
-                     "throughout the backup)",
-                     done, total);
-            simlog_field g[] = {F(wk, who),
-                                F("kind", p->groupkind),
-                                F("logSource", "pkg/backup/backup.go:499"),
-                                F("name", name),
-                                F("namespace", nsn ? nsn : ""),
-                                F("progress", "")};
-            add_line(r, tk, "info", m, g, 6);
-        } else {
-            snprintf(m, sizeof m,
-                     "Restored %d items out of an estimated total of %d (estimate will change "
-                     "throughout the restore)",
-                     done, total);
-            simlog_field g[] = {F(wk, who),        F("logSource", "pkg/restore/restore.go:1720"),
-                                F("name", name),   F("namespace", nsn ? nsn : ""),
-                                F("progress", ""), F("resource", p->gr)};
-            add_line(r, tk, "info", m, g, 6);
-        }
-    }
-    /* remaining warnings (runs with fewer items than warnings) */
-    for (; wi < s->warnings; wi++) {
-        char m[300];
-        snprintf(m, sizeof m, warn_texts[wi % 3], "velero", s->name);
-        simlog_field g[] = {F(wk, who), F("logSource", "pkg/backup/backup.go:610")};
-        add_line(r, r->t_pass_end - 0.2, "warning", m, g, 2);
-        add_result(r, xstrdup(m));
-        r->warns[wi].scope = "velero";
-        r->warns[wi].msg = r->msgs[r->nmsgs - 1];
-    }
-    for (; ei < n_err_spread; ei++) {
-        char m[300];
-        snprintf(m, sizeof m, err_texts[ei % 3], "velero", s->name);
-        simlog_field g[] = {F(wk, who), F("error", m), F("logSource", "pkg/backup/backup.go:612")};
-        add_line(r, r->t_pass_end - 0.2, "error", "Error backing up item", g, 3);
-        add_result(r, xstrdup(m));
-        r->errs[ei].scope = "velero";
-        r->errs[ei].msg = r->msgs[r->nmsgs - 1];
-    }
-    for (size_t i = 0; i < r->nvols; i++) {
-        pvol *v = &r->vols[i];
-        if (!isfinite(v->t_create)) continue;
-        char m[400];
-        if (v->sv->uploader == SCN_DATAMOVER)
-            snprintf(m, sizeof m, "%s %s/%s created for PVC %s/%s",
-                     r->is_restore ? "DataDownload" : "DataUpload", c->ns, v->name, v->sv->ns,
-                     v->sv->pvc);
-        else
-            snprintf(m, sizeof m, "Created %s %s/%s for pod %s/%s volume %s",
-                     r->is_restore ? "PodVolumeRestore" : "PodVolumeBackup", c->ns, v->name,
-                     v->sv->ns, v->sv->pod, v->sv->volume);
-        simlog_field g[] = {F(wk, who),
-                            F("logSource", r->is_restore ? "pkg/podvolume/restorer.go:180"
-                                                         : "pkg/podvolume/backupper.go:320")};
-        add_line(r, v->t_create, "info", m, g, 2);
-    }
-    snprintf(ls, sizeof ls, "%s%d", src, r->is_restore ? 640 : 430);
-    if (failed) {
-        simlog_field g[] = {
-            F(wk, who), F("error", s->failure_reason ? s->failure_reason : "failed"),
-            F("logSource", r->is_restore ? "pkg/controller/restore_controller.go:590"
-                                         : "pkg/controller/backup_controller.go:700")};
-        add_line(r, r->t_fail, "error", r->is_restore ? "restore failed" : "backup failed", g, 3);
-        add_result(r, xstrdup(s->failure_reason ? s->failure_reason : "failed"));
-        r->errs[r->errors - 1].scope = "velero";
-        r->errs[r->errors - 1].msg = r->msgs[r->nmsgs - 1];
-    } else if (isfinite(r->t_pass_end)) {
-        char m[200];
-        simlog_field g[] = {F(wk, who), F("logSource", ls), F("progress", "")};
-        if (!r->is_restore) {
-            if (r->nvols > (size_t)r->n_du)
-                add_line(r, t_items_end, "info", "Waiting for all pod volume backups to complete",
-                         g, 2);
-            snprintf(m, sizeof m, "Backed up a total of %d items", r->n_items);
-            add_line(r, r->t_pass_end, "info", m, g, 3);
-        } else {
-            add_line(r, r->t_pass_end, "info",
-                     "Waiting for all post-restore-exec hooks to complete", g, 2);
-            add_line(r, r->t_pass_end, "info",
-                     "Done waiting for all post-restore exec hooks to complete", g, 2);
-        }
-    }
-    if (isfinite(r->t_final)) {
-        simlog_field g[] = {F("controller", wk), F(wk, who),
-                            F("logSource", r->is_restore
-                                               ? "pkg/controller/restore_controller.go:600"
-                                               : "pkg/controller/backup_controller.go:720")};
-        add_line(r, r->t_final + 0.001, "info",
-                 r->is_restore ? "restore completed" : "Backup completed", g, 3);
-    }
-#undef F
-    /* stable sort by time (insertion sort keeps order of equal times; lines are nearly sorted) */
-    for (size_t i = 1; i < r->nlines; i++) {
-        pline x = r->lines[i];
-        size_t j = i;
-        while (j > 0 && r->lines[j - 1].t > x.t) {
-            r->lines[j] = r->lines[j - 1];
-            j--;
-        }
-        r->lines[j] = x;
-    }
-}
-
-static void run_free(run *r)
-{
-    if (!r) return;
-    for (size_t i = 0; i < r->nres; i++) pres_clear(&r->res[i]);
-    free(r->res);
-    for (size_t i = 0; i < r->nvols; i++) {
-        pvol *v = &r->vols[i];
-        free(v->name);
-        free(v->node);
-        free(v->pod_uid);
-        free(v->pvc_uid);
-        free(v->op_id);
-        free(v->snapshot_id);
-        cJSON_Delete(v->last);
-        restic_job_free(v->real);
-    }
-    free(r->vols);
-    for (size_t i = 0; i < r->nlines; i++) free(r->lines[i].text);
-    free(r->lines);
-    for (size_t i = 0; i < r->nmsgs; i++) free(r->msgs[i]);
-    free(r->msgs);
-    free(r->errs);
-    free(r->warns);
-    free(r->uid);
-    free(r->backup_schedule);
-    cJSON_Delete(r->last);
-    scn_run_clear(&r->sr);
-    free(r);
-}
-
 /* ---- desired state at a simulated time ---- */
 
-static const char *run_phase(const run *r, double t)
-{
-    if (!r->is_restore) {
-        if (t < r->t0 + 0.5) return "New";
-        if (t < r->t0 + 1.0 || r->sr.queued) return "Queued";
-        if (t < r->t_start) return "ReadyToStart";
-    } else if (t < r->t_start) {
-        return "New";
-    }
-    if (t >= r->t_final) return r->final_phase;
-    if (t < r->t_pass_end) return "InProgress";
-    int pf = !strcmp(r->final_phase, "PartiallyFailed");
-    if (t < r->t_ops_seen)
-        return pf ? "WaitingForPluginOperationsPartiallyFailed" : "WaitingForPluginOperations";
-    return pf ? "FinalizingPartiallyFailed" : "Finalizing";
-}
-
-static int run_failed(const run *r)
-{
-    return r->fail_item >= 0;
-}
-
-static int vol_terminal_at(const pvol *v, double t)
-{
-    return t >= v->t_cancel || t >= v->t_end;
-}
-
-static cJSON *run_status(const simctl *c, const run *r, double t)
+static cJSON *run_status(const simctl *c, const sp_run *r, double t)
 {
     cJSON *st = cJSON_CreateObject();
-    const char *phase = run_phase(r, t);
+    const char *phase = sp_run_phase(r, t);
     cJSON_AddStringToObject(st, "phase", phase);
     if (!strcmp(phase, "Queued"))
         cJSON_AddNumberToObject(st, "queuePosition", r->queue_pos ? r->queue_pos : 1);
@@ -818,25 +97,25 @@ static cJSON *run_status(const simctl *c, const run *r, double t)
     if (t >= r->t_start + 0.1) { /* items collected */
         int done, total;
         int ended = t >= r->t_pass_end;
-        if (ended && !run_failed(r)) {
+        if (ended && !sp_run_failed(r)) {
             done = total = r->n_items;
         } else {
-            done = ended ? r->fail_item : items_at(r, t);
-            total = estimate_at(r, done);
+            done = ended ? r->fail_item : sp_items_at(r, t);
+            total = sp_estimate_at(r, done);
         }
         cJSON *pg = cJSON_AddObjectToObject(st, "progress");
         if (total) cJSON_AddNumberToObject(pg, "totalItems", total);
         if (done)
             cJSON_AddNumberToObject(pg, r->is_restore ? "itemsRestored" : "itemsBackedUp", done);
-        if (!c->opts.no_resource_progress && r->nres) {
+        if ((c->opts.resource_progress || c->scn->resource_progress) && r->nres) {
             cJSON *rp = cJSON_AddObjectToObject(st, "resourceProgress");
             for (size_t i = 0; i < r->nres; i++) {
-                const pres *p = &r->res[i];
+                const sp_res *p = &r->res[i];
                 int proc = done - p->first;
                 if (proc < 0) proc = 0;
                 if (proc > p->items) proc = p->items;
-                int tot =
-                    done > p->first || (ended && !run_failed(r)) ? p->items : p->items - p->added;
+                int tot = done > p->first || (ended && !sp_run_failed(r)) ? p->items
+                                                                          : p->items - p->added;
                 cJSON *e = cJSON_AddObjectToObject(rp, p->gr);
                 cJSON_AddNumberToObject(e, "processed", proc);
                 cJSON_AddNumberToObject(e, "total", tot);
@@ -851,13 +130,13 @@ static cJSON *run_status(const simctl *c, const run *r, double t)
             cJSON_AddNumberToObject(h, "hooksAttempted", r->sr.hooks_attempted);
             if (r->sr.hooks_failed) cJSON_AddNumberToObject(h, "hooksFailed", r->sr.hooks_failed);
         }
-        if (r->n_du && !run_failed(r)) {
+        if (r->n_du && !sp_run_failed(r)) {
             /* the operations controller syncs every 10 s */
             double ts =
                 t >= r->t_ops_seen ? t : r->t_pass_end + 10 * floor((t - r->t_pass_end) / 10);
             int ok = 0, bad = 0;
             for (size_t i = 0; i < r->nvols; i++) {
-                const pvol *v = &r->vols[i];
+                const sp_vol *v = &r->vols[i];
                 if (v->sv->uploader != SCN_DATAMOVER || ts < v->t_end) continue;
                 if (v->fails)
                     bad++;
@@ -875,14 +154,14 @@ static cJSON *run_status(const simctl *c, const run *r, double t)
         }
     }
     if (t >= r->t_final) {
-        if (run_failed(r) && r->sr.failure_reason)
+        if (sp_run_failed(r) && r->sr.failure_reason)
             cJSON_AddStringToObject(st, "failureReason", r->sr.failure_reason);
         add_time(st, "completionTimestamp", r->t_final);
     }
     return st;
 }
 
-static cJSON *vol_status(const run *r, const pvol *v, double t)
+static cJSON *vol_status(const sp_run *r, const sp_vol *v, double t)
 {
     int dm = v->sv->uploader == SCN_DATAMOVER;
     cJSON *st = cJSON_CreateObject();
@@ -913,16 +192,16 @@ static cJSON *vol_status(const run *r, const pvol *v, double t)
             total = v->real_total;
             b = (double)v->real_done;
         } else if (t >= tend) {
-            b = t >= v->t_cancel || v->fails ? vol_bytes_at(v, tend) : (double)total;
+            b = t >= v->t_cancel || v->fails ? sp_vol_bytes_at(v, tend) : (double)total;
             if (t >= v->t_cancel)
-                b = vol_bytes_at(v, v->t_start + 10 * floor((tend - v->t_start) / 10));
+                b = sp_vol_bytes_at(v, v->t_start + 10 * floor((tend - v->t_start) / 10));
         } else {
-            b = vol_bytes_at(v, v->t_start + 10 * floor((t - v->t_start) / 10));
+            b = sp_vol_bytes_at(v, v->t_start + 10 * floor((t - v->t_start) / 10));
         }
         if (total) cJSON_AddNumberToObject(pg, "totalBytes", (double)total);
         if (b >= 1) cJSON_AddNumberToObject(pg, "bytesDone", floor(b));
     }
-    if (vol_terminal_at(v, t) && t >= v->t_start) {
+    if (sp_vol_terminal_at(v, t) && t >= v->t_start) {
         add_time(st, "completionTimestamp", fmin(v->t_end, v->t_cancel));
         if (!strcmp(phase, "Completed")) cJSON_AddStringToObject(st, "snapshotID", v->snapshot_id);
         if (!strcmp(phase, "Failed"))
@@ -977,7 +256,7 @@ static cJSON *new_object(const char *api, const char *kind, const char *ns, cons
     return o;
 }
 
-static void owner_ref(cJSON *o, const run *r)
+static void owner_ref(cJSON *o, const sp_run *r)
 {
     cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
     cJSON *refs = cJSON_AddArrayToObject(md, "ownerReferences");
@@ -1004,7 +283,7 @@ static char *store_create(simctl *c, const char *plural, cJSON *obj)
     return uid ? uid : xstrdup("");
 }
 
-static cJSON *run_object(simctl *c, const run *r, double t)
+static cJSON *run_object(simctl *c, const sp_run *r, double t)
 {
     const scn_run *s = &r->sr;
     cJSON *o =
@@ -1049,7 +328,7 @@ static cJSON *run_object(simctl *c, const run *r, double t)
     return o;
 }
 
-static cJSON *vol_object(simctl *c, const run *r, const pvol *v, double t)
+static cJSON *vol_object(simctl *c, const sp_run *r, const sp_vol *v, double t)
 {
     const scn_volume *sv = v->sv;
     int dm = sv->uploader == SCN_DATAMOVER;
@@ -1143,7 +422,7 @@ static int replace_status(cJSON *obj, void *arg)
 
 /* Pushes a run's item-pass end (and what follows) later, for a real restic job that is slower
  * than its plan. Caller holds c->mu. */
-static void run_delay(run *r, double old_pass_end, double delta)
+static void run_delay(sp_run *r, double old_pass_end, double delta)
 {
     for (size_t i = 0; i < r->nlines; i++)
         if (r->lines[i].t >= old_pass_end && i >= r->emitted) r->lines[i].t += delta;
@@ -1152,7 +431,7 @@ static void run_delay(run *r, double old_pass_end, double delta)
     r->t_final += delta;
 }
 
-static void vol_real_step(simctl *c, run *r, pvol *v, double now, kc_buf *podlog_dummy)
+static void vol_real_step(simctl *c, sp_run *r, sp_vol *v, double now, kc_buf *podlog_dummy)
 {
     (void)podlog_dummy;
     if (v->sv->uploader != SCN_RESTIC_REAL || now < v->t_start || v->real_state >= 2) return;
@@ -1167,7 +446,7 @@ static void vol_real_step(simctl *c, run *r, pvol *v, double now, kc_buf *podlog
             snprintf(m, sizeof m, "restic-real volume %s falls back to simulated progress: %s",
                      v->name, err);
             simlog_field f[] = {{"backup", who}, {"logSource", "pkg/uploader/restic.go:90"}};
-            char *line = simlog_line(now, "warning", m, f, 2);
+            char *line = simlog_format(c->opts.log_json, now, "warning", m, f, 2);
             simstore_log_append(c->store, c->pod, now, line);
             free(line);
             return;
@@ -1245,7 +524,7 @@ static int pending_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static run *find_run(simctl *c, int restore, const char *name)
+static sp_run *find_run(simctl *c, int restore, const char *name)
 {
     for (size_t i = 0; i < c->nruns; i++)
         if (c->runs[i]->is_restore == restore && !strcmp(c->runs[i]->sr.name, name))
@@ -1253,53 +532,23 @@ static run *find_run(simctl *c, int restore, const char *name)
     return NULL;
 }
 
-/* Velero's server restarted while r was InProgress (the scenario's velero.restart_at): it logs
- * nothing more, and when it is back (down_for later) it marks the run Failed and cancels its
- * unfinished volumes (pkg/cmd/server/server.go). */
-static void orphan_on_restart(simctl *c, run *r)
-{
-    const scn_cluster *cl = &c->scn->cluster;
-    if (!cl->has_restart) return;
-    double t = c->epoch + cl->restart_at, back = t + cl->down_for;
-    if (!(r->t_start <= t && t < r->t_pass_end)) return;
-    int done = items_at(r, t);
-    r->fail_item = done > 0 ? done : 0;
-    r->t_fail = r->t_pass_end = r->t_ops_seen = r->t_final = back;
-    r->final_phase = "Failed";
-    r->errors = 0;
-    free(r->sr.failure_reason);
-    r->sr.failure_reason = xstrdup(
-        r->is_restore ? "found a restore with status \"InProgress\" during the server starting, "
-                        "mark it as \"Failed\""
-                      : "found a backup with status \"InProgress\" during the server starting, "
-                        "mark it as \"Failed\"");
-    for (size_t i = 0; i < r->nvols; i++)
-        if (!vol_terminal_at(&r->vols[i], t)) r->vols[i].t_cancel = back;
-    size_t keep = 0;
-    while (keep < r->nlines && r->lines[keep].t <= t) keep++;
-    for (size_t i = keep; i < r->nlines; i++) free(r->lines[i].text);
-    r->nlines = keep;
-}
-
 static void add_run(simctl *c, const scn_run *src)
 {
-    run *r = xcalloc(1, sizeof *r);
+    sp_run *r = xcalloc(1, sizeof *r);
     scn_run_copy(&r->sr, src);
-    plan_run(c, r);
-    if (r->sr.hang) { /* the end of the item pass never comes, nor its log lines */
-        size_t keep = 0;
-        while (keep < r->nlines && r->lines[keep].t < r->t_pass_end) keep++;
-        for (size_t i = keep; i < r->nlines; i++) free(r->lines[i].text);
-        r->nlines = keep;
-        r->t_pass_end = r->t_ops_seen = r->t_final = INFINITY;
-    }
-    orphan_on_restart(c, r);
+    sp_ctx pc = {.ns = c->ns,
+                 .epoch = c->epoch,
+                 .scn = c->scn,
+                 .rng = &c->rng,
+                 .log_json = c->opts.log_json,
+                 .seed = c->opts.seed};
+    sp_plan_run(&pc, r);
     if (r->sr.queued && !r->is_restore) {
         r->queue_pos = 1;
         for (size_t i = 0; i < c->nruns; i++) r->queue_pos += c->runs[i]->sr.queued;
     }
     if (r->is_restore && r->sr.backup) {
-        run *b = find_run(c, 0, r->sr.backup);
+        sp_run *b = find_run(c, 0, r->sr.backup);
         if (b && b->sr.schedule) r->backup_schedule = xstrdup(b->sr.schedule);
     }
     pthread_mutex_lock(&c->mu);
@@ -1320,7 +569,7 @@ static void write_status(simctl *c, const char *plural, const char *name, cJSON 
     *last = desired;
 }
 
-static void step_run(simctl *c, run *r, double now, line_batch *lines, double pod_start)
+static void step_run(simctl *c, sp_run *r, double now, line_batch *lines, double pod_start)
 {
     const char *plural = r->is_restore ? "restores" : "backups";
     if (!r->exists) {
@@ -1341,7 +590,7 @@ static void step_run(simctl *c, run *r, double now, line_batch *lines, double po
     }
     int all_done = 1;
     for (size_t i = 0; i < r->nvols; i++) {
-        pvol *v = &r->vols[i];
+        sp_vol *v = &r->vols[i];
         const char *vp = v->sv->uploader == SCN_DATAMOVER
                              ? (r->is_restore ? "datadownloads" : "datauploads")
                              : (r->is_restore ? "podvolumerestores" : "podvolumebackups");
@@ -1357,9 +606,9 @@ static void step_run(simctl *c, run *r, double now, line_batch *lines, double po
             if (!uid) {
                 /* name taken: pick another suffix next tick */
                 char suf[8];
-                rng_suffix(c, suf, 5);
+                sp_rng_suffix(&c->rng, suf, 5);
                 free(v->name);
-                v->name = generated_name(r->sr.name, suf);
+                v->name = sp_generated_name(r->sr.name, suf);
                 cJSON_Delete(v->last);
                 v->last = NULL;
                 continue;
@@ -1378,7 +627,7 @@ static void step_run(simctl *c, run *r, double now, line_batch *lines, double po
             snprintf(v->agent_phase, sizeof v->agent_phase, "%s", ph);
             simpods_agent_log(c->pods, v->node, r->is_restore, v->name, ph, now);
         }
-        if (vol_terminal_at(v, now) && v->real_state != 1) v->done = 1;
+        if (sp_vol_terminal_at(v, now) && v->real_state != 1) v->done = 1;
     }
     while (r->emitted < r->nlines && r->lines[r->emitted].t <= now) {
         if (r->lines[r->emitted].t >= pod_start)
@@ -1510,7 +759,7 @@ static void step_downloads(simctl *c)
         if (!kind || !tname) continue;
         int restore = !strncmp(kind, "Restore", 7);
         pthread_mutex_lock(&c->mu);
-        run *r = find_run(c, restore, tname);
+        sp_run *r = find_run(c, restore, tname);
         if (!r || !r->exists) {
             /* Not one of the controller's runs. Velero signs a URL whenever the Backup or
              * Restore object exists (fetching it then answers 404: nothing was stored) and
@@ -1524,8 +773,8 @@ static void step_downloads(simctl *c)
         c->tokens = xrealloc(c->tokens, (c->ntokens + 1) * sizeof *c->tokens);
         struct token *tk = &c->tokens[c->ntokens++];
         snprintf(tk->tok, sizeof tk->tok, "%016llx%016llx",
-                 (unsigned long long)rng_next(&c->tokrng),
-                 (unsigned long long)rng_next(&c->tokrng));
+                 (unsigned long long)sp_rng_next(&c->tokrng),
+                 (unsigned long long)sp_rng_next(&c->tokrng));
         tk->kind = xstrdup(kind);
         tk->target = xstrdup(tname);
         tk->expires = wall + DR_TTL;
@@ -1544,6 +793,15 @@ static void step_downloads(simctl *c)
 
 /* ---- runs created by others (kubectl, the velero CLI) ---- */
 
+static int label_storage_location(cJSON *obj, void *arg)
+{
+    char lv[64];
+    cJSON *l = labels_of(obj);
+    cJSON_DeleteItemFromObjectCaseSensitive(l, "velero.io/storage-location");
+    cJSON_AddStringToObject(l, "velero.io/storage-location", valid_label(arg, lv));
+    return 1;
+}
+
 /* A backup or restore someone else created gets a small default plan, as Velero would run it. */
 static void adopt(simctl *c, int restore, const cJSON *obj, double now)
 {
@@ -1554,7 +812,7 @@ static void adopt(simctl *c, int restore, const cJSON *obj, double now)
     const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
     if (!name || (phase && *phase && strcmp(phase, "New"))) return;
     pthread_mutex_lock(&c->mu);
-    run *known = find_run(c, restore, name);
+    sp_run *known = find_run(c, restore, name);
     pthread_mutex_unlock(&c->mu);
     if (known) return;
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
@@ -1595,10 +853,13 @@ static void adopt(simctl *c, int restore, const cJSON *obj, double now)
     }
     add_run(c, &r);
     scn_run_clear(&r);
-    run *nr = c->runs[c->nruns - 1];
+    sp_run *nr = c->runs[c->nruns - 1];
     free(nr->uid);
     nr->uid = xstrdup(uid ? uid : "");
     nr->exists = 1; /* already in the store: only its status is ours */
+    if (!restore)   /* the backup controller labels it at validation */
+        simstore_mutate(c->store, "backups", c->ns, name, label_storage_location,
+                        nr->sr.storage_location);
 }
 
 static void step_adopt(simctl *c, double now)
@@ -1636,7 +897,7 @@ static void tick(simctl *c)
     line_batch lines = {0};
     double pod_start = c->epoch - POD_LOG_WINDOW;
     for (size_t i = 0; i < c->nruns; i++) {
-        run *r = c->runs[i];
+        sp_run *r = c->runs[i];
         if (r->gone || r->finished) continue;
         step_run(c, r, now, &lines, pod_start);
     }
@@ -1682,7 +943,7 @@ static double sched_last_run(simctl *c, const char *name)
 {
     double last = 0;
     for (size_t k = 0; k < c->nruns; k++) {
-        const run *r = c->runs[k];
+        const sp_run *r = c->runs[k];
         if (!r->is_restore && r->sr.schedule && !strcmp(r->sr.schedule, name) &&
             r->t0 <= c->epoch && r->t0 > last)
             last = r->t0;
@@ -1701,9 +962,17 @@ static void create_static(simctl *c)
         cJSON_AddStringToObject(spec, "provider", "aws");
         cJSON *os = cJSON_AddObjectToObject(spec, "objectStorage");
         cJSON_AddStringToObject(os, "bucket", "velero-backups");
+        if (c->opts.object_store_ca) { /* base64 of the PEM bundle, as the BSL's []byte */
+            char *ca = kc_base64_encode((const unsigned char *)c->opts.object_store_ca,
+                                        strlen(c->opts.object_store_ca));
+            cJSON_AddStringToObject(os, "caCert", ca);
+            free(ca);
+        }
         cJSON *cfg = cJSON_AddObjectToObject(spec, "config");
         cJSON_AddStringToObject(cfg, "region", "minio");
-        cJSON_AddStringToObject(cfg, "s3Url", "http://minio.velero.svc:9000");
+        cJSON_AddStringToObject(cfg, "s3Url",
+                                c->opts.object_store_ca ? "https://minio.velero.svc:9000"
+                                                        : "http://minio.velero.svc:9000");
         cJSON_AddTrueToObject(spec, "default");
         cJSON_AddStringToObject(spec, "accessMode", "ReadWrite");
         cJSON *st = cJSON_AddObjectToObject(o, "status");
@@ -1778,7 +1047,12 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
                                : scn_cron_next(&cron, c->epoch, last > 0 ? last : c->epoch);
     }
     create_static(c);
+    c->manual_now = c->epoch;
     tick(c); /* history and runs in flight exist before anyone looks */
+    if (c->opts.manual) {
+        c->stop = 1; /* no thread to stop */
+        return c;
+    }
     if (pthread_create(&c->thread, NULL, thread_main, c)) {
         snprintf(err, errlen, "cannot start the controller thread");
         c->stop = 1;
@@ -1797,7 +1071,7 @@ void simctl_stop(simctl *c)
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
     if (running) pthread_join(c->thread, NULL);
-    for (size_t i = 0; i < c->nruns; i++) run_free(c->runs[i]);
+    for (size_t i = 0; i < c->nruns; i++) sp_run_free(c->runs[i]);
     free(c->runs);
     for (size_t i = 0; i < c->ntokens; i++) {
         free(c->tokens[i].kind);
@@ -1826,12 +1100,12 @@ static int str_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char *resource_list_json(const run *r)
+static char *resource_list_json(const sp_run *r)
 {
     cJSON *o = cJSON_CreateObject();
-    int last = run_failed(r) ? r->fail_item : r->n_items;
+    int last = sp_run_failed(r) ? r->fail_item : r->n_items;
     for (size_t i = 0; i < r->nres; i++) {
-        const pres *p = &r->res[i];
+        const sp_res *p = &r->res[i];
         int n = last - p->first;
         if (n > p->items) n = p->items;
         if (n <= 0) continue;
@@ -1841,7 +1115,7 @@ static char *resource_list_json(const run *r)
         for (int k = 0; k < n; k++) {
             const char *ns;
             char name[200];
-            item_id(r, p, k, &ns, name, sizeof name);
+            sp_item_id(r, p, k, &ns, name, sizeof name);
             names[k] = xasprintf("%s%s%s%s", ns ? ns : "", ns ? "/" : "", name,
                                  r->is_restore ? "(created)" : "");
         }
@@ -1872,14 +1146,14 @@ int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *
         goto out;
     }
     int restore = !strncmp(tk->kind, "Restore", 7);
-    run *r = find_run(c, restore, tk->target);
+    sp_run *r = find_run(c, restore, tk->target);
     if (!r || sim_now(c) < r->t_pass_end) goto out; /* not written yet */
     char *content = NULL;
     const char *k = tk->kind + (restore ? 7 : 6);
     if (!strcmp(k, "Log")) {
         kc_buf b = {0};
         for (size_t i = 0; i < r->nlines && r->lines[i].t <= r->t_pass_end; i++)
-            kc_buf_printf(&b, "%s\n", r->lines[i].text);
+            if (!r->lines[i].live_only) kc_buf_printf(&b, "%s\n", r->lines[i].text);
         content = kc_buf_cstr(&b);
     } else if (!strcmp(k, "ResourceList")) {
         content = resource_list_json(r);
@@ -1908,4 +1182,16 @@ void simctl_expire_downloads(simctl *c)
 double simctl_now(simctl *c)
 {
     return sim_now(c);
+}
+
+void simctl_advance(simctl *c, double t)
+{
+    if (!c || !c->opts.manual) return;
+    if (t > c->manual_now) c->manual_now = t;
+    tick(c);
+}
+
+double simctl_epoch(simctl *c)
+{
+    return c->epoch;
 }

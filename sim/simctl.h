@@ -10,13 +10,17 @@ typedef struct simctl_opts {
     const char *scenario; /* "demo", "empty", or a YAML path */
     double speed;
     unsigned seed;
-    int no_resource_progress;
+    int resource_progress; /* write status.resourceProgress (no Velero release has it; also the
+                            * scenario's `resource_progress: true`); 0 = stock Velero */
+    int log_json;          /* the server's --log-format json (pod log and stored logs); 0 = text */
     int passive; /* do not run Backups/Restores created by others (API conformance tests) */
-    const char *base_url; /* the sim's URL, for DownloadRequest downloadURLs */
-    const char *ns;       /* Velero namespace, "velero" */
+    const char *base_url;        /* the sim's URL, for DownloadRequest downloadURLs */
+    const char *object_store_ca; /* PEM of the object store's CA: the BSL's caCert; NULL = none */
+    const char *ns;              /* Velero namespace, "velero" */
     int quiet;
     const char *restic; /* (h5) restic binary for restic-real volumes; NULL = "restic" in PATH */
-    int helm; /* the Helm chart's pod labels instead of `velero install`'s (--layout helm) */
+    int helm;   /* the Helm chart's pod labels instead of `velero install`'s (--layout helm) */
+    int manual; /* (i9) no thread, no real clock: the caller moves time with simctl_advance */
 } simctl_opts;
 
 /* Loads the scenario and starts the controller thread. NULL with err on a bad scenario. */
@@ -31,3 +35,8 @@ int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *
 void simctl_expire_downloads(simctl *c);
 /* The simulated time now (unix seconds): the scenario's epoch plus real time x speed. */
 double simctl_now(simctl *c);
+/* (i9) With opts.manual: sets the simulated time (unix seconds, never backwards) and runs one tick
+ * of the controller there, on the caller's thread. For benchmarks over simulated hours. */
+void simctl_advance(simctl *c, double t);
+/* (i9) The simulated unix time the sim started at (the scenario's epoch or the wall clock). */
+double simctl_epoch(simctl *c);

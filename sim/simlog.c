@@ -65,3 +65,52 @@ char *simlog_line(double when, const char *level, const char *msg, const simlog_
     }
     return kc_buf_cstr(&b);
 }
+
+/* Go's encoding/json string escaping with HTML escaping on (logrus' default). */
+static void append_json_string(kc_buf *b, const char *s)
+{
+    kc_buf_append(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            kc_buf_printf(b, "\\%c", *p);
+        else if (*p == '\n')
+            kc_buf_append(b, "\\n", 2);
+        else if (*p == '\r')
+            kc_buf_append(b, "\\r", 2);
+        else if (*p == '\t')
+            kc_buf_append(b, "\\t", 2);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+            kc_buf_printf(b, "\\u%04x", *p);
+        else
+            kc_buf_append(b, p, 1);
+    }
+    kc_buf_append(b, "\"", 1);
+}
+
+char *simlog_format(int json, double when, const char *level, const char *msg,
+                    const simlog_field *fields, size_t n)
+{
+    if (!json) return simlog_line(when, level, msg, fields, n);
+    char ts[40];
+    kc_format_time(when, ts, sizeof ts);
+    simlog_field all[35];
+    if (n > 32) n = 32;
+    for (size_t i = 0; i < n; i++) {
+        all[i] = fields[i];
+        if (!strcmp(all[i].key, "error")) all[i].key = "error.message";
+    }
+    all[n++] = (simlog_field){"level", level};
+    all[n++] = (simlog_field){"msg", msg};
+    all[n++] = (simlog_field){"time", ts};
+    qsort(all, n, sizeof *all, field_cmp);
+    kc_buf b = {0};
+    kc_buf_append(&b, "{", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i) kc_buf_append(&b, ",", 1);
+        append_json_string(&b, all[i].key);
+        kc_buf_append(&b, ":", 1);
+        append_json_string(&b, all[i].val ? all[i].val : "");
+    }
+    kc_buf_append(&b, "}", 1);
+    return kc_buf_cstr(&b);
+}

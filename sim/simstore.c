@@ -712,6 +712,21 @@ static void conflict(const sim_resource *r, const char *name, int *status, char 
     free(q);
 }
 
+/* Whether two objects are equal in every top-level field but metadata. */
+static int same_but_metadata(const cJSON *a, const cJSON *b)
+{
+    int na = 0, nb = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, b) nb += strcmp(x->string, "metadata") != 0;
+    cJSON_ArrayForEach(x, a)
+    {
+        if (!strcmp(x->string, "metadata")) continue;
+        na++;
+        if (!cJSON_Compare(x, cJSON_GetObjectItemCaseSensitive(b, x->string), 1)) return 0;
+    }
+    return na == nb;
+}
+
 /* Replaces e->obj by next (taken), keeping identity fields; status_only keeps all but .status.
  * Bumps generation on spec changes; records MODIFIED. Returns a copy. */
 static cJSON *commit_change(simstore *s, size_t ri, sim_entry *e, cJSON *next, int status_only)
@@ -741,6 +756,11 @@ static cJSON *commit_change(simstore *s, size_t ri, sim_entry *e, cJSON *next, i
     const cJSON *cs = cJSON_GetObjectItemCaseSensitive(cur, "spec");
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(next, "spec");
     int same_spec = (!cs && !ns) || (cs && ns && cJSON_Compare(cs, ns, 1));
+    if (r->group[0] && same_spec) {
+        /* a custom resource without a status subresource (all of Velero's): any change but to
+         * metadata bumps generation (apiextensions-apiserver customResourceStrategy) */
+        same_spec = same_but_metadata(cur, next);
+    }
     set_num(md, "generation", same_spec ? gen : gen + 1);
     /* an unchanged object is not a new version (as the apiserver's no-op update) */
     set_str(md, "resourceVersion", md_str(cur, "resourceVersion"));

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kubeclient/util.h"
+#include "objstore.h"
 #include "server.h"
 #include "simctl.h"
 #include "simstore.h"
@@ -26,6 +27,9 @@ struct vsim {
     char *host;
     char *url;
     int port;
+    objstore *objs;    /* --object-store-tls: the object store's own HTTPS origin */
+    tlsgen objs_certs; /* its own CA and certificate */
+    char *objs_url;
 };
 
 static int vsim_download(void *arg, const char *token, unsigned char **data, size_t *len,
@@ -93,9 +97,17 @@ static void create_velero_pod(simstore *st, const char *ns)
     cJSON_AddBoolToObject(cst, "ready", 1);
     cJSON_AddBoolToObject(cst, "started", 1);
     cJSON_AddNumberToObject(cst, "restartCount", 0);
-    cJSON_AddStringToObject(cst, "image", "velero/velero:v1.18.2");
+    cJSON_AddStringToObject(cst, "image", "docker.io/velero/velero:v1.18.2");
+    /* imageID has no omitempty (python3-kubernetes refuses a ContainerStatus without it) */
+    cJSON_AddStringToObject(cst, "imageID",
+                            "docker.io/velero/velero@sha256:"
+                            "5d1d3a7e8b8f4c0a9e2f6b7c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e");
+    cJSON_AddStringToObject(cst, "containerID",
+                            "containerd://"
+                            "8f3c2b1a0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b");
     cJSON *state = cJSON_AddObjectToObject(cst, "state");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(state, "running"), "startedAt", ts);
+    cJSON_AddObjectToObject(cst, "lastState");
     cJSON_AddItemToArray(css, cst);
     cJSON_Delete(simstore_create(st, "pods", ns, p, NULL, NULL));
 }
@@ -172,6 +184,9 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .auth = auth,
         .token = v->token,
         .faults = opts->faults,
+        .latency_ms = opts->latency_ms,
+        .bandwidth = opts->bandwidth,
+        .no_gzip = opts->no_gzip,
         .download = vsim_download,
         .download_arg = v,
         .now = vsim_now,
@@ -181,13 +196,22 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
     if (!v->server) goto fail;
     v->port = simserver_port(v->server);
     v->url = xasprintf("%s://%s:%d", v->tls ? "https" : "http", v->host, v->port);
+    if (opts->object_store_tls) {
+        if (tlsgen_make(&v->objs_certs, v->host, err, errlen)) goto fail;
+        v->objs = objstore_start(v->host, v->objs_certs.server_cert, v->objs_certs.server_key,
+                                 vsim_download, v, err, errlen);
+        if (!v->objs) goto fail;
+        v->objs_url = xasprintf("https://%s:%d", v->host, objstore_port(v->objs));
+    }
     simctl_opts co = {
         .scenario = opts->scenario ? opts->scenario : "demo",
         .speed = opts->speed > 0 ? opts->speed : 1,
         .seed = opts->seed,
-        .no_resource_progress = opts->no_resource_progress,
+        .resource_progress = opts->resource_progress,
+        .log_json = opts->log_json,
         .passive = opts->passive,
-        .base_url = v->url,
+        .base_url = v->objs_url ? v->objs_url : v->url,
+        .object_store_ca = v->objs ? v->objs_certs.ca_cert : NULL,
         .ns = "velero",
         .quiet = opts->quiet,
         .helm = opts->helm,
@@ -217,9 +241,12 @@ void vsim_stop(vsim *v)
 {
     if (!v) return;
     simserver_stop(v->server); /* first: no request may reach the controller after this */
+    objstore_stop(v->objs);
     simctl_stop(atomic_load(&v->ctl));
     simstore_free(v->store);
     tlsgen_free(&v->certs);
+    tlsgen_free(&v->objs_certs);
+    free(v->objs_url);
     free(v->auth);
     free(v->token);
     free(v->host);
@@ -289,4 +316,9 @@ char *vsim_kubeconfig(const vsim *v)
                       "    user: veltop-sim\n    namespace: velero\n"
                       "current-context: veltop-sim\n");
     return kc_buf_cstr(&b);
+}
+
+double vsim_clock(vsim *v)
+{
+    return vsim_now(v);
 }

@@ -11,14 +11,21 @@ typedef struct vsim_opts {
     const char *scenario;       /* "demo" (default), "empty" or a YAML file path */
     double speed;               /* simulated seconds per real second; 0 = 1 */
     unsigned seed;              /* 0 = fixed default seed */
-    int tls;                  /* serve HTTPS with a CA and server certificate generated at start */
-    const char *auth;         /* "none" (default), "token", "client-cert" */
-    int kube_minor;           /* /version minor; 0 = 30 */
-    const char *faults;       /* comma list, see veltop-sim --help; NULL = none */
-    int no_resource_progress; /* omit status.resourceProgress (stock Velero) */
-    int helm;    /* the Helm chart's pod labels (--layout helm) instead of velero install's */
-    int passive; /* the controller leaves runs created through the API alone */
-    int quiet;   /* no messages on stderr */
+    int tls;               /* serve HTTPS with a CA and server certificate generated at start */
+    const char *auth;      /* "none" (default), "token", "client-cert" */
+    int kube_minor;        /* /version minor; 0 = 30 */
+    const char *faults;    /* comma list, see veltop-sim --help; NULL = none */
+    int resource_progress; /* write status.resourceProgress (not stock Velero: no release has
+                            * it); 0 = stock, unless the scenario asks for it */
+    int object_store_tls;  /* artifacts from an HTTPS origin of their own whose self-signed CA
+                            * is the BSL's spec.objectStorage.caCert */
+    int log_json;          /* Velero's --log-format json; 0 = text (logrus TextFormatter) */
+    int helm;       /* the Helm chart's pod labels (--layout helm) instead of velero install's */
+    int passive;    /* the controller leaves runs created through the API alone */
+    int quiet;      /* no messages on stderr */
+    int latency_ms; /* emulated link: one-way delay (sim/link.h); 0 = none */
+    long bandwidth; /* emulated link: bytes/s per connection; 0 = unlimited */
+    int no_gzip;    /* never gzip answers (APIResponseCompression=false) */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */
@@ -39,3 +46,7 @@ const char *vsim_token(const vsim *s);
 char *vsim_stats(vsim *s);
 /* Interval of watch BOOKMARK events in ms (default 60000); set before traffic, e.g. in tests. */
 void vsim_set_bookmark_ms(vsim *s, int ms);
+
+/* ---- additions (i9) ---- */
+/* The simulated clock (unix seconds): the scenario's epoch plus real time x speed. */
+double vsim_clock(vsim *s);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "kubeclient/client.h"
 #include "kubeclient/util.h"
@@ -71,6 +72,37 @@ static ssize_t hang_reader(void *cls, uint64_t pos, char *buf, size_t max)
 }
 
 static char last_method[16], last_body[256], last_ct[128], last_query[256], last_url[256];
+static char last_ae[64]; /* Accept-Encoding of the last request ("-" when absent) */
+
+/* The body /gz answers with; gzip'd when the request accepts gzip, as kube-apiserver does. */
+static const char gz_body[] = "{\"kind\":\"BackupList\",\"metadata\":{\"resourceVersion\":\"7\"},"
+                              "\"items\":[{\"metadata\":{\"name\":\"nightly\"}}]}";
+
+static enum MHD_Result answer_gz(struct MHD_Connection *con, int gzip)
+{
+    unsigned char out[512];
+    size_t len = sizeof gz_body - 1;
+    const void *body = gz_body;
+    if (gzip) {
+        z_stream z = {0};
+        ck_assert_int_eq(deflateInit2(&z, 1, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        z.next_in = (unsigned char *)gz_body;
+        z.avail_in = (uInt)len;
+        z.next_out = out;
+        z.avail_out = sizeof out;
+        ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+        len = z.total_out;
+        deflateEnd(&z);
+        body = out;
+    }
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    if (gzip) MHD_add_response_header(resp, "Content-Encoding", "gzip");
+    enum MHD_Result ret = MHD_queue_response(con, 200, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char *url,
                                const char *method, const char *version, const char *upload,
@@ -97,6 +129,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
     snprintf(last_ct, sizeof last_ct, "%s", ct ? ct : "");
     const char *q = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "q");
     snprintf(last_query, sizeof last_query, "%s", q ? q : "");
+    const char *ae = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Accept-Encoding");
+    snprintf(last_ae, sizeof last_ae, "%s", ae ? ae : "-");
+    if (strcmp(url, "/gz") == 0) return answer_gz(con, ae && strstr(ae, "gzip") != NULL);
     if (strcmp(url, "/hang") == 0) {
         struct MHD_Response *resp =
             MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, hang_reader, NULL, NULL);
@@ -211,6 +246,75 @@ START_TEST(ok_answer_is_buffered)
     ck_assert_str_eq(r.body, "{\"kind\":\"BackupList\",\"items\":[]}");
     ck_assert_int_eq(r.retry_after, -1);
     free(r.body);
+}
+END_TEST
+
+START_TEST(api_requests_ask_for_gzip_and_get_it_decoded)
+{
+    /* a server that compresses: the body arrives decoded */
+    result r = get("/gz");
+    ck_assert_str_eq(last_ae, "gzip");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.err.msg, "");
+    ck_assert_str_eq(r.body, gz_body);
+    ck_assert_uint_eq(strlen(r.body), sizeof gz_body - 1);
+    free(r.body);
+    /* a server that ignores the header: the identity body as it is */
+    r = get("/apis/velero.io/v1/namespaces/velero/backups?limit=500");
+    ck_assert_str_eq(last_ae, "gzip");
+    ck_assert_str_eq(r.body, "{\"kind\":\"BackupList\",\"items\":[]}");
+    free(r.body);
+}
+END_TEST
+
+START_TEST(stream_and_download_encodings)
+{
+    kc_loop *loop = kc_loop_new();
+    kc_client *c = mkclient(loop, port);
+    /* a streamed answer (a watch) is decoded too before on_data sees it */
+    result w = {0};
+    kc_request_opts o = {.path = "/gz", .stream = 1};
+    kc_client_request(c, &o, on_data, on_done, &w);
+    ck_assert(kc_loop_run_until(loop, is_done, &w, 10000));
+    ck_assert_str_eq(last_ae, "gzip");
+    ck_assert_str_eq(kc_buf_cstr(&w.streamed), gz_body);
+    kc_buf_free(&w.streamed);
+    free(w.body);
+    /* an artifact download (another host) asks for identity: the gzip file is veltop's to decode */
+    char url[96];
+    snprintf(url, sizeof url, "http://localhost:%d/gz", port);
+    result d = {0};
+    kc_request_opts od = {.path = url, .accept_encoding = "identity", .stream = 1};
+    kc_client_request(c, &od, on_data, on_done, &d);
+    ck_assert(kc_loop_run_until(loop, is_done, &d, 10000));
+    ck_assert_str_eq(last_ae, "identity");
+    ck_assert_str_eq(kc_buf_cstr(&d.streamed), gz_body);
+    kc_buf_free(&d.streamed);
+    free(d.body);
+    /* another host without an explicit encoding: no header at all */
+    result n = {0};
+    kc_request_opts on = {.path = url};
+    kc_client_request(c, &on, NULL, on_done, &n);
+    ck_assert(kc_loop_run_until(loop, is_done, &n, 10000));
+    ck_assert_str_eq(last_ae, "-");
+    ck_assert_str_eq(n.body, gz_body);
+    free(n.body);
+    kc_client_free(c);
+    /* the kubeconfig's disable-compression: no Accept-Encoding to the API server either */
+    char server[64];
+    snprintf(server, sizeof server, "http://127.0.0.1:%d", port);
+    kc_rest_config cfg = {.server = server, .disable_compression = 1};
+    kc_err err;
+    c = kc_client_new(loop, &cfg, &err);
+    result p = {0};
+    kc_request_opts op = {.path = "/gz"};
+    kc_client_request(c, &op, NULL, on_done, &p);
+    ck_assert(kc_loop_run_until(loop, is_done, &p, 10000));
+    ck_assert_str_eq(last_ae, "-");
+    ck_assert_str_eq(p.body, gz_body);
+    free(p.body);
+    kc_client_free(c);
+    kc_loop_free(loop);
 }
 END_TEST
 
@@ -490,6 +594,8 @@ int main(void)
     TCase *tc = tcase_create("client");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, ok_answer_is_buffered);
+    tcase_add_test(tc, api_requests_ask_for_gzip_and_get_it_decoded);
+    tcase_add_test(tc, stream_and_download_encodings);
     tcase_add_test(tc, unauthorized_names_the_user);
     tcase_add_test(tc, forbidden_gives_the_servers_message);
     tcase_add_test(tc, not_found_on_velero_says_velero_is_not_installed);

@@ -141,7 +141,8 @@ START_TEST(stored_log_arrives_gunzipped_and_request_is_deleted)
     ck_assert_str_eq(f.err.msg, "");
     char *text = kc_buf_cstr(&f.data);
     ck_assert_msg(!strncmp(text, "time=\"", 6), "first bytes: %.40s", text);
-    ck_assert_ptr_nonnull(strstr(text, "msg=\"Setting up backup log\" backup=velero/backup-done"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "msg=\"Setting up backup temp file\" backup=velero/backup-done"));
     ck_assert_ptr_nonnull(strstr(text, "msg=\"Backed up a total of 55 items\""));
     ck_assert_int_eq(text[f.data.len - 1], '\n');
     ck_assert_int_eq(count_download_requests(), 0);

@@ -348,6 +348,64 @@ START_TEST(estimators_are_small)
 }
 END_TEST
 
+/* A resource row seen at 0 long before its first items: no rate until it moved twice over two
+ * update intervals, and then the idle start does not pull the rate down. */
+START_TEST(first_items_after_an_idle_start_give_no_absurd_rate)
+{
+    est *e = est_new(&items_opts);
+    est_sample(e, 0, 0, 16);
+    ck_assert_int_eq(est_confident(e), 0);
+    est_sample(e, 40, 2, 16); /* "2 of 16": a slope over 40 s would say 0.05/s, ETA 5 min */
+    ck_assert_int_eq(est_confident(e), 0);
+    est_sample(e, 41, 4, 16);
+    ck_assert_int_eq(est_confident(e), 0); /* one interval only */
+    est_sample(e, 42, 6, 16);
+    ck_assert_int_eq(est_confident(e), 1);
+    ck_assert_near(est_rate(e, 42), 2.0, 1e-9); /* the idle point is left out */
+    ck_assert_near(est_eta(e, 42), 5.0, 1e-9);
+    est_free(e);
+    ck_assert_int_eq(est_confident(NULL), 0);
+}
+END_TEST
+
+/* Time stalled is counted, so an average since the start can leave it out. */
+START_TEST(paused_time_is_counted)
+{
+    est *e = est_new(&bytes_opts);
+    for (int t = 0; t <= 100; t += 10) est_sample(e, t, t * 100, 100000);
+    ck_assert_near(est_paused(e), 0, 0);
+    est_sample(e, 220, 11000, 100000);            /* 120 s without a change, then it moves again */
+    ck_assert_near(est_paused(e), 110, 1e-9);     /* the gap less one update interval */
+    ck_assert_int_eq(est_window_has_stall(e), 1); /* the slope's window spans the stall */
+    est_sample(e, 230, 12000, 100000);
+    ck_assert_near(est_paused(e), 110, 1e-9);
+    for (int t = 240; t <= 290; t += 10) est_sample(e, t, 12000 + (t - 230) * 100, 100000);
+    ck_assert_int_eq(est_window_has_stall(e), 0); /* a window later it no longer does */
+    ck_assert_near(est_rate(e, 290), 100, 1e-9);
+    est_sample(e, 300, 0, 100000); /* a reset forgets it */
+    ck_assert_near(est_paused(e), 0, 0);
+    ck_assert_int_eq(est_window_has_stall(e), 0);
+    est_free(e);
+    ck_assert_near(est_paused(NULL), 0, 0);
+    ck_assert_int_eq(est_window_has_stall(NULL), 0);
+}
+END_TEST
+
+/* Attached mid-run (seeded), the first byte update lands 2 s later with 10 s of bytes: the
+ * sparkline starts there, with no spike of 5 x the rate. */
+START_TEST(sparkline_has_no_spike_after_attaching)
+{
+    est *e = est_new(&bytes_opts);
+    est_seed(e, 100, 50000, 500); /* 100/s since the start */
+    for (int k = 0; k <= 6; k++) est_sample(e, 102 + 10 * k, 51000 + 1000 * k, 1000000);
+    double h[20];
+    int n = est_rate_history(e, 162, 5.0, h, 20); /* from 62: before the attach too */
+    ck_assert_int_gt(n, 0);
+    for (int i = 0; i < n; i++) ck_assert_msg(h[i] <= 101, "bucket %d: %g", i, h[i]);
+    est_free(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -365,6 +423,9 @@ int main(void)
     tcase_add_test(tc, finished_run_shows_whole_run_average);
     tcase_add_test(tc, rate_history_for_the_sparkline);
     tcase_add_test(tc, finished_run_keeps_a_thinned_history);
+    tcase_add_test(tc, first_items_after_an_idle_start_give_no_absurd_rate);
+    tcase_add_test(tc, paused_time_is_counted);
+    tcase_add_test(tc, sparkline_has_no_spike_after_attaching);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

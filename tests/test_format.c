@@ -1,6 +1,7 @@
 /* test_format.c: durations, ETAs, bytes, rates and counts read the way the screens promise. */
 #include <check.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "format.h"
 
@@ -60,10 +61,43 @@ START_TEST(clock_times_are_local_and_dash_when_absent)
     setenv("TZ", "UTC", 1);
     ck_assert_str_eq(fmt_clock(b, sizeof b, 0, 0), "-");
     ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 0), "11:21:59");
-    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 1), "2024-01-07 11:21");
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 1), "2024-01-07 11:21:59");
     ck_assert_str_eq(fmt_started(b, sizeof b, 1704626519.0, 1704626519.0 + 60), "11:21:59");
     ck_assert_str_eq(fmt_started(b, sizeof b, 1704626519.0, 1704626519.0 + 3 * 86400),
                      "01-07 11:21");
+}
+END_TEST
+
+START_TEST(times_show_their_zone_and_utc_on_request)
+{
+    char b[32];
+    setenv("TZ", "XYZ-2", 1); /* a zone two hours east of UTC, no tzdata needed */
+    tzset();
+    fmt_set_utc(0);
+    ck_assert_str_eq(fmt_zone(b, sizeof b, 1704626519.0), "XYZ");
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 0), "13:21:59");
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 1), "2024-01-07 13:21:59");
+    ck_assert_str_eq(fmt_clock_since(b, sizeof b, 1704626519.0 + 99, 1704626519.0), "13:23:38");
+    ck_assert_str_eq(fmt_clock_since(b, sizeof b, 1704626519.0 + 86400, 1704626519.0),
+                     "2024-01-08 13:21:59");
+    ck_assert_str_eq(fmt_started(b, sizeof b, 1704626519.0, 1704626519.0 + 60), "13:21:59");
+    /* 23:30 UTC is the next day two hours east: the day changes with the zone */
+    ck_assert_str_eq(fmt_clock_since(b, sizeof b, 1704670200.0 + 3600, 1704670200.0), "02:30:00");
+    fmt_set_utc(1);
+    ck_assert_str_eq(fmt_zone(b, sizeof b, 1704626519.0), "UTC");
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 0), "11:21:59");
+    ck_assert_str_eq(fmt_clock(b, sizeof b, 1704626519.0, 1), "2024-01-07 11:21:59");
+    ck_assert_str_eq(fmt_started(b, sizeof b, 1704626519.0, 1704626519.0 + 3 * 86400),
+                     "01-07 11:21");
+    ck_assert_str_eq(fmt_clock_since(b, sizeof b, 1704670200.0 + 3600, 1704670200.0),
+                     "2024-01-08 00:30:00");
+    fmt_set_utc(0);
+    setenv("TZ", "IST-5:30", 1); /* still a name; an offset-only zone shows the offset */
+    tzset();
+    ck_assert_str_eq(fmt_zone(b, sizeof b, 1704626519.0), "IST");
+    setenv("TZ", "<+0530>-5:30", 1);
+    tzset();
+    ck_assert_str_eq(fmt_zone(b, sizeof b, 1704626519.0), "+0530");
 }
 END_TEST
 
@@ -76,6 +110,7 @@ int main(void)
     tcase_add_test(tc, bytes_in_binary_units);
     tcase_add_test(tc, rates_and_counts_are_compact);
     tcase_add_test(tc, clock_times_are_local_and_dash_when_absent);
+    tcase_add_test(tc, times_show_their_zone_and_utc_on_request);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -171,6 +171,38 @@ START_TEST(length_bounds_the_text)
 }
 END_TEST
 
+START_TEST(prefix_parse_says_where_the_value_ends)
+{
+    struct {
+        const char *text;
+        long used; /* -1: no whole value */
+    } cases[] = {
+        {"{\"a\":1} ,{\"b\":2}]}", 7}, {"  [1,{\"x\":\"}\"}]]", 15},
+        {"{\"a\":\"x\\\"}\"}", 12},    {"{\"a\":1", -1},
+        {"{\"a\":\"1}", -1},           {"", -1},
+        {"{\"a\":tru}", -1},           {"\"s\"x", 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        kc_json_arena *a;
+        size_t used = 99;
+        cJSON *v = kc_json_parse_prefix(cases[i].text, strlen(cases[i].text), &a, &used);
+        if (cases[i].used < 0) {
+            ck_assert_msg(v == NULL, "%s", cases[i].text);
+            ck_assert_uint_eq(used, 0);
+        } else {
+            ck_assert_msg(v != NULL, "%s", cases[i].text);
+            ck_assert_uint_eq(used, (size_t)cases[i].used);
+            /* the same tree as a parse of just those bytes */
+            kc_json_arena *b;
+            cJSON *w = kc_json_parse(cases[i].text, used, &b);
+            ck_assert(cJSON_Compare(v, w, 1));
+            kc_json_arena_free(b);
+        }
+        kc_json_arena_free(a);
+    }
+}
+END_TEST
+
 START_TEST(nesting_is_bounded)
 {
     size_t n = 5000;
@@ -235,6 +267,7 @@ int main(void)
     tcase_add_test(tc, malformed_text_is_refused);
     tcase_add_test(tc, length_bounds_the_text);
     tcase_add_test(tc, nesting_is_bounded);
+    tcase_add_test(tc, prefix_parse_says_where_the_value_ends);
     tcase_add_test(tc, fixtures_and_a_big_page);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -124,6 +124,42 @@ START_TEST(merges_three_files_first_wins)
 }
 END_TEST
 
+START_TEST(lists_context_names_of_merged_files)
+{
+    kc_err err = {0};
+    size_t n = 99;
+    kc_config_opts o = {.env_kubeconfig =
+                            KC "/merge-a.yaml:" KC "/merge-b.yaml:" KC "/merge-c.yaml",
+                        .home = NOWHERE};
+    char **v = kc_config_contexts(&o, &n, &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    /* file order, a name merge-b repeats listed once */
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(v[0], "ctx-a");
+    ck_assert_str_eq(v[1], "ctx-b");
+    ck_assert_str_eq(v[2], "ctx-c");
+    ck_assert_ptr_null(v[3]);
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+
+    /* --kubeconfig: that file only */
+    kc_config_opts f = {.kubeconfig = KC "/merge-c.yaml", .env_kubeconfig = "", .home = NOWHERE};
+    v = kc_config_contexts(&f, &n, &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v[0], "ctx-c");
+    free(v[0]);
+    free(v);
+
+    /* a named file that is missing is an error, as for kc_config_load */
+    kc_config_opts m = {.kubeconfig = NOWHERE, .env_kubeconfig = "", .home = NOWHERE};
+    v = kc_config_contexts(&m, &n, &err);
+    ck_assert_ptr_null(v);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, NOWHERE));
+}
+END_TEST
+
 START_TEST(kubeconfig_flag_reads_that_file_only)
 {
     kc_err err = {0};
@@ -568,6 +604,7 @@ int main(void)
     tcase_add_test(tc, context_errors);
     tcase_add_test(tc, user_errors_name_the_user_and_field);
     tcase_add_test(tc, cluster_errors_name_the_field);
+    tcase_add_test(tc, lists_context_names_of_merged_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -2,6 +2,7 @@
  * forward/backward with wrap and smartcase, drops the oldest lines past its limit, writes a file.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,12 +128,30 @@ START_TEST(partial_lines_crlf_and_write)
     ck_assert_uint_eq(logbuf_view_count(b), 2); /* lines without a level hidden by a filter */
     char *dir = tu_mkdtemp();
     char *path = xasprintf("%s/out.log", dir);
-    ck_assert_int_eq(logbuf_write(b, path), 0);
-    size_t n;
+    size_t lines = 99, n;
+    /* what the view shows: the filter hides the line without a level */
+    ck_assert_int_eq(logbuf_write(b, path, &lines), 0);
+    ck_assert_uint_eq(lines, 2);
     char *text = tu_read(path, &n);
+    ck_assert_str_eq(text, "level=info msg=a\nlevel=error msg=b\n");
+    free(text);
+    /* an existing file is never overwritten */
+    logbuf_set_filter(b, LP_UNKNOWN);
+    errno = 0;
+    ck_assert_int_eq(logbuf_write(b, path, &lines), -1);
+    ck_assert_int_eq(errno, EEXIST);
+    ck_assert_uint_eq(lines, 0);
+    text = tu_read(path, &n);
+    ck_assert_str_eq(text, "level=info msg=a\nlevel=error msg=b\n");
+    free(text);
+    char *all = xasprintf("%s/all.log", dir);
+    ck_assert_int_eq(logbuf_write(b, all, &lines), 0);
+    ck_assert_uint_eq(lines, 3);
+    text = tu_read(all, &n);
     ck_assert_str_eq(text, "level=info msg=a\nlevel=error msg=b\nplain text\n");
     free(text);
-    ck_assert_int_eq(logbuf_write(b, "/nonexistent-dir/x.log"), -1);
+    free(all);
+    ck_assert_int_eq(logbuf_write(b, "/nonexistent-dir/x.log", &lines), -1);
     free(path);
     tu_rmrf(dir);
     free(dir);

@@ -90,6 +90,34 @@ START_TEST(plain_text_is_not_logrus)
 }
 END_TEST
 
+/* restore.go:1113 logs a field whose key has a space; logrus writes the key as it is. */
+START_TEST(key_with_a_space_is_one_key)
+{
+    const char *s = "time=\"2026-12-01T02:00:12Z\" level=info msg=\"Attempting to restore Pod: "
+                    "db-0.\" groupResource=pods logSource=\"pkg/restore/restore.go:1506\" "
+                    "namespace=shop original name=db-0 restore=velero/r1";
+    ck_assert_int_eq(lp_parse(&L, s, strlen(s)), 0);
+    ck_assert_uint_eq(L.nfields, 8);
+    ck_assert_str_eq(L.fields[6].key, "original name");
+    ck_assert_str_eq(lp_get(&L, "original name"), "db-0");
+    ck_assert_ptr_null(lp_get(&L, "name")); /* not read out of "original name" */
+    ck_assert_ptr_null(lp_get(&L, "original"));
+    ck_assert_str_eq(lp_get(&L, "namespace"), "shop");
+    ck_assert_str_eq(lp_get(&L, "restore"), "velero/r1");
+    /* empty value before it, and two spaces in a key */
+    const char *t = "level=info msg=x namespace= a b c=\"q v\" d=1";
+    ck_assert_int_eq(lp_parse(&L, t, strlen(t)), 0);
+    ck_assert_str_eq(lp_get(&L, "namespace"), "");
+    ck_assert_str_eq(lp_get(&L, "a b c"), "q v");
+    ck_assert_str_eq(lp_get(&L, "d"), "1");
+    /* words before the first field are no key (a prefix some log shippers add) */
+    const char *u = "2026-12-01T02:00:12.1Z stdout level=warning msg=y";
+    ck_assert_int_eq(lp_parse(&L, u, strlen(u)), 0);
+    ck_assert_str_eq(L.fields[0].key, "level");
+    ck_assert_int_eq(L.level, LP_WARNING);
+}
+END_TEST
+
 START_TEST(level_of_ignores_lookalike_keys)
 {
     const char *s = "time=\"x\" loglevel=debug level=error msg=\"level=info\"";
@@ -110,6 +138,7 @@ int main(void)
     tcase_add_test(tc, json_line_with_non_string_values);
     tcase_add_test(tc, plain_text_is_not_logrus);
     tcase_add_test(tc, level_of_ignores_lookalike_keys);
+    tcase_add_test(tc, key_with_a_space_is_one_key);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

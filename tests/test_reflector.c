@@ -32,6 +32,8 @@ typedef struct {
     int watch_gen;    /* watches started */
     int close_upto;   /* watches up to this generation end (after their pending bytes) */
     int list_410;     /* answer this many lists with HTTP 410 */
+    int cont_410;     /* answer this many continued lists with HTTP 410 (token expired)... */
+    char *del_on_410; /* ... deleting this object first (it changed meanwhile) */
     int watch_status; /* answer the next watch with this status instead (0: stream) */
     int shutdown;
 } fake;
@@ -203,6 +205,16 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         return answer(con, 410, status_body(410, "Expired", "too old resource version"));
     }
     const char *cont = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "continue");
+    if (cont && F.cont_410) {
+        F.cont_410--;
+        if (F.del_on_410) fake_del(F.del_on_410);
+        F.rv += 10;
+        fake_unlock();
+        return answer(con, 410,
+                      status_body(410, "Expired",
+                                  "The provided continue parameter is too old to display a "
+                                  "consistent list result."));
+    }
     int from = cont ? atoi(cont) : 0;
     kc_buf b = {0};
     kc_buf_printf(&b, "{\"kind\":\"BackupList\",\"apiVersion\":\"velero.io/v1\",\"metadata\":{");
@@ -526,6 +538,42 @@ START_TEST(error_410_relists_and_removes_objects_deleted_meanwhile)
 }
 END_TEST
 
+START_TEST(relist_after_410_mid_list_yields_exactly_the_servers_state)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"15\"}}}");
+    await_rv(&g, "15");
+    /* the watch expires; the relist's first page brings a and b, then its continue token has
+     * expired (410) and a was deleted meanwhile: the list from scratch must not keep a */
+    fake_lock();
+    F.cont_410 = 1;
+    F.del_on_410 = "a";
+    kc_buf_printf(&F.pending,
+                  "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+                  "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource "
+                  "version: 15 (30)\",\"reason\":\"Expired\",\"code\":410}}\n");
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    kc_buf_free(&g.changes);
+    g.wait_watch = 2;
+    ck_assert(kc_loop_run_until(g.loop, relisted, &g, 10000));
+    ck_assert_str_eq(logged(3), BASE "?limit=500&resourceVersion=15");
+    ck_assert_str_eq(logged(4), BASE "?continue=2&limit=500");
+    ck_assert_str_eq(logged(5), BASE "?limit=500"); /* b and c: one page */
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_str_eq(st->resource_version, "20");
+    /* exactly the server's state: b and c */
+    ck_assert_uint_eq(kc_store_len(g.store), 2);
+    ck_assert_int_eq(value_of(&g, "a"), -1);
+    ck_assert_int_eq(value_of(&g, "b"), 2);
+    ck_assert_int_eq(value_of(&g, "c"), 3);
+    ck_assert_ptr_nonnull(strstr(kc_buf_cstr(&g.changes), "DELETED velero/a=1;"));
+    rig_stop(&g);
+}
+END_TEST
+
 static int retried_thrice(void *arg)
 {
     rig *g = arg;
@@ -687,6 +735,7 @@ int main(void)
     tcase_add_test(tc, paged_list_then_watch_with_client_go_parameters);
     tcase_add_test(tc, events_bookmarks_and_a_malformed_line);
     tcase_add_test(tc, error_410_relists_and_removes_objects_deleted_meanwhile);
+    tcase_add_test(tc, relist_after_410_mid_list_yields_exactly_the_servers_state);
     tcase_add_test(tc, server_away_is_retried_with_backoff_then_recovers);
     tcase_add_test(tc, missing_resource_fails_without_retrying);
     tcase_add_test(tc, too_many_requests_waits_for_retry_after);

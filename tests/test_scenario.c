@@ -228,6 +228,43 @@ START_TEST(sizes_and_durations)
 }
 END_TEST
 
+START_TEST(pace_jitter_and_schedule_parse)
+{
+    scenario *s =
+        parse("runs:\n  - kind: backup\n    name: b\n    schedule: nightly\n"
+              "    jitter: 0.2\n    pace: [{at: 2m, factor: 0.3}, {at: 300, factor: 3}]\n");
+    ck_assert_msg(s != NULL, "%s", err);
+    const scn_run *r = &s->runs[0];
+    ck_assert_str_eq(r->schedule, "nightly");
+    ck_assert_double_eq(r->jitter, 0.2);
+    ck_assert_uint_eq(r->n_pace, 2);
+    ck_assert_double_eq(r->pace_at[0], 120);
+    ck_assert_double_eq(r->pace_factor[0], 0.3);
+    ck_assert_double_eq(r->pace_at[1], 300);
+    ck_assert_double_eq(r->pace_factor[1], 3);
+    scn_run copy;
+    scn_run_copy(&copy, r);
+    ck_assert_uint_eq(copy.n_pace, 2);
+    ck_assert_ptr_ne(copy.pace_at, r->pace_at);
+    ck_assert_double_eq(copy.pace_factor[1], 3);
+    scn_run_clear(&copy);
+    scenario_free(s);
+    const char *bad[] = {
+        "runs:\n  - kind: backup\n    name: b\n    pace: [{at: 10, factor: 0}]\n",
+        "runs:\n  - kind: backup\n    name: b\n    pace: [{at: 10, factor: 1}, {at: 5, factor: "
+        "2}]\n",
+        "runs:\n  - kind: backup\n    name: b\n    pace: [{at: 10, speed: 1}]\n",
+        "runs:\n  - kind: backup\n    name: b\n    pace: 3\n",
+        "runs:\n  - kind: backup\n    name: b\n    jitter: 2\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = parse(bad[i]);
+        ck_assert_msg(s == NULL, "accepted: %s", bad[i]);
+        ck_assert_msg(strstr(err, "t.yaml:") != NULL, "%s", err);
+    }
+}
+END_TEST
+
 START_TEST(cron_fires_when_expected)
 {
     scn_cron c;
@@ -268,6 +305,7 @@ int main(void)
     tcase_add_test(tc, builtin_scenarios);
     tcase_add_test(tc, sizes_and_durations);
     tcase_add_test(tc, cron_fires_when_expected);
+    tcase_add_test(tc, pace_jitter_and_schedule_parse);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

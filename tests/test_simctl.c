@@ -170,13 +170,13 @@ static int basic_done(simstore *s)
 
 static const char *restic_bin; /* NULL = from PATH */
 
-static simctl *start(simstore *s, const char *scenario, double speed, int no_rp)
+static simctl *start(simstore *s, const char *scenario, double speed, int rp)
 {
     if (getenv("VELTOP_UNDER_VALGRIND")) speed /= 4; /* keep enough ticks per run */
     simctl_opts o = {.scenario = scenario,
                      .speed = speed,
                      .seed = 7,
-                     .no_resource_progress = no_rp,
+                     .resource_progress = rp,
                      .base_url = "http://127.0.0.1:9",
                      .ns = "velero",
                      .quiet = 1,
@@ -212,7 +212,7 @@ START_TEST(basic_scenario_ends_in_expected_phases_and_counts)
     simstore *s = simstore_new(500000);
     tracker ts[NPL];
     open_trackers(s, ts);
-    simctl *c = start(s, SCN("basic.yaml"), 200, 0);
+    simctl *c = start(s, SCN("basic.yaml"), 200, 1);
     int64_t deadline = kc_now_ms() + 60000;
     while (!basic_done(s) && kc_now_ms() < deadline) drain(ts, NPL, 50);
     drain(ts, NPL, 0);
@@ -368,12 +368,14 @@ START_TEST(basic_scenario_ends_in_expected_phases_and_counts)
 }
 END_TEST
 
-START_TEST(no_resource_progress_omits_the_map)
+/* Stock Velero by default: no release writes status.resourceProgress, so the sim writes none
+ * unless asked (resource_progress, or the scenario's switch). */
+START_TEST(stock_by_default_omits_the_map)
 {
     simstore *s = simstore_new(500000);
     tracker ts[NPL];
     open_trackers(s, ts);
-    simctl *c = start(s, SCN("basic.yaml"), 200, 1);
+    simctl *c = start(s, SCN("basic.yaml"), 200, 0);
     int64_t deadline = kc_now_ms() + 60000;
     while (!basic_done(s) && kc_now_ms() < deadline) drain(ts, NPL, 50);
     drain(ts, NPL, 0);
@@ -389,6 +391,34 @@ START_TEST(no_resource_progress_omits_the_map)
     simctl_stop(c);
     close_trackers(ts);
     simstore_free(s);
+}
+END_TEST
+
+/* A scenario's `resource_progress: true` asks for the map without the option. */
+START_TEST(scenario_switch_asks_for_the_map)
+{
+    char path[] = "/tmp/test-simctl-rp-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    static const char yaml[] =
+        "resource_progress: true\n"
+        "namespaces: [shop]\n"
+        "runs:\n"
+        "  - {kind: backup, name: rp, start: -1h, rate: 5,\n"
+        "     resources: [{name: pods, items: 4}, {name: secrets, items: 2}]}\n";
+    ck_assert_int_eq(write(fd, yaml, sizeof yaml - 1), (int)sizeof yaml - 1);
+    close(fd);
+    simstore *s = simstore_new(1000);
+    simctl *c = start(s, path, 100, 0);
+    cJSON *b = simstore_get(s, "backups", "velero", "rp");
+    ck_assert_str_eq(jstr(b, "status.phase"), "Completed");
+    ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.processed"), 4);
+    ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.total"), 4);
+    ck_assert_int_eq((int)jnum(b, "status.resourceProgress.secrets.total"), 2);
+    cJSON_Delete(b);
+    simctl_stop(c);
+    simstore_free(s);
+    unlink(path);
 }
 END_TEST
 
@@ -521,15 +551,15 @@ END_TEST
 START_TEST(download_requests_serve_gzip_artifacts)
 {
     simstore *s = simstore_new(500000);
-    simctl *c = start(s, SCN("basic.yaml"), 2000, 0);
+    simctl *c = start(s, SCN("basic.yaml"), 2000, 1);
     size_t len;
     char *token;
     char *log = request_artifact(s, c, "dr-log", "BackupLog", "backup-done", &len, &token);
     ck_assert_int_eq(count_substr(log, "msg=\"Processing item\""), 55);
     ck_assert_int_eq(count_substr(log, "msg=\"Getting items for resource\""), 8);
     ck_assert_ptr_nonnull(
-        strstr(log, "msg=\"Getting items for resource\" backup=velero/backup-done "
-                    "logSource=\"pkg/backup/item_collector.go:330\" resource=deployments\n"));
+        strstr(log, "msg=\"Getting items for resource\" backup=velero/backup-done group=apps/v1 "
+                    "logSource=\"pkg/backup/item_collector.go:364\" resource=deployments\n"));
     ck_assert_ptr_nonnull(strstr(log, "msg=\"Retrieved 10 items\" backup=velero/backup-done "));
     ck_assert_ptr_nonnull(strstr(log, "namespace=shop resource=pods\n"));
     ck_assert_ptr_nonnull(strstr(log, "msg=\"Backed up a total of 55 items\""));
@@ -619,10 +649,63 @@ START_TEST(download_requests_serve_gzip_artifacts)
 }
 END_TEST
 
+/* opts.manual: the caller moves simulated time; a pace profile slows and speeds a run's items
+ * and bytes, the same for the same seed. */
+static void manual_items_bytes(double at, int *items, double *bytes, unsigned seed)
+{
+    char path[] = "/tmp/test_simctl_pace_XXXXXX";
+    int fd = mkstemp(path);
+    const char *y = "epoch: \"2026-01-01T00:00:00Z\"\nruns:\n  - kind: backup\n    name: p\n"
+                    "    rate: 10\n    jitter: 0.2\n"
+                    "    pace: [{at: 100, factor: 0.5}]\n    resources:\n"
+                    "      - {name: pods, items: 5000}\n    volumes:\n"
+                    "      - {pod: db-0, namespace: shop, volume: d, uploader: kopia, size: 10Gi, "
+                    "rate: 1Mi}\n";
+    ck_assert_int_eq(write(fd, y, strlen(y)), (int)strlen(y));
+    close(fd);
+    simstore *s = simstore_new(1 << 14);
+    simctl_opts o = {
+        .scenario = path, .speed = 1, .seed = seed, .ns = "velero", .quiet = 1, .manual = 1};
+    char err[512] = "";
+    simctl *c = simctl_start(s, &o, err, sizeof err);
+    unlink(path);
+    ck_assert_msg(c != NULL, "%s", err);
+    double e = simctl_epoch(c);
+    ck_assert_double_eq(e, 1767225600.0);
+    for (double t = e; t <= e + at; t += 1) simctl_advance(c, t);
+    ck_assert_double_eq(simctl_now(c), e + at);
+    cJSON *b = simstore_get(s, "backups", "velero", "p");
+    *items = (int)jnum(b, "status.progress.itemsBackedUp");
+    cJSON_Delete(b);
+    cJSON *l = simstore_list(s, "podvolumebackups", "velero", NULL, NULL, NULL, NULL, NULL);
+    *bytes = jnum(cJSON_GetArrayItem(l, 0), "status.progress.bytesDone");
+    cJSON_Delete(l);
+    simctl_stop(c);
+    simstore_free(s);
+}
+
+START_TEST(manual_clock_and_pace_profile)
+{
+    int i1, i2, i3;
+    double b1, b2, b3;
+    manual_items_bytes(300, &i1, &b1, 3);
+    manual_items_bytes(300, &i2, &b2, 3);
+    ck_assert_int_eq(i1, i2); /* deterministic */
+    ck_assert_double_eq(b1, b2);
+    /* items start 2 s in: ~100 s at 10/s, then ~198 s at 5/s: ~1990, give or take the jitter */
+    ck_assert_msg(i1 > 1700 && i1 < 2300, "items %d", i1);
+    ck_assert_msg(i1 < 2900, "the pace profile did not slow the run");
+    /* bytes at 1 MiB/s x the same pace: well under 300 MiB */
+    ck_assert_msg(b1 > 150.0 * 1048576 && b1 < 260.0 * 1048576, "bytes %g", b1);
+    manual_items_bytes(300, &i3, &b3, 4);
+    ck_assert_msg(i3 != i1 || b3 != b1, "another seed, the same jitter");
+}
+END_TEST
+
 START_TEST(stalled_volume_stops_moving_and_holds_the_backup)
 {
     simstore *s = simstore_new(500000);
-    simctl *c = start(s, SCN("stall.yaml"), 1000, 0);
+    simctl *c = start(s, SCN("stall.yaml"), 1000, 1);
     /* stall.yaml: volume "stuck" stalls at half of 100Mi for good, "slow" pauses 60 s */
     int64_t deadline = kc_now_ms() + 30000;
     while (kc_now_ms() < deadline && strcmp(phase_of(s, "backups", "other"), "Completed")) {
@@ -722,7 +805,7 @@ START_TEST(restic_real_runs_restic_and_copies_its_progress)
     ck_assert_int_eq(chmod(wrapper, 0755), 0);
     restic_bin = wrapper;
     simstore *s = simstore_new(100000);
-    simctl *c = start(s, SCN("restic.yaml"), 10, 0);
+    simctl *c = start(s, SCN("restic.yaml"), 10, 1);
     restic_bin = NULL;
     cJSON *pvb = wait_backup_final(s, "real-restic", 90000);
     ck_assert_str_eq(phase_of(s, "backups", "real-restic"), "Completed");
@@ -772,7 +855,7 @@ START_TEST(restic_real_without_restic_falls_back_to_simulation)
 {
     restic_bin = "/nonexistent/restic";
     simstore *s = simstore_new(100000);
-    simctl *c = start(s, SCN("restic.yaml"), 50, 0);
+    simctl *c = start(s, SCN("restic.yaml"), 50, 1);
     restic_bin = NULL;
     cJSON *pvb = wait_backup_final(s, "real-restic", 60000);
     ck_assert_str_eq(jstr(pvb, "status.phase"), "Completed");
@@ -801,7 +884,7 @@ END_TEST
 START_TEST(backups_created_by_others_are_run)
 {
     simstore *s = simstore_new(100000);
-    simctl *c = start(s, "empty", 100, 0);
+    simctl *c = start(s, "empty", 100, 1);
     cJSON *b = cJSON_Parse("{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\",\"metadata\":"
                            "{\"name\":\"by-hand\"},\"spec\":{\"includedNamespaces\":[\"shop\"]}}");
     int st;
@@ -821,6 +904,8 @@ START_TEST(backups_created_by_others_are_run)
     ck_assert_str_eq(jstr(b, "status.phase"), "Completed");
     ck_assert_int_eq((int)jnum(b, "status.progress.itemsBackedUp"), 37);
     ck_assert_int_eq((int)jnum(b, "status.resourceProgress.pods.total"), 12);
+    /* the backup controller labels it with its storage location, as Velero does */
+    ck_assert_str_eq(label(b, "velero.io/storage-location"), "default");
     cJSON_Delete(b);
     /* the empty scenario: only the BSL and the server pod */
     cJSON *pod = simstore_get(s, "pods", "velero", sim_velero_pod_name());
@@ -1003,7 +1088,7 @@ START_TEST(every_phase_in_order_with_its_fields)
     tracker ts[NPL];
     open_trackers(s, ts);
     /* slow enough that the 0.5 s phases (New, Queued, ReadyToStart) span several 40 ms ticks */
-    simctl *c = start(s, SCN("flow.yaml"), 4, 0);
+    simctl *c = start(s, SCN("flow.yaml"), 4, 1);
     flow f = {0};
     int64_t deadline = kc_now_ms() + 90000;
     int finished = 0;
@@ -1080,11 +1165,13 @@ int main(void)
     TCase *tc = tcase_create("simctl");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, basic_scenario_ends_in_expected_phases_and_counts);
-    tcase_add_test(tc, no_resource_progress_omits_the_map);
+    tcase_add_test(tc, stock_by_default_omits_the_map);
+    tcase_add_test(tc, scenario_switch_asks_for_the_map);
     tcase_add_test(tc, every_phase_in_order_with_its_fields);
     tcase_add_test(tc, download_requests_serve_gzip_artifacts);
     tcase_add_test(tc, download_requests_for_runs_the_controller_did_not_run);
     tcase_add_test(tc, stalled_volume_stops_moving_and_holds_the_backup);
+    tcase_add_test(tc, manual_clock_and_pace_profile);
     tcase_add_test(tc, restic_real_runs_restic_and_copies_its_progress);
     tcase_add_test(tc, backups_created_by_others_are_run);
     tcase_add_test(tc, restic_real_without_restic_falls_back_to_simulation);

@@ -153,6 +153,26 @@ START_TEST(watch_resumes_from_a_resource_version)
     ck_assert_str_eq(sum, "ADDED a,ADDED b");
     free(sum);
     free(body);
+    /* as apimachinery reads a bool: any value but 0 or false (any case) is a watch, even empty
+     * (python3-kubernetes sends watch=True) */
+    static const char *yes[] = {"watch=True", "watch=TRUE", "watch=yes", "watch=", "watch"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        snprintf(path, sizeof path, NSP "?%s&timeoutSeconds=1", yes[i]);
+        body = http("GET", path, NULL, NULL, &code, NULL);
+        ck_assert_int_eq(code, 200);
+        sum = watch_summary(body);
+        ck_assert_msg(!strcmp(sum, "ADDED a,ADDED b"), "%s: %s", yes[i], sum);
+        free(sum);
+        free(body);
+    }
+    static const char *no[] = {"watch=false", "watch=False", "watch=0"};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        snprintf(path, sizeof path, NSP "?%s", no[i]);
+        cJSON *l = http_json("GET", path, NULL, NULL, &code);
+        ck_assert_int_eq(code, 200);
+        ck_assert_str_eq(str_at(l, "kind", NULL), "BackupList");
+        cJSON_Delete(l);
+    }
     free(rv1);
 }
 END_TEST
@@ -363,7 +383,12 @@ START_TEST(discovery_table_and_headers)
     char *s = http("GET", "/apis/velero.io/v1", NULL, NULL, &code, &hdr);
     ck_assert_int_eq(code, 200);
     ck_assert_ptr_nonnull(strstr(hdr, "Cache-Control: no-cache, private"));
-    ck_assert_ptr_nonnull(strstr(s, "\"name\":\"backups/status\""));
+    /* Velero's CRDs have no status subresource; pods have status and log */
+    ck_assert_ptr_null(strstr(s, "/status\""));
+    free(s);
+    s = http("GET", "/api/v1", NULL, NULL, &code, NULL);
+    ck_assert_ptr_nonnull(strstr(s, "\"name\":\"pods/status\""));
+    ck_assert_ptr_nonnull(strstr(s, "\"name\":\"pods/log\""));
     free(s);
     free(hdr);
     s = http("GET", "/openapi/v2", NULL, NULL, &code, NULL);
@@ -372,11 +397,24 @@ START_TEST(discovery_table_and_headers)
     cJSON *j = http_json("GET", "/version", NULL, NULL, &code);
     ck_assert_str_eq(str_at(j, "minor", NULL), "30");
     cJSON_Delete(j);
+    j = http_json("GET", "/version/", NULL, NULL, &code); /* as the apiserver, with a slash too */
+    ck_assert_int_eq(code, 200);
+    ck_assert_str_eq(str_at(j, "gitVersion", NULL), "v1.30.0");
+    cJSON_Delete(j);
     j = http_json("GET", "/api/v1/namespaces/velero/pods?labelSelector=deploy%3Dvelero", NULL, NULL,
                   &code);
     const cJSON *pod = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "items"), 0);
     ck_assert_str_eq(str_at(cJSON_GetObjectItem(pod, "metadata"), "name", NULL),
                      sim_velero_pod_name());
+    /* a ContainerStatus' fields without omitempty are always there */
+    const cJSON *cs = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(pod, "status"), "containerStatuses"), 0);
+    static const char *always[] = {"name",         "state", "lastState", "ready",
+                                   "restartCount", "image", "imageID"};
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+        ck_assert_msg(cJSON_GetObjectItem(cs, always[i]) != NULL, "no %s", always[i]);
+    ck_assert_int_eq(strncmp(str_at(cs, "imageID", NULL), "docker.io/velero/velero@sha256:", 31),
+                     0);
     cJSON_Delete(j);
     simstore_log_append(vsim_store(sim), sim_velero_pod_name(), 1704626519.0, "hello");
     char path[256];
@@ -481,35 +519,45 @@ static int generation_of(const cJSON *j)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(j, "metadata"), "generation")->valueint;
 }
 
-START_TEST(status_subresource_and_generation)
+/* As Velero's CRDs: no /status subresource (404, as an unknown path), status written through the
+ * main resource, and generation bumped by any change but to metadata. */
+START_TEST(no_status_subresource_and_generation)
 {
     free(create_backup("a", NULL));
     long code;
-    /* /status writes change only .status; generation stays */
     cJSON *j =
         http_json("PATCH", NSP "/a/status", "application/merge-patch+json",
                   "{\"spec\":{\"ttl\":\"9h\"},\"status\":{\"phase\":\"InProgress\"}}", &code);
-    ck_assert_int_eq(code, 200);
-    ck_assert_str_eq(str_at(j, "status", "phase"), "InProgress");
-    ck_assert_ptr_null(str_at(j, "spec", "ttl"));
-    ck_assert_int_eq(generation_of(j), 1);
+    ck_assert_int_eq(code, 404);
+    ck_assert_str_eq(str_at(j, "message", NULL),
+                     "the server could not find the requested resource");
     cJSON_Delete(j);
     j = http_json("PUT", NSP "/a/status", "application/json",
-                  "{\"metadata\":{\"name\":\"a\"},\"spec\":{\"ttl\":\"8h\"},\"status\":{\"phase\":"
-                  "\"Completed\"}}",
-                  &code);
+                  "{\"metadata\":{\"name\":\"a\"},\"status\":{\"phase\":\"Completed\"}}", &code);
+    ck_assert_int_eq(code, 404);
+    cJSON_Delete(j);
+    j = http_json("GET", NSP "/a/status", NULL, NULL, &code);
+    ck_assert_int_eq(code, 404);
+    cJSON_Delete(j);
+    /* the main resource takes status; it is a change, so generation moves */
+    j = http_json("PATCH", NSP "/a", "application/merge-patch+json",
+                  "{\"status\":{\"phase\":\"Completed\"}}", &code);
     ck_assert_int_eq(code, 200);
     ck_assert_str_eq(str_at(j, "status", "phase"), "Completed");
-    ck_assert_ptr_null(str_at(j, "spec", "ttl"));
-    ck_assert_int_eq(generation_of(j), 1);
+    ck_assert_int_eq(generation_of(j), 2);
     cJSON_Delete(j);
-    /* a spec change through the main resource bumps generation */
+    /* labels are metadata: generation stays */
+    j = http_json("PATCH", NSP "/a", "application/merge-patch+json",
+                  "{\"metadata\":{\"labels\":{\"x\":\"y\"}}}", &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_int_eq(generation_of(j), 2);
+    cJSON_Delete(j);
     j = http_json("PATCH", NSP "/a", "application/merge-patch+json", "{\"spec\":{\"ttl\":\"1h\"}}",
                   &code);
     ck_assert_int_eq(code, 200);
     ck_assert_str_eq(str_at(j, "spec", "ttl"), "1h");
     ck_assert_str_eq(str_at(j, "status", "phase"), "Completed");
-    ck_assert_int_eq(generation_of(j), 2);
+    ck_assert_int_eq(generation_of(j), 3);
     cJSON_Delete(j);
     /* PUT with the current resourceVersion succeeds */
     j = http_json("GET", NSP "/a", NULL, NULL, &code);
@@ -521,7 +569,7 @@ START_TEST(status_subresource_and_generation)
     j = http_json("PUT", NSP "/a", "application/json", body, &code);
     ck_assert_int_eq(code, 200);
     ck_assert_str_eq(str_at(j, "spec", "ttl"), "2h");
-    ck_assert_int_eq(generation_of(j), 3);
+    ck_assert_int_eq(generation_of(j), 4); /* spec changed and status gone */
     cJSON_Delete(j);
     /* the patched object of a missing name: 404 */
     j = http_json("PATCH", NSP "/zzz", "application/merge-patch+json", "{}", &code);
@@ -916,7 +964,7 @@ int main(void)
     tcase_add_test(tc, discovery_table_and_headers);
     tcase_add_test(tc, faults_fire_and_are_counted);
     tcase_add_test(tc, create_generate_name_and_errors);
-    tcase_add_test(tc, status_subresource_and_generation);
+    tcase_add_test(tc, no_status_subresource_and_generation);
     tcase_add_test(tc, tables_for_kubectl);
     tcase_add_test(tc, watch_timeout_seconds_is_honoured);
     tcase_add_test(tc, pod_log_tail_and_since);

@@ -87,15 +87,30 @@ START_TEST(update_conflict_and_generation)
                           "has been modified; please apply your changes to the latest version "
                           "and try again");
     free(msg);
-    /* a status change keeps generation, a spec change bumps it */
+    /* Velero's CRDs have no status subresource: a status change bumps generation like a spec
+     * change (any change but to metadata); a label change does not */
     cJSON_AddItemToObject(o, "status", cJSON_Parse("{\"phase\":\"InProgress\"}"));
     cJSON *u = simstore_update(s, "backups", "velero", "b1", o, &st, NULL);
     ck_assert_int_eq(st, 200);
-    ck_assert_double_eq(mdn(u, "generation"), 1);
+    ck_assert_double_eq(mdn(u, "generation"), 2);
     ck_assert_str_ne(mds(u, "resourceVersion"), rv1);
     cJSON *p = cJSON_Parse("{\"spec\":{\"ttl\":\"1h0m0s\"}}");
     cJSON *m = simstore_merge_patch(s, "backups", "velero", "b1", p, &st, NULL);
-    ck_assert_double_eq(mdn(m, "generation"), 2);
+    ck_assert_double_eq(mdn(m, "generation"), 3);
+    cJSON_Delete(p);
+    cJSON_Delete(m);
+    p = cJSON_Parse("{\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
+    m = simstore_merge_patch(s, "backups", "velero", "b1", p, &st, NULL);
+    ck_assert_double_eq(mdn(m, "generation"), 3);
+    cJSON_Delete(p);
+    /* a built-in resource's status change keeps generation */
+    cJSON *pod = cJSON_Parse("{\"metadata\":{\"name\":\"p1\"},\"spec\":{}}");
+    cJSON_Delete(simstore_create(s, "pods", "velero", pod, &st, NULL));
+    p = cJSON_Parse("{\"status\":{\"phase\":\"Running\"}}");
+    cJSON *pp = simstore_merge_patch(s, "pods", "velero", "p1", p, &st, NULL);
+    ck_assert_int_eq(st, 200);
+    ck_assert_double_eq(mdn(pp, "generation"), 1);
+    cJSON_Delete(pp);
     cJSON_Delete(p);
     /* merge patch with the old RV as a precondition: 409 */
     char *pj = NULL;

@@ -255,12 +255,22 @@ START_TEST(once_json_is_exact)
         "{\"context\":\"kind-dev\",\"server\":\"https://127.0.0.1:6443\",\"namespace\":\"velero\","
         "\"runs\":["
         "{\"kind\":\"Backup\",\"name\":\"queued-one\",\"phase\":\"Queued\",\"itemsDone\":null,"
-        "\"itemsTotal\":null,\"started\":null,\"completed\":null,\"errors\":0,\"warnings\":0,"
-        "\"itemsPerSecond\":null,\"etaSeconds\":null,\"resources\":[],\"volumes\":[]},"
+        "\"itemsTotal\":null,\"itemsTotalEstimated\":false,\"started\":null,\"completed\":null,"
+        "\"errors\":0,\"warnings\":0,\"failureReason\":null,\"itemsPerSecond\":null,"
+        "\"etaSeconds\":null,\"etaLowerBound\":false,\"bytesDone\":0,"
+        "\"bytesTotal\":0,\"bytesPerSecond\":null,\"stalled\":false,\"waitingOn\":null,"
+        "\"resources\":[],\"volumes\":[]},"
         "{\"kind\":\"Backup\",\"name\":\"nightly-20240107\",\"phase\":\"InProgress\",\"itemsDone\":"
         "30,"
-        "\"itemsTotal\":120,\"started\":\"2024-01-07T11:19:00Z\",\"completed\":null,\"errors\":0,"
-        "\"warnings\":1,\"itemsPerSecond\":0.5,\"etaSeconds\":180,\"resources\":["
+        "\"itemsTotal\":120,\"itemsTotalEstimated\":true,\"started\":\"2024-01-07T11:19:00Z\","
+        "\"completed\":null,\"errors\":0,\"warnings\":1,\"failureReason\":null,\"itemsPerSecond\":"
+        "0.5,"
+        /* the items' 180 s and Finalizing; a lower bound: the DataUpload is not sized yet and
+         * the PVB has no rate */
+        "\"etaSeconds\":181,\"etaLowerBound\":true,\"bytesDone\":1048576,\"bytesTotal\":4194304,"
+        "\"bytesPerSecond\":null,\"stalled\":false,\"waitingOn\":{\"kind\":\"Items\",\"name\":null}"
+        ","
+        "\"resources\":["
         "{\"resource\":\"namespaces\",\"done\":2,\"total\":2},"
         "{\"resource\":\"pods\",\"done\":28,\"total\":40},"
         "{\"resource\":\"deployments.apps\",\"done\":0,\"total\":78}],\"volumes\":["
@@ -272,20 +282,29 @@ START_TEST(once_json_is_exact)
         "\"bytesTotal\":0}]},"
         "{\"kind\":\"Restore\",\"name\":\"restore-^[[31mx\",\"phase\":\"Completed\",\"itemsDone\":"
         "5,"
-        "\"itemsTotal\":5,\"started\":\"2024-01-07T10:50:00Z\",\"completed\":\"2024-01-07T10:50:"
+        "\"itemsTotal\":5,\"itemsTotalEstimated\":false,\"started\":\"2024-01-07T10:50:00Z\","
+        "\"completed\":\"2024-01-07T10:50:"
         "10Z\","
-        "\"errors\":0,\"warnings\":0,\"itemsPerSecond\":0.5,\"etaSeconds\":null,\"resources\":[],"
-        "\"volumes\":[]},"
+        "\"errors\":0,\"warnings\":0,\"failureReason\":null,\"itemsPerSecond\":0.5,"
+        "\"etaSeconds\":null,\"etaLowerBound\":false,"
+        "\"bytesDone\":0,\"bytesTotal\":0,\"bytesPerSecond\":null,\"stalled\":false,"
+        "\"waitingOn\":null,\"resources\":[],\"volumes\":[]},"
         "{\"kind\":\"Backup\",\"name\":\"adhoc-a\",\"phase\":\"Failed\",\"itemsDone\":10,"
-        "\"itemsTotal\":20,\"started\":\"2024-01-07T10:20:00Z\",\"completed\":\"2024-01-07T10:20:"
+        "\"itemsTotal\":20,\"itemsTotalEstimated\":false,\"started\":\"2024-01-07T10:20:00Z\","
+        "\"completed\":\"2024-01-07T10:20:"
         "10Z\","
-        "\"errors\":1,\"warnings\":0,\"itemsPerSecond\":1,\"etaSeconds\":null,\"resources\":[],"
-        "\"volumes\":[]},"
+        "\"errors\":1,\"warnings\":0,\"failureReason\":\"boom\",\"itemsPerSecond\":1,"
+        "\"etaSeconds\":null,\"etaLowerBound\":false,"
+        "\"bytesDone\":0,\"bytesTotal\":0,\"bytesPerSecond\":null,\"stalled\":false,"
+        "\"waitingOn\":null,\"resources\":[],\"volumes\":[]},"
         "{\"kind\":\"Backup\",\"name\":\"adhoc-b\",\"phase\":\"Completed\",\"itemsDone\":50,"
-        "\"itemsTotal\":50,\"started\":\"2024-01-07T09:20:00Z\",\"completed\":\"2024-01-07T09:21:"
+        "\"itemsTotal\":50,\"itemsTotalEstimated\":false,\"started\":\"2024-01-07T09:20:00Z\","
+        "\"completed\":\"2024-01-07T09:21:"
         "40Z\","
-        "\"errors\":0,\"warnings\":0,\"itemsPerSecond\":0.5,\"etaSeconds\":null,\"resources\":[],"
-        "\"volumes\":[]}]}\n";
+        "\"errors\":0,\"warnings\":0,\"failureReason\":null,\"itemsPerSecond\":0.5,"
+        "\"etaSeconds\":null,\"etaLowerBound\":false,"
+        "\"bytesDone\":0,\"bytesTotal\":0,\"bytesPerSecond\":null,\"stalled\":false,"
+        "\"waitingOn\":null,\"resources\":[],\"volumes\":[]}]}\n";
     ck_assert_str_eq(j, want);
     free(j);
     fixture_done(&f);
@@ -303,11 +322,16 @@ START_TEST(once_table_has_the_columns_and_sanitised_names)
     char header[256];
     snprintf(header, sizeof header, "%.*s", (int)(nl - t), t);
     ck_assert_str_eq(header,
-                     "NAME              KIND     PHASE       ITEMS   RESOURCES  RATE   ETA    "
-                     "STARTED               DURATION  ERRORS  WARNINGS");
+                     "NAME              KIND     PHASE       ITEMS    RESOURCES  VOLUME BYTES     "
+                     "RATE   ETA      STARTED               DURATION  ERRORS  WARNINGS");
+    /* ~: Velero's estimate of the total while the run is in progress; volume bytes summed */
     ck_assert_ptr_nonnull(
-        strstr(t, "\nnightly-20240107  Backup   InProgress  30/120  1/3        0.5/s  "
-                  "3m00s  2024-01-07T11:19:00Z  1m00s     0       1\n"));
+        strstr(t, "\nnightly-20240107  Backup   InProgress  30/~120  1/3        1.0 MiB/4.0 MiB  "
+                  "0.5/s  >=3m01s  2024-01-07T11:19:00Z  1m00s     0       1\n"));
+    /* no volumes: a dash, as for any unknown cell */
+    ck_assert_ptr_nonnull(
+        strstr(t, "\nadhoc-a           Backup   Failed      10/20    -          -                "
+                  "1.0/s  -        2024-01-07T10:20:00Z  10s       1       0\n"));
     ck_assert_ptr_nonnull(strstr(t, "restore-^[[31mx"));
     ck_assert_ptr_null(strchr(t, '\x1b'));
     free(t);

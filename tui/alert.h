@@ -15,14 +15,14 @@ typedef enum { ALERT_NONE, ALERT_FINISHED, ALERT_FAILED, ALERT_STALLED } alert_e
 alert_event alert_classify(vl_phase before, int stalled_before, vl_phase now, int stalled_now);
 const char *alert_event_name(alert_event e); /* "finished", "failed", "stalled" */
 
-void alert_configure(int bell, const char *notify_cmd); /* notify_cmd NULL: none (copied) */
+void alert_configure(int ring, const char *notify_cmd); /* notify_cmd NULL: none (copied) */
 
 /* One pass over the model (now: monotonic data time; stale: no stall judgements; stalled: the
  * items and every volume still in progress have not moved for their intervals): fires the
  * events since the last pass, and reaps finished --notify children. Returns the events fired;
  * title gets the last one's text ("veltop: backup b1 Failed") when title != NULL. A run seen for
  * the first time fires nothing (veltop starting is no news). */
-int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *bell);
+int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *ring);
 /* For the full screen: alert_scan, then the bell (curses beep) and the title (OSC 2). */
 void alert_ui_tick(model *m, double now, int stale);
 /* Starts cmd for an event; returns the child's pid (> 0) or -1. Reaped by alert_reap. */

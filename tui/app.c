@@ -138,6 +138,7 @@ void app_free(app *a)
     free(a->context);
     free(a->server);
     free(a->ns);
+    free(a->cacert);
     free(a);
 }
 
@@ -150,11 +151,54 @@ static int app_optional_down(int i, const kc_refl_status *st)
                                             (st->last_status == 403 || st->last_status == 401)));
 }
 
+void app_download_trust(app *a, int restore, const char *run, kc_buf *out)
+{
+    if (a->cacert) {
+        kc_buf_append(out, a->cacert, a->cacert_len);
+        kc_buf_append(out, "\n", 1);
+    }
+    const char *backup = run;
+    if (restore) {
+        const vl_run *r = run ? kc_store_get(a->stores[APP_R_RESTORES], a->ns, run) : NULL;
+        backup = r ? r->backup_name : NULL;
+    }
+    const vl_run *b = backup ? kc_store_get(a->stores[APP_R_BACKUPS], a->ns, backup) : NULL;
+    const char *loc = b ? b->storage_location : NULL;
+    const vl_bsl *bsl = loc ? kc_store_get(a->stores[APP_R_BSLS], a->ns, loc) : NULL;
+    if (bsl && bsl->ca_cert) {
+        kc_buf_append(out, bsl->ca_cert, bsl->ca_cert_len);
+        kc_buf_append(out, "\n", 1);
+    }
+}
+
+kc_download *app_download(app *a, kc_download_opts *o, kc_download_data_fn data,
+                          kc_download_done_fn done, void *arg)
+{
+    kc_buf ca = {0};
+    app_download_trust(a, o->kind && !strncmp(o->kind, "Restore", 7), o->target, &ca);
+    o->ca_pem = ca.data;
+    o->ca_pem_len = ca.len;
+    kc_download *d = kc_download_start(a->client, o, data, done, arg); /* copies the trust */
+    kc_buf_free(&ca);
+    o->ca_pem = NULL;
+    o->ca_pem_len = 0;
+    return d;
+}
+
 int app_synced(const app *a)
 {
     for (int i = 0; i < APP_NREFL; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
         if (!st->synced && st->state != KC_REFL_FAILED && !app_optional_down(i, st)) return 0;
+    }
+    return 1;
+}
+
+int app_volumes_listed(const app *a)
+{
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (!st->synced && st->state != KC_REFL_FAILED && st->state != KC_REFL_RETRYING) return 0;
     }
     return 1;
 }
@@ -193,4 +237,14 @@ void app_connection(const app *a, double now, app_conn *out)
     else if (mut->down_since == 0 && (out->retrying || out->error[0]) && app_ever_listed(a))
         mut->down_since = now; /* data that was never there is not stale */
     out->stale_since = mut->down_since;
+}
+
+int app_no_velero(const app *a)
+{
+    static const int which[] = {APP_R_BACKUPS, APP_R_RESTORES, APP_R_BSLS};
+    for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+        if (!kc_reflector_status(a->refl[which[i]])->synced) return 0;
+        if (kc_store_len(a->stores[which[i]])) return 0;
+    }
+    return 1;
 }

@@ -6,6 +6,7 @@
 
 #include "estimator.h"
 #include "kubeclient/client.h"
+#include "kubeclient/download.h"
 #include "kubeclient/loop.h"
 #include "kubeclient/reflector.h"
 #include "kubeclient/store.h"
@@ -18,11 +19,15 @@ typedef struct model_res {
     char *resource; /* "pods", "deployments.apps" */
     int64_t done, total;
     est *est;
+    unsigned flags; /* derived rows: MODEL_RES_* */
 } model_res;
+
+#define MODEL_RES_ACTIVE   1u /* being worked on (the log says so), whatever its count */
+#define MODEL_RES_ESTIMATE 2u /* its total is an estimate: shown "of ~N" */
 
 /* Sum over the volumes (PVB/PVR/DU/DD) of a run. */
 typedef struct model_vol_sum {
-    int n, n_done, n_active, n_failed, n_pending;
+    int n, n_done, n_active, n_failed, n_canceled, n_pending;
     int64_t bytes_done, bytes_total;
 } model_vol_sum;
 
@@ -38,6 +43,8 @@ typedef struct model_volume {
 typedef struct model_run {
     vl_kind kind;      /* VL_BACKUP or VL_RESTORE */
     char *name;        /* owned copy of meta.name (raw; sanitise before display) */
+    const char *label; /* the value its volumes' run-name label holds: name, or GetValidName(name)
+                          for names over 63 characters (in the run's own block) */
     const vl_run *run; /* current decoded state; owned by the store (or the test) */
     est *items;        /* tracker of items_done */
     double attached;   /* monotonic seconds when first seen */
@@ -54,6 +61,9 @@ typedef struct model_run {
     /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
     int alert_seen, alert_phase, alert_stalled;
     size_t pos; /* private: index in model.runs */
+
+    /* the model holding it (its clock: model_wall_span) */
+    const struct model *owner;
 } model_run;
 
 typedef struct model {
@@ -64,9 +74,14 @@ typedef struct model {
     unsigned long gen; /* bumps on every change: screens redraw when it moved */
     int vols_dirty;    /* run/volume sums need model_refresh_volumes (done lazily, per frame) */
     void *run_index, *vol_index; /* private: (kind, name) -> object */
+    void *label_index; /* private: (kind, label) -> run, for runs whose label is not their name */
     /* Shared, never sampled tracker of objects first seen finished (rate/ETA unknown: -1), so
      * 10 000 old runs and their volumes cost no sample rings. Compare, never free. */
     est *idle_est;
+    /* The cluster's clock against ours (model_set_clock): 1:1 for a real cluster; --demo --speed N
+     * runs the sim's clock N times faster, and every duration read from the cluster's
+     * timestamps is divided by N, so rates, ETAs and durations are true in wall time. */
+    double clock_scale, clock_wall0, clock_cluster0;
 } model;
 
 model *model_new(void);
@@ -79,17 +94,26 @@ void model_remove_run(model *m, vl_kind kind, const char *name);
 model_run *model_find_run(const model *m, vl_kind kind, const char *name);
 void model_upsert_volume(model *m, const vl_volume *v, double now);
 void model_remove_volume(model *m, vl_kind kind, const char *name);
+/* Volumes join their run by the velero.io/backup-uid / restore-uid label where both have a uid,
+ * else by the run-name label, which holds GetValidName(name) (vl_valid_label), never by the raw
+ * name. */
 /* Volumes of a run (PVB+DU for a backup, PVR+DD for a restore); returns the count, fills up to
  * max pointers into out (out may be NULL to count). */
 size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max);
 /* Recomputes vols of every run, O(volumes); changes only mark vols_dirty, the screens and
  * --once call this before showing the sums. */
 void model_refresh_volumes(model *m);
-/* Replaces the log-derived per-resource progress of a run (copied), feeding its trackers. */
+/* Replaces the log-derived per-resource progress of a run (copied), feeding its trackers; flags
+ * (MODEL_RES_* per row) may be NULL. */
 void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n,
-                           double now);
+                           const unsigned char *flags, double now);
 /* The rows the detail screen shows: res when the server gives resourceProgress, else derived. */
 const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log);
+
+/* The cluster's clock reads cluster0 + (wall - wall0) x scale (scale <= 0: 1:1, the default). */
+void model_set_clock(model *m, double wall0, double cluster0, double scale);
+double model_cluster_now(const model *m, double wall);    /* the cluster's clock at our wall time */
+double model_wall_span(const model *m, double cluster_s); /* a span of cluster time, in ours */
 
 /* The item rate (items/s, < 0 unknown) and ETA (s, < 0 unknown) of a run at monotonic now. */
 double model_run_rate(const model_run *r, double now);
@@ -150,14 +174,31 @@ typedef struct app {
     void *on_change_arg;
     void *hooks;              /* private: per-store callback contexts */
     struct logderive *derive; /* log-derived per-resource progress (logderive.h; set by ui_new) */
+    char *cacert;             /* --cacert FILE's PEM text (owned), NULL when none */
+    size_t cacert_len;
 } app;
 
 /* Starts reflectors for every resource in namespace ns over client (not owned). */
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
              const char *ns);
 void app_free(app *a);
+/* Starts an artifact download (kc_download_start) whose object store is also trusted with
+ * --cacert and the caCert of the BSL the run's backup lives in (a restore's: its backup's), as the
+ * velero CLI trusts them. The run is o->target, a restore when o->kind starts with "Restore". */
+kc_download *app_download(app *a, kc_download_opts *o, kc_download_data_fn data,
+                          kc_download_done_fn done, void *arg);
+/* The PEM text app_download trusts beside the system roots for that run, appended to out. */
+void app_download_trust(app *a, int restore, const char *run, kc_buf *out);
+
 /* 1 when every reflector completed its first list (or failed for good). */
 int app_synced(const app *a);
+/* 1 when the four volume lists (PodVolumeBackups/Restores, DataUploads/Downloads) were listed,
+ * failed, or are retrying: until then volume bytes are still arriving (shown as loading). */
+int app_volumes_listed(const app *a);
+
+/* 1 when nothing of Velero is in the namespace: backups, restores and backup storage locations
+ * all listed, and none of them there (a wrong -n, or Velero not installed). */
+int app_no_velero(const app *a);
 
 /* Connection summary for the header lamp. */
 typedef struct app_conn {

@@ -3,18 +3,31 @@
  * service for runs without status.resourceProgress. */
 #pragma once
 #include "app.h"
+#include "logderive.h"
 #include "ui.h"
 
 ui_screen *screen_volumes_new(vl_kind kind, const char *name);
 ui_screen *screen_logs_new(vl_kind kind, const char *name);
 ui_screen *screen_results_new(vl_kind kind, const char *name);
+/* y: the whole object, pretty-printed and sanitised, in the log pager (search, wrap, write). */
+ui_screen *screen_describe_run_new(vl_kind kind, const char *name);
+ui_screen *screen_describe_volume_new(const model_volume *mv, const char *ns);
 
 /* Key actions for the list and detail screens: open the screen for ui_current_run(u). */
 int drill_open_volumes(ui *u, ui_screen *s);
 int drill_open_logs(ui *u, ui_screen *s);
 int drill_open_results(ui *u, ui_screen *s);
+int drill_open_describe(ui *u, ui_screen *s);
 
-/* Stored logs are available once the run has written them (Velero uploads the log at the end of
- * the item pass): Completed, PartiallyFailed, Failed, WaitingForPluginOperations*, Finalizing*.
- * Before that the logs screen follows the live log of the Velero server pod. */
-int drill_log_stored(const vl_run *r);
+/* [ and ]: the run before/after the current one in the list's order, made current and selected
+ * in the list; NULL (and a message saying so) at either end. */
+model_run *drill_adjacent(ui *u, int delta);
+/* [ and ] on a screen that shows one run's data: replaces the top screen by ctor's screen for the
+ * adjacent run. */
+int drill_step(ui *u, int delta, ui_screen *(*ctor)(vl_kind, const char *));
+
+/* Stored logs are available (logderive_log_stored: the data module says, the screens ask). */
+static inline int drill_log_stored(const vl_run *r)
+{
+    return logderive_log_stored(r);
+}

@@ -34,6 +34,8 @@ struct est {
     double seed_rate; /* < 0: not seeded */
     double finish_rate;
     double last_change; /* < 0: none */
+    double paused;      /* seconds spent stalled (gaps beyond the stall threshold) */
+    double resumed;     /* time of the change that ended the last stall, < 0 none */
     uint8_t total_changed, finished;
 };
 
@@ -82,6 +84,7 @@ est *est_new(const est_opts *o)
     e->seed_rate = -1;
     e->finish_rate = -1;
     e->last_change = -1;
+    e->resumed = -1;
     return e;
 }
 
@@ -100,6 +103,8 @@ static void est_reset(est *e)
     e->seed_rate = -1;
     e->total_changed = 0;
     e->last_change = -1;
+    e->paused = 0;
+    e->resumed = -1;
 }
 
 static void est_push(est *e, double t, int64_t v)
@@ -109,6 +114,9 @@ static void est_push(est *e, double t, int64_t v)
     const est_pt *c = e->coarse.n ? est_ring_at(&e->coarse, e->coarse.n - 1) : NULL;
     if (!c || t - c->t >= EST_COARSE_STEP) est_ring_push(&e->coarse, EST_COARSE, (est_pt){t, v});
 }
+
+static double est_stall_after(const est *e);
+static double est_observed_interval(const est *e);
 
 void est_sample(est *e, double t, int64_t value, int64_t total)
 {
@@ -127,6 +135,10 @@ void est_sample(est *e, double t, int64_t value, int64_t total)
             /* two changes at one instant (or a clock going back): keep the newer value */
             est_ring_at(&e->fine, e->fine.n - 1)->v = value;
             return;
+        } else if (t - last->t > est_stall_after(e) && (e->fine.n > 1 || e->seed_rate >= 0)) {
+            /* it moves again after a stall: that time was no progress (est_paused) */
+            e->paused += t - last->t - est_observed_interval(e);
+            e->resumed = t;
         }
     }
     est_push(e, t, value);
@@ -224,6 +236,11 @@ static int est_window_start(const est *e, double end, int keep)
     int i = e->fine.n - 1;
     while (i > 0 && est_at(e, i - 1)->t >= from) i--;
     if (e->fine.n - i < keep) i = e->fine.n - keep < 0 ? 0 : e->fine.n - keep;
+    /* an idle start (first seen at a value long before it began to move) is no rate: the counter
+     * started moving somewhere in that gap, so the first point would pull the slope down */
+    if (i == 0 && e->fine.n >= 3 && e->fine.n - 1 >= keep && e->seed_rate < 0 &&
+        est_at(e, 1)->t - est_at(e, 0)->t > 3 * e->o.expected_interval_s)
+        i = 1;
     return i;
 }
 
@@ -265,6 +282,12 @@ double est_rate(const est *e, double now)
     return r < 0 ? 0 : r;
 }
 
+double est_rate_moving(const est *e)
+{
+    if (!e) return -1;
+    return e->finished ? e->finish_rate : est_rate_at_last(e);
+}
+
 double est_eta(const est *e, double now)
 {
     if (!e || e->finished || e->fine.n == 0) return -1;
@@ -290,6 +313,25 @@ int est_stalled(const est *e, double now, double *since_s)
 double est_last_change(const est *e)
 {
     return e ? e->last_change : -1;
+}
+
+double est_paused(const est *e)
+{
+    return e ? e->paused : 0;
+}
+
+int est_window_has_stall(const est *e)
+{
+    /* the window ending at the last change reaches back over the stall's gap */
+    return e && e->resumed >= 0 && e->fine.n && est_last(e)->t - e->resumed < est_window(e);
+}
+
+int est_confident(const est *e)
+{
+    if (!e) return 0;
+    if (e->finished || e->seed_rate >= 0) return 1;
+    /* two moves after the first sighting, over at least two update intervals */
+    return e->fine.n >= 3 && est_last(e)->t - est_at(e, 1)->t >= 2 * e->o.expected_interval_s;
 }
 
 int est_total_estimated(const est *e)
@@ -341,10 +383,13 @@ int est_rate_history(const est *e, double now, double bucket_s, double *out, int
         c.hold_until = c.p[c.n - 1].t + est_stall_after(e);
     }
     int filled = 0;
+    /* seeded on attaching mid-run: the first change after it may carry a whole update interval
+     * of progress made partly before we looked (a spike); the curve starts at that change */
+    double t0 = e->seed_rate >= 0 && c.n >= 2 ? c.p[1].t : c.p[0].t;
     for (int k = n; k >= 1; k--) {
         double a = now - k * bucket_s, b = a + bucket_s;
-        if (b <= c.p[0].t) continue; /* before the first sample: nothing known */
-        if (a < c.p[0].t) a = c.p[0].t;
+        if (b <= t0) continue; /* before the first sample: nothing known */
+        if (a < t0) a = t0;
         if (b - a <= 1e-9) continue;
         double v = (est_curve_at(&c, b) - est_curve_at(&c, a)) / (b - a);
         out[filled++] = v > 0 ? v : 0;

@@ -30,11 +30,22 @@ void est_seed(est *e, double t, int64_t value, double elapsed_s);
 void est_finish(est *e, int64_t value, double elapsed_s);
 
 double est_rate(const est *e, double now); /* units per second; < 0 when unknown */
+/* The rate as of the last change, ignoring a stall since (what it moved at before it stopped). */
+double est_rate_moving(const est *e);
 double est_eta(const est *e, double now); /* seconds to reach total; < 0 when unknown/meaningless */
 /* Seconds since the counter last moved; stalled when that exceeds 3 x expected interval (and at
  * least the update cadence allows). Returns 1 if stalled and sets *since_s. */
 int est_stalled(const est *e, double now, double *since_s);
 double est_last_change(const est *e);  /* time of the last change, < 0 if none */
 int est_total_estimated(const est *e); /* 1 while the total has been seen to change (show "~N") */
+/* 1 once the rate means something: seeded, finished, or moved twice over two update intervals
+ * (a row's first items give no rate: "2 of 16  0.0/s  ETA 1h14m" is noise). */
+int est_confident(const est *e);
+/* Seconds the counter spent stalled before it moved again (gaps past the stall threshold, less
+ * one update interval each): an average since the start leaves them out. */
+double est_paused(const est *e);
+/* 1 while the rate's window still spans a stall the counter came back from (the slope then
+ * understates how fast it moves). */
+int est_window_has_stall(const est *e);
 /* Rate history for a sparkline: fills up to n values, oldest first (one per bucket_s). */
 int est_rate_history(const est *e, double now, double bucket_s, double *out, int n);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 char *fmt_duration(char *buf, size_t n, double s)
@@ -89,17 +90,58 @@ char *fmt_count(char *buf, size_t n, int64_t v)
     return buf;
 }
 
+static int fmt_utc_on;
+
+void fmt_set_utc(int on)
+{
+    fmt_utc_on = on;
+}
+
+/* Broken-down time in the zone times are shown in (local, or UTC with --utc). */
+static void fmt_tm(double t, struct tm *tm)
+{
+    time_t tt = (time_t)t;
+    if (fmt_utc_on)
+        gmtime_r(&tt, tm);
+    else
+        localtime_r(&tt, tm);
+}
+
+char *fmt_zone(char *buf, size_t n, double t)
+{
+    struct tm tm;
+    if (fmt_utc_on) {
+        snprintf(buf, n, "UTC");
+        return buf;
+    }
+    fmt_tm(t > 0 ? t : (double)time(NULL), &tm);
+    /* an abbreviation when the zone has one ("CET"), else the offset ("+0530") */
+    if (!strftime(buf, n, "%Z", &tm) || !buf[0] || buf[0] == '+' || buf[0] == '-')
+        strftime(buf, n, "%z", &tm);
+    return buf;
+}
+
 char *fmt_clock(char *buf, size_t n, double t, int with_date)
 {
     if (t <= 0) {
         snprintf(buf, n, "-");
         return buf;
     }
-    time_t tt = (time_t)t;
     struct tm tm;
-    localtime_r(&tt, &tm);
-    strftime(buf, n, with_date ? "%Y-%m-%d %H:%M" : "%H:%M:%S", &tm);
+    fmt_tm(t, &tm);
+    strftime(buf, n, with_date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
     return buf;
+}
+
+char *fmt_clock_since(char *buf, size_t n, double t, double ref)
+{
+    struct tm a, b;
+    if (t > 0 && ref > 0) {
+        fmt_tm(t, &a);
+        fmt_tm(ref, &b);
+        if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday) return fmt_clock(buf, n, t, 0);
+    }
+    return fmt_clock(buf, n, t, 1);
 }
 
 char *fmt_started(char *buf, size_t n, double t, double now)
@@ -108,9 +150,8 @@ char *fmt_started(char *buf, size_t n, double t, double now)
         snprintf(buf, n, "-");
         return buf;
     }
-    time_t tt = (time_t)t;
     struct tm tm;
-    localtime_r(&tt, &tm);
+    fmt_tm(t, &tm);
     strftime(buf, n, fabs(now - t) < 86400 ? "%H:%M:%S" : "%m-%d %H:%M", &tm);
     return buf;
 }

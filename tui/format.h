@@ -16,9 +16,16 @@ char *fmt_rate(char *buf, size_t n, double per_s);
 char *fmt_byte_rate(char *buf, size_t n, double bytes_per_s);
 /* Counts: "987", "12.3k", "4.5M" (compact, for narrow columns). */
 char *fmt_count(char *buf, size_t n, int64_t v);
-/* Local wall clock "14:03:22"; with_date: "2024-01-07 14:03". "-" when t <= 0. */
+/* Times are shown in the local zone, or in UTC after fmt_set_utc(1) (--utc). */
+void fmt_set_utc(int on);
+/* The zone times are shown in, as of time t (0: now): "UTC", "CET", else the offset "+0530". */
+char *fmt_zone(char *buf, size_t n, double t);
+/* Wall clock "14:03:22"; with_date: "2024-01-07 14:03:22". "-" when t <= 0. */
 char *fmt_clock(char *buf, size_t n, double t, int with_date);
-/* Start time for a list column: "14:03:22" when within 24h of now, else "01-07 14:03". */
+/* As fmt_clock: the time alone when t falls on the same day as ref, else with the date. */
+char *fmt_clock_since(char *buf, size_t n, double t, double ref);
+/* Start time for a list column (zone as fmt_clock): "14:03:22" when within 24h of now, else "01-07
+ * 14:03". */
 char *fmt_started(char *buf, size_t n, double t, double now);
 /* "4s ago", "3m ago"; "-" when s < 0. */
 char *fmt_ago(char *buf, size_t n, double s);

@@ -1,6 +1,9 @@
 /* logbuf.c: the pager's line store: one text buffer, an offset index, levels, view and search. */
 #include "logbuf.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -303,15 +306,29 @@ long logbuf_next_level(const logbuf *b, size_t from, lp_level at_least)
     return -1;
 }
 
-int logbuf_write(const logbuf *b, const char *path)
+int logbuf_write(const logbuf *b, const char *path, size_t *lines)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    size_t w = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-    int e = errno;
-    if (fclose(f) != 0 || w != b->len) {
-        errno = w != b->len ? e : errno;
+    *lines = 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        unlink(path);
+        errno = e;
         return -1;
     }
+    int bad = 0;
+    for (size_t vi = 0; vi < b->nview && !bad; vi++) {
+        size_t li = b->view[vi], len = b->off[li + 1] - b->off[li];
+        bad = fwrite(b->data + b->off[li], 1, len, f) != len;
+    }
+    int e = errno;
+    if (fclose(f) != 0 || bad) {
+        errno = bad ? e : errno;
+        return -1;
+    }
+    *lines = b->nview;
     return 0;
 }

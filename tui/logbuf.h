@@ -40,5 +40,7 @@ long logbuf_search(const logbuf *b, const char *needle, size_t from, int dir, in
 /* Next line of at least LP_ERROR severity in the view after row `from`, wrapping; -1 if none. */
 long logbuf_next_level(const logbuf *b, size_t from, lp_level at_least);
 
-/* Writes all lines (with '\n') to path. Returns 0 or -1 with errno set. */
-int logbuf_write(const logbuf *b, const char *path);
+/* Writes the lines of the view (what the level filter shows, each with '\n') to a new file at
+ * path; never overwrites: an existing path fails with EEXIST. Returns 0 (*lines = lines written)
+ * or -1 with errno set. */
+int logbuf_write(const logbuf *b, const char *path, size_t *lines);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drill.h"
+#include "kubeclient/discovery.h"
 #include "kubeclient/download.h"
 #include "kubeclient/podlog.h"
 #include "kubeclient/util.h"
@@ -22,9 +22,7 @@ typedef struct ld_fetch {
     char *target;
     ld_fstate state;
     kc_download *dl;
-    kc_buf body;
-    vl_res_progress *res; /* parsed once done */
-    size_t n;
+    kc_buf body;                      /* the resource list's JSON once done */
     void (*done)(struct ld_fetch *f); /* the owner's: state is DONE or FAILED */
     void *owner;
 } ld_fetch;
@@ -35,7 +33,10 @@ typedef struct ld_run {
     char *name, *ref;
     lprog *lp;
     int dirty, seen;
-    ld_fetch *totals; /* restores: the backup's resource list, for per-resource totals */
+    ld_fetch *totals;     /* restores: the backup's resource list, for per-resource totals */
+    kc_request *spec_req; /* restores: GET of the Restore, for its filters */
+    lprog_filter filter;
+    int have_filter; /* 1: filter is the restore's; -1: it could not be read */
     struct logderive *d;
     double last_time;    /* the newest line of this run: its time= (unix s), for diagnose.c */
     char last_line[256]; /* ... and its msg= */
@@ -62,9 +63,31 @@ struct logderive {
     size_t nq, capq;
     int active; /* fetches running */
     uint64_t scan_timer, push_timer;
-    int once;         /* --once: no follow, only the runs logderive_once picked */
-    int64_t deadline; /* --once: kc_now_ms() by which every fetch must have ended */
+    kc_discovery *disc; /* Kind -> plural for resource lists */
+    int once;           /* --once: no follow, only the runs logderive_once picked */
+    int64_t deadline;   /* --once: kc_now_ms() by which every fetch must have ended */
 };
+
+_Static_assert(LPROG_ACTIVE == MODEL_RES_ACTIVE && LPROG_ESTIMATE == MODEL_RES_ESTIMATE,
+               "the log's row flags are the model's");
+
+int logderive_log_stored(const vl_run *r)
+{
+    switch (r->phase_id) {
+    case VL_PH_COMPLETED:
+    case VL_PH_PARTIALLY_FAILED:
+    case VL_PH_FAILED:
+    case VL_PH_FAILED_VALIDATION:
+    case VL_PH_WAITING_PLUGIN_OPS:
+    case VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED:
+    case VL_PH_FINALIZING:
+    case VL_PH_FINALIZING_PARTIALLY_FAILED:
+    case VL_PH_DELETING:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static double ld_mono(void)
 {
@@ -80,6 +103,8 @@ static void ld_changed(logderive *d)
 
 static void ld_pump(logderive *d);
 static void ld_drop_queue(logderive *d);
+static size_t ld_rows(logderive *d, const struct ld_fetch *f, const lprog_filter *filter,
+                      vl_res_progress **res, unsigned char **estimate);
 
 static void ld_fetch_data(void *arg, const char *data, size_t n)
 {
@@ -91,14 +116,13 @@ static void ld_fetch_done(void *arg, const kc_err *err)
 {
     ld_fetch *f = arg;
     logderive *d = f->d;
-    f->state = LD_F_FAILED;
-    if (!err->msg[0]) {
-        kc_err e = {0};
-        if (!lprog_from_resource_list(f->body.data ? f->body.data : "", f->body.len, &f->res, &f->n,
-                                      &e))
-            f->state = LD_F_DONE;
+    f->state = err->msg[0] ? LD_F_FAILED : LD_F_DONE;
+    if (f->state == LD_F_FAILED) kc_buf_free(&f->body);
+    if (f->state == LD_F_DONE) { /* ask discovery for its kinds now (--once waits for them) */
+        vl_res_progress *res;
+        size_t n = ld_rows(d, f, NULL, &res, NULL);
+        lprog_res_free(res, n);
     }
-    kc_buf_free(&f->body);
     kc_download_free(f->dl);
     f->dl = NULL;
     d->active--;
@@ -126,7 +150,7 @@ static void ld_fetch_run(ld_fetch *f)
     }
     f->state = LD_F_RUNNING;
     d->active++;
-    f->dl = kc_download_start(d->a->client, &o, ld_fetch_data, ld_fetch_done, f);
+    f->dl = app_download(d->a, &o, ld_fetch_data, ld_fetch_done, f);
 }
 
 /* Fails every queued fetch without starting it. */
@@ -183,7 +207,6 @@ static void ld_fetch_free(ld_fetch *f)
     }
     kc_download_free(f->dl);
     kc_buf_free(&f->body);
-    lprog_res_free(f->res, f->n);
     free(f->target);
     free(f);
 }
@@ -202,9 +225,10 @@ static void ld_push(void *arg)
         model_run *mr = model_find_run(d->a->model, r->kind, r->name);
         if (!mr) continue;
         const vl_res_progress *res;
-        size_t n = lprog_resources(r->lp, &res);
+        const unsigned char *flags;
+        size_t n = lprog_resources(r->lp, &res, &flags);
         if (!n) continue;
-        model_run_set_derived(d->a->model, mr, res, n, ld_mono());
+        model_run_set_derived(d->a->model, mr, res, n, flags, ld_mono());
         any = 1;
     }
     if (any) ld_changed(d);
@@ -257,19 +281,66 @@ static void ld_follow(logderive *d, double since)
     d->pl = kc_podlog_start(d->a->client, &o, ld_line, NULL, d);
 }
 
-static void ld_run_totals_done(ld_fetch *f)
+/* Kind -> plural by the API server's discovery; NULL while unknown (then guessed). */
+static const char *ld_resolve(void *arg, const char *gv, const char *kind)
 {
-    ld_run *r = f->owner;
-    if (f->state != LD_F_DONE) return;
-    lprog_set_totals(r->lp, f->res, f->n);
+    logderive *d = arg;
+    const char *plural;
+    return kc_discovery_plural(d->disc, gv, kind, &plural) == 1 ? plural : NULL;
+}
+
+/* A fetched resource list's rows (filter NULL: a finished run's). */
+static size_t ld_rows(logderive *d, const ld_fetch *f, const lprog_filter *filter,
+                      vl_res_progress **res, unsigned char **estimate)
+{
+    size_t n = 0;
+    kc_err e = {0};
+    if (estimate) *estimate = NULL;
+    if (f->state != LD_F_DONE || lprog_rows_from_list(f->body.data ? f->body.data : "", f->body.len,
+                                                      filter, ld_resolve, d, res, &n, estimate, &e))
+        *res = NULL, n = 0;
+    return n;
+}
+
+/* A restore's totals: its backup's resource list narrowed by its own filters, once both are in;
+ * again when discovery names more kinds. */
+static void ld_run_totals(ld_run *r)
+{
+    if (!r->totals || r->totals->state != LD_F_DONE || !r->have_filter) return;
+    vl_res_progress *res;
+    unsigned char *est;
+    size_t n = ld_rows(r->d, r->totals, &r->filter, &res, &est);
+    for (size_t i = 0; est && i < n && r->have_filter < 0; i++) est[i] = 1; /* spec unread */
+    lprog_set_totals(r->lp, res, n, est);
+    lprog_res_free(res, n);
+    free(est);
     r->dirty = 1;
     if (!r->d->push_timer && !r->d->once)
         r->d->push_timer = kc_loop_timer(r->d->a->loop, 0, ld_push, r->d);
 }
 
+static void ld_run_totals_done(ld_fetch *f)
+{
+    ld_run_totals(f->owner);
+}
+
+static void ld_spec_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    ld_run *r = arg;
+    r->spec_req = NULL;
+    cJSON *o =
+        err->msg[0] ? NULL : cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
+    r->have_filter = cJSON_IsObject(o) ? 1 : -1; /* unread: every entry counts, an estimate */
+    if (o) lprog_filter_from_restore(&r->filter, o);
+    cJSON_Delete(o);
+    ld_run_totals(r);
+}
+
 static void ld_run_free(ld_run *r)
 {
     if (!r) return;
+    if (r->spec_req) kc_request_cancel(r->spec_req);
+    lprog_filter_free(&r->filter);
     ld_fetch_free(r->totals);
     lprog_free(r->lp);
     free(r->name);
@@ -281,7 +352,7 @@ static void ld_run_free(ld_run *r)
 static int ld_needs_log(const model_run *mr)
 {
     const vl_run *r = mr->run;
-    return r && !r->has_resource_progress && !drill_log_stored(r) &&
+    return r && !r->has_resource_progress && !logderive_log_stored(r) &&
            (r->phase_id == VL_PH_IN_PROGRESS || vl_phase_active(r->phase_id));
 }
 
@@ -289,7 +360,7 @@ static int ld_needs_log(const model_run *mr)
 static int ld_needs_list(const model_run *mr)
 {
     const vl_run *r = mr->run;
-    return r && !r->has_resource_progress && drill_log_stored(r) &&
+    return r && !r->has_resource_progress && logderive_log_stored(r) &&
            r->phase_id != VL_PH_FAILED_VALIDATION; /* never wrote artifacts */
 }
 
@@ -318,9 +389,18 @@ static ld_run *ld_run_add(logderive *d, model_run *mr)
     r->ref = xasprintf("%s/%s", mr->run->meta.ns ? mr->run->meta.ns : d->a->ns, mr->name);
     r->lp = lprog_new(mr->kind == VL_RESTORE, r->ref);
     d->runs[d->n++] = r;
-    if (mr->kind == VL_RESTORE && mr->run->backup_name)
+    if (mr->kind == VL_RESTORE && mr->run->backup_name) {
         r->totals =
             ld_fetch_new(d, "BackupResourceList", mr->run->backup_name, ld_run_totals_done, r);
+        char *ns = kc_url_escape(mr->run->meta.ns ? mr->run->meta.ns : d->a->ns),
+             *name = kc_url_escape(mr->name);
+        char *path = xasprintf("/apis/velero.io/v1/namespaces/%s/restores/%s", ns, name);
+        kc_request_opts o = {.path = path, .timeout_ms = 30000};
+        r->spec_req = kc_client_request(d->a->client, &o, NULL, ld_spec_done, r);
+        free(path);
+        free(ns);
+        free(name);
+    }
     return r;
 }
 
@@ -410,7 +490,10 @@ void logderive_want(logderive *d, model_run *r)
     ld_list *l = ld_list_get(d, r->kind, r->name, 1);
     if (l->f->state != LD_F_DONE || (l->applied && r->derived_from_log && r->n_derived)) return;
     l->applied = 1;
-    model_run_set_derived(d->a->model, r, l->f->res, l->f->n, ld_mono());
+    vl_res_progress *res;
+    size_t n = ld_rows(d, l->f, NULL, &res, NULL);
+    model_run_set_derived(d->a->model, r, res, n, NULL, ld_mono());
+    lprog_res_free(res, n);
 }
 
 const char *logderive_source(const logderive *d, const model_run *r)
@@ -425,12 +508,43 @@ const char *logderive_source(const logderive *d, const model_run *r)
     return "derived from the Velero server log";
 }
 
+const char *logderive_note(const logderive *d, const model_run *r)
+{
+    if (!d || !r || !r->run || r->n_res > 0) return NULL;
+    for (size_t i = 0; i < d->n; i++) {
+        const ld_run *x = d->runs[i];
+        if (x->kind != r->kind || strcmp(x->name, r->name)) continue;
+        /* the log is being read (or was, for --once) and has lines: else it is the reading that
+         * fails, which the logs screen tells */
+        if (!d->pl || !kc_podlog_lines(d->pl)) return NULL;
+        return lprog_silent(x->lp, r->run->items_done) ? LOGDERIVE_SILENT_NOTE : NULL;
+    }
+    return NULL;
+}
+
 /* ---- lifetime ---- */
 
-logderive *logderive_new(app *a)
+/* Discovery answered: names of kinds may change (guess -> the server's). */
+static void ld_discovered(void *arg)
+{
+    logderive *d = arg;
+    for (size_t i = 0; i < d->n; i++) ld_run_totals(d->runs[i]);
+    for (size_t i = 0; i < d->nl; i++) d->lists[i]->applied = 0; /* applied again when drawn */
+    if (!d->once) ld_changed(d);
+}
+
+static logderive *ld_new(app *a)
 {
     logderive *d = xcalloc(1, sizeof *d);
     d->a = a;
+    d->disc = kc_discovery_new(a->client);
+    kc_discovery_on_change(d->disc, ld_discovered, d);
+    return d;
+}
+
+logderive *logderive_new(app *a)
+{
+    logderive *d = ld_new(a);
     kc_store_on_change(a->stores[APP_R_BACKUPS], ld_on_store, d);
     kc_store_on_change(a->stores[APP_R_RESTORES], ld_on_store, d);
     d->scan_timer = kc_loop_timer(a->loop, 0, ld_scan, d);
@@ -455,6 +569,7 @@ void logderive_free(logderive *d)
     free(d->lists);
     free(d->queue);
     lp_line_free(&d->scratch);
+    kc_discovery_free(d->disc);
     free(d);
 }
 
@@ -476,7 +591,9 @@ static void ld_pick(model_run **best, size_t *n, size_t max, model_run *mr)
 static int ld_once_done(void *arg)
 {
     logderive *d = arg;
-    if (d->nq || d->active) return 0;
+    if (d->nq || d->active || kc_discovery_asking(d->disc)) return 0;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->runs[i]->spec_req) return 0;
     if (d->pl) {
         kc_pl_state s = kc_podlog_state(d->pl);
         if (s != KC_PL_FAILED) return 0; /* no_follow: FAILED with "end of log" when read */
@@ -486,8 +603,7 @@ static int ld_once_done(void *arg)
 
 int logderive_once(app *a, int64_t timeout_ms)
 {
-    logderive *d = xcalloc(1, sizeof *d);
-    d->a = a;
+    logderive *d = ld_new(a);
     d->once = 1;
     d->deadline = kc_now_ms() + timeout_ms;
     model *m = a->model;
@@ -516,7 +632,10 @@ int logderive_once(app *a, int64_t timeout_ms)
         ld_list *l = d->lists[i];
         model_run *mr = model_find_run(m, l->kind, l->name);
         if (!mr || l->f->state != LD_F_DONE) continue;
-        model_run_set_derived(m, mr, l->f->res, l->f->n, ld_mono());
+        vl_res_progress *res;
+        size_t n = ld_rows(d, l->f, NULL, &res, NULL);
+        model_run_set_derived(m, mr, res, n, NULL, ld_mono());
+        lprog_res_free(res, n);
         filled++;
     }
     logderive_free(d);

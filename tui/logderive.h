@@ -7,6 +7,11 @@
 
 typedef struct logderive logderive;
 
+/* Stored logs are available once the run has written them (Velero uploads the log at the end of
+ * the item pass): Completed, PartiallyFailed, Failed, WaitingForPluginOperations*, Finalizing*.
+ * Before that its log is the live log of the Velero server pod. */
+int logderive_log_stored(const vl_run *r);
+
 /* Watches a's backup and restore stores; updates a->model and calls a->on_change. */
 logderive *logderive_new(app *a);
 void logderive_free(logderive *d); /* NULL is a no-op */
@@ -26,6 +31,14 @@ const char *logderive_source(const logderive *d, const model_run *r);
  * msg=), for the log-silent rule of diagnose.h; 0 when r is not followed, no line of it was seen
  * or the stream is not live. The line is valid until the loop runs again. d may be NULL. */
 int logderive_last_line(const logderive *d, const model_run *r, double *when, const char **line);
+
+/* What to show instead of per-resource rows of run r, or NULL: a run in progress whose items move
+ * (status.progress) while the Velero server's log, read fine, has no per-item line of it: the
+ * server runs above --log-level info, so the log cannot tell per-resource progress. d may be
+ * NULL. */
+const char *logderive_note(const logderive *d, const model_run *r);
+#define LOGDERIVE_SILENT_NOTE                                                                      \
+    "the Velero server logs no per-item lines (--log-level above info): no per-resource progress"
 
 /* Runs --once derives rows for, per source. */
 #define LOGDERIVE_ONCE_MAX 10

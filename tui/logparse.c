@@ -219,18 +219,27 @@ static size_t lp_unquote(const char *s, size_t n, char *out, size_t *consumed)
 
 static int lp_parse_text(lp_line *l, const char *s, size_t len)
 {
-    size_t used = 0, i = 0;
+    size_t used = 0, i = 0, pending = SIZE_MAX;
     char *tmp = xmalloc(len + 1);
     while (i < len) {
         while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) i++;
         if (i >= len) break;
         size_t ks = i;
         while (i < len && s[i] != '=' && s[i] != ' ' && s[i] != '"') i++;
+        if (i < len && s[i] == ' ' && i > ks && l->nfields > 0) {
+            /* logrus writes a key as it is, spaces included (`original name=x`, restore.go):
+             * a bare word after a field starts the key of the next one */
+            if (pending == SIZE_MAX) pending = ks;
+            continue;
+        }
         if (i >= len || s[i] != '=' || i == ks) {
             /* not key=value: skip this word */
             while (i < len && s[i] != ' ') i++;
+            pending = SIZE_MAX;
             continue;
         }
+        if (pending != SIZE_MAX) ks = pending;
+        pending = SIZE_MAX;
         size_t koff = lp_store(l, &used, s + ks, i - ks);
         i++; /* '=' */
         size_t voff;

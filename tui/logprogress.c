@@ -3,14 +3,20 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct lprog_ent {
-    char *bare;      /* "deployments" */
-    char *qualified; /* "deployments.apps", NULL until known */
-    char *guess;     /* display name from the table of well-known groups while unqualified */
-    int64_t total, processed;
+    char *bare;       /* "deployments" */
+    char *qualified;  /* "deployments.apps", NULL until known */
+    char *guess;      /* display name from the table of well-known groups while unqualified */
+    int64_t total;    /* backups: the sum of "Retrieved N items"; restores: lprog_set_totals */
+    int64_t done;     /* "Backing up item" / "Restored N items" lines */
+    int64_t queued;   /* backups: "Processing item" lines (queued into an ItemBlock) */
+    int64_t excluded; /* backups: "Excluding item because ..." lines */
+    unsigned char has_total; /* a Retrieved line or lprog_set_totals gave a total */
+    unsigned char est_total; /* lprog_set_totals said the total is an estimate */
 } lprog_ent;
 
 struct lprog {
@@ -19,8 +25,13 @@ struct lprog {
     lprog_ent *ents;
     size_t n, cap;
     vl_res_progress *view;
+    unsigned char *view_flags;
     size_t view_cap;
-    unsigned long lines;
+    unsigned long lines, item_lines;
+    int64_t retrieved; /* backups: the sum of every Retrieved line */
+    int64_t collected; /* backups: "Collected N items matching the backup spec", -1 before */
+    long last;         /* restores: the entry of the newest Restored line, -1 before */
+    int past_ns;       /* restores: a resource after namespaces is being restored */
     lp_line scratch;
 };
 
@@ -29,6 +40,8 @@ lprog *lprog_new(int is_restore, const char *run_ref)
     lprog *p = xcalloc(1, sizeof *p);
     p->is_restore = is_restore;
     p->run_ref = xstrdup(run_ref ? run_ref : "");
+    p->collected = -1;
+    p->last = -1;
     return p;
 }
 
@@ -40,7 +53,11 @@ void lprog_reset(lprog *p)
         free(p->ents[i].guess);
     }
     p->n = 0;
-    p->lines = 0;
+    p->lines = p->item_lines = 0;
+    p->retrieved = 0;
+    p->collected = -1;
+    p->last = -1;
+    p->past_ns = 0;
 }
 
 void lprog_free(lprog *p)
@@ -49,6 +66,7 @@ void lprog_free(lprog *p)
     lprog_reset(p);
     free(p->ents);
     free(p->view);
+    free(p->view_flags);
     free(p->run_ref);
     lp_line_free(&p->scratch);
     free(p);
@@ -67,10 +85,9 @@ static lprog_ent *lprog_add(lprog *p, const char *bare, const char *qualified)
         p->ents = xrealloc(p->ents, p->cap * sizeof *p->ents);
     }
     lprog_ent *e = &p->ents[p->n++];
+    memset(e, 0, sizeof *e);
     e->bare = xstrdup(bare);
     e->qualified = xstrdup(qualified);
-    e->guess = NULL;
-    e->total = e->processed = 0;
     return e;
 }
 
@@ -113,28 +130,18 @@ static int64_t lprog_count_after(const char *msg, const char *prefix)
     return v;
 }
 
-int lprog_feed(lprog *p, const lp_line *l)
+static int lprog_starts(const char *s, const char *prefix)
 {
-    const char *ref = lp_get(l, p->is_restore ? "restore" : "backup");
-    if (!ref || strcmp(ref, p->run_ref)) return 0;
-    p->lines++;
-    const char *msg = l->msg, *res = lp_get(l, "resource");
-    if (!res || !*res) return 0;
-    if (p->is_restore) {
-        if (lprog_count_after(msg, "Restored ") < 0) return 0;
-        lprog_qualified(p, res)->processed++;
-        return 1;
-    }
-    if (!strcmp(msg, "Processing item")) {
-        lprog_qualified(p, res)->processed++;
-        return 1;
-    }
-    int64_t n = lprog_count_after(msg, "Retrieved ");
-    if (n < 0) return 0;
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* "Retrieved N items" (item_collector.go:575): resource= is the bare plural, group= the
+ * GroupVersion ("apps/v1"; the core group is "v1"): the row is <plural>.<group>, core bare. */
+static int lprog_retrieved(lprog *p, const lp_line *l, const char *res, int64_t n)
+{
     const char *group = lp_get(l, "group");
     lprog_ent *e;
     if (group && *group && !strchr(res, '.')) {
-        /* group=apps/v1 or group=v1: the API group is what precedes the version */
         const char *slash = strchr(group, '/');
         char *q = slash ? xasprintf("%s.%.*s", res, (int)(slash - group), group) : xstrdup(res);
         e = lprog_qualified(p, q);
@@ -143,7 +150,65 @@ int lprog_feed(lprog *p, const lp_line *l)
         e = strchr(res, '.') ? lprog_qualified(p, res) : lprog_bare(p, res);
     }
     e->total += n;
+    e->has_total = 1;
+    p->retrieved += n;
     return 1;
+}
+
+/* Backups (v1.18.1; velero-api.md "v1.18.1, line by line"): "Processing item" is logged when an
+ * item is queued into an ItemBlock (up to ~10 blocks ahead of the workers, excluded items too):
+ * it only marks its resource active. "Backing up item" is logged once per item really backed
+ * up, plugin-added items (PVs) included: the count. */
+static int lprog_feed_backup(lprog *p, const lp_line *l, const char *msg, const char *res)
+{
+    int64_t n;
+    if (!strcmp(msg, "Backing up item")) {
+        p->item_lines++;
+        lprog_qualified(p, res)->done++;
+        return 1;
+    }
+    if (!strcmp(msg, "Processing item")) {
+        p->item_lines++;
+        lprog_qualified(p, res)->queued++;
+        return 1;
+    }
+    if (lprog_starts(msg, "Excluding item because ")) {
+        p->item_lines++;
+        lprog_qualified(p, res)->excluded++;
+        return 1;
+    }
+    if ((n = lprog_count_after(msg, "Retrieved ")) >= 0) return lprog_retrieved(p, l, res, n);
+    return 0;
+}
+
+/* Restores: one "Restored N items out of an estimated total of M" line per restored item with
+ * resource= (restore.go:794-799); none for namespaces (restore.go:759-762), which are restored
+ * right after the CRDs, before any other resource. */
+static int lprog_feed_restore(lprog *p, const char *msg, const char *res)
+{
+    if (lprog_count_after(msg, "Restored ") < 0) return 0;
+    p->item_lines++;
+    lprog_ent *e = lprog_qualified(p, res);
+    e->done++;
+    p->last = (long)(e - p->ents);
+    if (strcmp(res, "customresourcedefinitions.apiextensions.k8s.io")) p->past_ns = 1;
+    return 1;
+}
+
+int lprog_feed(lprog *p, const lp_line *l)
+{
+    const char *ref = lp_get(l, p->is_restore ? "restore" : "backup");
+    if (!ref || strcmp(ref, p->run_ref)) return 0;
+    p->lines++;
+    const char *msg = l->msg, *res = lp_get(l, "resource");
+    int64_t n;
+    if (!p->is_restore && (n = lprog_count_after(msg, "Collected ")) >= 0 &&
+        strstr(msg, " matching the backup spec")) {
+        p->collected = n;
+        return 1;
+    }
+    if (!res || !*res) return 0;
+    return p->is_restore ? lprog_feed_restore(p, msg, res) : lprog_feed_backup(p, l, msg, res);
 }
 
 int lprog_feed_raw(lprog *p, const char *line, size_t len)
@@ -152,13 +217,19 @@ int lprog_feed_raw(lprog *p, const char *line, size_t len)
     return lprog_feed(p, &p->scratch);
 }
 
-void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n)
+void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, const unsigned char *estimate)
 {
+    for (size_t i = 0; i < p->n; i++) { /* the new totals replace the old ones, names too */
+        p->ents[i].total = 0;
+        p->ents[i].has_total = p->ents[i].est_total = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         lprog_ent *e = strchr(r[i].resource, '.') ? lprog_qualified(p, r[i].resource)
                                                   : lprog_bare(p, r[i].resource);
         if (!e->qualified) e->qualified = xstrdup(r[i].resource);
         e->total = r[i].total;
+        e->has_total = 1;
+        e->est_total = estimate && estimate[i];
     }
 }
 
@@ -222,25 +293,78 @@ static const char *lprog_display(lprog_ent *e)
     return e->guess;
 }
 
-size_t lprog_resources(lprog *p, const vl_res_progress **out)
+/* One row's shown total and flags. */
+static int64_t lprog_row(const lprog *p, const lprog_ent *e, unsigned char *flags)
+{
+    int64_t total = e->total;
+    int est = 0, active = 0;
+    if (!p->is_restore) {
+        if (!strcmp(e->bare, "namespaces") && !e->has_total) {
+            /* collected without a Retrieved line: the Collected count less every Retrieved one
+             * is theirs; before that line they are counted as they appear */
+            if (p->collected >= 0 && p->collected >= p->retrieved)
+                total = p->collected - p->retrieved;
+            else
+                total = e->queued, est = 1;
+        } else {
+            total -= e->excluded;
+            est = !e->has_total; /* known only from items backed up (plugin-added) */
+        }
+        if (e->done > total) total = e->done, est = 1; /* plugins added items: it grows */
+        active = e->queued > 0 && e->done < total;
+    } else {
+        if (!strcmp(e->bare, "namespaces") && p->past_ns) {
+            total = e->has_total && e->total > e->done ? e->total : e->done;
+            return (*flags = e->est_total ? LPROG_ESTIMATE : 0), total;
+        }
+        est = e->est_total || !e->has_total;
+        if (e->done > total) total = e->done, est = 1;
+        active = p->last >= 0 && &p->ents[p->last] == e && e->done < total;
+    }
+    if (total < 0) total = 0;
+    *flags = (unsigned char)((est ? LPROG_ESTIMATE : 0) | (active ? LPROG_ACTIVE : 0));
+    return total;
+}
+
+size_t lprog_resources(lprog *p, const vl_res_progress **out, const unsigned char **flags)
 {
     if (p->view_cap < p->n) {
         p->view_cap = p->n;
         p->view = xrealloc(p->view, p->view_cap * sizeof *p->view);
+        p->view_flags = xrealloc(p->view_flags, p->view_cap);
     }
+    size_t k = 0;
     for (size_t i = 0; i < p->n; i++) {
         lprog_ent *e = &p->ents[i];
-        p->view[i].resource = (char *)lprog_display(e);
-        p->view[i].processed = e->processed;
-        p->view[i].total = e->total > e->processed ? e->total : e->processed;
+        unsigned char f;
+        int64_t total = lprog_row(p, e, &f);
+        /* a restore's resource its filters leave nothing of, no line about it: not a row */
+        if (p->is_restore && total == 0 && e->done == 0) continue;
+        p->view[k].resource = (char *)lprog_display(e);
+        p->view[k].processed = e->done;
+        p->view[k].total = total;
+        if (p->is_restore && !strcmp(e->bare, "namespaces") && p->past_ns)
+            p->view[k].processed = total;
+        p->view_flags[k++] = f;
     }
-    *out = p->view;
-    return p->n;
+    if (out) *out = p->view;
+    if (flags) *flags = p->view_flags;
+    return k;
 }
 
 unsigned long lprog_lines(const lprog *p)
 {
     return p->lines;
+}
+
+unsigned long lprog_item_lines(const lprog *p)
+{
+    return p->item_lines;
+}
+
+int lprog_silent(const lprog *p, int64_t items_done)
+{
+    return items_done > 0 && p->item_lines == 0;
 }
 
 char *lprog_key_to_resource(const char *key)
@@ -269,16 +393,120 @@ char *lprog_key_to_resource(const char *key)
     return r;
 }
 
+/* The row name of a resource-list key "<group/version>/<Kind>": the API server's plural when
+ * resolve knows it, else Kubernetes' guess (*guessed set). malloc'd. */
+static char *lprog_key_row(const char *key, lprog_resolve_fn resolve, void *arg, int *guessed)
+{
+    const char *kind = strrchr(key, '/');
+    if (resolve && kind && kind != key) {
+        char *gv = xstrndup(key, (size_t)(kind - key));
+        const char *plural = resolve(arg, gv, kind + 1);
+        if (plural) {
+            const char *slash = strchr(gv, '/');
+            char *r = slash ? xasprintf("%s.%.*s", plural, (int)(slash - gv), gv) : xstrdup(plural);
+            free(gv);
+            return r;
+        }
+        free(gv);
+    }
+    *guessed = 1;
+    return lprog_key_to_resource(key);
+}
+
+/* Velero's restore controller always excludes these (restore_controller.go
+ * nonRestorableResources); these two pass any filter (restore.go resourceMustHave). */
+static const char *const lprog_nonrestorable[] = {
+    "nodes",
+    "events",
+    "events.events.k8s.io",
+    "backups.velero.io",
+    "restores.velero.io",
+    "resticrepositories.velero.io",
+    "csinodes.storage.k8s.io",
+    "volumeattachments.storage.k8s.io",
+    "backuprepositories.velero.io",
+};
+static const char *const lprog_musthave[] = {"datauploads.velero.io",
+                                             "volumesnapshotcontents.snapshot.storage.k8s.io"};
+
+static int lprog_in(const char *s, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(set[i], s)) return 1;
+    return 0;
+}
+
+/* A spec's resource name against a row ("deployments.apps"): Velero resolves the name through
+ * discovery first: a plural without group ("deployments") names its group's resource; globs as
+ * its wildcard matching. A short name or Kind ("deploy") is not resolved here. */
+static int lprog_res_match(const char *pat, const char *row)
+{
+    if (!strcmp(pat, "*") || !strcmp(pat, row)) return 1;
+    if (!strchr(pat, '.')) {
+        size_t n = strcspn(row, ".");
+        if (strlen(pat) == n && !strncmp(pat, row, n)) return 1;
+    }
+    return fnmatch(pat, row, 0) == 0;
+}
+
+static int lprog_any_match(char *const *pats, size_t n, const char *s, int res)
+{
+    for (size_t i = 0; i < n; i++)
+        if (res ? lprog_res_match(pats[i], s) : fnmatch(pats[i], s, 0) == 0) return 1;
+    return 0;
+}
+
+/* IncludesExcludes.ShouldInclude: excludes win; no includes (or "*") means everything. */
+static int lprog_should_include(char *const *inc, size_t ninc, char *const *exc, size_t nexc,
+                                const char *s, int res)
+{
+    if (lprog_any_match(exc, nexc, s, res)) return 0;
+    if (!ninc) return 1;
+    for (size_t i = 0; i < ninc; i++)
+        if (!strcmp(inc[i], "*")) return 1;
+    return lprog_any_match(inc, ninc, s, res);
+}
+
+/* Whether restore filter f keeps an entry (ns "" for a cluster-scoped one) of resource row, as
+ * getOrderedResourceCollection decides (restore.go:2250-2275). */
+static int lprog_keeps(const lprog_filter *f, const char *row, const char *ns)
+{
+    int must = lprog_in(row, lprog_musthave, 2);
+    if (!must &&
+        (lprog_in(row, lprog_nonrestorable, 9) ||
+         !lprog_should_include(f->inc_res, f->n_inc_res, f->exc_res, f->n_exc_res, row, 1)))
+        return 0;
+    if (*ns)
+        return must || lprog_should_include(f->inc_ns, f->n_inc_ns, f->exc_ns, f->n_exc_ns, ns, 0);
+    if (f->include_cluster == 0) return 0;
+    int everything =
+        f->n_exc_ns == 0 && (f->n_inc_ns == 0 || (f->n_inc_ns == 1 && !strcmp(f->inc_ns[0], "*")));
+    return f->include_cluster == 1 || everything;
+}
+
 static int lprog_res_cmp(const void *a, const void *b)
 {
     return strcmp(((const vl_res_progress *)a)->resource, ((const vl_res_progress *)b)->resource);
 }
 
-int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out, size_t *n,
-                             kc_err *err)
+/* A row and whether its kind was guessed, sorted together. */
+typedef struct lprog_tmp {
+    vl_res_progress r;
+    int guessed;
+} lprog_tmp;
+
+static int lprog_tmp_cmp(const void *a, const void *b)
+{
+    return lprog_res_cmp(&((const lprog_tmp *)a)->r, &((const lprog_tmp *)b)->r);
+}
+
+int lprog_rows_from_list(const char *json, size_t len, const lprog_filter *f,
+                         lprog_resolve_fn resolve, void *arg, vl_res_progress **out, size_t *n,
+                         unsigned char **row_est, kc_err *err)
 {
     *out = NULL;
     *n = 0;
+    if (row_est) *row_est = NULL;
     cJSON *o = cJSON_ParseWithLength(json, len);
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
@@ -286,28 +514,115 @@ int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out
         return -1;
     }
     size_t cap = (size_t)cJSON_GetArraySize(o), cnt = 0;
-    vl_res_progress *r = xcalloc(cap ? cap : 1, sizeof *r);
+    lprog_tmp *t = xcalloc(cap ? cap : 1, sizeof *t);
     for (cJSON *c = o->child; c; c = c->next) {
         if (!c->string) continue;
-        int64_t items = cJSON_IsArray(c) ? cJSON_GetArraySize(c) : 0;
-        char *res = lprog_key_to_resource(c->string);
+        int guessed = 0;
+        char *res = lprog_key_row(c->string, resolve, arg, &guessed);
+        int64_t items = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, c)
+        {
+            if (!f) {
+                items++;
+                continue;
+            }
+            const char *s = cJSON_GetStringValue(e), *slash = s ? strchr(s, '/') : NULL;
+            char *ns = slash ? xstrndup(s, (size_t)(slash - s)) : xstrdup("");
+            items += s && lprog_keeps(f, res, ns);
+            free(ns);
+        }
         size_t i;
-        for (i = 0; i < cnt && strcmp(r[i].resource, res); i++) {
+        for (i = 0; i < cnt && strcmp(t[i].r.resource, res); i++) {
         }
         if (i < cnt) {
             free(res);
         } else {
-            r[cnt].resource = res;
+            t[cnt].r.resource = res;
             cnt++;
         }
-        r[i].total += items;
-        r[i].processed += items;
+        t[i].r.total += items;
+        t[i].r.processed += f ? 0 : items;
+        t[i].guessed |= guessed;
     }
     cJSON_Delete(o);
-    qsort(r, cnt, sizeof *r, lprog_res_cmp);
+    int unresolved = 0;
+    if (f) {
+        /* a resource name with no group that names no row may be a short name or a Kind, which
+         * only discovery resolves */
+        char *const *lists[2] = {f->inc_res, f->exc_res};
+        size_t nl[2] = {f->n_inc_res, f->n_exc_res};
+        for (int l = 0; l < 2; l++)
+            for (size_t i = 0; i < nl[l]; i++) {
+                int hit = !strcmp(lists[l][i], "*") || strchr(lists[l][i], '.') != NULL;
+                for (size_t j = 0; j < cnt && !hit; j++)
+                    hit = lprog_res_match(lists[l][i], t[j].r.resource);
+                unresolved |= !hit;
+            }
+    }
+    qsort(t, cnt, sizeof *t, lprog_tmp_cmp);
+    vl_res_progress *r = xcalloc(cnt ? cnt : 1, sizeof *r);
+    unsigned char *est = row_est ? xcalloc(cnt ? cnt : 1, 1) : NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        r[i] = t[i].r;
+        /* label selectors pick items a list of names cannot tell */
+        if (est) est[i] = t[i].guessed || unresolved || (f && f->selector);
+    }
+    free(t);
     *out = r;
     *n = cnt;
+    if (row_est) *row_est = est;
     return 0;
+}
+
+int lprog_from_resource_list(const char *json, size_t len, vl_res_progress **out, size_t *n,
+                             kc_err *err)
+{
+    return lprog_rows_from_list(json, len, NULL, NULL, NULL, out, n, NULL, err);
+}
+
+static char **lprog_strings(const cJSON *a, size_t *n)
+{
+    *n = 0;
+    int cap = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+    if (cap <= 0) return NULL;
+    char **v = xcalloc((size_t)cap, sizeof *v);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a)
+    {
+        if (cJSON_IsString(e)) v[(*n)++] = xstrdup(e->valuestring);
+    }
+    return v;
+}
+
+void lprog_filter_from_restore(lprog_filter *f, const cJSON *restore)
+{
+    memset(f, 0, sizeof *f);
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(restore, "spec");
+    f->inc_ns =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "includedNamespaces"), &f->n_inc_ns);
+    f->exc_ns =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "excludedNamespaces"), &f->n_exc_ns);
+    f->inc_res =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "includedResources"), &f->n_inc_res);
+    f->exc_res =
+        lprog_strings(cJSON_GetObjectItemCaseSensitive(spec, "excludedResources"), &f->n_exc_res);
+    const cJSON *icr = cJSON_GetObjectItemCaseSensitive(spec, "includeClusterResources");
+    f->include_cluster = cJSON_IsBool(icr) ? cJSON_IsTrue(icr) : -1;
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(spec, "labelSelector");
+    const cJSON *ols = cJSON_GetObjectItemCaseSensitive(spec, "orLabelSelectors");
+    f->selector = (cJSON_IsObject(ls) && ls->child) || cJSON_GetArraySize(ols) > 0;
+}
+
+void lprog_filter_free(lprog_filter *f)
+{
+    char **lists[4] = {f->inc_ns, f->exc_ns, f->inc_res, f->exc_res};
+    size_t nl[4] = {f->n_inc_ns, f->n_exc_ns, f->n_inc_res, f->n_exc_res};
+    for (int l = 0; l < 4; l++) {
+        for (size_t i = 0; i < nl[l]; i++) free(lists[l][i]);
+        free(lists[l]);
+    }
+    memset(f, 0, sizeof *f);
 }
 
 void lprog_res_free(vl_res_progress *r, size_t n)

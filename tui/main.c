@@ -1,5 +1,6 @@
 /* main.c: the veltop program's entry point: options, configuration, then either one snapshot
  * (--once) or the full-screen event loop; --demo watches an in-process veltop-sim. */
+#include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -11,6 +12,7 @@
 
 #include "alert.h"
 #include "app.h"
+#include "format.h"
 #include "logderive.h"
 #include "sanitize.h"
 #include "kubeclient/kubeconfig.h"
@@ -22,22 +24,29 @@
 
 #define ONCE_TIMEOUT_MS 15000
 
+/* "kubectl veltop" when run as the kubectl plugin (kubectl-veltop), else "veltop" */
+static const char *prog = "veltop";
+
 static void usage(FILE *f)
 {
+    fprintf(f, "usage: %s [options]\n", prog);
     fprintf(
         f,
-        "usage: veltop [options]\n"
         "Watch Velero backups and restores live: items per resource, volume bytes, rate, ETA.\n"
         "\n"
         "  --kubeconfig FILE     use this kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
         "                        in-cluster)\n"
         "  --context NAME        use this kubeconfig context\n"
         "  -n, --namespace NS    Velero's namespace (default: $VELERO_NAMESPACE, else velero)\n"
+        "  --cacert FILE         trust these PEM certificates for the object store's TLS too\n"
+        "                        (stored logs, resource lists), beside the BSL's caCert\n"
         "  --demo                watch a simulated Velero cluster run in-process (no kubeconfig)\n"
         "  --scenario S          with --demo: demo (default), empty, or a scenario YAML file\n"
         "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
         "  --once                print a table of the runs once and exit\n"
         "  --json                with --once: print one JSON object instead of a table\n"
+        "  --utc                 show times in UTC (default: the local zone, shown beside them)\n"
+        "  --list-contexts       print the kubeconfig's context names and exit\n"
         "  --version             print the version and exit\n"
         "  -h, --help            print this help and exit\n"
         "  --wait backup/NAME    no full screen: follow one backup (or restore/NAME) to its end,\n"
@@ -47,9 +56,37 @@ static void usage(FILE *f)
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
         "\n"
-        "Keys: j/k move, Enter detail, / filter, s sort, f follow, [ ] previous/next run,\n"
-        "H health, Esc back, ? help, q quit. Exit status: 0 ok, 1 cluster unreachable\n"
-        "(--once, --wait), 2 usage or configuration error; --wait: 3 PartiallyFailed, 4 Failed.\n");
+        "Exit status: 0 ok, 1 cluster unreachable (--once, --wait), 2 usage or configuration\n"
+        "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed.\n"
+        "\n"
+        "Keys (the same meaning on every screen; ? shows the current screen's):\n");
+    ui_keys_usage(f);
+}
+
+/* --cacert FILE: PEM certificates, read once into memory (handed to libcurl as a blob). */
+static int read_cacert(const char *path, char **pem, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "veltop: --cacert %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    kc_buf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= (4u << 20))
+        kc_buf_append(&b, chunk, n);
+    fclose(f);
+    if (b.len > (4u << 20) ||
+        !memmem(b.data ? b.data : "", b.len, "-----BEGIN CERTIFICATE-----", 27)) {
+        fprintf(stderr, "veltop: --cacert %s: %s\n", path,
+                b.len > (4u << 20) ? "larger than 4 MiB" : "no PEM certificate in it");
+        kc_buf_free(&b);
+        return -1;
+    }
+    *len = b.len;
+    *pem = b.data;
+    return 0;
 }
 
 static int once_ready(void *arg)
@@ -75,6 +112,11 @@ static int run_once(app *a, int json)
             return 1;
         }
     }
+    if (app_no_velero(a))
+        fprintf(stderr,
+                "veltop: no Velero found in namespace %s: no backup storage location, backup or "
+                "restore there (-n names Velero's namespace)\n",
+                a->ns);
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     model_refresh_volumes(a->model);
     /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;
@@ -94,9 +136,43 @@ static int run_once(app *a, int json)
     return 0;
 }
 
+/* --list-contexts: for shell completion; names from files are printed sanitised */
+static int print_contexts(const char *kubeconfig)
+{
+    kc_config_opts co = {0};
+    kc_err err;
+    size_t n;
+    co.kubeconfig = kubeconfig;
+    char **v = kc_config_contexts(&co, &n, &err);
+    if (!v) {
+        fprintf(stderr, "veltop: %s\n", err.msg);
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *s = san_str(v[i]);
+        printf("%s\n", s);
+        free(s);
+        free(v[i]);
+    }
+    free(v);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    enum { O_KUBECONFIG = 256, O_CONTEXT, O_DEMO, O_SCENARIO, O_SPEED, O_ONCE, O_JSON, O_VERSION };
+    enum {
+        O_KUBECONFIG = 256,
+        O_CONTEXT,
+        O_DEMO,
+        O_SCENARIO,
+        O_SPEED,
+        O_ONCE,
+        O_JSON,
+        O_VERSION,
+        O_CACERT,
+        O_UTC,
+        O_LIST_CONTEXTS
+    };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY }; /* issue 12 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
@@ -107,20 +183,25 @@ int main(int argc, char **argv)
         {"speed", required_argument, NULL, O_SPEED},
         {"once", no_argument, NULL, O_ONCE},
         {"json", no_argument, NULL, O_JSON},
+        {"utc", no_argument, NULL, O_UTC},
+        {"list-contexts", no_argument, NULL, O_LIST_CONTEXTS},
         {"version", no_argument, NULL, O_VERSION},
         {"wait", required_argument, NULL, O_WAIT},
         {"no-bell", no_argument, NULL, O_NO_BELL},
         {"notify", required_argument, NULL, O_NOTIFY},
+        {"cacert", required_argument, NULL, O_CACERT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL;
+    const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
-    int demo = 0, once = 0, json = 0, c;
+    int demo = 0, once = 0, json = 0, list_contexts = 0, c;
     const char *wait_for = NULL, *notify = NULL;
     int bell = 1;
     vl_kind wait_kind = VL_BACKUP;
     char wait_name[300];
+    const char *base = strrchr(argv[0], '/');
+    if (!strcmp(base ? base + 1 : argv[0], "kubectl-veltop")) prog = "kubectl veltop";
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
         switch (c) {
@@ -154,6 +235,12 @@ int main(int argc, char **argv)
         case O_JSON:
             json = 1;
             break;
+        case O_LIST_CONTEXTS:
+            list_contexts = 1;
+            break;
+        case O_UTC:
+            fmt_set_utc(1);
+            break;
         case O_VERSION:
             printf("veltop %s\n", VELTOP_VERSION);
             return 0;
@@ -171,6 +258,9 @@ int main(int argc, char **argv)
             break;
         case O_NOTIFY:
             notify = optarg;
+            break;
+        case O_CACERT:
+            cacert = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -204,6 +294,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "veltop: --demo uses its own cluster; drop --kubeconfig/--context\n");
         return 2;
     }
+    char *ca_pem = NULL;
+    size_t ca_len = 0;
+    if (cacert && read_cacert(cacert, &ca_pem, &ca_len)) return 2;
+    if (list_contexts) return print_contexts(kubeconfig);
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
     setlocale(LC_ALL, "");
@@ -220,11 +314,19 @@ int main(int argc, char **argv)
         cfg = kc_config_load(&co, &err);
         if (!cfg) {
             fprintf(stderr, "veltop: %s\n", err.msg);
+            free(ca_pem);
             return 2;
         }
     }
     if (!once && !wait_for && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
+        kc_rest_config_free(cfg);
+        free(ca_pem);
+        return 2;
+    }
+    char twhy[256];
+    if (!once && !wait_for && ui_terminal_check(twhy, sizeof twhy)) {
+        fprintf(stderr, "veltop: %s\n", twhy);
         kc_rest_config_free(cfg);
         return 2;
     }
@@ -240,6 +342,7 @@ int main(int argc, char **argv)
         if (!sim) {
             fprintf(stderr, "veltop: cannot start the demo cluster: %s\n", serr);
             curl_global_cleanup();
+            free(ca_pem);
             return 2;
         }
         cfg = xcalloc(1, sizeof(*cfg));
@@ -256,9 +359,15 @@ int main(int argc, char **argv)
         kc_rest_config_free(cfg);
         vsim_stop(sim);
         curl_global_cleanup();
+        free(ca_pem);
         return 2;
     }
     app *a = app_new(loop, client, cfg->context, cfg->server, ns);
+    a->cacert = ca_pem;
+    a->cacert_len = ca_len;
+    /* the demo cluster's clock runs --speed times ours: durations read from its timestamps are
+     * divided by it, so rates, ETAs and durations on screen are true in wall time */
+    if (sim && speed > 0) model_set_clock(a->model, kc_wall_now(), vsim_clock(sim), speed);
     int rc;
     alert_configure(bell, notify);
     if (wait_for) {

@@ -22,10 +22,13 @@ typedef struct model_node {
     uint32_t h;
 } model_node;
 
+/* What an index's nodes are, and so which key follows them. */
+enum { MODEL_IX_VOLS, MODEL_IX_RUNS, MODEL_IX_LABELS };
+
 typedef struct model_index {
     model_node **b;
     size_t nb, n;
-    int runs; /* 1: the nodes are model_run_block's, 0: model_vol_block's */
+    int runs; /* MODEL_IX_*: the nodes are model_vol_block's, model_run_block's, model_alias's */
 } model_index;
 
 typedef struct model_run_block {
@@ -33,6 +36,14 @@ typedef struct model_run_block {
     model_run r;
     char name[];
 } model_run_block;
+
+/* A run whose name is over 63 characters has a label value (GetValidName) unlike its name: it is
+ * indexed by it through this node, which sits in the run's own block after its name. */
+typedef struct model_alias {
+    model_node node;
+    model_run *r;
+    char label[VL_LABEL_MAX + 1];
+} model_alias;
 
 typedef struct model_vol_block {
     model_node node;
@@ -68,9 +79,13 @@ static void model_index_free(model_index *ix)
 /* The record after node n, and whether its key is (kind, name). */
 static void *model_node_obj(const model_index *ix, model_node *n, int kind, const char *name)
 {
-    if (ix->runs) {
+    if (ix->runs == MODEL_IX_RUNS) {
         model_run *r = &MODEL_BLOCK_OF(model_run_block, node, n)->r;
         return (int)r->kind == kind && !strcmp(r->name, name) ? r : NULL;
+    }
+    if (ix->runs == MODEL_IX_LABELS) {
+        model_alias *a = MODEL_BLOCK_OF(model_alias, node, n);
+        return (int)a->r->kind == kind && !strcmp(a->label, name) ? a->r : NULL;
     }
     model_volume *v = &MODEL_BLOCK_OF(model_vol_block, node, n)->v;
     return (int)v->kind == kind && !strcmp(v->name, name) ? v : NULL;
@@ -127,8 +142,9 @@ static const est_opts model_bytes_opts = {60.0, 10.0};
 model *model_new(void)
 {
     model *m = xcalloc(1, sizeof(model));
-    m->run_index = model_index_new(1);
-    m->vol_index = model_index_new(0);
+    m->run_index = model_index_new(MODEL_IX_RUNS);
+    m->vol_index = model_index_new(MODEL_IX_VOLS);
+    m->label_index = model_index_new(MODEL_IX_LABELS);
     m->idle_est = est_new(&model_items_opts);
     est_finish(m->idle_est, 0, 0); /* rate and ETA unknown (-1) */
     return m;
@@ -169,6 +185,7 @@ void model_free(model *m)
     free(m->vols);
     model_index_free(m->run_index);
     model_index_free(m->vol_index);
+    model_index_free(m->label_index);
     free(m);
 }
 
@@ -188,18 +205,20 @@ static model_res *model_res_get(model_res **res, size_t *n, const char *name, es
     r->resource = xstrdup(name);
     r->done = r->total = 0;
     r->est = idle ? idle : est_new(&model_items_opts);
+    r->flags = 0;
     return r;
 }
 
 /* idle: the shared tracker for rows of a finished run (no history needed), NULL otherwise. */
 static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in, size_t nin,
-                           double now, est *idle, const est *shared)
+                           const unsigned char *flags, double now, est *idle, const est *shared)
 {
     for (size_t i = 0; i < nin; i++) {
         if (!in[i].resource) continue;
         model_res *r = model_res_get(res, n, in[i].resource, idle);
         r->done = in[i].processed;
         r->total = in[i].total;
+        r->flags = flags ? flags[i] : 0;
         if (r->est != shared) est_sample(r->est, now, r->done, r->total);
     }
 }
@@ -214,13 +233,25 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
             m->runs = xrealloc(m->runs, m->cap_runs * sizeof(*m->runs));
         }
         size_t nl = strlen(name) + 1;
-        model_run_block *blk = xcalloc(1, sizeof(*blk) + nl);
+        /* a long name's alias (label value and index node) follows the name, aligned */
+        size_t at = (sizeof(model_run_block) + nl + _Alignof(model_alias) - 1) &
+                    ~(_Alignof(model_alias) - 1);
+        int alias = nl - 1 > VL_LABEL_MAX;
+        model_run_block *blk = xcalloc(1, alias ? at + sizeof(model_alias) : sizeof(*blk) + nl);
         mr = &blk->r;
         mr->kind = r->kind;
         mr->name = memcpy(blk->name, name, nl);
+        mr->label = mr->name;
+        if (alias) {
+            model_alias *a = (model_alias *)(void *)((char *)blk + at);
+            a->r = mr;
+            mr->label = vl_valid_label(name, a->label);
+            model_index_put(m->label_index, &a->node, (int)mr->kind, a->label);
+        }
         /* first seen finished: no history is ever needed */
         mr->items = vl_phase_terminal(r->phase_id) ? m->idle_est : est_new(&model_items_opts);
         mr->attached = now;
+        mr->owner = m;
         mr->pos = m->n_runs;
         m->runs[m->n_runs++] = mr;
         model_index_put(m->run_index, &blk->node, (int)mr->kind, mr->name);
@@ -234,11 +265,13 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
     if (!mr->finished) {
         if (vl_phase_terminal(r->phase_id)) {
             if (r->started > 0 && r->completed >= r->started && mr->items != m->idle_est)
-                est_finish(mr->items, r->items_done, r->completed - r->started);
+                est_finish(mr->items, r->items_done, model_wall_span(m, r->completed - r->started));
             mr->finished = 1;
-        } else if (!mr->seeded && r->started > 0 && r->items_done > 0 && wall > r->started) {
+        } else if (!mr->seeded && r->started > 0 && r->items_done > 0 &&
+                   model_cluster_now(m, wall) > r->started) {
             /* attached to a run already in flight: the average since its start gives an ETA now */
-            est_seed(mr->items, now, r->items_done, wall - r->started);
+            est_seed(mr->items, now, r->items_done,
+                     model_wall_span(m, model_cluster_now(m, wall) - r->started));
             est_sample(mr->items, now, r->items_done, r->items_total);
             mr->seeded = 1;
         } else {
@@ -247,7 +280,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         }
     }
     if (r->has_resource_progress)
-        model_res_feed(&mr->res, &mr->n_res, r->resources, r->n_resources, now,
+        model_res_feed(&mr->res, &mr->n_res, r->resources, r->n_resources, NULL, now,
                        mr->items == m->idle_est ? m->idle_est : NULL, m->idle_est);
     m->gen++;
     return mr;
@@ -259,6 +292,8 @@ void model_remove_run(model *m, vl_kind kind, const char *name)
     if (!r) return;
     size_t i = r->pos;
     model_index_del(m->run_index, &MODEL_BLOCK_OF(model_run_block, r, r)->node);
+    if (r->label != r->name)
+        model_index_del(m->label_index, &MODEL_BLOCK_OF(model_alias, label, r->label)->node);
     model_run_free(r, m->idle_est);
     m->runs[i] = m->runs[--m->n_runs];
     if (i < m->n_runs) m->runs[i]->pos = i;
@@ -287,17 +322,17 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
     }
     mv->vol = v;
     mv->name = (char *)name; /* the same text, in the state that replaces the one it was in */
-    double wall = kc_wall_now();
+    double wall = model_cluster_now(m, kc_wall_now()); /* the cluster's clock */
     if (mv->bytes == m->idle_est) {
         if (vl_phase_terminal(v->phase_id)) goto done;
         mv->bytes = est_new(&model_bytes_opts);
     }
     if (vl_phase_terminal(v->phase_id) && v->started > 0 && v->completed >= v->started) {
-        est_finish(mv->bytes, v->bytes_done, v->completed - v->started);
+        est_finish(mv->bytes, v->bytes_done, model_wall_span(m, v->completed - v->started));
     } else if (fresh && vl_phase_active(v->phase_id) && v->started > 0 && v->bytes_done > 0 &&
                wall > v->started) {
         /* attached while it moves: the average since its start gives a rate at once */
-        est_seed(mv->bytes, now, v->bytes_done, wall - v->started);
+        est_seed(mv->bytes, now, v->bytes_done, model_wall_span(m, wall - v->started));
         est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
     } else {
         est_sample(mv->bytes, now, v->bytes_done, v->bytes_total);
@@ -320,12 +355,33 @@ void model_remove_volume(model *m, vl_kind kind, const char *name)
     m->gen++;
 }
 
+/* A volume whose run-uid label names another uid than run r's belongs to another run of the same
+ * name (deleted and created again) or to another run with the same label value. */
+static int model_uid_ok(const vl_volume *v, const model_run *r)
+{
+    const char *uid = r->run ? r->run->meta.uid : NULL;
+    return !v->run_uid_hash || !uid || !*uid || v->run_uid_hash == vl_uid_hash(uid);
+}
+
 static int model_volume_of(const model_volume *v, const model_run *r)
 {
     vl_kind k = v->kind;
     int backup = k == VL_PVB || k == VL_DU;
     if ((r->kind == VL_BACKUP) != backup) return 0;
-    return v->vol && v->vol->run_name && !strcmp(v->vol->run_name, r->name);
+    return v->vol && v->vol->run_name && !strcmp(v->vol->run_name, r->label) &&
+           model_uid_ok(v->vol, r);
+}
+
+/* The run of kind rk volume v joins: by its run-name label (a run's name when up to 63
+ * characters, else its GetValidName alias), checked against its run-uid label. */
+static model_run *model_run_of(const model *m, const vl_volume *v, vl_kind rk)
+{
+    model_run *c[2] = {model_find_run(m, rk, v->run_name),
+                       model_index_get(m->label_index, (int)rk, v->run_name)};
+    if (c[0] && c[0]->label != c[0]->name) c[0] = NULL; /* its label is its alias */
+    for (int i = 0; i < 2; i++)
+        if (c[i] && model_uid_ok(v, c[i])) return c[i];
+    return NULL;
 }
 
 size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max)
@@ -346,15 +402,17 @@ void model_refresh_volumes(model *m)
         const model_volume *v = m->vols[j];
         if (!v->vol || !v->vol->run_name) continue;
         vl_kind rk = (v->kind == VL_PVB || v->kind == VL_DU) ? VL_BACKUP : VL_RESTORE;
-        model_run *r = model_find_run(m, rk, v->vol->run_name);
+        model_run *r = model_run_of(m, v->vol, rk);
         if (!r) continue;
         model_vol_sum *s = &r->vols;
         vl_phase p = v->vol->phase_id;
         s->n++;
         if (p == VL_PH_COMPLETED)
             s->n_done++;
-        else if (p == VL_PH_FAILED || p == VL_PH_CANCELED)
+        else if (p == VL_PH_FAILED)
             s->n_failed++;
+        else if (p == VL_PH_CANCELED)
+            s->n_canceled++;
         else if (vl_phase_active(p))
             s->n_active++;
         else
@@ -365,9 +423,23 @@ void model_refresh_volumes(model *m)
     m->vols_dirty = 0;
 }
 
-void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n, double now)
+void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n,
+                           const unsigned char *flags, double now)
 {
-    model_res_feed(&r->derived, &r->n_derived, res, n, now, NULL, m->idle_est);
+    model_res_feed(&r->derived, &r->n_derived, res, n, flags, now, NULL, m->idle_est);
+    /* rows no longer given (a guessed name replaced by the server's) go */
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_derived; i++) {
+        size_t j = 0;
+        while (j < n && (!res[j].resource || strcmp(res[j].resource, r->derived[i].resource))) j++;
+        if (j < n) {
+            r->derived[k++] = r->derived[i];
+        } else {
+            free(r->derived[i].resource);
+            if (r->derived[i].est != m->idle_est) est_free(r->derived[i].est);
+        }
+    }
+    r->n_derived = k;
     r->derived_from_log = 1;
     m->gen++;
 }
@@ -389,7 +461,7 @@ double model_run_rate(const model_run *r, double now)
     const vl_run *x = r->run;
     /* finished (whatever its phase says): the whole-run average from the timestamps */
     if (x && x->started > 0 && x->completed > x->started)
-        return (double)x->items_done / (x->completed - x->started);
+        return (double)x->items_done / model_wall_span(r->owner, x->completed - x->started);
     return est_rate(r->items, now);
 }
 
@@ -403,9 +475,27 @@ double model_run_duration(const model_run *r, double wall)
 {
     const vl_run *x = r->run;
     if (!x || x->started <= 0) return -1;
-    if (x->completed > 0) return x->completed - x->started;
+    if (x->completed > 0) return model_wall_span(r->owner, x->completed - x->started);
     if (vl_phase_terminal(x->phase_id)) return -1;
-    return wall - x->started;
+    return model_wall_span(r->owner, model_cluster_now(r->owner, wall) - x->started);
+}
+
+void model_set_clock(model *m, double wall0, double cluster0, double scale)
+{
+    m->clock_wall0 = wall0;
+    m->clock_cluster0 = cluster0;
+    m->clock_scale = scale > 0 ? scale : 0;
+}
+
+double model_cluster_now(const model *m, double wall)
+{
+    if (!m || !(m->clock_scale > 0)) return wall;
+    return m->clock_cluster0 + (wall - m->clock_wall0) * m->clock_scale;
+}
+
+double model_wall_span(const model *m, double cluster_s)
+{
+    return m && m->clock_scale > 0 ? cluster_s / m->clock_scale : cluster_s;
 }
 
 /* ---- view ----------------------------------------------------------------------------------- */

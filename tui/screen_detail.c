@@ -8,6 +8,7 @@
 #include "drill.h"
 #include "format.h"
 #include "logderive.h"
+#include "runeta.h"
 #include "sanitize.h"
 #include "ui.h"
 #include "widgets.h"
@@ -33,19 +34,11 @@ static int detail_step(ui *u, ui_screen *s, int delta)
 {
     detail_state *d = detail_of(s);
     ui_set_current_run(u, d->kind, d->name);
-    model_run *r = ui_adjacent_run(u, delta);
-    if (!r) {
-        ui_message(u, delta < 0 ? "this is the first run of the list"
-                                : "this is the last run of the list");
-        return UI_REDRAW;
-    }
+    model_run *r = drill_adjacent(u, delta);
+    if (!r) return UI_REDRAW;
     d->kind = r->kind;
     snprintf(d->name, sizeof d->name, "%s", r->name);
     d->scroll = 0;
-    ui_set_current_run(u, r->kind, r->name);
-    view *v = ui_view(u);
-    for (size_t i = 0; i < v->n_rows; i++)
-        if (v->rows[i] == r) view_select(v, (int)i);
     return UI_REDRAW;
 }
 
@@ -96,27 +89,26 @@ static int detail_bottom(ui *u, ui_screen *s)
 }
 
 static const ui_key detail_keys[] = {
-    {'[', "[", "previous run (in the list's order)", detail_prev},
-    {']', "]", "next run", detail_next},
-    {'j', "j/Down", "scroll the resources down", detail_down},
-    {KEY_DOWN, NULL, "scroll down", detail_down},
-    {'k', "k/Up", "scroll the resources up", detail_up},
-    {KEY_UP, NULL, "scroll up", detail_up},
-    {KEY_NPAGE, "PgDn", "page down", detail_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", detail_pgup},
-    {'g', "g", "first resource", detail_top},
-    {'G', "G", "last resource", detail_bottom},
-    {'v', "v", "volumes of this run", drill_open_volumes},
-    {'l', "l", "logs of this run (live while in progress)", drill_open_logs},
-    {'r', "r", "results: errors and warnings", drill_open_results},
-    {0, NULL, NULL, NULL},
+    {UI_C_PREV_RUN, "previous run (in the list's order)", detail_prev},
+    {UI_C_NEXT_RUN, "next run", detail_next},
+    {UI_C_DOWN, "scroll the resources down", detail_down},
+    {UI_C_UP, "scroll the resources up", detail_up},
+    {UI_C_PGDN, NULL, detail_pgdn},
+    {UI_C_PGUP, NULL, detail_pgup},
+    {UI_C_TOP, "first resource", detail_top},
+    {UI_C_BOTTOM, "last resource", detail_bottom},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_LOGS, "log of this run (live while in progress)", drill_open_logs},
+    {UI_C_RESULTS, "results of this run: errors and warnings", drill_open_results},
+    {UI_C_DESCRIBE, "describe this run", drill_open_describe},
+    {UI_C_NONE, NULL, NULL},
 };
 
 /* Resource rows in display order: active first, then pending, then done. */
 static int detail_res_rank(const model_res *r)
 {
     if (r->total > 0 && r->done >= r->total) return 2;
-    if (r->done == 0) return 1;
+    if (r->done == 0 && !(r->flags & MODEL_RES_ACTIVE)) return 1;
     return 0;
 }
 
@@ -141,8 +133,8 @@ static int detail_vol_cmp(const void *a, const void *b)
 }
 
 /* The right-hand part of a volume row: bytes, then rate and ETA or how long it has stalled. */
-static void detail_vol_tail(char *out, size_t n, const model_volume *mv, double now, int wide,
-                            int *stalled)
+static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, double now,
+                            int wide, int *stalled)
 {
     const vl_volume *v = mv->vol;
     char b1[32], b2[32], b3[32];
@@ -155,13 +147,14 @@ static void detail_vol_tail(char *out, size_t n, const model_volume *mv, double 
     if (est_stalled(mv->bytes, now, &since)) {
         *stalled = 1;
         snprintf(out + o, n - (size_t)o, " stalled %s", fmt_duration(b3, sizeof b3, since));
-    } else if (wide) {
-        snprintf(out + o, n - (size_t)o, " %12s  ETA %s",
-                 fmt_byte_rate(b1, sizeof b1, est_rate(mv->bytes, now)),
-                 fmt_eta(b2, sizeof b2, est_eta(mv->bytes, now)));
     } else {
-        snprintf(out + o, n - (size_t)o, "  ETA %s",
-                 fmt_eta(b2, sizeof b2, est_eta(mv->bytes, now)));
+        double rate, eta; /* as the run's ETA counts them */
+        runeta_volume(ui_model(u), mv, now, ui_wall(u), &rate, &eta);
+        if (wide)
+            snprintf(out + o, n - (size_t)o, " %12s  ETA %s", fmt_byte_rate(b1, sizeof b1, rate),
+                     fmt_eta(b2, sizeof b2, eta));
+        else
+            snprintf(out + o, n - (size_t)o, "  ETA %s", fmt_eta(b2, sizeof b2, eta));
     }
 }
 
@@ -180,7 +173,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     int wide = cols >= 100, whow = cols >= 140 ? 34 : wide ? 28 : 22;
     int shown = (int)n < rows - 1 ? (int)n : rows - 1, tailw = 0, st;
     for (int i = 0; i < shown; i++) {
-        detail_vol_tail(tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
         int tw = san_width(tail);
         if (tw > tailw) tailw = tw;
     }
@@ -213,7 +206,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
             w_bar(w, y, x, barw, f, v->phase_id == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
             x += barw + 1;
         }
-        detail_vol_tail(tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
         w_print(w, y, x, cols - x, st ? w_attr(W_WARN) | A_BOLD : 0, "%s", tail);
     }
     if ((int)n > rows - 1)
@@ -221,12 +214,223 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     free(vv);
 }
 
+/* A part's line: what it has done, how fast, until when, or its state. */
+static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, re_part p, const re_stage *s)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    int x = w_print(w, y, 2, 14, A_DIM, "%s", runeta_part_name(p));
+    x = 16;
+    if (p == RE_ITEMS)
+        x += w_print(w, y, x, 30, 0, "%lld of %lld", (long long)s->done, (long long)s->total);
+    else if (p != RE_FINAL)
+        x += w_print(w, y, x, 40, 0, "%d of %d done  %s of %s", s->n_done, s->n,
+                     fmt_bytes(b1, sizeof b1, s->done), fmt_bytes(b2, sizeof b2, s->total));
+    x = x + 2 > 56 ? x + 2 : 56;
+    switch (s->state) {
+    case RE_DONE:
+        w_print(w, y, x, cols - x, w_attr(W_GOOD), "done");
+        break;
+    case RE_PENDING:
+        w_print(w, y, x, cols - x, A_DIM, "%s", p == RE_FINAL ? "next" : "not started");
+        break;
+    case RE_STALLED:
+        w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "stalled %s",
+                fmt_duration(b1, sizeof b1, s->stalled_for));
+        break;
+    default:
+        if (p == RE_FINAL) {
+            w_print(w, y, x, cols - x, w_attr(W_ACTIVE), "finalizing");
+            break;
+        }
+        fmt_eta(b4, sizeof b4, s->eta);
+        w_print(w, y, x, cols - x, 0, "%s  ETA %s%s%s",
+                p == RE_ITEMS ? fmt_rate(b3, sizeof b3, s->rate)
+                              : fmt_byte_rate(b3, sizeof b3, s->rate),
+                s->bound && s->eta >= 0 ? (ui_utf8(u) ? "\u2265" : ">=") : "", b4,
+                s->n_stalled ? "  (one stalled)" : "");
+    }
+}
+
+/* A typical duration, rounded as people say it: "45s", "3m10s", "41m", "1h04m". */
+static char *detail_typical(char *buf, size_t n, double s)
+{
+    if (s >= 600 && s < 3600)
+        snprintf(buf, n, "%.0fm", s / 60);
+    else
+        fmt_duration(buf, n, s);
+    return buf;
+}
+
+/* "usually 41m (last 7: 38m-45m)", and how this run compares. */
+static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const model_run *r,
+                               const runeta *e)
+{
+    char b1[32], b2[32], b3[32];
+    const re_history *h = &e->hist;
+    x += w_print(w, y, x, cols - x, 0, "usually %s (last %d: %s%s%s)",
+                 detail_typical(b1, sizeof b1, h->dur_med), h->n,
+                 detail_typical(b2, sizeof b2, h->dur_min), ui_utf8(u) ? "\u2013" : "-",
+                 detail_typical(b3, sizeof b3, h->dur_max));
+    double dur = model_run_duration(r, ui_wall(u));
+    if (e->active && e->eta >= 0 && !e->stalled) dur += e->eta; /* as predicted */
+    if (dur > 0 && h->dur_med > 0) {
+        double f = dur / h->dur_med;
+        const char *mul = ui_utf8(u) ? "\u00d7" : "x";
+        if (f >= 1.5)
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN), "   %.1f%s slower than usual", f, mul);
+        else if (f <= 1 / 1.5)
+            x += w_print(w, y, x, cols - x, 0, "   %.1f%s faster than usual", 1 / f, mul);
+    }
+    return x;
+}
+
+/* Sums the run's volumes' byte-rate histories, aligned on the newest bucket. */
+static int detail_bytes_history(ui *u, const model_run *r, double now, double *out, int n)
+{
+    model *m = ui_model(u);
+    size_t nv = model_run_volumes(m, r, NULL, 0);
+    model_volume **vv = xcalloc(nv ? nv : 1, sizeof *vv);
+    model_run_volumes(m, r, vv, nv);
+    double *tmp = xcalloc((size_t)n, sizeof *tmp);
+    int filled = 0;
+    for (int i = 0; i < n; i++) out[i] = 0;
+    for (size_t j = 0; j < nv; j++) {
+        int k = est_rate_history(vv[j]->bytes, now, 5.0, tmp, n);
+        for (int i = 0; i < k; i++) out[n - k + i] += tmp[i];
+        if (k > filled) filled = k;
+    }
+    if (filled < n) memmove(out, out + (n - filled), (size_t)filled * sizeof *out);
+    free(tmp);
+    free(vv);
+    return filled;
+}
+
+/* A labelled sparkline with its scale (the top of the column); returns columns used. */
+static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, const double *v,
+                        int n, int bytes)
+{
+    char b1[32];
+    int x0 = x;
+    x += detail_label(w, y, x, label);
+    if (n <= 0) return x - x0 + w_print(w, y, x, 14, A_DIM, "(collecting)");
+    double max = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > max) max = v[i];
+    if (n > width) {
+        v += n - width;
+        n = width;
+    }
+    w_sparkline(w, y, x, v, n, w_attr(W_ACTIVE));
+    x += n + 1;
+    x += w_print(w, y, x, 16, A_DIM, "max %s",
+                 bytes ? fmt_byte_rate(b1, sizeof b1, max) : fmt_rate(b1, sizeof b1, max));
+    return x - x0;
+}
+
+/* The run's end: rate, ETA and finish time, last progress or stall; what it waits on; a line per
+ * part of its critical path; the schedule's history; the rate sparklines. Returns the next y. */
+static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, model_run *r)
+{
+    const vl_run *run = r->run;
+    int active = vl_phase_active(run->phase_id);
+    double now = ui_data_now(u), wall = ui_wall(u);
+    char b1[64], b2[64], b3[64], who[160];
+    runeta e;
+    runeta_compute(ui_model(u), r, now, wall, &e);
+    int x = detail_label(w, y, 0, "Rate ");
+    x += w_print(w, y, x, 14, A_BOLD, "%s", fmt_rate(b1, sizeof b1, model_run_rate(r, now)));
+    if (active && e.bytes_rate > 0 && cols >= 100) /* narrower: on the parts' lines only */
+        x += w_print(w, y, x, 16, A_BOLD, "  %s", fmt_byte_rate(b1, sizeof b1, e.bytes_rate));
+    if (active) {
+        x += detail_label(w, y, x + 2, "ETA") + 2;
+        if (e.eta >= 0 && !e.stalled) {
+            fmt_eta(b2, sizeof b2, e.eta);
+            x += w_print(w, y, x, 30, A_BOLD, "done in %s%s",
+                         e.bound ? (ui_utf8(u) ? "\u2265 " : ">= ") : "~", b2);
+            /* the finish clock time as of the data (now - now: 0 while live) */
+            double at = wall - (ui_now(u) - now) + e.eta;
+            if (e.eta < 2 * 86400)
+                x += w_print(w, y, x, 24, 0, " (at %s)", fmt_clock(b3, sizeof b3, at, 0));
+            if (e.from_history) /* little live evidence yet: the schedule's typical run */
+                x += w_print(w, y, x, 16, A_DIM, " from history");
+        } else {
+            x += w_print(w, y, x, 12, A_BOLD, "-");
+        }
+        if (e.stalled)
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s (%s)",
+                         fmt_duration(b1, sizeof b1, e.stalled_for),
+                         runeta_part_name(e.stalled_part));
+        else if (e.last_progress >= 0)
+            x += w_print(w, y, x, cols - x, ui_stale(u) ? A_DIM : w_attr(W_GOOD),
+                         "  last progress %s", fmt_ago(b1, sizeof b1, ui_now(u) - e.last_progress));
+    } else if (run->started > 0) {
+        x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
+    }
+    y++;
+    if (active) {
+        /* what the end waits on */
+        x = detail_label(w, y, 0, "Waiting on");
+        if (e.waiting_vol) {
+            x +=
+                w_text(w, y, x, cols / 2, runeta_vol_label(who, sizeof who, e.waiting_vol), A_BOLD);
+            if (e.waiting_vol->vol->bytes_total > 0)
+                x += w_print(w, y, x, cols - x, 0, ", %s left at %s",
+                             fmt_bytes(b1, sizeof b1, e.waiting_left),
+                             fmt_byte_rate(b2, sizeof b2, e.waiting_rate));
+            else
+                x += w_print(w, y, x, cols - x, A_DIM, " (not sized yet)");
+        } else if (e.waiting == RE_ITEMS) {
+            x += w_print(w, y, x, cols - x, A_BOLD, "items");
+            x += w_print(w, y, x, cols - x, 0, ", %lld left at %s", (long long)e.waiting_left,
+                         fmt_rate(b1, sizeof b1, e.waiting_rate));
+        } else if (e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT) {
+            /* another plugin's operations: only their counts are ours to see */
+            x += w_print(w, y, x, cols - x, A_BOLD, "plugin operations");
+            x += w_print(w, y, x, cols - x, 0, ", %lld of %lld completed",
+                         (long long)run->ops_completed, (long long)run->ops_attempted);
+        } else {
+            x += w_print(w, y, x, cols - x, A_BOLD, "%s", runeta_part_name(e.waiting));
+        }
+        if ((e.stalled || e.part_stalled) && e.stalled_vol && e.stalled_vol != e.waiting_vol) {
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled: ");
+            w_text(w, y, x, cols - x, runeta_vol_label(who, sizeof who, e.stalled_vol),
+                   w_attr(W_WARN));
+        } else if (e.part_stalled) {
+            w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  %s stalled %s",
+                    runeta_part_name(e.stalled_part), fmt_duration(b1, sizeof b1, e.stalled_for));
+        }
+        y++;
+        for (int p = RE_ITEMS; p < RE_NPARTS; p++)
+            if (e.part[p].state != RE_ABSENT)
+                detail_draw_part(u, w, y++, cols, (re_part)p, &e.part[p]);
+    }
+    if (e.hist.n) {
+        x = detail_label(w, y, 0, "History");
+        detail_draw_history(u, w, y, x, cols, r, &e);
+        y++;
+    }
+    /* sparklines of the rates over the last minutes, with their scale (not in a compact, short
+     * terminal) */
+    if (active && rows >= 18) {
+        double hi[60], hb[60];
+        int width = (cols - 48) / 2;
+        if (width > 60) width = 60;
+        if (width < 8) width = 8;
+        int ni = est_rate_history(r->items, now, 5.0, hi, width);
+        int nb = e.bytes_total > 0 ? detail_bytes_history(u, r, now, hb, width) : 0;
+        x = detail_spark(w, y, 0, width, "Items/s", hi, ni, 0);
+        if (e.bytes_total > 0) detail_spark(w, y, x + 3, width, "Bytes/s", hb, nb, 1);
+        y++;
+    }
+    return y;
+}
+
 static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     detail_state *d = detail_of(s);
     model_run *r = detail_run(s, u);
     double now = ui_data_now(u), wall = ui_wall(u);
-    char b1[64], b2[64], b3[64];
+    char b1[64], b2[64];
     int y = 0, x;
     if (!r || !r->run) {
         w_print(w, 1, 2, cols - 4, w_attr(W_WARN), "%s %s is gone (deleted from the cluster)",
@@ -238,7 +442,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 
     /* title line */
     x = w_print(w, y, 0, cols, A_BOLD, "%s ", run->kind == VL_BACKUP ? "Backup" : "Restore");
-    x += w_text(w, y, x, cols / 2, r->name, A_BOLD);
+    /* the whole name when it fits beside the phase */
+    int pw = run->phase ? (int)strlen(run->phase) : 0;
+    x += w_text(w, y, x, cols - x - 2 - (pw < 30 ? pw : 30), r->name, A_BOLD);
     x += w_print(w, y, x, 2, 0, "  ");
     x += w_text(w, y, x, 30, run->phase, w_attr(w_phase_role(run->phase_id)) | A_BOLD);
     if (run->kind == VL_RESTORE && run->backup_name) {
@@ -261,43 +467,22 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
     y++;
 
-    /* rate, ETA, finish time, last progress / stalled */
-    double rate = model_run_rate(r, now), eta = model_run_eta(r, now);
-    x = detail_label(w, y, 0, "Rate ");
-    x += w_print(w, y, x, 14, A_BOLD, "%s", fmt_rate(b1, sizeof b1, rate));
-    if (active) {
-        x += detail_label(w, y, x + 2, "ETA") + 2;
-        x += w_print(w, y, x, 12, A_BOLD, "%s", fmt_eta(b2, sizeof b2, eta));
-        /* the finish clock time as of the data (now - now: 0 while live) */
-        double at = wall - (ui_now(u) - now) + eta;
-        if (eta >= 0 && eta < 2 * 86400)
-            x += w_print(w, y, x, 24, 0, " (done at %s)", fmt_clock(b3, sizeof b3, at, 0));
-        double since, last = est_last_change(r->items);
-        if (est_stalled(r->items, now, &since))
-            x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s",
-                         fmt_duration(b1, sizeof b1, since));
-        else if (last >= 0)
-            x += w_print(w, y, x, cols - x, ui_stale(u) ? A_DIM : w_attr(W_GOOD),
-                         "  last progress %s", fmt_ago(b1, sizeof b1, ui_now(u) - last));
-    } else if (run->started > 0) {
-        x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
-    }
-    y++;
-    /* sparkline of the rate over the last minutes */
-    if (active) {
-        double hist[60];
-        int n = cols - 20 < 60 ? cols - 20 : 60;
-        n = est_rate_history(r->items, now, 5.0, hist, n);
-        x = detail_label(w, y, 0, "Rate history");
-        if (n > 0)
-            w_sparkline(w, y, x, hist, n, w_attr(W_ACTIVE));
-        else
-            w_print(w, y, x, 20, A_DIM, "(collecting)");
-        y++;
-    }
+    y = detail_draw_run_end(u, w, y, rows, cols, r);
 
     /* bottom block first: we know its height, resources get the rest */
-    int bottom = 5 + (run->failure_reason ? 1 : 0) + (run->n_validation_errors ? 1 : 0);
+    /* the failure reason and validation errors wrap (up to 4 rows each; y shows all of it) */
+    char *verr = NULL;
+    for (size_t i = 0; i < run->n_validation_errors; i++) {
+        char *j = xasprintf("%s%s%s", verr ? verr : "", i ? "; " : "", run->validation_errors[i]);
+        free(verr);
+        verr = j;
+    }
+    int fr_rows = 0, ve_rows = 0;
+    if (run->failure_reason) fr_rows = w_wrap(NULL, 0, 0, cols - 15, 0, 0, run->failure_reason, 0);
+    if (verr) ve_rows = w_wrap(NULL, 0, 0, cols - 18, 0, 0, verr, 0);
+    if (fr_rows > 4) fr_rows = 4;
+    if (ve_rows > 4) ve_rows = 4;
+    int bottom = 5 + fr_rows + ve_rows;
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
@@ -317,6 +502,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int from_log;
     logderive_want(ui_app(u)->derive, r); /* finished runs: totals from the resource list */
     const model_res *res = model_run_resources(r, &nres, &from_log);
+    const char *note = logderive_note(ui_app(u)->derive, r);
+    if (note) nres = 0; /* zeros would say nothing moves: say why there is nothing to show */
     size_t done_n = 0;
     for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
     x = w_print(w, y, 0, cols, A_BOLD | A_UNDERLINE, "Resources");
@@ -324,6 +511,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (nres)
         w_print(w, y, x, cols - x, A_DIM, "  %zu of %zu types done%s%s%s", done_n, nres,
                 src ? "  (" : "", src ? src : "", src ? ")" : "");
+    else if (note)
+        w_print(w, y, x, cols - x, w_attr(W_WARN), "  %s", note);
     else
         w_print(w, y, x, cols - x, A_DIM, "  %s",
                 run->has_resource_progress ? "none yet"
@@ -336,7 +525,19 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (d->scroll > (int)nres - res_rows) d->scroll = (int)nres - res_rows;
     if (d->scroll < 0) d->scroll = 0;
     d->res_rows = res_rows;
-    int namew = cols >= 100 ? 34 : 22, rbarw = cols >= 100 ? 30 : 14;
+    /* resource names whole when there is room (the bar gives way first, down to 8) */
+    int rbarw = cols >= 100 ? 30 : cols >= 80 ? 14 : 8, namew = 12;
+    for (size_t i = 0; i < nres; i++) {
+        int l = (int)strlen(res[i].resource);
+        if (l > namew) namew = l;
+    }
+    int fixed = 2 + 1 + 16 + 14; /* indent, "  123 of 456  ", the status or rate and ETA */
+    if (namew + rbarw + fixed > cols) {
+        rbarw = cols - namew - fixed;
+        if (rbarw < 8) rbarw = 8;
+        if (namew > cols - rbarw - fixed) namew = cols - rbarw - fixed;
+    }
+    if (namew < 12) namew = 12;
     for (int i = 0; i < res_rows && d->scroll + i < (int)nres; i++) {
         const model_res *mr = order[d->scroll + i];
         int rank = detail_res_rank(mr), yy = res_top + i;
@@ -346,20 +547,34 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         double f = mr->total > 0 ? (double)mr->done / (double)mr->total : -1;
         w_bar(w, yy, x, rbarw, f, rank == 2 ? W_GOOD : W_BAR_FILL);
         x += rbarw + 1;
-        x += w_print(w, yy, x, 16, rank == 1 ? A_DIM : A_BOLD, "%5lld of %-5lld",
-                     (long long)mr->done, (long long)mr->total);
-        if (rank == 0 && active) {
+        char tot[24];
+        snprintf(tot, sizeof tot, "%s%lld", mr->flags & MODEL_RES_ESTIMATE ? "~" : "",
+                 (long long)mr->total);
+        x += w_print(w, yy, x, 16, rank == 1 ? A_DIM : A_BOLD, "%5lld of %-5s", (long long)mr->done,
+                     tot);
+        if (rank == 0 && active && !est_confident(mr->est)) {
+            /* its first items: too few samples for a rate that means something */
+            w_print(w, yy, x, 10, A_DIM, " starting");
+        } else if (rank == 0 && active) {
             x += w_print(w, yy, x, 10, 0, " %s", fmt_rate(b1, sizeof b1, est_rate(mr->est, now)));
             x +=
                 w_print(w, yy, x, 14, 0, "  ETA %s", fmt_eta(b2, sizeof b2, est_eta(mr->est, now)));
         } else {
-            w_print(w, yy, x, 10, A_DIM, " %s", rank == 2 ? "done" : rank == 1 ? "pending" : "");
+            /* a run that ended before finishing a type never reached it (or stopped in it) */
+            int ended = vl_phase_terminal(run->phase_id) && run->phase_id != VL_PH_COMPLETED;
+            w_print(w, yy, x, 14, A_DIM, " %s",
+                    rank == 2   ? "done"
+                    : rank == 1 ? (ended ? "not reached" : "pending")
+                                : (ended ? "stopped" : ""));
         }
     }
     free(order);
-    if (nres > (size_t)res_rows)
-        w_print(w, res_top + res_rows - 1, cols - 16, 16, A_DIM, " [%d-%d of %zu]", d->scroll + 1,
-                d->scroll + res_rows, nres);
+    if (nres > (size_t)res_rows) { /* on the title line, right: it hides no row's text */
+        char range[48];
+        int n = snprintf(range, sizeof range, "  rows %d-%d of %zu (j/k)", d->scroll + 1,
+                         d->scroll + res_rows, nres);
+        w_print(w, res_top - 1, cols - n, n, A_DIM, "%s", range);
+    }
 
     /* bottom block, right under the resources; the volumes fill what is left */
     y = res_top + res_rows + 1;
@@ -373,6 +588,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x += w_print(w, y, x, cols - x, A_DIM, ", %d pending", r->vols.n_pending);
         if (r->vols.n_failed)
             x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", r->vols.n_failed);
+        if (r->vols.n_canceled)
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", r->vols.n_canceled);
         x += w_print(w, y, x, cols - x, 0, "   %s of %s",
                      fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
                      fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
@@ -380,21 +597,35 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_print(w, y, x, cols - x, A_DIM, "none");
     }
     y++;
+    /* seconds and the zone (local, or UTC with --utc); the completion time without its date when
+     * the run ended the day it started */
     x = detail_label(w, y, 0, "Started");
-    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+    x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+    x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, run->started));
     x += detail_label(w, y, x + 2, "Completed") + 2;
-    x += w_print(w, y, x, 20, 0, "%s", fmt_clock(b1, sizeof b1, run->completed, 1));
+    x +=
+        w_print(w, y, x, 20, 0, "%s", fmt_clock_since(b1, sizeof b1, run->completed, run->started));
     x += detail_label(w, y, x + 2, "Duration") + 2;
     x += w_print(w, y, x, 12, 0, "%s", fmt_duration(b1, sizeof b1, model_run_duration(r, wall)));
+    char expires[40] = "";
     if (run->kind == VL_BACKUP) {
-        x += detail_label(w, y, x + 2, "Expires") + 2;
-        w_print(w, y, x, cols - x, 0, "%s", fmt_clock(b1, sizeof b1, run->expiration, 1));
+        fmt_clock(expires, sizeof expires, run->expiration, 1);
+        /* on this line when it fits, else on the next */
+        if (x + 2 + 8 + (int)strlen(expires) <= cols) {
+            x += detail_label(w, y, x + 2, "Expires") + 2;
+            w_print(w, y, x, cols - x, 0, "%s", expires);
+            expires[0] = 0;
+        }
     }
     y++;
     x = detail_label(w, y, 0, "Location");
     x += w_text(w, y, x, 20, run->storage_location ? run->storage_location : "-", 0);
     x += detail_label(w, y, x + 2, "Schedule") + 2;
     x += w_text(w, y, x, 24, run->schedule ? run->schedule : "-", 0);
+    if (expires[0]) {
+        x += detail_label(w, y, x + 2, "Expires") + 2;
+        x += w_print(w, y, x, cols - x, 0, "%s", expires);
+    }
     x += detail_label(w, y, x + 2, "Namespaces") + 2;
     {
         char ns[256] = "";
@@ -427,25 +658,24 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     if (run->failure_reason) {
         x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Failure reason ");
-        w_text(w, y, x, cols - x, run->failure_reason, w_attr(W_BAD));
-        y++;
+        w_wrap(w, y, x, cols - x, 0, fr_rows, run->failure_reason, w_attr(W_BAD));
+        y += fr_rows;
     }
-    if (run->n_validation_errors) {
+    if (verr) {
         x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Validation errors ");
-        for (size_t i = 0; i < run->n_validation_errors && x < cols - 4; i++) {
-            if (i) x += w_print(w, y, x, 3, 0, "; ");
-            x += w_text(w, y, x, cols - x, run->validation_errors[i], w_attr(W_BAD));
-        }
-        y++;
+        w_wrap(w, y, x, cols - x, 0, ve_rows, verr, w_attr(W_BAD));
+        y += ve_rows;
+        free(verr);
     }
-    if (vol_rows > 0 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
+    /* a title and at least one volume, else nothing (the Volumes line above sums them up) */
+    if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
 }
 
 static const char *detail_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "[/]:prev/next run  j/k:scroll  Esc:back  ?:help  q:quit";
+    return "[/]:run  j/k:scroll  v:volumes  l:log  r:results  Esc:back  " UI_HINT_END;
 }
 
 static void detail_enter(ui_screen *s, ui *u)

@@ -56,14 +56,25 @@ static int health_pgup(ui *u, ui_screen *s)
     return health_scroll(s, -(health_of(s)->page - 1));
 }
 
+static int health_top(ui *u, ui_screen *s)
+{
+    (void)u;
+    return health_scroll(s, -health_of(s)->lines);
+}
+static int health_bottom(ui *u, ui_screen *s)
+{
+    (void)u;
+    return health_scroll(s, health_of(s)->lines);
+}
+
 static const ui_key health_keys[] = {
-    {'j', "j/Down", "scroll down", health_down},
-    {KEY_DOWN, NULL, "scroll down", health_down},
-    {'k', "k/Up", "scroll up", health_up},
-    {KEY_UP, NULL, "scroll up", health_up},
-    {KEY_NPAGE, "PgDn", "page down", health_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", health_pgup},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "scroll down", health_down},
+    {UI_C_UP, "scroll up", health_up},
+    {UI_C_PGDN, NULL, health_pgdn},
+    {UI_C_PGUP, NULL, health_pgup},
+    {UI_C_TOP, "the top", health_top},
+    {UI_C_BOTTOM, "the end", health_bottom},
+    {UI_C_NONE, NULL, NULL},
 };
 
 /* The body as lines: y counts every line, only those in the window are drawn. */
@@ -315,7 +326,7 @@ static const char *health_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k:scroll  Esc:back  ?:help  q:quit";
+    return "j/k:scroll  Esc:back  " UI_HINT_END;
 }
 
 static void health_free_screen(ui_screen *s)

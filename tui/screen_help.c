@@ -1,4 +1,5 @@
-/* screen_help.c: the keys of the screen underneath and the global keys, from their key tables. */
+/* screen_help.c: the keys of the screen underneath and the global keys, written from the key
+ * table (keys.c) and the screens' bindings; scrolls when it does not fit; ? or Esc closes it. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,38 +9,145 @@
 typedef struct help_state {
     const ui_key *keys; /* the screen we were called from */
     const char *title;
+    int top;  /* first line shown */
+    int page; /* lines shown at the last draw */
+    int n;    /* lines at the last draw */
 } help_state;
 
-static int help_table(WINDOW *w, int y, int x, int rows, int colw, const char *title,
-                      const ui_key *t)
+/* Draws line i of the help if it is on screen (top .. top+rows). */
+typedef struct help_out {
+    WINDOW *w;
+    int top, rows, i;
+} help_out;
+
+static int help_visible(help_out *o)
 {
-    if (y >= rows) return y;
-    w_print(w, y++, x, colw, A_BOLD | A_UNDERLINE, "%s", title);
-    for (; t && t->key; t++) {
-        if (!t->label) continue;
-        if (y >= rows) break;
-        w_print(w, y, x + 2, 12, w_attr(W_ACTIVE), "%s", t->label);
-        w_print(w, y, x + 14, colw - 14, 0, "%s", t->help);
-        y++;
+    return o->i >= o->top && o->i < o->top + o->rows;
+}
+
+static void help_title(help_out *o, int colw, const char *title)
+{
+    if (help_visible(o)) w_print(o->w, o->i - o->top, 1, colw, A_BOLD | A_UNDERLINE, "%s", title);
+    o->i++;
+}
+
+/* Wrapped text at column x, width columns, one help line per row. */
+static void help_text(help_out *o, int x, int width, const char *text, attr_t a)
+{
+    int n = w_wrap(NULL, 0, 0, width, 0, 0, text, 0);
+    for (int r = 0; r < n; r++, o->i++)
+        if (help_visible(o) && o->w) w_wrap(o->w, o->i - o->top, x, width, r, 1, text, a);
+}
+
+static void help_table(help_out *o, int colw, const char *title, const ui_key *t)
+{
+    help_title(o, colw, title);
+    for (; t && t->cmd; t++) {
+        const ui_command *c = ui_command_of(t->cmd);
+        if (!c) continue;
+        /* the words wrap under themselves when the terminal is narrow */
+        const char *words = t->help ? t->help : c->help;
+        int n = w_wrap(NULL, 0, 0, colw - 17, 0, 0, words, 0);
+        for (int r = 0; r < n; r++, o->i++) {
+            if (!help_visible(o) || !o->w) continue;
+            int y = o->i - o->top;
+            if (!r) w_print(o->w, y, 3, 14, w_attr(W_ACTIVE), "%s", c->label);
+            w_wrap(o->w, y, 18, colw - 17, r, 1, words, 0);
+        }
     }
-    return y + 1;
+    o->i++; /* a blank line after each table */
 }
 
 static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     help_state *h = s->data;
     (void)u;
-    int colw = cols > 120 ? 70 : cols - 2;
-    int y = help_table(w, 0, 1, rows, colw, h->title ? h->title : "This screen", h->keys);
-    y = help_table(w, y, 1, rows, colw, "Everywhere", ui_global_keys);
     static const char *notes[] = {
         "Rate: least-squares slope over the last minute, seeded from the start average.",
         "ETA = remaining / rate, and the clock time it ends; ~N: total is an estimate.",
         "\"stalled\": no progress for 3x the usual interval (items 1 s, bytes 10 s).",
     };
-    for (size_t i = 0; i < sizeof notes / sizeof notes[0] && y < rows; i++)
-        w_print(w, y++, 1, cols - 2, A_DIM, "%s", notes[i]);
+    int colw = cols > 120 ? 90 : cols - 2;
+    int nnotes = (int)(sizeof notes / sizeof notes[0]);
+    /* the content's length first, to keep the scroll in range */
+    help_out count = {NULL, 0, 0, 0};
+    help_table(&count, colw, "", h->keys);
+    help_table(&count, colw, "", ui_global_keys);
+    for (int i = 0; i < nnotes; i++) help_text(&count, 1, cols - 2, notes[i], 0);
+    h->n = count.i;
+    int view = h->n > rows ? rows - 1 : rows; /* a line for the position when it scrolls */
+    h->page = view;
+    if (h->top > h->n - view) h->top = h->n - view;
+    if (h->top < 0) h->top = 0;
+    help_out o = {w, h->top, view, 0};
+    help_table(&o, colw, h->title ? h->title : "This screen", h->keys);
+    help_table(&o, colw, "Everywhere", ui_global_keys);
+    for (int i = 0; i < nnotes; i++) help_text(&o, 1, cols - 2, notes[i], A_DIM);
+    if (view < rows)
+        w_print(w, rows - 1, 1, cols - 2, A_DIM, "lines %d-%d of %d (j/k, PgDn/PgUp, g/G)",
+                h->top + 1, h->top + view, h->n);
 }
+
+static int help_scroll(ui_screen *s, int d)
+{
+    help_state *h = s->data;
+    h->top += d;
+    /* the end is known once drawn (a key may come before the first frame): the draw clamps */
+    if (h->n && h->top > h->n - h->page) h->top = h->n - h->page;
+    if (h->top < 0) h->top = 0;
+    return UI_REDRAW;
+}
+
+static int help_down(ui *u, ui_screen *s)
+{
+    (void)u;
+    return help_scroll(s, 1);
+}
+static int help_up(ui *u, ui_screen *s)
+{
+    (void)u;
+    return help_scroll(s, -1);
+}
+static int help_pgdn(ui *u, ui_screen *s)
+{
+    (void)u;
+    help_state *h = s->data;
+    return help_scroll(s, h->page > 1 ? h->page - 1 : 1);
+}
+static int help_pgup(ui *u, ui_screen *s)
+{
+    (void)u;
+    help_state *h = s->data;
+    return help_scroll(s, -(h->page > 1 ? h->page - 1 : 1));
+}
+static int help_top(ui *u, ui_screen *s)
+{
+    (void)u;
+    return help_scroll(s, -1000000);
+}
+static int help_bottom(ui *u, ui_screen *s)
+{
+    (void)u;
+    return help_scroll(s, 1000000);
+}
+/* ? inside help closes it (help never stacks on help) */
+static int help_close(ui *u, ui_screen *s)
+{
+    (void)s;
+    ui_pop(u);
+    return UI_REDRAW;
+}
+
+static const ui_key help_keys[] = {
+    {UI_C_DOWN, "scroll down", help_down},
+    {UI_C_UP, "scroll up", help_up},
+    {UI_C_PGDN, NULL, help_pgdn},
+    {UI_C_PGUP, NULL, help_pgup},
+    {UI_C_TOP, "first line", help_top},
+    {UI_C_BOTTOM, "last line", help_bottom},
+    {UI_C_HELP, "close this help", help_close},
+    {UI_C_NONE, NULL, NULL},
+};
 
 static void help_free(ui_screen *s)
 {
@@ -52,13 +160,14 @@ static const char *help_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "Esc:back  q:quit";
+    return "j/k:scroll  Esc:back  q:quit";
 }
 
 ui_screen *screen_help_new(void)
 {
     ui_screen *s = xcalloc(1, sizeof(*s));
     s->title = "Help";
+    s->keys = help_keys;
     s->draw = help_draw;
     s->free = help_free;
     s->hint = help_hint;

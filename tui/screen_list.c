@@ -6,6 +6,8 @@
 
 #include "drill.h"
 #include "format.h"
+#include "runeta.h"
+#include "sanitize.h"
 #include "ui.h"
 #include "widgets.h"
 
@@ -132,32 +134,27 @@ static int list_follow(ui *u, ui_screen *s)
 }
 
 static const ui_key list_keys[] = {
-    {'j', "j/Down", "next run", list_down},
-    {KEY_DOWN, NULL, "next run", list_down},
-    {'k', "k/Up", "previous run", list_up},
-    {KEY_UP, NULL, "previous run", list_up},
-    {KEY_NPAGE, "PgDn", "page down", list_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", list_pgup},
-    {'g', "g/Home", "first run", list_top},
-    {KEY_HOME, NULL, "first run", list_top},
-    {'G', "G/End", "last run", list_bottom},
-    {KEY_END, NULL, "last run", list_bottom},
-    {'\r', "Enter", "open the run's detail", list_open},
-    {'\n', NULL, "open the run's detail", list_open},
-    {KEY_ENTER, NULL, "open the run's detail", list_open},
-    {'/', "/", "filter by name, phase or schedule (Enter keeps, Esc clears)", list_filter},
-    {27, "Esc", "clear the filter", list_clear_filter},
-    {'s', "s", "next sort order (start, name, phase, progress)", list_sort_cycle},
-    {'1', "1", "sort by start, newest first", list_sort_start},
-    {'2', "2", "sort by name", list_sort_name},
-    {'3', "3", "sort by phase (running first)", list_sort_phase},
-    {'4', "4", "sort by progress (least done first)", list_sort_progress},
-    {'f', "f", "follow the newest run in progress (toggle)", list_follow},
-    {'v', "v", "volumes of the selected run", drill_open_volumes},
-    {'l', "l", "logs of the selected run (live while in progress)", drill_open_logs},
-    {'r', "r", "results of the selected run: errors and warnings", drill_open_results},
-    {'H', "H", "health: schedules, locations, server, node-agents", screen_health_open},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "next run", list_down},
+    {UI_C_UP, "previous run", list_up},
+    {UI_C_PGDN, NULL, list_pgdn},
+    {UI_C_PGUP, NULL, list_pgup},
+    {UI_C_TOP, "first run", list_top},
+    {UI_C_BOTTOM, "last run", list_bottom},
+    {UI_C_OPEN, "open the run's detail", list_open},
+    {UI_C_FIND, "filter by name, phase or schedule (Enter keeps, Esc clears)", list_filter},
+    {UI_C_BACK, "clear the filter", list_clear_filter},
+    {UI_C_SORT, NULL, list_sort_cycle},
+    {UI_C_SORT_START, NULL, list_sort_start},
+    {UI_C_SORT_NAME, NULL, list_sort_name},
+    {UI_C_SORT_PHASE, NULL, list_sort_phase},
+    {UI_C_SORT_PROGRESS, NULL, list_sort_progress},
+    {UI_C_FOLLOW, "follow the newest run in progress (toggle)", list_follow},
+    {UI_C_VOLUMES, "volumes of the selected run", drill_open_volumes},
+    {UI_C_LOGS, "log of the selected run (live while in progress)", drill_open_logs},
+    {UI_C_RESULTS, "results of the selected run: errors and warnings", drill_open_results},
+    {UI_C_DESCRIBE, "describe the selected run", drill_open_describe},
+    {UI_C_HEALTH, "health: schedules, locations, server, node-agents", screen_health_open},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static int list_on_key(ui_screen *s, ui *u, int ch)
@@ -206,35 +203,61 @@ enum {
 static const char *list_col_title[C_N] = {"",      "NAME", "PHASE",       "PROGRESS",
                                           "ITEMS", "RATE", "ETA",         "STARTED",
                                           "DUR",   "E/W",  "VOLUME BYTES"};
-static const int list_col_width[C_N] = {1, 0, 11, 10, 9, 6, 6, 11, 6, 5, 19};
-static const int list_col_drop[C_N] = {0, 0, 0, 0, 0, 0, 0, 3, 2, 1, 4}; /* higher drops first */
+static const int list_col_width[C_N] = {1, 12, 11, 8, 9, 6, 6, 11, 6, 5, 19};
+/* the order columns are given room in (KIND and NAME first); they are shown in C_* order */
+static const int list_col_prio[C_N] = {C_KIND, C_NAME, C_PHASE, C_ITEMS,   C_BAR, C_ETA,
+                                       C_RATE, C_EW,   C_DUR,   C_STARTED, C_VOLS};
 
-static void list_layout(int cols, int *width, int *xpos)
+/* Columns sized to their content: the columns that fit, by priority (NAME as wide as its longest
+ * name up to a quarter of the width, the others at their minimum); then the room left goes to
+ * NAME up to its longest name, PHASE up to 15 (whole phase names), the bar up to 30; what is
+ * still left stays at the right. */
+static void list_layout(int cols, int name_w, int *width, int *xpos)
 {
-    int name_min = 22, have[C_N], phase_w = cols >= 100 ? 15 : list_col_width[C_PHASE];
-    int cw[C_N];
+    int have[C_N] = {0}, cw[C_N], used = 0;
     for (int i = 0; i < C_N; i++) cw[i] = list_col_width[i];
-    cw[C_PHASE] = phase_w;
-    if (cols < 130) cw[C_BAR] = 8;
-    for (int i = 0; i < C_N; i++) have[i] = 1;
-    for (int drop = 4; drop >= 1; drop--) {
-        int total = name_min;
-        for (int i = 0; i < C_N; i++)
-            if (have[i] && i != C_NAME) total += cw[i] + 1;
-        if (total + 1 <= cols) break;
-        for (int i = 0; i < C_N; i++)
-            if (list_col_drop[i] == drop) have[i] = 0;
+    if (name_w < 8) name_w = 8;
+    /* NAME comes right after KIND: whole names (up to a quarter of the width, at least 20)
+     * before the other columns; longer ones grow into what is left at the end */
+    int cap = cols / 4 > 20 ? cols / 4 : 20;
+    cw[C_NAME] = name_w < cap ? name_w : cap;
+    for (int k = 0; k < C_N; k++) {
+        int c = list_col_prio[k];
+        if (used + cw[c] + 1 > cols) break; /* a column that does not fit: none after it */
+        have[c] = 1;
+        used += cw[c] + 1;
     }
-    int used = 0;
-    for (int i = 0; i < C_N; i++)
-        if (have[i] && i != C_NAME) used += cw[i] + 1;
-    int name_w = cols - used - 1;
+    int left = cols - used;
+    int grow = name_w - cw[C_NAME];
+    if (grow > left) grow = left;
+    if (grow > 0) cw[C_NAME] += grow, left -= grow;
+    if (have[C_PHASE] && left > 0) {
+        int g = 15 - cw[C_PHASE] < left ? 15 - cw[C_PHASE] : left;
+        cw[C_PHASE] += g, left -= g;
+    }
+    if (have[C_BAR] && left > 0) {
+        int g = 30 - cw[C_BAR] < left / 2 ? 30 - cw[C_BAR] : left / 2;
+        if (g > 0) cw[C_BAR] += g, left -= g;
+    }
     int x = 0;
     for (int i = 0; i < C_N; i++) {
-        width[i] = have[i] ? (i == C_NAME ? name_w : cw[i]) : 0;
+        width[i] = have[i] ? cw[i] : 0;
         xpos[i] = x;
         if (width[i]) x += width[i] + 1;
     }
+}
+
+/* Columns a name takes on screen: its length for printable ASCII (every valid Kubernetes name),
+ * else the width of its sanitised form (placeholders for controls, bytes that are not UTF-8). */
+static int list_name_width(const char *name)
+{
+    const unsigned char *p = (const unsigned char *)name;
+    while (*p >= 0x20 && *p < 0x7f) p++;
+    if (!*p) return (int)(p - (const unsigned char *)name);
+    char *safe = san_str(name);
+    int w = san_width(safe);
+    free(safe);
+    return w;
 }
 
 /* Long phase names shortened for a narrow column (the detail screen shows them whole). */
@@ -253,16 +276,50 @@ static const char *list_phase_label(const char *phase, int width)
     return phase;
 }
 
+/* RATE and ETA: the run's answers over everything its end waits on (runeta.h): "stalled 45s"
+ * across both cells when nothing it waits on moves, whatever part stalled; the ETA is the end
+ * of its critical path, ">=" when only a lower bound, "stall" while one part it needs is stalled
+ * and others still move. */
+static void list_draw_eta(ui *u, WINDOW *w, int y, model_run *r, int selected, attr_t base,
+                          const int *wd, const int *xp)
+{
+    double now = ui_data_now(u);
+    char buf[64], b2[32];
+    runeta e;
+    int active = r->run && vl_phase_active(r->run->phase_id);
+    if (active) runeta_compute(ui_model(u), r, now, ui_wall(u), &e);
+    if (active && e.stalled) {
+        w_print(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
+                (selected ? base : w_attr(W_WARN)) | A_BOLD, "stalled %s",
+                fmt_duration(buf, sizeof buf, e.stalled_for));
+        return;
+    }
+    w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
+            fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
+    if (!active) {
+        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "-");
+    } else if (e.part_stalled) {
+        w_print(w, y, xp[C_ETA], wd[C_ETA], (selected ? base : w_attr(W_WARN)) | A_BOLD, "stall");
+    } else {
+        fmt_eta(b2, sizeof b2, e.eta);
+        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "%s%s",
+                e.bound && e.eta >= 0 ? (ui_utf8(u) ? "\u2265" : ">") : "", b2);
+    }
+}
+
+/* vols_listed: 0 while the volume lists still arrive (the bytes say "loading", not a sum of
+ * what came so far) */
 static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, const int *wd,
-                          const int *xp, int cols)
+                          const int *xp, int cols, int vols_listed)
 {
     const vl_run *x = r->run;
-    double now = ui_data_now(u), wall = ui_wall(u);
+    double wall = ui_wall(u);
     char buf[64], b2[32], b3[32];
     /* while disconnected the rows are dimmed: what they show is as of the last update */
     attr_t base = selected ? w_attr(W_SELECTED) : ui_stale(u) ? A_DIM : A_NORMAL;
+    attr_t dim = selected ? 0 : A_DIM; /* nothing dim on the highlight: it must stay readable */
     if (selected) w_clear_line(w, y, 0, cols, base);
-    w_print(w, y, xp[C_KIND], 1, base | A_DIM, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
+    w_print(w, y, xp[C_KIND], 1, base | dim, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
     w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
     if (!x) return;
     screen_diag_marker(u, w, y, xp[C_KIND] + 1, r);
@@ -270,8 +327,9 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
            selected ? base : w_attr(w_phase_role(x->phase_id)));
     double frac = x->items_total > 0 ? (double)x->items_done / (double)x->items_total : -1;
     if (frac < 0 && x->phase_id == VL_PH_COMPLETED) frac = 1;
-    w_bar(w, y, xp[C_BAR], wd[C_BAR], frac,
-          vl_phase_terminal(x->phase_id) ? w_phase_role(x->phase_id) : W_BAR_FILL);
+    w_bar_in(w, y, xp[C_BAR], wd[C_BAR], frac,
+             vl_phase_terminal(x->phase_id) ? w_phase_role(x->phase_id) : W_BAR_FILL,
+             selected ? base : 0);
     if (x->has_progress || x->items_total > 0) {
         const char *tilde = ui_total_estimated(r) ? "~" : "";
         snprintf(buf, sizeof buf, "%lld/%s%lld", (long long)x->items_done, tilde,
@@ -281,22 +339,16 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
                      fmt_count(b3, sizeof b3, x->items_total));
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%s", buf);
     } else
-        w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | A_DIM, "-");
-    double since;
-    if (vl_phase_active(x->phase_id) && est_stalled(r->items, now, &since)) {
-        /* nothing moving: say so (and since when) across the RATE and ETA cells */
-        w_print(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
-                (selected ? base : w_attr(W_WARN)) | A_BOLD, "stalled %s",
-                fmt_duration(buf, sizeof buf, since));
-    } else {
-        w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
-                fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
-        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "%s",
-                fmt_eta(buf, sizeof buf, model_run_eta(r, now)));
-    }
-    if (wd[C_STARTED])
+        w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | dim, "-");
+    list_draw_eta(u, w, y, r, selected, base, wd, xp);
+    if (wd[C_STARTED]) {
+        /* on our clock (a --demo --speed N cluster's runs ahead), like DUR beside it */
+        const model *m = ui_model(u);
+        double st =
+            x->started > 0 ? wall - model_wall_span(m, model_cluster_now(m, wall) - x->started) : 0;
         w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
-                fmt_started(buf, sizeof buf, x->started, wall));
+                fmt_started(buf, sizeof buf, st, wall));
+    }
     if (wd[C_DUR])
         w_print(w, y, xp[C_DUR], wd[C_DUR], base, "%s",
                 fmt_duration(buf, sizeof buf, model_run_duration(r, wall)));
@@ -304,14 +356,19 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         int ex = xp[C_EW];
         ex += w_print(w, y, ex, 3, selected ? base : (x->errors ? w_attr(W_BAD) : A_DIM), "%lld",
                       (long long)x->errors);
-        ex += w_print(w, y, ex, 1, base | A_DIM, "/");
+        ex += w_print(w, y, ex, 1, base | dim, "/");
         w_print(w, y, ex, 3, selected ? base : (x->warnings ? w_attr(W_WARN) : A_DIM), "%lld",
                 (long long)x->warnings);
     }
-    if (wd[C_VOLS] && r->vols.n)
+    /* every row says something: bytes when the run has volumes, else a dash (as ITEMS) */
+    if (wd[C_VOLS] && !vols_listed)
+        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | A_DIM, "loading...");
+    else if (wd[C_VOLS] && r->vols.n)
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s/%s",
                 fmt_bytes(buf, sizeof buf, r->vols.bytes_done),
                 fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+    else if (wd[C_VOLS])
+        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | dim, "-");
 }
 
 /* Backups and restores listed (or failed): the list can be shown whole. */
@@ -342,17 +399,30 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                 st->prompting ? "" : "  Esc clears");
         y++;
     }
-    list_layout(cols, wd, xp);
+    int name_w = 4; /* the longest name, as shown (sanitised) */
+    for (size_t i = 0; i < v->n_rows; i++) {
+        int l = list_name_width(v->rows[i]->name);
+        if (l > name_w) name_w = l;
+    }
+    list_layout(cols, name_w, wd, xp);
     for (int i = 0; i < C_N; i++)
         if (wd[i]) w_print(w, y, xp[i], wd[i], A_BOLD | A_UNDERLINE, "%s", list_col_title[i]);
     y++;
     int page = rows - y;
     st->page = page;
-    /* the first frame shows the whole list, not the first LIST pages jumping in */
+    /* rows show as the runs' lists arrive (a slow link takes seconds to bring them all) */
     if (st->since == 0) st->since = ui_now(u);
-    if (!list_runs_listed(ui_app(u)) && ui_now(u) - st->since < 5) {
+    if (v->n_rows == 0 && !v->filter[0] && !list_runs_listed(ui_app(u)) &&
+        ui_now(u) - st->since < 5) {
         w_print(w, y + 1, 2, cols - 4, A_DIM, "listing backups and restores... (%zu so far)",
                 ui_model(u)->n_runs);
+        return;
+    }
+    if (v->n_rows == 0 && !v->filter[0] && app_no_velero(ui_app(u))) {
+        int x = w_print(w, y + 1, 2, cols - 4, w_attr(W_WARN), "no Velero found in namespace ");
+        w_text(w, y + 1, 2 + x, cols - 4 - x, ui_app(u)->ns, w_attr(W_WARN) | A_BOLD);
+        w_print(w, y + 2, 2, cols - 4, A_DIM,
+                "no backup storage location, backup or restore there; -n names Velero's namespace");
         return;
     }
     if (v->n_rows == 0) {
@@ -367,8 +437,10 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (v->sel >= v->top + page) v->top = v->sel - page + 1;
     if (v->top > (int)v->n_rows - page) v->top = (int)v->n_rows - page;
     if (v->top < 0) v->top = 0;
+    int vols_listed = app_volumes_listed(ui_app(u));
     for (int i = 0; i < page && v->top + i < (int)v->n_rows; i++)
-        list_draw_row(u, w, y + i, v->rows[v->top + i], v->top + i == v->sel, wd, xp, cols);
+        list_draw_row(u, w, y + i, v->rows[v->top + i], v->top + i == v->sel, wd, xp, cols,
+                      vols_listed);
 }
 
 static const char *list_hint(ui_screen *s, ui *u)
@@ -376,7 +448,7 @@ static const char *list_hint(ui_screen *s, ui *u)
     static char buf[200];
     static const char *sorts[] = {"start", "name", "phase", "progress"};
     if (list_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
-    snprintf(buf, sizeof buf, "Enter:detail  /:filter  s:sort(%s)  f:follow%s  ?:help  q:quit",
+    snprintf(buf, sizeof buf, "Enter:detail  /:filter  s:sort(%s)  f:follow%s  " UI_HINT_END,
              sorts[ui_view(u)->sort], list_of(s)->follow ? "(on)" : "");
     return buf;
 }

@@ -4,10 +4,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "drill.h"
 #include "format.h"
+#include <cjson/cJSON.h>
+
+#include "kubeclient/client.h"
 #include "kubeclient/download.h"
 #include "kubeclient/podlog.h"
 #include "kubeclient/util.h"
@@ -35,6 +39,11 @@ typedef struct logs_state {
     int follow;   /* stick to the end (G) */
     int wrap, hx; /* wrap long lines; else horizontal scroll in columns */
     int rows;     /* body rows at the last draw (for paging) */
+    int reveal;   /* bring the current match into view sideways at the next draw */
+    int hcols;    /* body columns at the last draw */
+    /* describe mode (y): one object fetched from path, pretty-printed, instead of a log */
+    char *desc_path, *desc_what, *desc_name;
+    kc_request *req;
     char search[512];
     int prompt;
     char input[512];
@@ -82,12 +91,62 @@ static void logs_start_stored(logs_state *st, app *a)
     kc_download_opts o = {.ns = a->ns,
                           .kind = st->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
                           .target = st->name};
-    st->dl = kc_download_start(a->client, &o, logs_dl_data, logs_dl_done, st);
+    st->dl = app_download(a, &o, logs_dl_data, logs_dl_done, st);
+}
+
+/* The object as JSON: pretty-printed (two spaces a level), without metadata.managedFields. */
+static void logs_desc_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    logs_state *st = arg;
+    st->req = NULL;
+    st->dl_done = 1;
+    cJSON *o = err->msg[0] ? NULL : cJSON_ParseWithLength(resp->body, resp->body_len);
+    if (err->msg[0]) {
+        st->dl_err = *err;
+    } else if (!cJSON_IsObject(o)) {
+        kc_err_set(&st->dl_err, "the answer is not a JSON object");
+    } else {
+        cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+                                                "managedFields");
+        char *txt = cJSON_Print(o);
+        kc_buf out = {0};
+        for (const char *p = txt; *p;) {
+            while (*p == '\t') {
+                kc_buf_append(&out, "  ", 2);
+                p++;
+            }
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+            kc_buf_append(&out, p, n);
+            p += n;
+        }
+        kc_buf_append(&out, "\n", 1);
+        logbuf_append(st->lb, out.data, out.len);
+        logbuf_flush(st->lb);
+        kc_buf_free(&out);
+        cJSON_free(txt);
+    }
+    cJSON_Delete(o);
+    ui_invalidate(st->u);
 }
 
 static void logs_start(logs_state *st, ui *u)
 {
     app *a = ui_app(u);
+    if (st->desc_path) {
+        if (st->desc_path[0] != '/') { /* a run: "<plural>/<name>" in the run's namespace */
+            model_run *r = model_find_run(ui_model(u), st->kind, st->name);
+            char *p =
+                xasprintf("/apis/velero.io/v1/namespaces/%s/%s",
+                          r && r->run && r->run->meta.ns ? r->run->meta.ns : a->ns, st->desc_path);
+            free(st->desc_path);
+            st->desc_path = p;
+        }
+        kc_request_opts o = {.path = st->desc_path, .timeout_ms = 20000};
+        st->started = 1;
+        st->req = kc_client_request(a->client, &o, NULL, logs_desc_done, st);
+        return;
+    }
     model_run *r = model_find_run(ui_model(u), st->kind, st->name);
     st->started = 1;
     free(st->ref);
@@ -265,7 +324,14 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
     const char *what = st->kind == VL_BACKUP ? "backup" : "restore";
     size_t nlines = logbuf_count(st->lb);
     int x;
-    if (st->live) {
+    if (st->desc_path) {
+        x = w_print(w, 0, 0, cols, A_BOLD, "Describe %s ", st->desc_what);
+        x += w_text(w, 0, x, cols - x, st->desc_name, A_BOLD);
+        x += w_print(w, 0, x, cols - x, w_attr(st->dl_done ? W_DIM : W_ACTIVE), "  %s",
+                     st->dl_done ? "" : "fetching...");
+        if (st->dl_done && !st->dl_err.msg[0])
+            x += w_print(w, 0, x - 2, cols - x, w_attr(W_DIM), "  %zu lines, as JSON", nlines) - 2;
+    } else if (st->live) {
         x = w_print(w, 0, 0, cols, w_attr(W_ACTIVE) | A_BOLD, "LIVE log of %s ", what);
         x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
         const char *pod = st->pl ? kc_podlog_pod(st->pl) : NULL;
@@ -329,7 +395,8 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (st->top >= nv) st->top = nv ? nv - 1 : 0;
     int y = 1;
     if (st->dl_done && st->dl_err.msg[0]) {
-        w_print(w, y, 0, cols, w_attr(W_BAD), "cannot fetch the log: ");
+        w_print(w, y, 0, cols, w_attr(W_BAD),
+                "cannot fetch the %s: ", st->desc_path ? "object" : "log");
         w_text(w, y + 1, 2, cols - 2, st->dl_err.msg, w_attr(W_BAD));
         y += 3;
     }
@@ -337,12 +404,33 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, rows - 1, 0, cols, kc_podlog_error(st->pl), w_attr(W_WARN));
     }
     if (nv == 0 && y == 1) {
-        const char *msg =
-            st->live      ? "waiting for log lines of this run..."
-            : st->dl_done ? (logbuf_count(st->lb) ? "no lines at this level" : "the log is empty")
-                          : "fetching the stored log...";
-        w_print(w, y, 0, cols, w_attr(W_DIM), "%s", msg);
+        size_t all = logbuf_count(st->lb);
+        lp_level f = logbuf_filter(st->lb);
+        if (all && f != LP_UNKNOWN)
+            w_print(w, y, 0, cols, w_attr(W_DIM),
+                    "the level filter (%s or worse) matches none of the %zu line%s%s",
+                    lp_level_name(f), all, all == 1 ? "" : "s", st->live ? " so far" : "");
+        else
+            w_print(w, y, 0, cols, w_attr(W_DIM), "%s",
+                    st->live        ? "waiting for log lines of this run..."
+                    : st->dl_done   ? "the log is empty"
+                    : st->desc_path ? "fetching the object..."
+                                    : "fetching the stored log...");
     }
+    /* a match past either edge of an unwrapped line: scroll sideways to it (a third in) */
+    if (st->reveal && !st->wrap && st->cur >= 0 && (size_t)st->cur < nv && st->search[0]) {
+        size_t n;
+        const char *s0 = logs_safe(st, logbuf_view_line(st->lb, (size_t)st->cur), &n);
+        const char *m = logs_find(s0, n, st->search, logs_icase(st->search));
+        if (m) {
+            int col, mw;
+            logs_cut(s0, (size_t)(m - s0), 1 << 30, &col);
+            logs_cut(m, strlen(st->search), 1 << 30, &mw);
+            if (col < st->hx || col + mw > st->hx + cols)
+                st->hx = col > cols / 3 ? col - cols / 3 : 0;
+        }
+    }
+    st->reveal = 0;
     for (size_t vi = st->top; vi < nv && y <= body; vi++) {
         size_t li = logbuf_view_line(st->lb, vi), n;
         attr_t a = logs_level_attr(logbuf_level(st->lb, li));
@@ -387,6 +475,7 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 static void logs_goto(logs_state *st, long vi)
 {
     st->follow = 0;
+    st->reveal = 1;
     st->cur = vi;
     st->top = vi > 3 ? (size_t)vi - 3 : 0;
 }
@@ -534,15 +623,29 @@ static int logs_write(ui *u, ui_screen *s)
     (void)u;
     logs_state *st = LOGS_ST(s);
     char def[300];
-    snprintf(def, sizeof def, "%s.log", st->name);
+    snprintf(def, sizeof def, "%s.%s", st->desc_path ? st->desc_name : st->name,
+             st->desc_path ? "json" : "log");
     return logs_prompt(st, LOGS_PROMPT_WRITE, def);
 }
 
-static int logs_back(ui *u, ui_screen *s)
+/* f: follow the end of a live log (as G), or stop following */
+static int logs_follow(ui *u, ui_screen *s)
+{
+    logs_state *st = LOGS_ST(s);
+    st->follow = !st->follow;
+    ui_message(u, "follow %s", st->follow ? "on: the view stays at the end" : "off");
+    return UI_REDRAW;
+}
+
+static int logs_prev_run(ui *u, ui_screen *s)
 {
     (void)s;
-    ui_pop(u);
-    return UI_REDRAW;
+    return drill_step(u, -1, screen_logs_new);
+}
+static int logs_next_run(ui *u, ui_screen *s)
+{
+    (void)s;
+    return drill_step(u, 1, screen_logs_new);
 }
 
 static void logs_commit(ui *u, logs_state *st)
@@ -559,10 +662,26 @@ static void logs_commit(ui *u, logs_state *st)
         else
             logs_goto(st, r);
     } else if (kind == LOGS_PROMPT_WRITE && st->input[0]) {
-        if (logbuf_write(st->lb, st->input))
-            ui_message(u, "cannot write %s: %s", st->input, strerror(errno));
+        /* the absolute path in every message (~/ is the home directory); never overwrite */
+        char cwd[4096], *path;
+        const char *home = getenv("HOME");
+        if (!strncmp(st->input, "~/", 2) && home && *home)
+            path = xasprintf("%s/%s", home, st->input + 2);
+        else if (st->input[0] == '/' || !getcwd(cwd, sizeof cwd))
+            path = xstrdup(st->input);
         else
-            ui_message(u, "wrote %zu lines to %s", logbuf_count(st->lb), st->input);
+            path = xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "", st->input);
+        size_t lines;
+        lp_level f = logbuf_filter(st->lb);
+        if (!logbuf_write(st->lb, path, &lines))
+            ui_message(u, "wrote %zu line%s%s%s to %s", lines, lines == 1 ? "" : "s",
+                       f == LP_UNKNOWN ? "" : " at level ", f == LP_UNKNOWN ? "" : lp_level_name(f),
+                       path);
+        else if (errno == EEXIST)
+            ui_message(u, "%s exists: not overwritten (w again with another name)", path);
+        else
+            ui_message(u, "cannot write %s: %s", path, strerror(errno));
+        free(path);
     }
 }
 
@@ -589,29 +708,28 @@ static int logs_on_key(ui_screen *s, ui *u, int ch)
 }
 
 static const ui_key logs_keys[] = {
-    {'j', "j/Down", "scroll down", logs_down},
-    {KEY_DOWN, NULL, NULL, logs_down},
-    {'k', "k/Up", "scroll up", logs_up},
-    {KEY_UP, NULL, NULL, logs_up},
-    {KEY_NPAGE, "PgDn/Space", "page down", logs_pgdn},
-    {' ', NULL, NULL, logs_pgdn},
-    {KEY_PPAGE, "PgUp/b", "page up", logs_pgup},
-    {'b', NULL, NULL, logs_pgup},
-    {'g', "g/Home", "first line", logs_home},
-    {KEY_HOME, NULL, NULL, logs_home},
-    {'G', "G/End", "last line (and follow a live log)", logs_end},
-    {KEY_END, NULL, NULL, logs_end},
-    {'/', "/", "search (smartcase)", logs_search},
-    {'n', "n/N", "next / previous match", logs_next},
-    {'N', NULL, NULL, logs_prev},
-    {'e', "e", "next error line", logs_next_error},
-    {'f', "f", "level filter: all, error, warning, info, debug", logs_filter},
-    {'W', "W", "wrap long lines on/off", logs_wrap},
-    {KEY_LEFT, "Left/Right", "scroll sideways (no wrap)", logs_left},
-    {KEY_RIGHT, NULL, NULL, logs_right},
-    {'w', "w", "write the log to a file", logs_write},
-    {27, "Esc", "back", logs_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "scroll down", logs_down},
+    {UI_C_UP, "scroll up", logs_up},
+    {UI_C_PGDN, NULL, logs_pgdn},
+    {UI_C_PGUP, NULL, logs_pgup},
+    {UI_C_TOP, "first line", logs_home},
+    {UI_C_BOTTOM, "last line (and follow a live log)", logs_end},
+    {UI_C_FIND, "search (smartcase)", logs_search},
+    {UI_C_NEXT_MATCH, NULL, logs_next},
+    {UI_C_PREV_MATCH, NULL, logs_prev},
+    {UI_C_NEXT_ERROR, NULL, logs_next_error},
+    {UI_C_LEVEL, NULL, logs_filter},
+    {UI_C_FOLLOW, "follow the end of a live log (toggle)", logs_follow},
+    {UI_C_WRAP, NULL, logs_wrap},
+    {UI_C_LEFT, NULL, logs_left},
+    {UI_C_RIGHT, NULL, logs_right},
+    {UI_C_WRITE, "write the lines shown (level filter applied) to a new file", logs_write},
+    {UI_C_PREV_RUN, "previous run's log (in the list's order)", logs_prev_run},
+    {UI_C_NEXT_RUN, "next run's log", logs_next_run},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_RESULTS, "results of this run", drill_open_results},
+    {UI_C_DESCRIBE, "describe this run", drill_open_describe},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static void logs_enter(ui_screen *s, ui *u)
@@ -626,6 +744,10 @@ static void logs_free(ui_screen *s)
     logs_state *st = s->data;
     kc_download_free(st->dl);
     kc_podlog_free(st->pl);
+    if (st->req) kc_request_cancel(st->req);
+    free(st->desc_path);
+    free(st->desc_what);
+    free(st->desc_name);
     logbuf_free(st->lb);
     lp_line_free(&st->scratch);
     kc_buf_free(&st->sb);
@@ -639,8 +761,8 @@ static const char *logs_hint(ui_screen *s, ui *u)
 {
     (void)u;
     logs_state *st = s->data;
-    if (st->prompt) return "Enter accept  Esc cancel";
-    return "/ search  n/N  e error  f level  W wrap  G end  w write  Esc back";
+    if (st->prompt) return "Enter:accept  Esc:cancel";
+    return "/:search  n/N:match  L:level  f:follow  w:write  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_logs_new(vl_kind kind, const char *name)
@@ -660,5 +782,107 @@ ui_screen *screen_logs_new(vl_kind kind, const char *name)
     s->free = logs_free;
     s->hint = logs_hint;
     s->data = st;
+    return s;
+}
+
+/* ---- describe (y): the whole object in this pager ---- */
+
+static int logs_desc_prev(ui *u, ui_screen *s)
+{
+    (void)s;
+    return drill_step(u, -1, screen_describe_run_new);
+}
+static int logs_desc_next(ui *u, ui_screen *s)
+{
+    (void)s;
+    return drill_step(u, 1, screen_describe_run_new);
+}
+
+/* the pager's keys without those about logs (level, errors, live follow) */
+static const ui_key desc_run_keys[] = {
+    {UI_C_DOWN, "scroll down", logs_down},
+    {UI_C_UP, "scroll up", logs_up},
+    {UI_C_PGDN, NULL, logs_pgdn},
+    {UI_C_PGUP, NULL, logs_pgup},
+    {UI_C_TOP, "first line", logs_home},
+    {UI_C_BOTTOM, "last line", logs_end},
+    {UI_C_FIND, "search (smartcase)", logs_search},
+    {UI_C_NEXT_MATCH, NULL, logs_next},
+    {UI_C_PREV_MATCH, NULL, logs_prev},
+    {UI_C_WRAP, NULL, logs_wrap},
+    {UI_C_LEFT, NULL, logs_left},
+    {UI_C_RIGHT, NULL, logs_right},
+    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write},
+    {UI_C_PREV_RUN, "describe the previous run (in the list's order)", logs_desc_prev},
+    {UI_C_NEXT_RUN, "describe the next run", logs_desc_next},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_LOGS, "log of this run", drill_open_logs},
+    {UI_C_RESULTS, "results of this run", drill_open_results},
+    {UI_C_NONE, NULL, NULL},
+};
+static const ui_key desc_vol_keys[] = {
+    {UI_C_DOWN, "scroll down", logs_down},
+    {UI_C_UP, "scroll up", logs_up},
+    {UI_C_PGDN, NULL, logs_pgdn},
+    {UI_C_PGUP, NULL, logs_pgup},
+    {UI_C_TOP, "first line", logs_home},
+    {UI_C_BOTTOM, "last line", logs_end},
+    {UI_C_FIND, "search (smartcase)", logs_search},
+    {UI_C_NEXT_MATCH, NULL, logs_next},
+    {UI_C_PREV_MATCH, NULL, logs_prev},
+    {UI_C_WRAP, NULL, logs_wrap},
+    {UI_C_LEFT, NULL, logs_left},
+    {UI_C_RIGHT, NULL, logs_right},
+    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write},
+    {UI_C_NONE, NULL, NULL},
+};
+
+static const char *desc_hint(ui_screen *s, ui *u)
+{
+    (void)u;
+    logs_state *st = s->data;
+    if (st->prompt) return "Enter:accept  Esc:cancel";
+    return "/:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
+}
+
+static ui_screen *describe_new(vl_kind run_kind, const char *run_name, const char *path,
+                               const char *what, const char *name, const ui_key *keys)
+{
+    ui_screen *s = screen_logs_new(run_kind, run_name);
+    logs_state *st = s->data;
+    st->desc_path = xstrdup(path);
+    st->desc_what = xstrdup(what);
+    st->desc_name = xstrdup(name);
+    st->wrap = 1;
+    s->title = "Describe";
+    s->keys = keys;
+    s->hint = desc_hint;
+    return s;
+}
+
+ui_screen *screen_describe_run_new(vl_kind kind, const char *name)
+{
+    /* the namespace is the app's: the path is completed when the screen starts (ns unknown
+     * here), so keep a marker and the name */
+    char *path = xasprintf("%s/%s", kind == VL_BACKUP ? "backups" : "restores", name);
+    ui_screen *s = describe_new(kind, name, path, kind == VL_BACKUP ? "backup" : "restore", name,
+                                desc_run_keys);
+    free(path);
+    return s;
+}
+
+ui_screen *screen_describe_volume_new(const model_volume *mv, const char *ns)
+{
+    const vl_volume *v = mv->vol;
+    const char *plural =
+        v->kind == VL_PVB   ? "/apis/velero.io/v1/namespaces/%s/podvolumebackups/%s"
+        : v->kind == VL_PVR ? "/apis/velero.io/v1/namespaces/%s/podvolumerestores/%s"
+        : v->kind == VL_DU  ? "/apis/velero.io/v2alpha1/namespaces/%s/datauploads/%s"
+                            : "/apis/velero.io/v2alpha1/namespaces/%s/datadownloads/%s";
+    char *path = xasprintf(plural, v->meta.ns ? v->meta.ns : ns, mv->name);
+    vl_kind rk = (v->kind == VL_PVB || v->kind == VL_DU) ? VL_BACKUP : VL_RESTORE;
+    ui_screen *s = describe_new(rk, v->run_name ? v->run_name : "", path, vl_kind_name(v->kind),
+                                mv->name, desc_vol_keys);
+    free(path);
     return s;
 }

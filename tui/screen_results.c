@@ -27,6 +27,7 @@ typedef struct results_state {
     res_line *lines;
     size_t n, cap;
     int top, rows;
+    int nowrap, hx; /* long lines wrap (W: off, then Left/Right scroll them sideways) */
     int nerr, nwarn;
 } results_state;
 
@@ -136,7 +137,7 @@ static void results_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                                   .kind =
                                       st->kind == VL_BACKUP ? "BackupResults" : "RestoreResults",
                                   .target = st->name};
-            st->dl = kc_download_start(a->client, &o, results_data, results_done, st);
+            st->dl = app_download(a, &o, results_data, results_done, st);
         }
     }
     int x = w_print(w, 0, 0, cols, A_BOLD, "Results of %s ", what);
@@ -150,15 +151,29 @@ static void results_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, 2, 0, cols, st->err.msg, w_attr(st->dl ? W_BAD : W_DIM));
         return;
     }
-    w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %d errors, %d warnings", st->nerr, st->nwarn);
+    w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %d error%s, %d warning%s", st->nerr,
+            st->nerr == 1 ? "" : "s", st->nwarn, st->nwarn == 1 ? "" : "s");
     st->rows = rows - 2;
-    if (st->top > (int)st->n - st->rows) st->top = (int)st->n - st->rows;
+    /* the last top that still fills the screen: lines may take several rows when wrapped */
+    int max_top = (int)st->n, used = 0;
+    while (max_top > 0) {
+        const res_line *l = &st->lines[max_top - 1];
+        int r = st->nowrap ? 1 : w_wrap(NULL, 0, 0, cols - l->indent, 0, 0, l->text, 0);
+        if (used + r > st->rows) break;
+        used += r;
+        max_top--;
+    }
+    if (st->top > max_top) st->top = max_top;
     if (st->top < 0) st->top = 0;
     int y = 2;
-    for (size_t i = (size_t)st->top; i < st->n && y < rows; i++, y++) {
+    for (size_t i = (size_t)st->top; i < st->n && y < rows; i++) {
         res_line *l = &st->lines[i];
-        w_text(w, y, l->indent, cols - l->indent, l->text,
-               w_attr(l->role) | (l->bold ? A_BOLD : 0));
+        attr_t a = w_attr(l->role) | (l->bold ? A_BOLD : 0);
+        if (st->nowrap) {
+            w_text_from(w, y++, l->indent, cols - l->indent, st->hx, l->text, a);
+            continue;
+        }
+        y += w_wrap(w, y, l->indent, cols - l->indent, 0, rows - y, l->text, a);
     }
 }
 
@@ -199,26 +214,55 @@ static int results_end(ui *u, ui_screen *s)
     (void)u;
     return results_scroll(s, 1000000);
 }
-static int results_back(ui *u, ui_screen *s)
+static int results_wrap(ui *u, ui_screen *s)
+{
+    results_state *st = s->data;
+    st->nowrap = !st->nowrap;
+    st->hx = 0;
+    ui_message(u, "wrap %s", st->nowrap ? "off: Left/Right scroll sideways" : "on");
+    return UI_REDRAW;
+}
+static int results_left(ui *u, ui_screen *s)
+{
+    (void)u;
+    results_state *st = s->data;
+    st->hx = st->hx > 20 ? st->hx - 20 : 0;
+    return UI_REDRAW;
+}
+static int results_right(ui *u, ui_screen *s)
+{
+    (void)u;
+    results_state *st = s->data;
+    if (st->nowrap) st->hx += 20;
+    return UI_REDRAW;
+}
+static int results_prev(ui *u, ui_screen *s)
 {
     (void)s;
-    ui_pop(u);
-    return UI_REDRAW;
+    return drill_step(u, -1, screen_results_new);
+}
+static int results_next(ui *u, ui_screen *s)
+{
+    (void)s;
+    return drill_step(u, 1, screen_results_new);
 }
 
 static const ui_key results_keys[] = {
-    {'j', "j/Down", "scroll down", results_down},
-    {KEY_DOWN, NULL, NULL, results_down},
-    {'k', "k/Up", "scroll up", results_up},
-    {KEY_UP, NULL, NULL, results_up},
-    {KEY_NPAGE, "PgDn", "page down", results_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", results_pgup},
-    {'g', "g/G", "top / bottom", results_home},
-    {'G', NULL, NULL, results_end},
-    {'l', "l", "logs of this run", drill_open_logs},
-    {'v', "v", "volumes of this run", drill_open_volumes},
-    {27, "Esc", "back", results_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "scroll down", results_down},
+    {UI_C_UP, "scroll up", results_up},
+    {UI_C_PGDN, NULL, results_pgdn},
+    {UI_C_PGUP, NULL, results_pgup},
+    {UI_C_TOP, "first line", results_home},
+    {UI_C_BOTTOM, "last line", results_end},
+    {UI_C_WRAP, "wrap long lines on/off (on at first)", results_wrap},
+    {UI_C_LEFT, NULL, results_left},
+    {UI_C_RIGHT, NULL, results_right},
+    {UI_C_PREV_RUN, "previous run (in the list's order)", results_prev},
+    {UI_C_NEXT_RUN, "next run", results_next},
+    {UI_C_LOGS, "log of this run", drill_open_logs},
+    {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
+    {UI_C_DESCRIBE, "describe this run", drill_open_describe},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static void results_enter(ui_screen *s, ui *u)
@@ -244,7 +288,7 @@ static const char *results_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k scroll  l logs  v volumes  Esc back  ? help";
+    return "j/k:scroll  [/]:run  l:log  v:volumes  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_results_new(vl_kind kind, const char *name)

@@ -6,6 +6,7 @@
 #include "drill.h"
 #include "format.h"
 #include "kubeclient/util.h"
+#include "runeta.h"
 #include "widgets.h"
 
 typedef struct vols_state {
@@ -43,7 +44,7 @@ static void vols_collect(vols_state *st, ui *u, model_run *r)
         st->rows = xrealloc(st->rows, n * sizeof *st->rows);
     }
     st->n = model_run_volumes(m, r, st->rows, st->cap);
-    qsort(st->rows, st->n, sizeof *st->rows, vols_cmp);
+    if (st->n > 1) qsort(st->rows, st->n, sizeof *st->rows, vols_cmp); /* rows is NULL when none */
     if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
     if (st->sel < 0) st->sel = 0;
 }
@@ -54,11 +55,12 @@ static const char *vols_uploader(const vl_volume *v)
     return v->uploader && *v->uploader ? v->uploader : "-";
 }
 
-static void vols_rate_eta(const model_volume *mv, double now, char *rate, size_t rn, char *eta,
-                          size_t en)
+static void vols_rate_eta(ui *u, const model_volume *mv, double now, char *rate, size_t rn,
+                          char *eta, size_t en)
 {
     const vl_volume *v = mv->vol;
-    double r = est_rate(mv->bytes, now), since;
+    double r, e, since;
+    runeta_volume(ui_model(u), mv, now, ui_wall(u), &r, &e); /* as the run's ETA counts them */
     fmt_byte_rate(rate, rn, r);
     if (vl_phase_terminal(v->phase_id)) {
         snprintf(eta, en, "-");
@@ -66,7 +68,7 @@ static void vols_rate_eta(const model_volume *mv, double now, char *rate, size_t
         char d[16];
         snprintf(eta, en, "stall %s", fmt_duration(d, sizeof d, since));
     } else {
-        fmt_eta(eta, en, est_eta(mv->bytes, now));
+        fmt_eta(eta, en, e);
     }
 }
 
@@ -85,7 +87,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     /* aggregate line */
     int64_t done = 0, total = 0;
     double rate = 0;
-    int have_rate = 0, active = 0, failed = 0, finished = 0;
+    int have_rate = 0, active = 0, failed = 0, canceled = 0, finished = 0;
     double max_eta = -1;
     for (size_t i = 0; i < st->n; i++) {
         const vl_volume *v = st->rows[i]->vol;
@@ -94,13 +96,14 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         total += v->bytes_total;
         if (vl_phase_terminal(v->phase_id)) {
             finished++;
-            if (v->phase_id == VL_PH_FAILED || v->phase_id == VL_PH_CANCELED) failed++;
+            failed += v->phase_id == VL_PH_FAILED;
+            canceled += v->phase_id == VL_PH_CANCELED;
             continue;
         }
         if (vl_phase_active(v->phase_id)) active++;
-        double ve = est_eta(st->rows[i]->bytes, now);
+        double ve, vr;
+        runeta_volume(ui_model(u), st->rows[i], now, ui_wall(u), &vr, &ve);
         if (ve > max_eta) max_eta = ve;
-        double vr = est_rate(st->rows[i]->bytes, now);
         if (vr >= 0) {
             rate += vr;
             have_rate = 1;
@@ -108,9 +111,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     int x = w_print(w, y, 0, cols, A_BOLD, "Volumes of %s ", what);
     x += w_text(w, y, x, cols - x, st->name, A_BOLD);
-    x += w_print(w, y, x, cols - x, w_attr(W_DIM), "  %zu volumes: %d in progress, %d finished",
-                 st->n, active, finished);
-    if (failed) w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", failed);
+    x += w_print(w, y, x, cols - x, w_attr(W_DIM), "  %zu volume%s: %d in progress, %d finished",
+                 st->n, st->n == 1 ? "" : "s", active, finished);
+    if (failed) x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", failed);
+    if (canceled) w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", canceled);
     y++;
     char b1[32], b2[32], rb[32], eb[32];
     double agg_eta = -1;
@@ -126,7 +130,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     w_print(w, y, x, cols - x, A_NORMAL, "%s / %s  %s  ETA %s%s", fmt_bytes(b1, sizeof b1, done),
             fmt_bytes(b2, sizeof b2, total), fmt_byte_rate(rb, sizeof rb, have_rate ? rate : -1),
-            fmt_eta(eb, sizeof eb, agg_eta), failed ? "  (some failed)" : "");
+            fmt_eta(eb, sizeof eb, agg_eta),
+            failed     ? "  (some failed)"
+            : canceled ? "  (some canceled)"
+                       : "");
     y += 2;
     if (st->n == 0) {
         w_print(w, y, 0, cols, w_attr(W_DIM),
@@ -135,12 +142,16 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     /* columns: the optional ones appear as the width allows */
     int narrow = cols < 100; /* 80 columns: no per-row bar, the numbers say it */
-    int w_phase = 11, c_bar = narrow ? 0 : 10, w_bytes = 21, w_rate = narrow ? 11 : 12,
-        w_eta = narrow ? 9 : 11;
+    /* ETA holds "stall 10m09s", STARTED "11-29 01:23"; under 80 columns no RATE */
+    int w_phase = 11, c_bar = narrow ? 0 : 10, w_bytes = 21,
+        w_rate = cols < 80 ? 0
+                 : narrow  ? 11
+                           : 12,
+        w_eta = 13;
     int fixed = w_phase + c_bar + w_bytes + w_rate + w_eta + 5;
     int w_up = cols - fixed >= 40 ? 11 : 0;
     int w_node = cols - fixed - w_up >= 46 ? 14 : 0;
-    int w_start = cols - fixed - w_up - w_node >= 44 ? 9 : 0;
+    int w_start = cols - fixed - w_up - w_node >= 44 ? 12 : 0;
     int rest = cols - fixed - w_up - w_node - w_start;
     int w_pod = rest >= 60 ? 36 : rest;
     if (w_pod < 10) w_pod = 10;
@@ -153,17 +164,26 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     x += w_print(w, y, x, w_phase, ha, "%-*s", w_phase, "PHASE");
     if (c_bar) x += w_print(w, y, x, c_bar + 1, ha, "%-*s", c_bar + 1, "BYTES");
     x += w_print(w, y, x, w_bytes + 1, ha, "%-*s", w_bytes + 1, c_bar ? "" : "BYTES");
-    x += w_print(w, y, x, w_rate, ha, "%-*s", w_rate, "RATE");
+    if (w_rate) x += w_print(w, y, x, w_rate, ha, "%-*s", w_rate, "RATE");
     x += w_print(w, y, x, w_eta, ha, "%-*s", w_eta, "ETA");
     if (w_start) x += w_print(w, y, x, w_start, ha, "%-*s", w_start, "STARTED");
     if (w_msg > 0) w_print(w, y, x, w_msg, ha, "MESSAGE");
     y++;
-    int avail = rows - y - 1;
+    /* the selected volume's name and message at the bottom, wrapped over up to 3 rows */
+    const vl_volume *selv = st->sel < (int)st->n ? st->rows[st->sel]->vol : NULL;
+    char *sel_text =
+        selv ? xasprintf("%s %s %s", vl_kind_name(selv->kind),
+                         selv->meta.name ? selv->meta.name : "", selv->message ? selv->message : "")
+             : NULL;
+    int msg_rows = sel_text ? w_wrap(NULL, 0, 0, cols, 0, 0, sel_text, 0) : 1;
+    if (msg_rows > 3) msg_rows = 3;
+    if (msg_rows > rows - y - 2) msg_rows = rows - y - 2 > 1 ? rows - y - 2 : 1;
+    int avail = rows - y - msg_rows;
     if (avail < 1) avail = 1;
     if (st->sel < st->top) st->top = st->sel;
     if (st->sel >= st->top + avail) st->top = st->sel - avail + 1;
     if (st->top < 0) st->top = 0;
-    for (int i = st->top; i < (int)st->n && y < rows - 1; i++, y++) {
+    for (int i = st->top; i < (int)st->n && y < rows - msg_rows; i++, y++) {
         const model_volume *mv = st->rows[i];
         const vl_volume *v = mv->vol;
         if (!v) continue;
@@ -190,16 +210,16 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                i == st->sel ? base : w_attr(w_phase_role(v->phase_id)));
         x += w_phase;
         if (c_bar) {
-            w_bar(w, y, x, c_bar,
-                  v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1,
-                  v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL);
+            w_bar_in(w, y, x, c_bar,
+                     v->bytes_total > 0 ? (double)v->bytes_done / (double)v->bytes_total : -1,
+                     v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL, i == st->sel ? base : 0);
             x += c_bar + 1;
         }
         w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
                 fmt_bytes(b2, sizeof b2, v->bytes_total));
         x += w_bytes + 1;
-        vols_rate_eta(mv, now, rb, sizeof rb, eb, sizeof eb);
-        w_print(w, y, x, w_rate - 1, base, "%s", rb);
+        vols_rate_eta(u, mv, now, rb, sizeof rb, eb, sizeof eb);
+        if (w_rate) w_print(w, y, x, w_rate - 1, base, "%s", rb);
         x += w_rate;
         w_print(w, y, x, w_eta - 1, base, "%s", eb);
         x += w_eta;
@@ -212,12 +232,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             w_text(w, y, x, w_msg, v->message,
                    v->phase_id == VL_PH_FAILED && i != st->sel ? w_attr(W_BAD) : base);
     }
-    /* the selected volume's message in full on the last line */
-    if (st->sel < (int)st->n && st->rows[st->sel]->vol) {
-        const vl_volume *v = st->rows[st->sel]->vol;
-        x = w_print(w, rows - 1, 0, cols, w_attr(W_DIM), "%s %s ", vl_kind_name(v->kind),
-                    v->meta.name ? v->meta.name : "");
-        if (v->message && *v->message) w_text(w, rows - 1, x, cols - x, v->message, A_NORMAL);
+    /* the selected volume's message in full (Enter shows the whole object) */
+    if (sel_text) {
+        w_wrap(w, rows - msg_rows, 0, cols, 0, msg_rows, sel_text, A_NORMAL);
+        free(sel_text);
     }
 }
 
@@ -225,7 +243,8 @@ static int vols_move(ui_screen *s, int d)
 {
     vols_state *st = s->data;
     st->sel += d;
-    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    /* before the first frame n is not known yet: the draw clamps */
+    if (st->n && st->sel >= (int)st->n) st->sel = (int)st->n - 1;
     if (st->sel < 0) st->sel = 0;
     return UI_REDRAW;
 }
@@ -260,23 +279,16 @@ static int vols_end(ui *u, ui_screen *s)
     (void)u;
     return vols_move(s, 1000000);
 }
-static int vols_back(ui *u, ui_screen *s)
-{
-    (void)s;
-    ui_pop(u);
-    return UI_REDRAW;
-}
-
 static int vols_adjacent(ui *u, ui_screen *s, int d)
 {
     vols_state *st = s->data;
-    model_run *r = ui_adjacent_run(u, d);
-    if (!r) return UI_NOTHING;
+    ui_set_current_run(u, st->kind, st->name);
+    model_run *r = drill_adjacent(u, d);
+    if (!r) return UI_REDRAW;
     free(st->name);
     st->name = xstrdup(r->name);
     st->kind = r->kind;
     st->sel = st->top = 0;
-    ui_set_current_run(u, r->kind, r->name);
     return UI_REDRAW;
 }
 static int vols_prev(ui *u, ui_screen *s)
@@ -288,21 +300,31 @@ static int vols_next(ui *u, ui_screen *s)
     return vols_adjacent(u, s, 1);
 }
 
+static int vols_describe(ui *u, ui_screen *s)
+{
+    vols_state *st = s->data;
+    if (st->sel >= (int)st->n || !st->rows[st->sel]->vol) {
+        ui_message(u, "no volume selected");
+        return UI_REDRAW;
+    }
+    ui_push(u, screen_describe_volume_new(st->rows[st->sel], ui_app(u)->ns));
+    return UI_REDRAW;
+}
+
 static const ui_key vols_keys[] = {
-    {'j', "j/Down", "next volume", vols_down},
-    {KEY_DOWN, NULL, NULL, vols_down},
-    {'k', "k/Up", "previous volume", vols_up},
-    {KEY_UP, NULL, NULL, vols_up},
-    {KEY_NPAGE, "PgDn", "page down", vols_pgdn},
-    {KEY_PPAGE, "PgUp", "page up", vols_pgup},
-    {'g', "g/G", "first / last volume", vols_home},
-    {'G', NULL, NULL, vols_end},
-    {'[', "[/]", "previous / next run", vols_prev},
-    {']', NULL, NULL, vols_next},
-    {'l', "l", "logs of this run", drill_open_logs},
-    {'r', "r", "results of this run", drill_open_results},
-    {27, "Esc", "back", vols_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_DOWN, "next volume", vols_down},
+    {UI_C_UP, "previous volume", vols_up},
+    {UI_C_PGDN, NULL, vols_pgdn},
+    {UI_C_PGUP, NULL, vols_pgup},
+    {UI_C_TOP, "first volume", vols_home},
+    {UI_C_BOTTOM, "last volume", vols_end},
+    {UI_C_OPEN, "open the selected volume (describe it)", vols_describe},
+    {UI_C_DESCRIBE, "describe the selected volume", vols_describe},
+    {UI_C_PREV_RUN, "previous run (in the list's order)", vols_prev},
+    {UI_C_NEXT_RUN, "next run", vols_next},
+    {UI_C_LOGS, "log of this run", drill_open_logs},
+    {UI_C_RESULTS, "results of this run", drill_open_results},
+    {UI_C_NONE, NULL, NULL},
 };
 
 static void vols_enter(ui_screen *s, ui *u)
@@ -324,7 +346,7 @@ static const char *vols_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k move  [/] run  l logs  r results  Esc back  ? help";
+    return "j/k:move  Enter:open  [/]:run  l:log  r:results  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_volumes_new(vl_kind kind, const char *name)

@@ -3,12 +3,15 @@
 #include "snapshot.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
+#include "runeta.h"
 #include "sanitize.h"
+#include "ui.h"
 
 /* The runs newest first (the list's default order). */
 static model_run **snapshot_order(const model *m, size_t *n)
@@ -20,20 +23,11 @@ static model_run **snapshot_order(const model *m, size_t *n)
     return v.rows; /* ownership passes to the caller */
 }
 
-/* Items per second since the start; < 0 when unknown. */
-static double snapshot_rate(const vl_run *r, double wall)
+/* Items per second since the start (in our time: model_run_duration); < 0 when unknown. */
+static double snapshot_rate(const model_run *mr, double wall)
 {
-    if (r->started <= 0) return -1;
-    double end = r->completed > 0 ? r->completed : vl_phase_terminal(r->phase_id) ? -1 : wall;
-    if (end <= r->started) return -1;
-    return (double)r->items_done / (end - r->started);
-}
-
-static double snapshot_eta(const vl_run *r, double rate)
-{
-    if (!vl_phase_active(r->phase_id) || rate <= 0 || r->items_total <= 0) return -1;
-    if (r->items_done >= r->items_total) return 0;
-    return (double)(r->items_total - r->items_done) / rate;
+    double d = model_run_duration(mr, wall);
+    return d > 0 ? (double)mr->run->items_done / d : -1;
 }
 
 static void snapshot_add_str(cJSON *o, const char *k, const char *v)
@@ -72,6 +66,67 @@ static int snapshot_vol_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Monotonic time of the snapshot: the newest sighting of a run (--once lists once). */
+static double snapshot_mono(const model *m)
+{
+    double now = 0;
+    for (size_t i = 0; i < m->n_runs; i++)
+        if (m->runs[i]->attached > now) now = m->runs[i]->attached;
+    return now;
+}
+
+/* The run's answers (runeta.h): etaSeconds is the end of its critical path, whole seconds rounded
+ * up (never 0 while time is left), with whether it is only a lower bound; the volume bytes, their
+ * rate (live: from the trackers, seeded from startTimestamp; finished: the whole-run average),
+ * whether it is stalled, and what its end waits on. */
+static void snapshot_run_end(const model *m, const model_run *mr, double mono, double wall,
+                             runeta *e)
+{
+    if (mr->run && vl_phase_active(mr->run->phase_id)) {
+        runeta_compute(m, mr, mono, wall, e);
+        return;
+    }
+    /* not in flight: only the volume sums (model_refresh_volumes ran), no per-run scan of every
+     * volume and run (10 000 finished runs) */
+    memset(e, 0, sizeof *e);
+    e->eta = -1;
+    e->bytes_done = mr->vols.bytes_done;
+    e->bytes_total = mr->vols.bytes_total;
+    e->bytes_rate = -1;
+}
+
+static void snapshot_add_run_end(cJSON *o, const model *m, const model_run *mr, double mono,
+                                 double wall)
+{
+    runeta e;
+    snapshot_run_end(m, mr, mono, wall, &e);
+    int eta_known = e.active && e.eta >= 0;
+    snapshot_add_num(o, "etaSeconds", eta_known ? ceil(e.eta) : 0, eta_known);
+    cJSON_AddBoolToObject(o, "etaLowerBound", eta_known && e.bound);
+    cJSON_AddNumberToObject(o, "bytesDone", (double)e.bytes_done);
+    cJSON_AddNumberToObject(o, "bytesTotal", (double)e.bytes_total);
+    double bps = e.active ? e.bytes_rate : -1;
+    double dur = model_run_duration(mr, wall);
+    if (!e.active && mr->run->completed > 0 && dur > 0 && e.bytes_done > 0)
+        bps = (double)e.bytes_done / dur;
+    snapshot_add_num(o, "bytesPerSecond", bps, bps >= 0);
+    cJSON_AddBoolToObject(o, "stalled", e.active && e.stalled);
+    if (!e.active) {
+        cJSON_AddNullToObject(o, "waitingOn");
+        return;
+    }
+    static const char *part_kind[RE_NPARTS] = {"Items", "PodVolumes", "PluginOperations",
+                                               "Finalizing"};
+    cJSON *w = cJSON_AddObjectToObject(o, "waitingOn");
+    if (e.waiting_vol) {
+        cJSON_AddStringToObject(w, "kind", vl_kind_name(e.waiting_vol->kind));
+        snapshot_add_str(w, "name", e.waiting_vol->name);
+    } else {
+        cJSON_AddStringToObject(w, "kind", part_kind[e.waiting]);
+        cJSON_AddNullToObject(w, "name");
+    }
+}
+
 char *snapshot_json(const model *m, const char *context, const char *server, const char *ns,
                     double wall)
 {
@@ -82,6 +137,7 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
     cJSON *runs = cJSON_AddArrayToObject(root, "runs");
     size_t n;
     model_run **order = snapshot_order(m, &n);
+    double mono = snapshot_mono(m);
     for (size_t i = 0; i < n; i++) {
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
@@ -93,13 +149,16 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         int hp = r->has_progress || r->items_total || r->items_done;
         snapshot_add_num(o, "itemsDone", (double)r->items_done, hp);
         snapshot_add_num(o, "itemsTotal", (double)r->items_total, hp);
+        /* the total is Velero's estimate while it may still change (shown "~N") */
+        cJSON_AddBoolToObject(o, "itemsTotalEstimated", hp && ui_total_estimated(mr));
         snapshot_add_time(o, "started", r->started);
         snapshot_add_time(o, "completed", r->completed);
         cJSON_AddNumberToObject(o, "errors", (double)r->errors);
         cJSON_AddNumberToObject(o, "warnings", (double)r->warnings);
-        double rate = snapshot_rate(r, wall), eta = snapshot_eta(r, rate);
+        snapshot_add_str(o, "failureReason", r->failure_reason);
+        double rate = snapshot_rate(mr, wall);
         snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
-        snapshot_add_num(o, "etaSeconds", eta >= 0 ? (double)(long long)(eta + 0.5) : 0, eta >= 0);
+        snapshot_add_run_end(o, m, mr, mono, wall);
         cJSON *res = cJSON_AddArrayToObject(o, "resources");
         size_t nres;
         const model_res *mres = model_run_resources(mr, &nres, NULL);
@@ -152,6 +211,7 @@ enum {
     T_PHASE,
     T_ITEMS,
     T_RES,
+    T_VOLS,
     T_RATE,
     T_ETA,
     T_STARTED,
@@ -163,10 +223,12 @@ enum {
 
 char *snapshot_table(const model *m, double wall)
 {
-    static const char *titles[T_N] = {"NAME", "KIND",    "PHASE",    "ITEMS",  "RESOURCES", "RATE",
-                                      "ETA",  "STARTED", "DURATION", "ERRORS", "WARNINGS"};
+    static const char *titles[T_N] = {"NAME",      "KIND",         "PHASE",  "ITEMS",
+                                      "RESOURCES", "VOLUME BYTES", "RATE",   "ETA",
+                                      "STARTED",   "DURATION",     "ERRORS", "WARNINGS"};
     size_t n;
     model_run **order = snapshot_order(m, &n);
+    double mono = snapshot_mono(m);
     char **cells = xcalloc((n + 1) * T_N, sizeof(char *));
     size_t width[T_N] = {0};
     for (int c = 0; c < T_N; c++) cells[c] = xstrdup(titles[c]);
@@ -182,16 +244,23 @@ char *snapshot_table(const model *m, double wall)
             continue;
         }
         int hp = r->has_progress || r->items_total || r->items_done;
-        row[T_ITEMS] =
-            hp ? xasprintf("%lld/%lld", (long long)r->items_done, (long long)r->items_total)
-               : xstrdup("-");
+        row[T_ITEMS] = hp ? xasprintf("%lld/%s%lld", (long long)r->items_done,
+                                      ui_total_estimated(mr) ? "~" : "", (long long)r->items_total)
+                          : xstrdup("-");
+        char b2[32];
+        row[T_VOLS] = mr->vols.n ? xasprintf("%s/%s", fmt_bytes(b, sizeof b, mr->vols.bytes_done),
+                                             fmt_bytes(b2, sizeof b2, mr->vols.bytes_total))
+                                 : xstrdup("-");
         size_t nres, done = 0;
         const model_res *res = model_run_resources(mr, &nres, NULL);
         for (size_t j = 0; j < nres; j++) done += res[j].total > 0 && res[j].done >= res[j].total;
         row[T_RES] = nres ? xasprintf("%zu/%zu", done, nres) : xstrdup("-");
-        double rate = snapshot_rate(r, wall), eta = snapshot_eta(r, rate);
+        double rate = snapshot_rate(mr, wall);
         row[T_RATE] = xstrdup(fmt_rate(b, sizeof b, rate));
-        row[T_ETA] = xstrdup(fmt_eta(b, sizeof b, eta));
+        runeta e;
+        snapshot_run_end(m, mr, mono, wall, &e);
+        fmt_eta(b, sizeof b, e.active && !e.stalled ? e.eta : -1);
+        row[T_ETA] = e.active && e.bound && e.eta >= 0 ? xasprintf(">=%s", b) : xstrdup(b);
         if (r->started > 0) {
             kc_format_time(r->started, b, sizeof b);
             row[T_STARTED] = xstrdup(b);

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <term.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,8 +24,8 @@
 #include "sanitize.h"
 #include "widgets.h"
 
-#define UI_MIN_COLS    80
-#define UI_MIN_ROWS    24
+#define UI_MIN_COLS    60 /* every screen lays out down to 60x16 (fewer columns, compact) */
+#define UI_MIN_ROWS    16
 #define UI_FRAME_MS    50 /* at most 20 frames a second */
 #define UI_MAX_SCREENS 16
 
@@ -236,19 +237,15 @@ static int ui_act_back(ui *u, ui_screen *s)
 }
 
 const ui_key ui_global_keys[] = {
-    {'q', "q", "quit", ui_act_quit},
-    {3, "Ctrl-C", "quit", ui_act_quit},
-    {'?', "?", "help", ui_act_help},
-    {12, "Ctrl-L", "redraw the whole screen", ui_act_redraw},
-    {27, "Esc", "back", ui_act_back},
-    {KEY_BACKSPACE, NULL, "back", ui_act_back},
-    {0, NULL, NULL, NULL},
+    {UI_C_QUIT, NULL, ui_act_quit}, {UI_C_HELP, NULL, ui_act_help},
+    {UI_C_BACK, NULL, ui_act_back}, {UI_C_REDRAW, NULL, ui_act_redraw},
+    {UI_C_NONE, NULL, NULL},
 };
 
-static int ui_dispatch_table(ui *u, ui_screen *s, const ui_key *t, int ch)
+static int ui_dispatch_table(ui *u, ui_screen *s, const ui_key *t, ui_cmd c)
 {
-    for (; t && t->key; t++)
-        if (t->key == ch) return t->fn(u, s);
+    for (; c && t && t->cmd; t++)
+        if (t->cmd == c) return t->fn(u, s);
     return UI_UNHANDLED;
 }
 
@@ -268,9 +265,17 @@ static void ui_handle_key(ui *u, int ch)
         u->full = u->dirty = 1;
         return;
     }
+    /* the key's one meaning (keys.c), handled by the screen, else everywhere */
+    ui_cmd c = ui_key_command(ch);
+    /* too small to show anything: only quitting and redrawing, nothing done unseen */
+    if (!u->head) {
+        if (c == UI_C_QUIT || c == UI_C_REDRAW)
+            ui_apply(u, ui_dispatch_table(u, s, ui_global_keys, c));
+        return;
+    }
     if (s && s->on_key) r = s->on_key(s, u, ch);
-    if (r == UI_UNHANDLED && s) r = ui_dispatch_table(u, s, s->keys, ch);
-    if (r == UI_UNHANDLED) r = ui_dispatch_table(u, s, ui_global_keys, ch);
+    if (r == UI_UNHANDLED && s) r = ui_dispatch_table(u, s, s->keys, c);
+    if (r == UI_UNHANDLED) r = ui_dispatch_table(u, s, ui_global_keys, c);
     ui_apply(u, r);
 }
 
@@ -305,10 +310,12 @@ static void ui_draw_header(ui *u)
     x += w_print(w, 0, x, u->cols - x, h, "  ns ");
     x += w_text(w, 0, x, 20, a->ns, h | A_BOLD);
     x += w_print(w, 0, x, u->cols - x, h, "  ");
+    char zone[16];
     fmt_clock(clock, sizeof clock, u->wall, 0);
-    int right = u->cols - 9;
+    fmt_zone(zone, sizeof zone, u->wall);
+    int cw = (int)strlen(clock) + 1 + (int)strlen(zone) + 1, right = u->cols - cw;
     w_text(w, 0, x, right - x - 1, a->server, h);
-    w_print(w, 0, right, 9, h | A_BOLD, "%s", clock);
+    w_print(w, 0, right, cw, h | A_BOLD, "%s %s", clock, zone);
 
     /* line 2: connection lamp and the screen title */
     app_connection(a, u->now, &c);
@@ -342,6 +349,32 @@ static void ui_draw_header(ui *u)
     }
 }
 
+/* The hint cut at whole "key:word" pairs to fit width columns, keeping "?:help" last. */
+static void ui_fit_hint(char *out, size_t n, const char *hint, int width)
+{
+    snprintf(out, n, "%s", hint);
+    if ((int)strlen(out) <= width) return;
+    const char *tail = "  ?:help";
+    char *help = strstr(out, "?:help");
+    if (help) *help = 0; /* pairs before it */
+    size_t keep = 0;
+    for (char *p = out; *p;) {
+        char *sep = strstr(p, "  ");
+        size_t end = sep ? (size_t)(sep - out) : strlen(out);
+        if ((int)(end + strlen(tail)) > width) break;
+        keep = end;
+        if (!sep) break;
+        p = sep + 2;
+    }
+    if (!help) {
+        out[keep] = 0;
+        return;
+    }
+    out[keep] = 0;
+    if ((int)(keep + strlen(tail)) <= width && n > keep + strlen(tail))
+        snprintf(out + keep, n - keep, "%s", keep ? tail : tail + 2);
+}
+
 static void ui_draw_footer(ui *u)
 {
     WINDOW *w = u->foot;
@@ -354,7 +387,9 @@ static void ui_draw_footer(ui *u)
         return;
     }
     const char *hint = s && s->hint ? s->hint(s, u) : NULL;
-    int x = w_print(w, 0, 1, u->cols - 2, h, "%s", hint ? hint : "?:help  q:quit") + 1;
+    char fit[256];
+    ui_fit_hint(fit, sizeof fit, hint ? hint : UI_HINT_END, u->cols - 2);
+    int x = w_print(w, 0, 1, u->cols - 2, h, "%s", fit) + 1;
     /* right: what is moving and what is stuck, over every run (filter or not) */
     model *m = ui_model(u);
     double now = ui_data_now(u), since;
@@ -389,12 +424,24 @@ static void ui_draw(ui *u)
     }
     if (!u->head) {
         erase();
-        char buf[96];
-        snprintf(buf, sizeof buf, "terminal too small: %dx%d, veltop needs %dx%d", u->cols, u->rows,
-                 UI_MIN_COLS, UI_MIN_ROWS);
-        int len = (int)strlen(buf);
-        int x = u->cols > len ? (u->cols - len) / 2 : 0;
-        mvaddnstr(u->rows / 2, x, buf, u->cols);
+        /* one line when it fits, else one short line per part, centred, cut to the width */
+        char full[128], size[32], need[32];
+        snprintf(size, sizeof size, "%dx%d", u->cols, u->rows);
+        snprintf(need, sizeof need, "needs %dx%d", UI_MIN_COLS, UI_MIN_ROWS);
+        snprintf(full, sizeof full, "terminal too small: %s, veltop %s (q quits)", size, need);
+        const char *parts[] = {"terminal too small:", size, need, "q quits"};
+        const char *one[] = {full};
+        const char **msg = parts;
+        int n = 4;
+        if ((int)strlen(full) <= u->cols) {
+            msg = one;
+            n = 1;
+        }
+        int y0 = u->rows > n ? (u->rows - n) / 2 : 0;
+        for (int i = 0; i < n && y0 + i < u->rows; i++) {
+            int len = (int)strlen(msg[i]);
+            mvaddnstr(y0 + i, u->cols > len ? (u->cols - len) / 2 : 0, msg[i], u->cols);
+        }
         wnoutrefresh(stdscr);
         doupdate();
         return;
@@ -486,6 +533,14 @@ int ui_run(ui *u)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    /* Home and End as terminals and multiplexers send them whatever $TERM says (tmux and screen:
+     * CSI 1~ / 4~, rxvt: 7~ / 8~, xterm: CSI H / F or SS3 H / F) */
+    static const char *homes[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
+    static const char *ends[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
+    for (size_t i = 0; i < 4; i++) {
+        if (key_defined(homes[i]) == 0) define_key(homes[i], KEY_HOME);
+        if (key_defined(ends[i]) == 0) define_key(ends[i], KEY_END);
+    }
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
@@ -535,20 +590,13 @@ int ui_run(ui *u)
         }
         if (ui_model(u)->gen != u->seen_gen || u->app->gen_status != u->seen_status) u->dirty = 1;
         if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
-            /* while the first LIST pages land the list screen says so: no sums, no sorting;
-             * after that, volume sums at most 4 times a second (O(volumes)) */
-            int runs_listed = 1;
-            for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
-                const kc_refl_status *st = kc_reflector_status(u->app->refl[i]);
-                if (!st->synced && st->state != KC_REFL_FAILED && st->state != KC_REFL_RETRYING)
-                    runs_listed = 0;
-            }
-            int loading = !runs_listed && u->now - u->started < 5;
-            if (ui_model(u)->vols_dirty && !loading && u->now - u->vols_at >= 0.25) {
+            /* rows show and sort as the lists arrive (at most a frame every UI_FRAME_MS);
+             * volume sums at most 4 times a second (O(volumes)) */
+            if (ui_model(u)->vols_dirty && u->now - u->vols_at >= 0.25) {
                 model_refresh_volumes(ui_model(u));
                 u->vols_at = u->now;
             }
-            if (ui_model(u)->gen != u->seen_gen && !loading) {
+            if (ui_model(u)->gen != u->seen_gen) {
                 view_rebuild(&u->view, ui_model(u));
                 u->seen_gen = ui_model(u)->gen;
             }
@@ -577,6 +625,36 @@ int ui_run(ui *u)
     if (saved_err >= 0) {
         dup2(saved_err, STDERR_FILENO);
         close(saved_err);
+    }
+    return 0;
+}
+
+int ui_terminal_check(char *why, size_t n)
+{
+    const char *t = getenv("TERM");
+    int err = 0;
+    if (!t || !*t) {
+        snprintf(why, n,
+                 "TERM is not set: the full-screen view needs a terminal type such as "
+                 "xterm-256color (or use --once for a one-shot table)");
+        return -1;
+    }
+    if (setupterm(t, STDOUT_FILENO, &err) != OK) {
+        snprintf(why, n,
+                 "unknown terminal type TERM=%.40s (no terminfo entry): the full-screen view needs "
+                 "a terminal such as xterm-256color (or use --once for a one-shot table)",
+                 t);
+        return -1;
+    }
+    const char *cup = tigetstr("cup");
+    int ok = cup && cup != (char *)-1;
+    del_curterm(cur_term);
+    if (!ok) {
+        snprintf(why, n,
+                 "TERM=%.40s cannot move the cursor: the full-screen view needs a terminal such as "
+                 "xterm-256color (or use --once for a one-shot table)",
+                 t);
+        return -1;
     }
     return 0;
 }

@@ -2,6 +2,7 @@
  * the header and footer, redraw coalescing and the terminal capabilities (UTF-8, colour). */
 #pragma once
 #include <curses.h>
+#include <stdio.h>
 
 #include "app.h"
 
@@ -19,18 +20,80 @@ typedef struct ui_screen ui_screen;
 
 typedef int (*ui_action_fn)(ui *u, ui_screen *s);
 
-/* One entry of a key table; a table ends with an entry whose key is 0. */
+/* Commands: what a key means. One table (keys.c, as htop's) maps every key to one command, the
+ * same on every screen; a screen binds the commands it handles to actions. Help, the footer keys,
+ * --help and the manual page are written from the table. A new screen adds its commands here and
+ * in keys.c, then binds them. */
+typedef enum ui_cmd {
+    UI_C_NONE,
+    /* everywhere */
+    UI_C_QUIT,
+    UI_C_HELP,
+    UI_C_BACK,
+    UI_C_REDRAW,
+    /* moving */
+    UI_C_DOWN,
+    UI_C_UP,
+    UI_C_PGDN,
+    UI_C_PGUP,
+    UI_C_TOP,
+    UI_C_BOTTOM,
+    UI_C_LEFT,
+    UI_C_RIGHT,
+    UI_C_WRAP,
+    /* one run */
+    UI_C_PREV_RUN,
+    UI_C_NEXT_RUN,
+    UI_C_OPEN,
+    UI_C_VOLUMES,
+    UI_C_LOGS,
+    UI_C_RESULTS,
+    UI_C_DESCRIBE,
+    UI_C_HEALTH,
+    /* finding and following */
+    UI_C_FIND,
+    UI_C_FOLLOW,
+    /* the list */
+    UI_C_SORT,
+    UI_C_SORT_START,
+    UI_C_SORT_NAME,
+    UI_C_SORT_PHASE,
+    UI_C_SORT_PROGRESS,
+    /* the log pager */
+    UI_C_NEXT_MATCH,
+    UI_C_PREV_MATCH,
+    UI_C_NEXT_ERROR,
+    UI_C_LEVEL,
+    UI_C_WRITE,
+    UI_C_N
+} ui_cmd;
+
+/* One row of the key table: a command, its keys, how help shows them, what it means. */
+typedef struct ui_command {
+    ui_cmd cmd;
+    int keys[4];       /* characters or curses KEY_* codes, 0-terminated */
+    const char *label; /* the keys as help shows them: "j/Down" */
+    const char *help;  /* what it does on any screen: "next row (scroll down)" */
+    const char *where; /* the group in --help and the manual: "everywhere", "moving", ... */
+} ui_command;
+extern const ui_command ui_commands[]; /* ends with cmd UI_C_NONE */
+/* The command a key means (UI_C_NONE: none), and a command's row. */
+ui_cmd ui_key_command(int key);
+const ui_command *ui_command_of(ui_cmd cmd);
+/* The keys in groups, for --help (one line per command, under group titles). */
+void ui_keys_usage(FILE *f);
+
+/* A screen's binding of a command to an action; a table ends with cmd UI_C_NONE. */
 typedef struct ui_key {
-    int key;           /* a character or a curses KEY_* code */
-    const char *label; /* as shown in help, e.g. "j/Down"; NULL: not listed (an alias) */
-    const char *help;  /* "next row" */
+    ui_cmd cmd;
+    const char *help; /* this screen's words for it ("next run"); NULL: the command's help */
     ui_action_fn fn;
 } ui_key;
 
 /* A screen: the framework owns the stack and calls free when it pops one. */
 struct ui_screen {
     const char *title;  /* shown in the header line, e.g. "Detail" */
-    const ui_key *keys; /* this screen's key table (NULL: none) */
+    const ui_key *keys; /* this screen's command bindings (NULL: none) */
     /* Draws the body into w (rows x cols, origin 0,0 = first body line). Sanitise cluster text
      * (widgets.h helpers do). */
     void (*draw)(ui_screen *s, ui *u, WINDOW *w, int rows, int cols);
@@ -50,6 +113,10 @@ ui *ui_new(app *a);
 void ui_free(ui *u);
 /* Runs curses until quit; returns 0. stdin is watched through the app's loop. */
 int ui_run(ui *u);
+
+/* 0 when $TERM names a terminal that can run the full-screen view (known to terminfo, cursor
+ * addressing); else -1 with one line (no "veltop: " prefix) saying what is needed. */
+int ui_terminal_check(char *why, size_t n);
 
 /* The screen stack. */
 void ui_push(ui *u, ui_screen *s);
@@ -98,5 +165,8 @@ void screen_diag_marker(ui *u, WINDOW *w, int y, int x, const model_run *r);
 int screen_diag_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r);
 void screen_health_release(void); /* frees the per-frame health picture (ui_free) */
 
-/* The global key table (q, ?, Ctrl-L) for the help screen. */
+/* The bindings of every screen (quit, help, back, redraw), shown last in help. */
 extern const ui_key ui_global_keys[];
+/* The footer's key hints, in one style: "key:word" pairs two spaces apart, ending with
+ * "?:help". */
+#define UI_HINT_END "?:help  q:quit"

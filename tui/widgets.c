@@ -4,7 +4,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "sanitize.h"
 
@@ -100,6 +102,8 @@ w_role w_phase_role(vl_phase p)
 static int w_put(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a, int ellipsis)
 {
     char buf[1024];
+    /* never past the window's right edge: curses would wrap the rest onto the next row */
+    if (maxcols > getmaxx(w) - x) maxcols = getmaxx(w) - x;
     if (maxcols <= 0) return 0;
     int used = ellipsis ? san_fit_ellipsis(buf, sizeof buf, s ? s : "", maxcols)
                         : san_fit(buf, sizeof buf, s ? s : "", maxcols);
@@ -128,6 +132,12 @@ int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...
 
 void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill)
 {
+    w_bar_in(w, y, x, width, frac, fill, 0);
+}
+
+void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr_t row)
+{
+    if (width > getmaxx(w) - x) width = getmaxx(w) - x;
     static const char *eighths[] = {"",       "\u258f", "\u258e", "\u258d",
                                     "\u258c", "\u258b", "\u258a", "\u2589"};
     if (width <= 0) return;
@@ -137,14 +147,14 @@ void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill)
     int cells8 = (int)(frac * width * 8 + 0.5);
     int full = cells8 / 8, part = cells8 % 8;
     wmove(w, y, x);
-    wattrset(w, w_attr(fill));
+    wattrset(w, row ? row : w_attr(fill));
     for (int i = 0; i < full; i++) waddstr(w, w_utf8_on ? "\u2588" : "#");
     int used = full;
     if (part && used < width) {
         waddstr(w, w_utf8_on ? eighths[part] : (part >= 4 ? "#" : "-"));
         used++;
     }
-    wattrset(w, w_attr(W_BAR_EMPTY) | (unknown ? A_DIM : 0));
+    wattrset(w, row ? row : w_attr(W_BAR_EMPTY) | (unknown ? A_DIM : 0));
     for (int i = used; i < width; i++) waddstr(w, w_utf8_on ? "\u2591" : ".");
     wattrset(w, A_NORMAL);
 }
@@ -179,4 +189,78 @@ void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a)
     wattrset(w, a);
     for (int i = x; i < cols; i++) mvwaddch(w, y, i, ' ');
     wattrset(w, A_NORMAL);
+}
+
+/* Bytes of the safe string s[0..n) that fit in cols columns; *used gets the columns. */
+static size_t w_cut(const char *s, size_t n, int cols, int *used)
+{
+    mbstate_t ps;
+    memset(&ps, 0, sizeof ps);
+    size_t i = 0;
+    int c = 0;
+    while (i < n) {
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, s + i, n - i, &ps);
+        int wd = 1;
+        if (k == (size_t)-1 || k == (size_t)-2) {
+            memset(&ps, 0, sizeof ps);
+            k = 1;
+        } else {
+            if (k == 0) k = 1;
+            wd = wcwidth(wc);
+            if (wd < 0) wd = 1;
+        }
+        if (c + wd > cols) break;
+        c += wd;
+        i += k;
+    }
+    if (used) *used = c;
+    return i;
+}
+
+int w_wrap(WINDOW *w, int y, int x, int width, int skip, int max_rows, const char *s, attr_t a)
+{
+    if (w && width > getmaxx(w) - x) width = getmaxx(w) - x;
+    if (width < 1) width = 1;
+    char *safe = san_str(s);
+    const char *p = safe;
+    size_t n = strlen(safe);
+    int row = 0;
+    do {
+        size_t k = w_cut(p, n, width, NULL);
+        if (k == 0) k = n < 4 ? n : 1; /* a character wider than the width: one byte on */
+        if (k < n && p[k] != ' ') {    /* break after the last space of the row, if it has one */
+            size_t sp = k;
+            while (sp > 0 && p[sp - 1] != ' ') sp--;
+            if (sp > 0) k = sp;
+        }
+        if (w && row >= skip && row < skip + max_rows) {
+            wattrset(w, a);
+            mvwaddnstr(w, y + row - skip, x, p, (int)k);
+            wattrset(w, A_NORMAL);
+        }
+        p += k;
+        n -= k;
+        row++;
+    } while (n > 0);
+    free(safe);
+    return row;
+}
+
+int w_text_from(WINDOW *w, int y, int x, int maxcols, int from, const char *s, attr_t a)
+{
+    char *safe = san_str(s);
+    size_t n = strlen(safe);
+    int total = 0;
+    w_cut(safe, n, 1 << 30, &total);
+    size_t skip = from > 0 ? w_cut(safe, n, from, NULL) : 0;
+    if (maxcols > getmaxx(w) - x) maxcols = getmaxx(w) - x;
+    size_t k = maxcols > 0 ? w_cut(safe + skip, n - skip, maxcols, NULL) : 0;
+    if (k) {
+        wattrset(w, a);
+        mvwaddnstr(w, y, x, safe + skip, (int)k);
+        wattrset(w, A_NORMAL);
+    }
+    free(safe);
+    return total;
 }

@@ -28,12 +28,21 @@ w_role w_phase_role(vl_phase p);
 /* Draws cluster text (sanitised) at y,x in at most maxcols columns, ending in an ellipsis when it
  * is cut; returns columns used. */
 int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a);
+/* Draws cluster text (sanitised) wrapped at width columns: its rows skip .. skip+max_rows-1 at
+ * y.. (w NULL: draws nothing). Returns the rows the whole text takes (at least 1). */
+int w_wrap(WINDOW *w, int y, int x, int width, int skip, int max_rows, const char *s, attr_t a);
+/* Draws cluster text (sanitised) from its column `from` on, in at most maxcols columns (sideways
+ * scroll). Returns the text's whole width in columns. */
+int w_text_from(WINDOW *w, int y, int x, int maxcols, int from, const char *s, attr_t a);
 /* Draws program text (no sanitising needed; plain ASCII or our own UTF-8) likewise. */
 int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /* A bar of width columns filled to frac (0..1; < 0 = unknown: drawn empty and dim). UTF-8 uses
  * eighth blocks, ASCII uses '#' and '.'. */
 void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill);
+/* As w_bar, in a row drawn with attribute row (the selected row: its highlight continues under
+ * the bar, the glyphs tell done from to do); row 0 = w_bar. */
+void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr_t row);
 /* A sparkline of n values (>= 0; < 0 = gap) scaled to their max, one column each. */
 void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a);
 /* Fills from x to the end of line y with spaces in attribute a. */

@@ -22,10 +22,15 @@ typedef struct kc_request_opts {
     size_t body_len;
     const char *content_type;    /* of the body */
     const char *accept;          /* NULL = application/json */
-    const char *accept_encoding; /* NULL: none requested; "identity" for downloads */
+    const char *accept_encoding; /* NULL: gzip to the API server (decoded by libcurl), none
+                                    elsewhere; "identity" for downloads */
     int stream;                  /* 1: body delivered by on_data as it arrives, not buffered */
     long timeout_ms;             /* whole request; 0 = none (watches rely on timeoutSeconds) */
     long low_speed_secs;         /* abort when < 1 byte/s for this long; 0 = off */
+    /* A URL not the API server's (an object store): PEM certificates trusted beside the system
+     * roots (a BSL's caCert, --cacert), handed to libcurl as a memory blob. NULL: system roots. */
+    const char *extra_ca_pem;
+    size_t extra_ca_len;
     /* Optional: called once when a 2xx answer's headers arrived (before any on_data), e.g. so a
      * watch can tell "connected" from "connecting". */
     void (*on_headers)(void *arg, long status);

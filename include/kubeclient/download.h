@@ -24,6 +24,11 @@ typedef struct kc_download_opts {
     const char *target;  /* the Backup's or Restore's name */
     long url_timeout_ms; /* waiting for the URL; 0 = 60 s (as `velero backup logs`) */
     size_t max_bytes;    /* decompressed cap; 0 = 1 GiB */
+    /* PEM certificates the object store's TLS is also trusted with, beside the system roots (the
+     * BSL's spec.objectStorage.caCert, --cacert), as the velero CLI does; copied. NULL: none.
+     * No cluster credential is ever sent to the object store. */
+    const char *ca_pem;
+    size_t ca_pem_len;
 } kc_download_opts;
 
 /* data: decompressed bytes as they arrive. done: once, err->msg empty on success. Both run from

@@ -13,3 +13,9 @@ typedef struct kc_json_arena kc_json_arena;
  * set (to be freed) even when parsing fails. */
 cJSON *kc_json_parse(const char *text, size_t len, kc_json_arena **arena);
 void kc_json_arena_free(kc_json_arena *a); /* NULL is a no-op */
+/* The JSON value at the start of text (leading whitespace skipped), whatever follows it: *used is
+ * set to the bytes it took (to just after it). NULL when the text holds no whole value there (cut
+ * short, or not JSON; an object, array or string is whole only with its closing character, a
+ * number at the very end may be cut). As kc_json_parse otherwise (listsplit.c parses a list's
+ * objects with it, so each is scanned once). */
+cJSON *kc_json_parse_prefix(const char *text, size_t len, kc_json_arena **arena, size_t *used);

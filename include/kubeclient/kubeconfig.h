@@ -55,5 +55,9 @@ typedef struct kc_config_opts {
 /* Returns NULL with err set (one line, no secrets) when the configuration cannot be used. */
 kc_rest_config *kc_config_load(const kc_config_opts *opts, kc_err *err);
 void kc_rest_config_free(kc_rest_config *cfg);
+/* The context names of the merged kubeconfig files (as kc_config_load finds them), in file order;
+ * a NULL-terminated array the caller frees (each name, then the array). NULL with err set when a
+ * file cannot be read or parsed. */
+char **kc_config_contexts(const kc_config_opts *opts, size_t *n, kc_err *err);
 /* A deep copy (the caller frees it with kc_rest_config_free). */
 kc_rest_config *kc_rest_config_dup(const kc_rest_config *cfg);

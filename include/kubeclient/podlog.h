@@ -2,6 +2,7 @@
  * time, finding the Velero server pod when no pod is named, reconnecting without repeating lines.
  */
 #pragma once
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 #include "kubeclient/client.h"
@@ -18,8 +19,9 @@ typedef enum {
 
 typedef struct kc_podlog_opts {
     const char *ns;        /* the pod's namespace ("velero") */
-    const char *pod;       /* NULL: the Velero server pod: label deploy=velero, else
-                              component=velero, else a Running pod named velero-* */
+    const char *pod;       /* NULL: the Velero server pod (kc_podlog_pick_server) among pods
+                              labelled deploy=velero, else name=velero, else
+                              app.kubernetes.io/name=velero */
     const char *container; /* NULL: the pod's only/default container */
     double since;          /* unix seconds; 0 = the whole log */
     int no_follow;         /* 1: read what is there and stop */
@@ -37,3 +39,10 @@ kc_pl_state kc_podlog_state(const kc_podlog *p);
 const char *kc_podlog_pod(const kc_podlog *p);   /* NULL until found */
 const char *kc_podlog_error(const kc_podlog *p); /* "" when none */
 unsigned long kc_podlog_lines(const kc_podlog *p);
+
+/* The Velero server pod among the items of a pod list (a cJSON array): never a node-agent pod
+ * (label name=node-agent or role=node-agent) nor a pod hosting a volume's data path (labelled
+ * velero.io/data-upload, data-download, pod-volume-backup or pod-volume-restore: data-mover pods
+ * are named after their DataUpload); of the others the newest Running and Ready one, else the
+ * newest Running one, else the newest. Returns its index, -1 when none. */
+int kc_podlog_pick_server(const cJSON *pods);

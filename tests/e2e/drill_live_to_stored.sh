@@ -17,14 +17,14 @@ runs:
       - {name: pods, items: 16}
       - {name: configmaps, items: 8}
 YAML
-tui_sim_start --scenario "$scen" --quiet
+tui_sim_start --scenario "$scen" --quiet --resource-progress
 tui_start 160 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '^B quick' 15
 tui_keys l
 tui_wait 'LIVE log of backup quick +[0-9]+ lines' 10
 tui_wait 'msg="Processing item" backup=velero/quick' 10
 # the level filter set on the live log stays on the stored one
-tui_keys f f
+tui_keys L L
 tui_wait 'level>=warning' 5
 
 # the backup finishes: the stored log replaces the live one, and the screen says why
@@ -32,10 +32,10 @@ tui_wait 'Log of backup quick +stored log, [0-9]+ lines .*\(the run finished: st
 tui_screen | grep -q 'LIVE log' && tui_fail "still labelled as the live log"
 tui_wait 'level>=warning' 5
 [ "$(tui_screen | grep -c 'level=warning')" -eq 1 ] || tui_fail "expected the backup's 1 warning line"
-tui_keys f f f
+tui_keys L L L
 tui_wait_gone 'level>=' 5
 tui_keys g
-tui_wait 'msg="Setting up backup log" backup=velero/quick' 10
+tui_wait 'msg="Setting up backup temp file" backup=velero/quick' 10
 tui_keys G
 tui_wait 'msg="Backed up a total of 24 items" backup=velero/quick' 5
 tui_keys q

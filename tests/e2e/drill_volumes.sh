@@ -3,7 +3,7 @@
 # run with node, pod/volume or PVC, uploader, phase and exact bytes; the aggregate line; results.
 source "$(dirname "$0")/tui_lib.bash"
 
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --resource-progress
 tui_start 160 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'backup-done' 15
 
@@ -18,7 +18,7 @@ tui_wait '^Volumes 1 of 1 done.* 64\.0 MiB of 64\.0 MiB' 10
 tui_keys Escape
 tui_wait '^B backup-done' 5
 tui_keys v
-tui_wait 'Volumes of backup backup-done +1 volumes: 0 in progress, 1 finished' 10
+tui_wait 'Volumes of backup backup-done +1 volume: 0 in progress, 1 finished' 10
 tui_wait 'shop/db-0:data +kopia +Completed .* 64\.0 MiB / 64\.0 MiB' 5
 tui_wait 'All volumes .* 64\.0 MiB / 64\.0 MiB' 5
 
@@ -42,7 +42,7 @@ tui_screen | awk '/^NODE/{t=1;next} t&&/ (InProgress|Completed|Failed|New|Accept
 tui_keys Escape ; tui_keys / ; tui_keys C-u ; tui_keys "backup-partial" Enter
 tui_wait '^B backup-partial' 5
 tui_keys r
-tui_wait 'Results of backup backup-partial +3 errors, 1 warnings' 15
+tui_wait 'Results of backup backup-partial +3 errors, 1 warning( |$)' 15
 tui_wait '^Errors \(3\):' 5
 tui_wait '^Warnings \(1\):' 5
 # grouped by namespace: 2 errors under billing, 1 under shop, the warning under billing
@@ -56,7 +56,7 @@ printf '%s\n' "$scr" | sed -n '/^Warnings (1):/,$p' | grep -q '^    billing:' ||
 tui_keys Escape ; tui_keys / ; tui_keys C-u ; tui_keys "backup-failed" Enter
 tui_wait '^B backup-failed' 5
 tui_keys r
-tui_wait 'Results of backup backup-failed +1 errors' 15
+tui_wait 'Results of backup backup-failed +1 error, 0 warnings' 15
 tui_wait '^  Velero:' 5
 tui_wait '^    rpc error: code = Unavailable desc = error reading from server: EOF' 5
 tui_keys q

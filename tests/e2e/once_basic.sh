@@ -6,7 +6,7 @@
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 SCEN="$FIXTURES_DIR/scenarios/basic.yaml"
-tui_sim_start --scenario "$SCEN" --quiet
+tui_sim_start --scenario "$SCEN" --quiet --resource-progress
 KC="$TUI_DIR/kubeconfig"
 
 "$VELTOP" --kubeconfig "$KC" --once --json >"$TUI_DIR/once.json" 2>"$TUI_DIR/once.err" ||
@@ -45,6 +45,9 @@ v = b["volumes"][0]
 assert (v["kind"], v["pod"], v["volume"], v["uploader"], v["phase"], v["bytesDone"], v["bytesTotal"]) == \
     ("PodVolumeBackup", "shop/db-0", "data", "kopia", "Completed", 64 << 20, 64 << 20), v
 f = check("Backup", "backup-failed", "Failed", 10, 20, 1, 0)
+assert f["failureReason"] == "rpc error: code = Unavailable desc = error reading from server: EOF", f
+assert b["failureReason"] is None and b["itemsTotalEstimated"] is False, b
+assert runs[("Backup", "backup-inprogress")]["itemsTotalEstimated"] is True
 p = check("Backup", "backup-partial", "PartiallyFailed", 30, 30, 3, 1)
 assert [(x["resource"], x["total"]) for x in p["resources"]] == [
     ("namespaces", 2), ("pods", 16), ("secrets", 12)], p["resources"]
@@ -56,15 +59,26 @@ assert ip["phase"] == "InProgress" and ip["completed"] is None, ip
 assert 0 < ip["itemsDone"] < ip["itemsTotal"] <= 119, ip
 assert isinstance(ip["etaSeconds"], (int, float)) and ip["etaSeconds"] > 0, ip
 assert sorted(x["kind"] for x in ip["volumes"]) == ["DataUpload", "PodVolumeBackup", "PodVolumeBackup"], ip["volumes"]
+# the run's own answers: a finished run's volume bytes and their average rate, nothing to wait on
+assert (b["bytesDone"], b["bytesTotal"], b["stalled"], b["waitingOn"], b["etaLowerBound"]) == \
+    (64 << 20, 64 << 20, False, None, False), b
+assert b["bytesPerSecond"] > 0, b
+# in flight: what its end waits on, and the volumes' bytes summed
+assert ip["waitingOn"] and ip["waitingOn"]["kind"] in ("Items", "PodVolumeBackup", "DataUpload"), ip
+assert ip["bytesTotal"] == sum(x["bytesTotal"] for x in ip["volumes"]), ip
+assert ip["stalled"] is False, ip
 PY
 
 # the plain table
 "$VELTOP" --kubeconfig "$KC" --once >"$TUI_DIR/once.txt" || tui_fail "--once failed"
-head -n 1 "$TUI_DIR/once.txt" | grep -Eq '^NAME +KIND +PHASE +ITEMS +RESOURCES +RATE +ETA +STARTED +DURATION +ERRORS +WARNINGS$' ||
+head -n 1 "$TUI_DIR/once.txt" | grep -Eq '^NAME +KIND +PHASE +ITEMS +RESOURCES +VOLUME BYTES +RATE +ETA +STARTED +DURATION +ERRORS +WARNINGS$' ||
     tui_fail "table header: $(head -n 1 "$TUI_DIR/once.txt")"
-grep -Eq '^backup-done +Backup +Completed +55/55 +8/8 +[0-9.]+/s +- +[0-9T:-]+Z +[0-9ms]+ +0 +2$' "$TUI_DIR/once.txt" ||
+grep -Eq '^backup-done +Backup +Completed +55/55 +8/8 +64.0 MiB/64.0 MiB +[0-9.]+/s +- +[0-9T:-]+Z +[0-9ms]+ +0 +2$' "$TUI_DIR/once.txt" ||
     tui_fail "table row: $(cat "$TUI_DIR/once.txt")"
 grep -Eq '^backup-failed +Backup +Failed +10/20 ' "$TUI_DIR/once.txt" || tui_fail "no failed row"
+# the total is Velero's estimate while in progress (~); no volumes: a dash
+grep -Eq '^backup-inprogress +Backup +InProgress +[0-9]+/~[0-9]+ ' "$TUI_DIR/once.txt" || tui_fail "no ~ total"
+grep -Eq '^backup-failed +Backup +Failed +10/20 +1/3 +- ' "$TUI_DIR/once.txt" || tui_fail "no dash for no volumes"
 
 # errors: exit 2 with one line for usage and configuration, 1 when the cluster is unreachable
 "$VELTOP" --bogus >/dev/null 2>"$TUI_DIR/err"; st=$?
@@ -85,13 +99,31 @@ sed "s#$TUI_SIM_URL#http://127.0.0.1:1#" "$KC" >"$TUI_DIR/dead.kubeconfig"
 
 # help names every option; version
 "$VELTOP" --help >"$TUI_DIR/help" || tui_fail "--help failed"
-for o in --kubeconfig --context -n --namespace --demo --once --json --version --help; do
+for o in --kubeconfig --context -n --namespace --cacert --demo --once --json --version --help; do
     grep -q -- "$o" "$TUI_DIR/help" || tui_fail "--help does not list $o"
 done
+# a namespace with no Velero in it: the (empty) table, and a line on stderr saying so
+"$VELTOP" --kubeconfig "$KC" -n wrongns --once >"$TUI_DIR/out" 2>"$TUI_DIR/err" || tui_fail "-n wrongns"
+[ "$(cat "$TUI_DIR/err")" = "veltop: no Velero found in namespace wrongns: no backup storage location, backup or restore there (-n names Velero's namespace)" ] ||
+    tui_fail "-n wrongns: $(cat "$TUI_DIR/err")"
+[ "$(wc -l <"$TUI_DIR/out")" = 1 ] || tui_fail "-n wrongns: $(cat "$TUI_DIR/out")"
+"$VELTOP" --kubeconfig "$KC" --once >/dev/null 2>"$TUI_DIR/err" && [ ! -s "$TUI_DIR/err" ] ||
+    tui_fail "velero namespace: $(cat "$TUI_DIR/err")"
 "$VELTOP" --version | grep -Eq '^veltop [0-9]+\.[0-9]+' || tui_fail "--version"
 
 # --demo runs the sim in-process
 "$VELTOP" --demo --scenario "$SCEN" --once --json >"$TUI_DIR/demo.json" || tui_fail "--demo --once"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["context"]=="demo"; assert len(d["runs"])>=6, d' \
-    "$TUI_DIR/demo.json" || tui_fail "--demo --once --json"
+# the demo is stock Velero (no status.resourceProgress): a finished backup's rows come from its
+# BackupResourceList artifact, sorted by resource name, with the scenario's counts
+python3 - "$TUI_DIR/demo.json" <<'PY' || tui_fail "--demo --once --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["context"] == "demo", d["context"]
+assert len(d["runs"]) >= 6, d
+b = {r["name"]: r for r in d["runs"]}["backup-done"]
+assert [(x["resource"], x["done"], x["total"]) for x in b["resources"]] == [
+    ("configmaps", 10, 10), ("deployments.apps", 5, 5), ("namespaces", 2, 2),
+    ("persistentvolumeclaims", 2, 2), ("persistentvolumes", 2, 2), ("pods", 20, 20),
+    ("secrets", 8, 8), ("services", 6, 6)], b["resources"]
+PY
 echo "once_basic: ok"

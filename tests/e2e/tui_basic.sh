@@ -2,12 +2,12 @@
 # tui_basic.sh: veltop against veltop-sim's basic scenario in tmux: the list shows the runs and
 # phases; a filter and Enter open the detail whose resource rows show the scenario's "x of y";
 # values move; [ ] step runs; Esc; sort keys keep the selection on its run; f follows; Ctrl-L;
-# resizes (80x24, 60x20 too small, back); the sim killed ->
+# resizes (80x24, 60x20, 40x10 too small, back); the sim killed ->
 # "retrying" with the data kept; restarted on the same port -> live again; Ctrl-C quits with 0.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 SCEN="$FIXTURES_DIR/scenarios/basic.yaml"
-tui_sim_start --scenario "$SCEN" --quiet
+tui_sim_start --scenario "$SCEN" --quiet --resource-progress
 tui_start 120 40 --kubeconfig "$TUI_DIR/kubeconfig"
 
 # the list: every run with its phase
@@ -100,8 +100,12 @@ tui_resize 80 24
 tui_wait 'B backup-inprogress +InProgress +.* [0-9]+/~11[0-9] '
 tui_wait 'B backup-partial +PartFailed +.* 30/30 +.* 3/1( |$)'
 tui_wait_gone 'VOLUME BYTES'
+# 60x20 lays out too (fewer columns); 40x10 is too small (tui_sizes.sh covers both in detail)
 tui_resize 60 20
-tui_wait 'terminal too small: 60x20'
+tui_wait '^B backup-inprogress +InProgress '
+tui_resize 40 10
+tui_wait '^ +terminal too small: *$'
+tui_wait '^ +40x10 *$'
 tui_resize 120 40
 tui_wait 'B backup-inprogress +InProgress'
 tui_wait 'R restore-done +Completed'
@@ -111,7 +115,7 @@ tui_sim_kill
 tui_wait 'retrying \(attempt [0-9]+, next in [0-9]+s\)' 30
 tui_wait 'data stale'
 tui_wait 'B backup-done +Completed +.* 55/55'
-tui_sim_start --scenario "$SCEN" --quiet
+tui_sim_start --scenario "$SCEN" --quiet --resource-progress
 tui_wait '● live' 45
 tui_wait_gone 'retrying|stale' 10
 tui_wait 'B backup-done +Completed'

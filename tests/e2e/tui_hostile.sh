@@ -6,7 +6,7 @@
 # non-UTF-8 locale with NO_COLOR the bars are ASCII and no colour is emitted.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
-tui_sim_start --scenario empty --quiet
+tui_sim_start --scenario empty --quiet --resource-progress
 python3 - "$TUI_SIM_URL" <<'PY' || tui_fail "could not create the hostile backups"
 import json, sys, urllib.request
 def post(body):
@@ -65,6 +65,11 @@ tui_wait '^Failure reason bad ��\( utf8 �evil'
 tui_keys '['
 tui_wait '^Backup evil +Failed\^\[\[2J'
 tui_wait '^Failure reason boom \^\[\]0;pwned\^G �31m red'
+# y: the object as JSON in the pager, sanitised too (cJSON escapes C0, the C1 CSI is a placeholder)
+tui_keys y
+tui_wait '^Describe backup evil '
+tui_wait '^    "failureReason": "boom \\u001b\]0;pwned\\u0007 �31m red",$'
+tui_keys Escape
 title=$(tmux -L "$TUI_SOCK" display-message -p -t veltop '#{pane_title}')
 case $title in *pwned* | *owned*) tui_fail "an OSC sequence set the terminal title" ;; esac
 tui_keys q
@@ -84,7 +89,7 @@ tmux -L "$TUI_SOCK" -f /dev/null new-session -d -s veltop -x 100 -y 30 \
     env LANG=C LC_ALL=C NO_COLOR=1 TERM=xterm-256color "$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig"
 tmux -L "$TUI_SOCK" set-option -g window-size manual >/dev/null
 tui_wait '\* live'
-tui_wait 'B evil +Failed\^\[\[2J +####\.\.\.\. +5/10 +0\.1/s'
+tui_wait 'B evil +Failed\^\[\[2J +######\.\.\.\.\. +5/10 +0\.1/s' # the bar: 11 wide at 100 columns
 tui_wait 'B n\^\[\]0;owned\^G\?2Jx +Failed'
 tui_keys Enter
 tui_wait '^Backup evil +Failed\^\[\[2J'

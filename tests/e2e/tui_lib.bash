@@ -66,6 +66,19 @@ tui_start() { # cols rows args...
     tmux -L "$TUI_SOCK" set-option -g window-size manual >/dev/null
 }
 
+# Stops the tmux server (and veltop with it) and waits until it is gone, so that tui_start can
+# start a fresh one on the same socket.
+tui_server_stop() {
+    local end=$((SECONDS + 10)) sock="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$TUI_SOCK"
+    tmux -L "$TUI_SOCK" kill-server 2>/dev/null
+    while [ "$SECONDS" -le "$end" ]; do
+        [ -S "$sock" ] || return 0
+        tmux -L "$TUI_SOCK" has-session 2>/dev/null || { rm -f "$sock"; return 0; }
+        sleep 0.05
+    done
+    tui_fail "the tmux server did not go away"
+}
+
 tui_screen() {
     tmux -L "$TUI_SOCK" capture-pane -p -t veltop
 }

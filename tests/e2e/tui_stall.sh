@@ -35,9 +35,9 @@ tui_keys Enter
 tui_wait '^Items .* 40 of ~100 +40%'
 tui_wait '^Rate .* ETA - .*stalled [0-9]+s'
 # it moves again: no stall, an ETA and "last progress"
-api PATCH "$B/stuck-run/status" '{"status":{"progress":{"itemsBackedUp":50}}}'
+api PATCH "$B/stuck-run" '{"status":{"progress":{"itemsBackedUp":50}}}'
 tui_wait '^Items .* 50 of ~100 +50%'
-tui_wait '^Rate +[0-9.]+/s +ETA [0-9]+m?[0-9]+s \(done at [0-9:]+\) +last progress [0-9]s ago'
+tui_wait '^Rate +[0-9.]+/s +ETA done in ~[0-9]+m?[0-9]+s \(at [0-9:]+\) +last progress [0-9]s ago'
 tui_keys Escape
 tui_wait 'B stuck-run +InProgress +.* 50/~100 +[0-9.]+/s +[0-9m]+s '
 

@@ -1,0 +1,557 @@
+/* bench_eta.c: how right is the run's ETA? veltop-sim's controller runs in-process over simulated
+ * time (simctl_advance, 1 s steps), its objects go through the real decoders into veltop's real
+ * model and estimators as the watches would bring them, and the run ETA an operator would see
+ * (runeta.h) is sampled every simulated second and compared with the run's real end (its
+ * completionTimestamp). Beside it, three baselines over the item counter alone: today's items-only
+ * ETA (the estimator's), the average since the start, and an exponential moving average.
+ *
+ * Per scenario: median and p90 of |predicted end - real end| / time left over the samples from
+ * 20 % to 90 % of the run (and from 10 %); a blank ETA counts as "ends now" (error 100 %); blank
+ * ETAs while more than 10 s are left; how late a stall is flagged after the run stopped moving;
+ * flags of a stall while something moved in the last 30 s (false stalls).
+ * Usage: bench_eta [SEED=1]. Deterministic for a seed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "benchutil.h"
+#include "kubeclient/util.h"
+#include "kubeclient/velero.h"
+#include "runeta.h"
+#include "simctl.h"
+#include "simstore.h"
+
+/* ---- scenarios (sim YAML; the run to measure is "target") ---- */
+
+typedef struct bscn {
+    const char *name, *what;
+    const char *kind; /* "Backup" or "Restore" */
+    char *yaml;       /* built below */
+} bscn;
+
+/* A comparison, not in the set's figures: the scheduled run without its history. */
+#define BSCN_CONTROL "(same without history)"
+static int bscn_control(const bscn *s)
+{
+    return !strcmp(s->name, BSCN_CONTROL);
+}
+
+static char *many_small_volumes(void)
+{
+    kc_buf b = {0};
+    char line[256];
+    for (int i = 0; i < 40; i++) {
+        int size = 20 + (i * 37) % 380, rate = 1 + (i * 7) % 3;
+        snprintf(
+            line, sizeof line,
+            "      - {pod: app-%d, namespace: shop, volume: data, uploader: kopia, size: %dMi, "
+            "rate: %dMi}\n",
+            i, size, rate);
+        kc_buf_append(&b, line, strlen(line));
+    }
+    return kc_buf_cstr(&b);
+}
+
+static char *history_runs(void)
+{
+    kc_buf b = {0};
+    char line[1024];
+    for (int d = 7; d >= 1; d--) {
+        snprintf(
+            line, sizeof line,
+            "  - kind: backup\n    name: nightly-%d\n    start: -%dd\n    schedule: nightly\n"
+            "    rate: 6\n    jitter: 0.1\n    resources:\n"
+            "      - {name: configmaps, items: 1200}\n      - {name: pods, items: 40}\n"
+            "    volumes:\n      - {pod: db-0, namespace: shop, volume: data, uploader: kopia, "
+            "size: 3Gi, rate: 8Mi}\n",
+            d, d);
+        kc_buf_append(&b, line, strlen(line));
+    }
+    return kc_buf_cstr(&b);
+}
+
+static void scenarios_build(bscn *s, size_t *n)
+{
+    size_t k = 0;
+    s[k++] = (bscn){"items-only", "3000 items at 4/s, jitter 30 %", "Backup",
+                    xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 4\n"
+                            "    jitter: 0.3\n    resources:\n"
+                            "      - {name: pods, items: 1000}\n"
+                            "      - {name: configmaps, items: 1000}\n"
+                            "      - {name: secrets, items: 1000}\n")};
+    s[k++] =
+        (bscn){"pod-volumes-gate", "600 items in 60 s; PVBs 6Gi, 2Gi, 1Gi gate the end", "Backup",
+               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
+                       "    jitter: 0.15\n    resources:\n"
+                       "      - {name: pods, items: 200}\n"
+                       "      - {name: configmaps, items: 400}\n    volumes:\n"
+                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                       "size: 6Gi, rate: 10Mi}\n"
+                       "      - {pod: es-0, namespace: shop, volume: data, uploader: kopia, "
+                       "size: 2Gi, rate: 8Mi}\n"
+                       "      - {pod: mq-0, namespace: shop, volume: data, uploader: restic, "
+                       "size: 1Gi, rate: 4Mi}\n")};
+    s[k++] =
+        (bscn){"data-mover-after-items", "items 120 s, PVB 1Gi; DataUpload 12Gi after", "Backup",
+               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
+                       "    jitter: 0.1\n    resources:\n"
+                       "      - {name: pods, items: 100}\n"
+                       "      - {name: secrets, items: 500}\n    volumes:\n"
+                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                       "size: 1Gi, rate: 10Mi}\n"
+                       "      - {pvc: orders, namespace: shop, uploader: datamover, "
+                       "size: 12Gi, rate: 20Mi}\n")};
+    s[k++] =
+        (bscn){"rate-30%-then-3x", "2000 items + PVB 4Gi; x0.3 from 2 min, x3 from 5 min", "Backup",
+               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
+                       "    pace: [{at: 120, factor: 0.3}, {at: 300, factor: 3}]\n"
+                       "    resources:\n"
+                       "      - {name: pods, items: 1000}\n"
+                       "      - {name: configmaps, items: 1000}\n    volumes:\n"
+                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                       "size: 4Gi, rate: 8Mi}\n")};
+    s[k++] =
+        (bscn){"volume-pauses-2m", "restore: 100 items; PVR 3Gi pauses 120 s at 40 %", "Restore",
+               xstrdup("runs:\n  - kind: backup\n    name: src\n    start: -1d\n"
+                       "    resources:\n      - {name: pods, items: 10}\n"
+                       "  - kind: restore\n    name: target\n    backup: src\n    rate: 20\n"
+                       "    resources:\n      - {name: pods, items: 100}\n    volumes:\n"
+                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                       "size: 3Gi, rate: 10Mi, stall_after: 0.4, stall_for: 120}\n")};
+    s[k++] =
+        (bscn){"volumes-start-late", "2000 items, then pods: 4 PVBs of 1.5Gi from ~200 s", "Backup",
+               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
+                       "    jitter: 0.1\n    resources:\n"
+                       "      - {name: configmaps, items: 1500}\n"
+                       "      - {name: secrets, items: 500}\n"
+                       "      - {name: pods, items: 50}\n    volumes:\n"
+                       "      - {pod: a-0, namespace: shop, volume: d, uploader: kopia, size: "
+                       "1536Mi, rate: 6Mi}\n"
+                       "      - {pod: b-0, namespace: shop, volume: d, uploader: kopia, size: "
+                       "1536Mi, rate: 6Mi}\n"
+                       "      - {pod: c-0, namespace: shop, volume: d, uploader: kopia, size: "
+                       "1536Mi, rate: 6Mi}\n"
+                       "      - {pod: d-0, namespace: shop, volume: d, uploader: kopia, size: "
+                       "1536Mi, rate: 6Mi}\n")};
+    char *vols = many_small_volumes();
+    s[k++] = (bscn){"many-small-volumes", "500 items; 40 PVBs of 20-400Mi at 1-3Mi/s", "Backup",
+                    xasprintf("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
+                              "    jitter: 0.1\n    resources:\n"
+                              "      - {name: pods, items: 100}\n"
+                              "      - {name: configmaps, items: 400}\n    volumes:\n%s",
+                              vols)};
+    free(vols);
+    char *hist = history_runs();
+    s[k++] = (bscn){"scheduled-with-history",
+                    "7 earlier runs of its schedule; 1200 items then a PVB 3Gi", "Backup",
+                    xasprintf("runs:\n%s  - kind: backup\n    name: target\n    schedule: nightly\n"
+                              "    rate: 6\n    jitter: 0.1\n    resources:\n"
+                              "      - {name: configmaps, items: 1200}\n"
+                              "      - {name: pods, items: 40}\n    volumes:\n"
+                              "      - {pod: db-0, namespace: shop, volume: data, uploader: "
+                              "kopia, size: 3Gi, rate: 8Mi}\n",
+                              hist)};
+    free(hist);
+    /* the same run without its history: what the prior is worth */
+    s[k++] = (bscn){BSCN_CONTROL, "the scheduled run alone (no earlier runs)", "Backup",
+                    xstrdup("runs:\n  - kind: backup\n    name: target\n    schedule: nightly\n"
+                            "    rate: 6\n    jitter: 0.1\n    resources:\n"
+                            "      - {name: configmaps, items: 1200}\n"
+                            "      - {name: pods, items: 40}\n    volumes:\n"
+                            "      - {pod: db-0, namespace: shop, volume: data, uploader: "
+                            "kopia, size: 3Gi, rate: 8Mi}\n")};
+    *n = k;
+}
+
+/* ---- decoded objects the model borrows (what the app's stores hold) ---- */
+
+typedef struct held {
+    vl_kind kind;
+    char *name;
+    void *obj;
+} held;
+
+typedef struct heldset {
+    held *v;
+    size_t n;
+} heldset;
+
+static held *held_get(heldset *h, vl_kind kind, const char *name)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (h->v[i].kind == kind && !strcmp(h->v[i].name, name)) return &h->v[i];
+    h->v = xrealloc(h->v, (h->n + 1) * sizeof *h->v);
+    h->v[h->n] = (held){kind, xstrdup(name), NULL};
+    return &h->v[h->n++];
+}
+
+static void held_free_obj(held *x)
+{
+    if (!x->obj) return;
+    if (x->kind == VL_BACKUP || x->kind == VL_RESTORE)
+        vl_run_free(x->obj);
+    else
+        vl_volume_free(x->obj);
+    x->obj = NULL;
+}
+
+static void heldset_free(heldset *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        held_free_obj(&h->v[i]);
+        free(h->v[i].name);
+    }
+    free(h->v);
+}
+
+static const struct {
+    const char *plural;
+    vl_kind kind;
+} watched[] = {{"backups", VL_BACKUP},       {"restores", VL_RESTORE},
+               {"podvolumebackups", VL_PVB}, {"podvolumerestores", VL_PVR},
+               {"datauploads", VL_DU},       {"datadownloads", VL_DD}};
+#define NWATCHED (sizeof watched / sizeof watched[0])
+
+/* Applies every pending event to the model (now: monotonic, wall: the cluster's clock). */
+static void drain(simstore_watch **w, heldset *h, model *m, double now, double wall)
+{
+    for (size_t k = 0; k < NWATCHED; k++) {
+        const char *type;
+        uint64_t rv;
+        cJSON *ev;
+        while ((ev = simstore_watch_next(w[k], 0, &type, &rv))) {
+            vl_kind kind = watched[k].kind;
+            int run = kind == VL_BACKUP || kind == VL_RESTORE;
+            const cJSON *md = cJSON_GetObjectItemCaseSensitive(ev, "metadata");
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(md, "name");
+            if (!cJSON_IsString(nm)) {
+                cJSON_Delete(ev);
+                continue;
+            }
+            held *x = held_get(h, kind, nm->valuestring);
+            if (!strcmp(type, "DELETED")) {
+                if (run)
+                    model_remove_run(m, kind, x->name);
+                else
+                    model_remove_volume(m, kind, x->name);
+                held_free_obj(x);
+            } else {
+                void *obj =
+                    run ? (void *)vl_run_decode(ev, kind) : (void *)vl_volume_decode(ev, kind);
+                if (obj) {
+                    if (run)
+                        model_upsert_run(m, obj, now, wall);
+                    else
+                        model_upsert_volume(m, obj, now);
+                    held_free_obj(x);
+                    x->obj = obj;
+                }
+            }
+            cJSON_Delete(ev);
+        }
+    }
+}
+
+/* ---- one scenario ---- */
+
+#define MAXS 20000 /* samples: one per simulated second */
+
+typedef struct sample {
+    double t;                     /* cluster time */
+    double ours, items, avg, ema; /* predicted seconds left; < 0 blank */
+    int stalled, bound;
+    double last_move; /* time anything the run waits on last changed (the sim's truth) */
+} sample;
+
+typedef struct result {
+    double dur;
+    double med[4], p90[4], med10[4]; /* ours, items-only, average, EMA */
+    int blank;                       /* ours blank with > 10 s left, not stalled */
+    int bounded;                     /* samples given as a lower bound */
+    int n;                           /* samples 20-90 % */
+    double stall_latency;            /* s from the stop to the flag; -1 none expected, -2 missed */
+    int false_stalls;
+} result;
+
+static double rel_err(double left_pred, double t, double end)
+{
+    double left = end - t;
+    double pred_end = t + (left_pred >= 0 ? left_pred : 0);
+    return fabs(pred_end - end) / left;
+}
+
+/* Every scenario's errors from 20 % on, pooled (j = ours, items-only, average, EMA). */
+static double *pool[4];
+static size_t npool, cap_pool;
+static double *pool_est; /* ours, samples that were estimates (not lower bounds) */
+static size_t npool_est;
+
+static void pool_add(const double v[4], int bound)
+{
+    if (!bound) {
+        pool_est = xrealloc(pool_est, (npool_est + 1) * sizeof(double));
+        pool_est[npool_est++] = v[0];
+    }
+    if (npool == cap_pool) {
+        cap_pool = cap_pool ? cap_pool * 2 : 4096;
+        for (int j = 0; j < 4; j++) pool[j] = xrealloc(pool[j], cap_pool * sizeof(double));
+    }
+    for (int j = 0; j < 4; j++) pool[j][npool] = v[j];
+    npool++;
+}
+
+static void summarise(const sample *s, int n, double start, double end, int pooled, result *r)
+{
+    double *e[4], *e10[4];
+    int k = 0, k10 = 0;
+    for (int j = 0; j < 4; j++) {
+        e[j] = xcalloc((size_t)n + 1, sizeof(double));
+        e10[j] = xcalloc((size_t)n + 1, sizeof(double));
+    }
+    r->dur = end - start;
+    for (int i = 0; i < n; i++) {
+        double f = (s[i].t - start) / (end - start);
+        if (f < 0.1 || f > 0.9) continue;
+        if (s[i].stalled) continue; /* nothing moves: no end is knowable (reported apart) */
+        const double v[4] = {s[i].ours, s[i].items, s[i].avg, s[i].ema};
+        for (int j = 0; j < 4; j++) e10[j][k10] = rel_err(v[j], s[i].t, end);
+        k10++;
+        if (f < 0.2) continue;
+        if (getenv("BENCH_ETA_TRACE"))
+            fprintf(stderr, "%.0f %.2f ours %.1f left %.1f err %.2f st %d b %d\n", s[i].t - start,
+                    f, s[i].ours, end - s[i].t, rel_err(s[i].ours, s[i].t, end), s[i].stalled,
+                    s[i].bound);
+        double ev[4];
+        for (int j = 0; j < 4; j++) e[j][k] = ev[j] = rel_err(v[j], s[i].t, end);
+        if (pooled) pool_add(ev, s[i].bound);
+        k++;
+        if (s[i].bound) r->bounded++;
+    }
+    r->n = k;
+    for (int j = 0; j < 4; j++) {
+        r->med[j] = k ? bench_percentile(e[j], (size_t)k, 50) : NAN;
+        r->p90[j] = k ? bench_percentile(e[j], (size_t)k, 90) : NAN;
+        r->med10[j] = k10 ? bench_percentile(e10[j], (size_t)k10, 50) : NAN;
+        free(e[j]);
+        free(e10[j]);
+    }
+    for (int i = 0; i < n; i++)
+        if (s[i].ours < 0 && !s[i].stalled && end - s[i].t > 10) r->blank++;
+}
+
+/* The newest change time of what run r waits on, as the objects say (the truth for stalls). */
+static double truth_last_move(const model *m, const model_run *mr, double prev, double t,
+                              uint64_t *sig)
+{
+    /* a hash of every counter and phase (unsigned: it wraps, by definition) */
+    uint64_t v = (uint64_t)mr->run->items_done * 1000003u + (uint64_t)mr->run->phase_id;
+    size_t nv = model_run_volumes(m, mr, NULL, 0);
+    model_volume **vv = xcalloc(nv ? nv : 1, sizeof *vv);
+    model_run_volumes(m, mr, vv, nv);
+    for (size_t i = 0; i < nv; i++)
+        v = v * 31 + (uint64_t)vv[i]->vol->bytes_done + (uint64_t)vv[i]->vol->phase_id;
+    free(vv);
+    if (v != *sig) {
+        *sig = v;
+        return t;
+    }
+    return prev;
+}
+
+static int run_scenario(const bscn *sc, unsigned seed, result *res)
+{
+    memset(res, 0, sizeof *res);
+    char path[] = "/tmp/bench_eta_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, sc->yaml, strlen(sc->yaml)) != (ssize_t)strlen(sc->yaml)) {
+        fprintf(stderr, "bench_eta: cannot write %s\n", path);
+        return -1;
+    }
+    close(fd);
+    simstore *st = simstore_new(1 << 16);
+    simctl_opts o = {0};
+    o.scenario = path;
+    o.speed = 1;
+    o.seed = seed;
+    o.ns = "velero";
+    o.quiet = 1;
+    o.manual = 1;
+    /* per-resource rows: on stock Velero veltop derives them from the server's live log
+     * (logderive.c), which this in-process drive does not read; the sim's resourceProgress map
+     * carries the same counts, so the model knows which pods are still to be backed up */
+    o.resource_progress = 1;
+    char err[512] = "";
+    simctl *c = simctl_start(st, &o, err, sizeof err);
+    unlink(path);
+    if (!c) {
+        fprintf(stderr, "bench_eta: %s: %s\n", sc->name, err);
+        simstore_free(st);
+        return -1;
+    }
+    simstore_watch *w[NWATCHED];
+    for (size_t k = 0; k < NWATCHED; k++) {
+        int gone = 0;
+        w[k] = simstore_watch_open(st, watched[k].plural, NULL, NULL, NULL, 0, &gone);
+    }
+    double epoch = simctl_epoch(c);
+    model *m = model_new();
+    heldset h = {0};
+    sample *s = xcalloc(MAXS, sizeof *s);
+    int n = 0;
+    vl_kind kind = !strcmp(sc->kind, "Backup") ? VL_BACKUP : VL_RESTORE;
+    double start = -1, end = -1, ema = -1, last_move = -1, prev_t = -1;
+    int64_t prev_done = 0;
+    uint64_t sig = 0;
+    drain(w, &h, m, 0, epoch);
+    for (double t = epoch + 1; t < epoch + MAXS && end < 0; t += 1) {
+        simctl_advance(c, t);
+        double now = t - epoch;
+        drain(w, &h, m, now, t);
+        model_run *mr = model_find_run(m, kind, "target");
+        if (!mr || !mr->run) continue;
+        const vl_run *x = mr->run;
+        if (vl_phase_terminal(x->phase_id)) {
+            end = x->completed;
+            break;
+        }
+        if (!vl_phase_active(x->phase_id) || x->started <= 0) continue;
+        if (start < 0) start = x->started;
+        model_refresh_volumes(m);
+        runeta e;
+        runeta_compute(m, mr, now, t, &e);
+        last_move = truth_last_move(m, mr, last_move, t, &sig);
+        /* baselines over the item counter: the estimator's ETA (items only: "-" once the items
+         * are done), the average since the start, an EMA of the per-second rate (tau 30 s) */
+        double left_items = (double)(x->items_total - x->items_done);
+        double el = t - x->started;
+        double avg = el > 0 && x->items_done > 0 ? (double)x->items_done / el : -1;
+        if (prev_t >= 0) {
+            double inst = (double)(x->items_done - prev_done) / (t - prev_t);
+            double a = 1 - exp(-(t - prev_t) / 30.0);
+            ema = ema < 0 ? inst : ema + a * (inst - ema);
+        }
+        prev_t = t;
+        prev_done = x->items_done;
+        sample *p = &s[n++];
+        p->t = t;
+        p->ours = e.stalled ? -1 : e.eta;
+        p->bound = e.bound;
+        p->stalled = e.stalled;
+        p->last_move = last_move;
+        p->items = model_run_eta(mr, now);
+        p->avg = left_items > 0 && avg > 0 ? left_items / avg : -1;
+        p->ema = left_items > 0 && ema > 0 ? left_items / ema : -1;
+    }
+    if (end < 0 || start < 0) {
+        fprintf(stderr, "bench_eta: %s: the target run did not end\n", sc->name);
+        return -1;
+    }
+    summarise(s, n, start, end, !bscn_control(sc), res);
+    /* stalls: a flag while something moved in the last 3 byte intervals (30 s) is a false
+     * stall; each flagged stretch counts from the last move; a stretch of 45 s without a move
+     * that is never flagged is a missed stall */
+    res->stall_latency = -1;
+    int missed_here = 0;
+    for (int i = 0; i < n; i++) {
+        double quiet = s[i].t - s[i].last_move;
+        if (s[i].stalled && quiet < 30) res->false_stalls++;
+        if (s[i].stalled && (i == 0 || !s[i - 1].stalled) && quiet > res->stall_latency)
+            res->stall_latency = quiet;
+        if (!s[i].stalled && quiet > 45 && (i == 0 || s[i - 1].t - s[i - 1].last_move <= 45))
+            missed_here = 1;
+    }
+    if (missed_here) res->stall_latency = -2;
+    free(s);
+    heldset_free(&h);
+    model_free(m);
+    for (size_t k = 0; k < NWATCHED; k++) simstore_watch_close(w[k]);
+    simctl_stop(c);
+    simstore_free(st);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned seed = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
+    bscn sc[16];
+    size_t ns;
+    scenarios_build(sc, &ns);
+    result r[16];
+    printf("# bench_eta: run ETA error |predicted end - real end| / time left, seed %u\n", seed);
+    printf("# samples every simulated second from 20 %% to 90 %% of each run (10-90 %% in "
+           "brackets); blank = counted as 'ends now'\n");
+    printf("%-24s %6s | %-22s | %-13s | %-13s | %-13s | %5s %5s %6s %5s\n", "scenario", "dur",
+           "run ETA med/p90 [10%]", "items-only", "avg-since", "EMA 30s", "blank", "bound", "stall",
+           "false");
+    double all[4][16], allp[4][16];
+    int nall = 0, blank = 0, false_st = 0, missed = 0;
+    double worst_latency = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (run_scenario(&sc[i], seed, &r[i])) return 1;
+        const result *x = &r[i];
+        char stall[16];
+        if (x->stall_latency == -1)
+            snprintf(stall, sizeof stall, "-");
+        else if (x->stall_latency == -2)
+            snprintf(stall, sizeof stall, "MISSED");
+        else
+            snprintf(stall, sizeof stall, "%.0fs", x->stall_latency);
+        printf("%-24s %5.0fs | %4.1f%% / %4.1f%% [%4.1f%%] | %5.1f / %5.1f | %5.1f / %5.1f | %5.1f "
+               "/ %5.1f | %5d %4.0f%% %6s %5d\n",
+               sc[i].name, x->dur, 100 * x->med[0], 100 * x->p90[0], 100 * x->med10[0],
+               100 * x->med[1], 100 * x->p90[1], 100 * x->med[2], 100 * x->p90[2], 100 * x->med[3],
+               100 * x->p90[3], x->blank, x->n ? 100.0 * x->bounded / x->n : 0, stall,
+               x->false_stalls);
+        if (bscn_control(&sc[i])) continue;
+        for (int j = 0; j < 4; j++) {
+            all[j][nall] = x->med[j];
+            allp[j][nall] = x->p90[j];
+        }
+        nall++;
+        blank += x->blank;
+        false_st += x->false_stalls;
+        if (x->stall_latency == -2) missed++;
+        if (x->stall_latency > worst_latency) worst_latency = x->stall_latency;
+    }
+    /* over the set: the median of the scenarios' medians, the worst p90 */
+    double med[4], p90[4];
+    for (int j = 0; j < 4; j++) {
+        double p = 0;
+        for (int i = 0; i < nall; i++)
+            if (allp[j][i] > p) p = allp[j][i];
+        med[j] = bench_percentile(all[j], (size_t)nall, 50);
+        p90[j] = p;
+    }
+    /* pooled: every sample of every scenario from 20 % on */
+    double pm[4], pp[4];
+    for (int j = 0; j < 4; j++) {
+        pm[j] = bench_percentile(pool[j], npool, 50);
+        pp[j] = bench_percentile(pool[j], npool, 90);
+    }
+    int ok_med = pm[0] <= 0.10, ok_p90 = pp[0] <= 0.25, ok_3x = pm[1] >= 3 * pm[0];
+    printf("set (%zu samples pooled): run ETA median %.1f%% (target <= 10%%) %s, p90 %.1f%% "
+           "(target <= 25%%) %s; median of the scenarios' medians %.1f%%, worst p90 %.1f%%\n",
+           npool, 100 * pm[0], bench_verdict(ok_med), 100 * pp[0], bench_verdict(ok_p90),
+           100 * med[0], 100 * p90[0]);
+    printf("set: run ETA over the %zu samples that were estimates (not lower bounds): median "
+           "%.1f%%, p90 %.1f%% %s\n",
+           npool_est, 100 * bench_percentile(pool_est, npool_est, 50),
+           100 * bench_percentile(pool_est, npool_est, 90),
+           bench_verdict(bench_percentile(pool_est, npool_est, 90) <= 0.25));
+    printf("set: items-only median %.1f%% p90 %.1f%%: run ETA %.1fx better (target >= 3x) %s; "
+           "average-since-start %.1f%% / %.1f%%, EMA %.1f%% / %.1f%%\n",
+           100 * pm[1], 100 * pp[1], pm[0] > 0 ? pm[1] / pm[0] : INFINITY, bench_verdict(ok_3x),
+           100 * pm[2], 100 * pp[2], 100 * pm[3], 100 * pp[3]);
+    printf("set: blank ETAs with > 10 s left: %d %s; stalls flagged within %.0f s of the last move "
+           "(target <= 40 s: 3 intervals + the 10 s grid) %s; missed %d; false stalls %d %s\n",
+           blank, bench_verdict(blank == 0), worst_latency,
+           bench_verdict(worst_latency <= 40 && !missed), missed, false_st,
+           bench_verdict(false_st == 0));
+    for (size_t i = 0; i < ns; i++) free(sc[i].yaml);
+    for (int j = 0; j < 4; j++) free(pool[j]);
+    free(pool_est);
+    return 0;
+}

@@ -1,0 +1,105 @@
+/* benchpop.h: the big cluster of bench_firstframe and bench_wan: BACKUPS Completed backups and
+ * per backup (vols_per_backup - 1) PodVolumeBackups + 1 DataUpload (labelled
+ * velero.io/backup-name, real-shaped objects), created in the in-process sim's store. The newest
+ * backup's volumes add up to a size no other row shows (246913578 bytes each). */
+#pragma once
+#include "benchutil.h"
+#include "format.h"
+
+static int vols_per_backup = 5; /* 4 PodVolumeBackups + 1 DataUpload by default */
+#define GIB 1073741824.0
+
+/* Creates an object as bench_sim_create does and copies the uid the sim gave it. */
+static inline int create_uid(bench_sim *bs, const char *plural, const char *json, char *uid,
+                             size_t n)
+{
+    cJSON *o = cJSON_Parse(json);
+    if (!o) return -1;
+    int status = 0;
+    char *msg = NULL;
+    cJSON *r = simstore_create(vsim_store(bs->sim), plural, "velero", o, &status, &msg);
+    free(msg);
+    if (!r) return -1;
+    const char *u = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "metadata"), "uid"));
+    snprintf(uid, n, "%s", u ? u : "");
+    cJSON_Delete(r);
+    return 0;
+}
+
+static inline int populate(bench_sim *bs, int nb)
+{
+    double now = kc_wall_now();
+    char start[40], done[40], exp[40];
+    kc_buf b = {0};
+    for (int i = 0; i < nb; i++) {
+        double t = now - (double)(nb - i) * 600.0;
+        kc_format_time(t, start, sizeof start);
+        kc_format_time(t + 420, done, sizeof done);
+        kc_format_time(t + 30 * 86400.0, exp, sizeof exp);
+        b.len = 0;
+        kc_buf_printf(
+            &b,
+            "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\",\"metadata\":{\"name\":"
+            "\"nightly-%05d\",\"namespace\":\"velero\",\"labels\":{\"velero.io/storage-location\":"
+            "\"default\",\"velero.io/schedule-name\":\"nightly\"},\"annotations\":{"
+            "\"velero.io/source-cluster-k8s-gitversion\":\"v1.30.2\",\"velero.io/"
+            "resource-timeout\":\"10m0s\"}},\"spec\":{\"csiSnapshotTimeout\":\"10m0s\","
+            "\"defaultVolumesToFsBackup\":true,\"includedNamespaces\":[\"shop\",\"billing\"],"
+            "\"itemOperationTimeout\":\"4h0m0s\",\"storageLocation\":\"default\",\"ttl\":"
+            "\"720h0m0s\",\"snapshotMoveData\":true},\"status\":{\"phase\":\"Completed\","
+            "\"version\":1,\"formatVersion\":\"1.1.0\",\"startTimestamp\":\"%s\","
+            "\"completionTimestamp\":\"%s\",\"expiration\":\"%s\",\"progress\":{\"totalItems\":"
+            "%d,\"itemsBackedUp\":%d},\"warnings\":%d,\"backupItemOperationsAttempted\":1,"
+            "\"backupItemOperationsCompleted\":1,\"hookStatus\":{}}}",
+            i, start, done, exp, 1200 + i % 300, 1200 + i % 300, i % 7 == 0 ? 2 : 0);
+        /* the volumes carry the backup's uid, as Velero labels them (veltop joins by it) */
+        char uid[64];
+        if (create_uid(bs, "backups", kc_buf_cstr(&b), uid, sizeof uid)) return -1;
+        for (int v = 0; v < vols_per_backup; v++) {
+            /* the newest backup's volumes add up to a size no other row shows */
+            long long size = i == nb - 1 ? 246913578LL : (long long)(10 * GIB);
+            b.len = 0;
+            if (v < vols_per_backup - 1) {
+                kc_buf_printf(
+                    &b,
+                    "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"PodVolumeBackup\",\"metadata\":{"
+                    "\"name\":\"nightly-%05d-%c%04x\",\"namespace\":\"velero\",\"generateName\":"
+                    "\"nightly-%05d-\",\"labels\":{\"velero.io/backup-name\":\"nightly-%05d\","
+                    "\"velero.io/backup-uid\":\"%s\",\"velero.io/pvc-uid\":"
+                    "\"5d2c-%08d-%d\"}},\"spec\":{\"backupStorageLocation\":\"default\",\"node\":"
+                    "\"worker-%d\",\"pod\":{\"kind\":\"Pod\",\"namespace\":\"shop\",\"name\":"
+                    "\"db-%d\",\"uid\":\"77aa-%08d\"},\"volume\":\"data\",\"repoIdentifier\":"
+                    "\"s3:http://minio.velero.svc:9000/velero-backups/kopia/shop\","
+                    "\"uploaderType\":\"kopia\",\"tags\":{\"backup\":\"nightly-%05d\",\"ns\":"
+                    "\"shop\",\"pod\":\"db-%d\",\"volume\":\"data\"}},\"status\":{\"phase\":"
+                    "\"Completed\",\"path\":\"/host_pods\",\"startTimestamp\":\"%s\","
+                    "\"completionTimestamp\":\"%s\",\"snapshotID\":\"%08x%08x\",\"progress\":{"
+                    "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
+                    i, 'a' + v, i & 0xffff, i, i, uid, i, v, v % 4, v, i, i, v, start, done,
+                    i * 7919u, v * 104729u, size, size);
+                if (bench_sim_create(bs, "podvolumebackups", "velero", kc_buf_cstr(&b))) return -1;
+            } else {
+                kc_buf_printf(
+                    &b,
+                    "{\"apiVersion\":\"velero.io/v2alpha1\",\"kind\":\"DataUpload\",\"metadata\":{"
+                    "\"name\":\"nightly-%05d-du%04x\",\"namespace\":\"velero\",\"labels\":{"
+                    "\"velero.io/backup-name\":\"nightly-%05d\",\"velero.io/backup-uid\":"
+                    "\"%s\",\"velero.io/async-operation-id\":\"du-%08d\"}},\"spec\":{"
+                    "\"backupStorageLocation\":\"default\",\"datamover\":\"velero\","
+                    "\"operationTimeout\":\"10m0s\",\"sourceNamespace\":\"billing\","
+                    "\"snapshotType\":"
+                    "\"CSI\",\"sourcePVC\":\"invoices-data\",\"csiSnapshot\":{\"volumeSnapshot\":"
+                    "\"velero-invoices-data-%05d\",\"storageClass\":\"csi-rbd\",\"snapshotClass\":"
+                    "\"csi-rbd-snapclass\",\"driver\":\"rbd.csi.ceph.com\"}},\"status\":{\"phase\":"
+                    "\"Completed\",\"node\":\"worker-2\",\"startTimestamp\":\"%s\","
+                    "\"completionTimestamp\":\"%s\",\"snapshotID\":\"%08x\",\"progress\":{"
+                    "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
+                    i, i & 0xffff, i, uid, i, i, start, done, i * 7919u, size, size);
+                if (bench_sim_create(bs, "datauploads", "velero", kc_buf_cstr(&b))) return -1;
+            }
+        }
+    }
+    kc_buf_free(&b);
+    return 0;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# long_name_volumes.sh: a backup named with 70 characters and a restore with 78 keep their volumes
+# (veltop-sim labels them as Velero does: GetValidName(name), 57 characters + 6 hex digits of the
+# sha256, and the run's uid): the list, the detail screen and --once --json show their bytes.
+source "$(dirname "$0")/tui_lib.bash"
+
+B=nightly-cluster-wide-backup-of-the-production-namespaces-2026120102000
+R=$B-restore
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/long-name.yaml" --quiet
+KC="$TUI_DIR/kubeconfig"
+
+# what the sim labelled them with: the label value, not the name (sha256sum, independently)
+want_b="${B:0:57}$(printf %s "$B" | sha256sum | cut -c1-6)"
+got_b=$(curl -s "$TUI_SIM_URL/apis/velero.io/v1/namespaces/velero/podvolumebackups" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["metadata"]["labels"]["velero.io/backup-name"])')
+[ "$got_b" = "$want_b" ] || tui_fail "PVB label '$got_b', want '$want_b'"
+
+"$VELTOP" --kubeconfig "$KC" --once --json >"$TUI_DIR/once.json" || tui_fail "--once failed"
+python3 - "$TUI_DIR/once.json" "$B" "$R" <<'PY' || tui_fail "--once --json lost the volumes"
+import json, sys
+runs = {r["name"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+b, r = runs[sys.argv[2]], runs[sys.argv[3]]
+assert [(v["kind"], v["bytesDone"]) for v in b["volumes"]] == [("PodVolumeBackup", 67108864)], b["volumes"]
+assert [(v["kind"], v["bytesDone"]) for v in r["volumes"]] == [("PodVolumeRestore", 33554432)], r["volumes"]
+PY
+
+tui_start 200 40 --kubeconfig "$KC"
+tui_wait "^B $B .* 64\.0 MiB/64\.0 MiB *\$" 15
+tui_wait "^R $R .* 32\.0 MiB/32\.0 MiB *\$" 5
+tui_keys / ; tui_keys "$R" Enter
+tui_wait "^R $R" 5
+tui_keys Enter
+tui_wait '^Volumes 1 of 1 done.* 32\.0 MiB of 32\.0 MiB' 10
+tui_keys q
+tui_wait_exit >/dev/null
+echo "ok"

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tui_keys.sh: one key language. Every key of the table (veltop --help) is in the manual page and
+# the README with the same words; help is written from it, scrolls at 80x24 and ? inside it closes
+# it instead of stacking another; Home/End work in the list; [ and ] step runs in results and logs
+# too; the pager's level filter is L and f follows there as in the list; every footer has one
+# style ("key:word" pairs ending in "?:help  q:quit").
+. "$(dirname "$0")/tui_lib.bash" || exit 1
+: "${SRC_DIR:?}"
+
+# the table, as --help prints it: "    LABEL  HELP" under group titles
+"$VELTOP" --help >"$TUI_DIR/help.txt"
+sed -n '/^Keys /,$p' "$TUI_DIR/help.txt" | grep -E '^    ' | sed -E 's/^    ([^ ]+) +/\1\t/' >"$TUI_DIR/keys.tsv"
+[ "$(wc -l <"$TUI_DIR/keys.tsv")" -ge 30 ] || tui_fail "--help lists $(wc -l <"$TUI_DIR/keys.tsv") keys"
+for k in v l r L f '[' ']' W Left Right g/Home G/End; do
+    cut -f1 "$TUI_DIR/keys.tsv" | grep -qxF -- "$k" || tui_fail "--help does not list $k"
+done
+MANWIDTH=250 MANPAGER=cat man -l "$SRC_DIR/doc/veltop.1" 2>/dev/null | sed -n '/^KEYS/,/^SCREENS/p' >"$TUI_DIR/man.txt"
+while IFS=$'\t' read -r label help; do
+    grep -qE -- "^ +$(printf '%s' "$label" | sed 's/[][\.*^$/?+(){}|]/\\&/g') +$(printf '%s' "$help" | sed 's/[][\.*^$/?+(){}|]/\\&/g')\$" "$TUI_DIR/man.txt" ||
+        tui_fail "man page: no line '$label  $help'"
+    for part in $(printf '%s' "$label" | tr '/' ' '); do
+        grep -qF -- "\`$part" "$SRC_DIR/README.md" || grep -qF -- "$part\`" "$SRC_DIR/README.md" ||
+            tui_fail "README does not list key $part"
+    done
+done <"$TUI_DIR/keys.tsv"
+
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
+tui_start 80 24 --kubeconfig "$TUI_DIR/kubeconfig"
+tui_wait 'B backup-done +Completed'
+# the footer (once no transient message covers it)
+footer_ok() {
+    local end=$((SECONDS + 10))
+    while [ "$SECONDS" -le "$end" ]; do
+        tui_screen | tail -n 1 | grep -qE '^ ([^ :]+:[^ ]+  )*\?:help  q:quit( |$)' && return 0
+        sleep 0.1
+    done
+    return 1
+}
+footer_ok || tui_fail "list footer: $(tui_screen | tail -n 1)"
+
+# help: generated from the table, scrolls at 80x24, ? closes it
+tui_keys '?'
+tui_wait '^ Backups & Restores'
+tui_wait '^   f +follow the newest run in progress \(toggle\)'
+tui_wait '^ lines 1-20 of 31 \(j/k, PgDn/PgUp, g/G\)'
+tui_screen | grep -q 'stalled' && tui_fail "help fits at 80x24? it should scroll"
+tui_keys G
+tui_wait '"stalled": no progress'
+tui_wait '^   H +health: schedules, locations, server, node-agents$'
+tui_wait '^ lines 12-31 of 31 '
+tui_keys g
+tui_wait '^ lines 1-20 of 31 '
+tui_keys '?'
+tui_wait 'NAME +PHASE'
+tui_screen | grep -q 'lines 1-' && tui_fail "help still shown"
+# ? ? Esc: back on the list (no help stacked on help)
+tui_keys '?' '?' '?' Escape
+tui_wait 'NAME +PHASE'
+tui_wait_gone 'lines 1-20'
+
+# Home/End in the list
+tui_keys End Enter
+tui_wait '^Backup backup-done +Completed'
+footer_ok || tui_fail "detail footer: $(tui_screen | tail -n 1)"
+tui_keys Escape Home Enter
+tui_wait '^Restore restore-inprogress +InProgress'
+tui_keys Escape
+
+# [ ] in results: the same screen for the neighbouring runs; Esc goes straight back to the list
+tui_keys j j
+tui_keys r
+tui_wait 'Results of backup backup-partial +3 errors, 1 warning'
+footer_ok || tui_fail "results footer: $(tui_screen | tail -n 1)"
+tui_keys ']'
+tui_wait 'Results of backup backup-failed +1 error, 0 warnings'
+tui_keys '['
+tui_wait 'Results of backup backup-partial +3 errors'
+tui_keys Escape
+tui_wait 'NAME +PHASE'
+# ... and in the log pager; L is its level filter, f follows
+tui_keys l
+tui_wait 'Log of backup backup-partial +stored log'
+footer_ok || tui_fail "log footer: $(tui_screen | tail -n 1)"
+tui_keys ']'
+tui_wait 'Log of backup backup-failed +stored log'
+tui_keys L
+tui_wait 'level>=error'
+tui_wait 'level filter: error'
+tui_keys f
+tui_wait 'follow on: the view stays at the end'
+tui_keys f
+tui_wait 'follow off'
+tui_keys '['
+tui_wait 'Log of backup backup-partial'
+tui_keys v
+tui_wait 'Volumes of backup backup-partial'
+footer_ok || tui_fail "volumes footer: $(tui_screen | tail -n 1)"
+tui_keys ']'
+tui_wait 'Volumes of backup backup-failed'
+tui_keys ']' ']' ']'
+tui_wait 'this is the last run of the list'
+tui_keys Escape Escape
+tui_wait 'NAME +PHASE'
+tui_keys q
+status=$(tui_wait_exit)
+[ "$status" = 0 ] || tui_fail "veltop exited with $status"
+echo "tui_keys: ok"

@@ -1,0 +1,121 @@
+/* test_discovery.c: Kind -> plural from the API server's discovery documents: parsed exactly
+ * (subresources skipped, Gateway is "gateways"), and asked of the in-process veltop-sim once per
+ * group/version, a group it does not serve answering "not served". */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/client.h"
+#include "kubeclient/discovery.h"
+#include "kubeclient/kubeconfig.h"
+#include "testutil.h"
+#include "vsim.h"
+
+START_TEST(resource_list_parses_to_kinds_and_plurals)
+{
+    const char *j = "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":"
+                    "\"gateway.networking.k8s.io/v1\",\"resources\":["
+                    "{\"name\":\"gateways\",\"singularName\":\"gateway\",\"namespaced\":true,"
+                    "\"kind\":\"Gateway\",\"verbs\":[\"get\",\"list\"]},"
+                    "{\"name\":\"gateways/status\",\"namespaced\":true,\"kind\":\"Gateway\"},"
+                    "{\"name\":\"gatewayclasses\",\"namespaced\":false,\"kind\":\"GatewayClass\"},"
+                    "{\"name\":\"httproutes\",\"kind\":\"HTTPRoute\"},{\"kind\":\"NoName\"}]}";
+    char **k, **p;
+    long n = kc_discovery_parse(j, strlen(j), &k, &p);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(k[0], "Gateway");
+    ck_assert_str_eq(p[0], "gateways");
+    ck_assert_str_eq(k[1], "GatewayClass");
+    ck_assert_str_eq(p[1], "gatewayclasses");
+    ck_assert_str_eq(k[2], "HTTPRoute");
+    ck_assert_str_eq(p[2], "httproutes");
+    for (long i = 0; i < n; i++) free(k[i]), free(p[i]);
+    free(k);
+    free(p);
+    ck_assert_int_eq(kc_discovery_parse("[]", 2, &k, &p), -1);
+    ck_assert_int_eq(kc_discovery_parse("{\"kind\":\"Status\"}", 17, &k, &p), -1);
+    ck_assert_ptr_null(k);
+}
+END_TEST
+
+static int changes;
+
+static void on_change(void *arg)
+{
+    (void)arg;
+    changes++;
+}
+
+static int answered(void *arg)
+{
+    return kc_discovery_asking(arg) == 0;
+}
+
+START_TEST(sim_is_asked_once_per_group_version)
+{
+    char *dir = tu_mkdtemp();
+    char *kc = xasprintf("%s/kubeconfig", dir);
+    vsim_opts o = {.kubeconfig_out = kc, .quiet = 1};
+    char err[256] = "";
+    vsim *sim = vsim_start(&o, err, sizeof err);
+    ck_assert_msg(sim != NULL, "vsim_start: %s", err);
+    kc_config_opts co = {.kubeconfig = kc};
+    kc_err e = {0};
+    kc_rest_config *cfg = kc_config_load(&co, &e);
+    ck_assert_msg(cfg != NULL, "config: %s", e.msg);
+    kc_loop *loop = kc_loop_new();
+    kc_client *client = kc_client_new(loop, cfg, &e);
+    kc_rest_config_free(cfg);
+    kc_discovery *d = kc_discovery_new(client);
+    kc_discovery_on_change(d, on_change, NULL);
+    const char *pl;
+    changes = 0;
+    /* first asks: unknown yet */
+    ck_assert_int_eq(kc_discovery_plural(d, "v1", "Pod", &pl), 0);
+    ck_assert_int_eq(kc_discovery_plural(d, "velero.io/v1", "Backup", &pl), 0);
+    ck_assert_int_eq(kc_discovery_plural(d, "gateway.networking.k8s.io/v1", "Gateway", &pl), 0);
+    ck_assert_int_eq(kc_discovery_plural(d, "v1", "Namespace", &pl), 0); /* same gv: no 4th */
+    ck_assert_int_eq(kc_discovery_asking(d), 3);
+    /* a group version that is no path: refused, nothing asked */
+    ck_assert_int_eq(kc_discovery_plural(d, "../../api/v1", "Pod", &pl), -1);
+    ck_assert_int_eq(kc_discovery_plural(d, "a/b/c", "Pod", &pl), -1);
+    ck_assert_int_eq(kc_discovery_plural(d, "v1?watch=1", "Pod", &pl), -1);
+    ck_assert_int_eq(kc_discovery_asking(d), 3);
+    ck_assert_int_eq(kc_loop_run_until(loop, answered, d, 10000), 1);
+    ck_assert_int_eq(changes, 3);
+    ck_assert_int_eq(kc_discovery_plural(d, "v1", "Pod", &pl), 1);
+    ck_assert_str_eq(pl, "pods");
+    ck_assert_int_eq(kc_discovery_plural(d, "velero.io/v1", "Backup", &pl), 1);
+    ck_assert_str_eq(pl, "backups");
+    ck_assert_int_eq(kc_discovery_plural(d, "velero.io/v1", "PodVolumeBackup", &pl), 1);
+    ck_assert_str_eq(pl, "podvolumebackups");
+    /* the sim serves no gateway API: not served, and not asked again at once */
+    ck_assert_int_eq(kc_discovery_plural(d, "gateway.networking.k8s.io/v1", "Gateway", &pl), -1);
+    ck_assert_ptr_null(pl);
+    ck_assert_int_eq(kc_discovery_plural(d, "velero.io/v1", "Gateway", &pl), -1);
+    ck_assert_int_eq(kc_discovery_asking(d), 0);
+    kc_discovery_free(d);
+    kc_discovery_free(NULL);
+    kc_client_free(client);
+    kc_loop_free(loop);
+    vsim_stop(sim);
+    tu_rmrf(dir);
+    free(dir);
+    free(kc);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("discovery");
+    TCase *tc = tcase_create("discovery");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, resource_list_parses_to_kinds_and_plurals);
+    tcase_add_test(tc, sim_is_asked_once_per_group_version);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,460 @@
+/* runeta.c: the run's critical path (items and pod volumes, then data movers, then Finalizing),
+ * its ETA, last progress and stall over everything it waits on, and its schedule's history as
+ * the ETA's prior (velero-api.md "How progress is produced"). Pure computation over the model. */
+#include "runeta.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The evidence (fraction of the run's time behind it) at which live rates alone are trusted. */
+#define RE_PRIOR_FADE 0.3
+
+const char *runeta_part_name(re_part p)
+{
+    static const char *names[RE_NPARTS] = {"items", "pod volumes", "data mover", "finalizing"};
+    return p < RE_NPARTS ? names[p] : "?";
+}
+
+char *runeta_vol_label(char *buf, size_t n, const model_volume *mv)
+{
+    const vl_volume *v = mv ? mv->vol : NULL;
+    if (!v) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    snprintf(buf, n, "%s%s%s%s%s", v->pod_ns ? v->pod_ns : "", v->pod_ns ? "/" : "",
+             v->pod_name ? v->pod_name : "", v->pod_name && v->volume ? ":" : "",
+             v->volume ? v->volume : (v->pod_name ? "" : mv->name));
+    return buf;
+}
+
+static int64_t re_add(int64_t a, int64_t b) /* saturating, for sums of cluster numbers */
+{
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+    return a + b;
+}
+
+static int64_t re_left(int64_t done, int64_t total)
+{
+    if (done < 0) done = 0;
+    return total > done ? total - done : 0;
+}
+
+/* Caps an ETA into what est_eta shows ("> 2d"), keeps NaN out. */
+static double re_cap(double eta)
+{
+    if (!(eta >= 0)) return eta < 0 ? eta : -1;
+    return eta > EST_ETA_CAP_S ? EST_ETA_CAP_S : eta;
+}
+
+/* The rate an ETA is projected with: the recent rate (the tracker's least-squares slope over its
+ * window) blended with the average since the start. The recent rate alone follows every burst
+ * and lull of a jittery counter, the average alone misses a lasting change; measured over the
+ * bench/eta scenarios, half and half errs least (bench/README.md). < 0 unknown. */
+#define RE_RECENT_W 0.5
+static double re_blend_rate(double recent, double avg)
+{
+    if (recent > 0 && avg > 0) return RE_RECENT_W * recent + (1 - RE_RECENT_W) * avg;
+    return recent > 0 ? recent : avg;
+}
+
+/* A volume's average since its startTimestamp, as of its last change; < 0 unknown. */
+static double re_vol_avg(const model *m, const model_volume *mv, double now, double wall)
+{
+    const vl_volume *v = mv->vol;
+    double last = est_last_change(mv->bytes);
+    if (v->started <= 0 || v->bytes_done <= 0 || last < 0) return -1;
+    double at = model_cluster_now(m, wall - (now - last)); /* the cluster's clock then */
+    double el = model_wall_span(m, at - v->started) - est_paused(mv->bytes);
+    return el >= 1 ? (double)v->bytes_done / el : -1;
+}
+
+/* A volume's rate (a stalled one: what it moved at before it stopped); < 0 unknown. */
+static double re_vol_rate(const model *m, const model_volume *mv, double now, double wall)
+{
+    double avg = re_vol_avg(m, mv, now, wall);
+    /* just back from a stall: the slope over a window spanning it says little, the average
+     * (stalled time left out) says more */
+    if (avg > 0 && est_window_has_stall(mv->bytes)) return avg;
+    return re_blend_rate(est_rate_moving(mv->bytes), avg);
+}
+
+/* Seconds until `left` more at `rate`, counted from the last change (so it counts down between
+ * changes); < 0 unknown. */
+static double re_eta_from(int64_t left, double rate, double now, double last_change,
+                          double hold_after)
+{
+    if (!(rate > 0)) return -1;
+    double since = last_change >= 0 ? now - last_change : 0;
+    /* overdue (no update for 1.5 of its intervals): stop counting down, the end recedes as
+     * long as nothing moves */
+    if (since > hold_after) since = hold_after;
+    double eta = (double)left / rate - since;
+    return eta > 0 ? eta : 0;
+}
+
+#define RE_HOLD_BYTES 15.0 /* 1.5 x Velero's 10 s byte updates */
+
+void runeta_volume(const model *m, const model_volume *mv, double now, double wall, double *rate,
+                   double *eta)
+{
+    const vl_volume *v = mv ? mv->vol : NULL;
+    *rate = *eta = -1;
+    if (!v) return;
+    if (vl_phase_terminal(v->phase_id)) {
+        *rate = est_rate(mv->bytes, now); /* finished: the whole-run average */
+        return;
+    }
+    *rate = re_vol_rate(m, mv, now, wall);
+    double since;
+    if (v->bytes_total <= 0 || est_stalled(mv->bytes, now, &since)) return;
+    *eta = re_cap(re_eta_from(re_left(v->bytes_done, v->bytes_total), *rate, now,
+                              est_last_change(mv->bytes), RE_HOLD_BYTES));
+}
+
+/* One volume into its stage. */
+static void re_volume(const model *m, const model_volume *mv, double now, double wall, re_stage *s,
+                      int *moving, double *last_progress)
+{
+    const vl_volume *v = mv->vol;
+    s->n++;
+    s->done = re_add(s->done, v->bytes_done > 0 ? v->bytes_done : 0);
+    s->total = re_add(s->total, v->bytes_total > 0 ? v->bytes_total : 0);
+    double lc = est_last_change(mv->bytes);
+    if (lc > *last_progress) *last_progress = lc;
+    if (vl_phase_terminal(v->phase_id)) {
+        s->n_done++;
+        if (v->completed > 0) { /* its completion was progress too (its counter may not say) */
+            double t = now - model_wall_span(m, model_cluster_now(m, wall) - v->completed);
+            if (t > *last_progress && t <= now) *last_progress = t;
+        }
+        return;
+    }
+    double eta = -1, since;
+    int bound = 0;
+    if (v->phase_id != VL_PH_IN_PROGRESS || v->bytes_total <= 0) {
+        s->n_unknown++; /* not sized yet: its time is unknown */
+        bound = 1;
+        eta = 0;
+    } else if (v->bytes_done >= v->bytes_total) {
+        eta = 0; /* all bytes moved: completing (a PVR can sit at 100% a while) */
+        *moving = 1;
+    } else if (est_stalled(mv->bytes, now, &since)) {
+        double r = re_vol_rate(m, mv, now, wall);
+        bound = 1; /* it moves again some day: at least its bytes left at its old rate */
+        eta = r > 0 ? (double)re_left(v->bytes_done, v->bytes_total) / r : 0;
+        if (!s->stalled || since > s->stalled_for) {
+            s->stalled = mv;
+            s->stalled_for = since;
+        }
+        s->n_stalled++;
+    } else {
+        double r = re_vol_rate(m, mv, now, wall);
+        eta = re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now, lc, RE_HOLD_BYTES);
+        if (eta < 0) {
+            s->n_unknown++;
+            bound = 1;
+            eta = 0;
+        }
+        if (r > 0) s->rate = (s->rate > 0 ? s->rate : 0) + r;
+        *moving = 1;
+    }
+    eta = re_cap(eta);
+    if (bound) s->bound = 1;
+    if (!s->last || eta > s->eta) {
+        s->last = mv;
+        s->eta = eta;
+    }
+}
+
+static void re_stage_state(re_stage *s, int moving)
+{
+    if (s->n == 0) {
+        s->state = RE_ABSENT;
+        s->eta = -1;
+    } else if (s->n_done == s->n) {
+        s->state = RE_DONE;
+        s->eta = 0;
+    } else if (moving) {
+        s->state = RE_ACTIVE;
+    } else {
+        s->state = s->n_stalled ? RE_STALLED : RE_PENDING;
+    }
+}
+
+/* The item pass's items: done, moving, stalled, or not collected yet. */
+static void re_items(const model_run *r, double now, double elapsed, int pass_over, re_stage *s)
+{
+    const vl_run *x = r->run;
+    s->n = 1;
+    s->done = x->items_done > 0 ? x->items_done : 0;
+    s->total = x->items_total > 0 ? x->items_total : 0;
+    s->rate = est_rate(r->items, now);
+    /* the average as of the last change (between changes it counts down, as the ETA does) */
+    double lc = est_last_change(r->items);
+    double moving = elapsed - (lc >= 0 && now > lc ? now - lc : 0) - est_paused(r->items);
+    double avg = moving > 0 && s->done > 0 ? (double)s->done / moving : -1;
+    if (s->rate <= 0 && avg > 0) s->rate = avg;
+    double since;
+    if (pass_over || (s->total > 0 && s->done >= s->total)) {
+        s->state = RE_DONE;
+        s->n_done = 1;
+        s->eta = 0;
+    } else if (s->total <= 0) {
+        s->state = RE_PENDING; /* items not collected yet */
+        s->eta = 0;
+        s->bound = 1;
+    } else if (est_stalled(r->items, now, &since)) {
+        s->state = RE_STALLED;
+        s->stalled_for = since;
+        s->bound = 1;
+        s->eta = avg > 0 ? (double)re_left(s->done, s->total) / avg : 0;
+    } else {
+        s->state = s->done > 0 || est_last_change(r->items) >= 0 ? RE_ACTIVE : RE_PENDING;
+        /* just back from a stall: the average (stalled time left out), as for volumes */
+        double recent = avg > 0 && est_window_has_stall(r->items) ? -1 : est_rate_moving(r->items);
+        s->eta = re_eta_from(re_left(s->done, s->total), re_blend_rate(recent, avg), now,
+                             est_last_change(r->items), INFINITY);
+        if (s->eta < 0) {
+            s->eta = 0;
+            s->bound = 1;
+        }
+    }
+    s->eta = re_cap(s->eta);
+}
+
+/* 1 while the item pass has pods or PVCs left: each may bring a volume. */
+static int re_volumes_may_come(const model_run *r)
+{
+    size_t n;
+    const model_res *res = model_run_resources(r, &n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(res[i].resource, "pods") && strcmp(res[i].resource, "persistentvolumeclaims"))
+            continue;
+        if (res[i].total <= 0 || res[i].done < res[i].total) return 1;
+    }
+    return 0;
+}
+
+double runeta_blend(double live, int live_bound, double elapsed, const re_history *h,
+                    int *from_history)
+{
+    *from_history = 0;
+    double prior = h && h->n > 0 ? h->dur_med - elapsed : -1;
+    if (!(prior > 0)) return live; /* no history, or the run already takes longer than usual */
+    if (live < 0 || live_bound) {
+        if (live < 0 || prior > live) {
+            *from_history = 1;
+            return re_cap(prior);
+        }
+        return live;
+    }
+    if (elapsed < 0) elapsed = 0;
+    /* how far into a typical run this one is: the live figure takes over from there */
+    double frac = elapsed / h->dur_med;
+    double w = frac / RE_PRIOR_FADE;
+    if (w >= 1) return live;
+    *from_history = w < 0.5;
+    return re_cap(w * live + (1 - w) * prior);
+}
+
+void runeta_compute(const model *m, const model_run *r, double now, double wall, runeta *out)
+{
+    memset(out, 0, sizeof *out);
+    out->eta = -1;
+    out->last_progress = -1;
+    out->bytes_rate = -1;
+    for (int i = 0; i < RE_NPARTS; i++) {
+        out->part[i].eta = -1;
+        out->part[i].rate = -1;
+    }
+    const vl_run *x = r ? r->run : NULL;
+    if (!x) return;
+    runeta_history(m, r, &out->hist);
+    vl_phase ph = x->phase_id;
+    int waiting_ops =
+        ph == VL_PH_WAITING_PLUGIN_OPS || ph == VL_PH_WAITING_PLUGIN_OPS_PARTIALLY_FAILED;
+    int finalizing = ph == VL_PH_FINALIZING || ph == VL_PH_FINALIZING_PARTIALLY_FAILED;
+    double elapsed = model_run_duration(r, wall);
+    out->last_progress = est_last_change(r->items);
+
+    /* volumes, by part */
+    size_t nv = model_run_volumes(m, r, NULL, 0);
+    model_volume **vv = xcalloc(nv ? nv : 1, sizeof *vv);
+    model_run_volumes(m, r, vv, nv);
+    int moving[RE_NPARTS] = {0};
+    for (size_t i = 0; i < nv; i++) {
+        if (!vv[i]->vol) continue;
+        re_part p = vv[i]->kind == VL_DU || vv[i]->kind == VL_DD ? RE_DATAMOVER : RE_PODVOLS;
+        re_volume(m, vv[i], now, wall, &out->part[p], &moving[p], &out->last_progress);
+    }
+    free(vv);
+    re_stage_state(&out->part[RE_PODVOLS], moving[RE_PODVOLS]);
+    re_stage_state(&out->part[RE_DATAMOVER], moving[RE_DATAMOVER]);
+    for (int p = RE_PODVOLS; p <= RE_DATAMOVER; p++) {
+        out->bytes_done = re_add(out->bytes_done, out->part[p].done);
+        out->bytes_total = re_add(out->bytes_total, out->part[p].total);
+        if (out->part[p].rate > 0)
+            out->bytes_rate = (out->bytes_rate > 0 ? out->bytes_rate : 0) + out->part[p].rate;
+    }
+    re_items(r, now, elapsed, waiting_ops || finalizing || vl_phase_terminal(ph),
+             &out->part[RE_ITEMS]);
+    /* pods (pod volumes) or PVCs (data movers) still to be backed up: more volumes may come,
+     * of a size nobody knows yet */
+    if (!waiting_ops && !finalizing && re_volumes_may_come(r)) {
+        out->part[RE_PODVOLS].bound = 1;
+        if (out->part[RE_PODVOLS].state == RE_ABSENT) out->part[RE_PODVOLS].eta = -1;
+    }
+    re_stage *it = &out->part[RE_ITEMS], *pv = &out->part[RE_PODVOLS],
+             *dm = &out->part[RE_DATAMOVER], *fin = &out->part[RE_FINAL];
+    fin->n = 1;
+    fin->state = vl_phase_terminal(ph) ? RE_DONE : finalizing ? RE_ACTIVE : RE_PENDING;
+    fin->eta = fin->state == RE_DONE ? 0 : RE_FINALIZE_S;
+    out->active = vl_phase_active(ph);
+    if (!out->active) return;
+
+    /* the critical path: max(items, pod volumes), then the data movers, then Finalizing */
+    double pass = 0, end;
+    re_part wait = RE_ITEMS;
+    int bound = 0;
+    if (!waiting_ops && !finalizing) {
+        pass = it->eta;
+        bound = it->bound && it->state != RE_DONE;
+        if (pv->bound && pv->state == RE_ABSENT) bound = 1; /* volumes may still come */
+        if (pv->state != RE_ABSENT && pv->state != RE_DONE) {
+            if (pv->eta > pass || it->state == RE_DONE) {
+                pass = pv->eta > pass ? pv->eta : pass;
+                wait = RE_PODVOLS;
+            }
+            bound |= pv->bound;
+        }
+    }
+    end = pass;
+    if (!finalizing && dm->state != RE_ABSENT) {
+        if (dm->state != RE_DONE) {
+            bound |= dm->bound;
+            if (dm->eta + RE_OPS_SYNC_S / 2 > end || waiting_ops) {
+                end = dm->eta + RE_OPS_SYNC_S / 2;
+                if (end < pass) end = pass;
+                wait = RE_DATAMOVER;
+            }
+        } else if (waiting_ops) {
+            end = RE_OPS_SYNC_S / 2; /* done; the operations controller has yet to see it */
+            wait = RE_DATAMOVER;
+        }
+    }
+    /* waiting on plugin operations with no data mover in sight (another plugin's): their
+     * progress is not ours to see, the end is unknown */
+    int unseen_ops = waiting_ops && dm->state == RE_ABSENT;
+    if (unseen_ops) wait = RE_DATAMOVER;
+    if (finalizing) wait = RE_FINAL;
+    if (wait == RE_ITEMS && it->state == RE_DONE && !finalizing) wait = RE_FINAL;
+    double live = unseen_ops ? -1 : re_cap(end + fin->eta);
+    out->eta = runeta_blend(live, bound, elapsed, &out->hist, &out->from_history);
+    out->bound = bound && !out->from_history;
+    out->waiting = wait;
+    re_stage *ws = wait == RE_ITEMS ? it : wait == RE_FINAL ? fin : &out->part[wait];
+    out->waiting_vol = wait == RE_PODVOLS || wait == RE_DATAMOVER ? ws->last : NULL;
+    if (out->waiting_vol) {
+        const vl_volume *v = out->waiting_vol->vol;
+        out->waiting_left = re_left(v->bytes_done, v->bytes_total);
+        out->waiting_rate = re_vol_rate(m, out->waiting_vol, now, wall);
+    } else if (wait == RE_ITEMS) {
+        out->waiting_left = re_left(it->done, it->total);
+        out->waiting_rate = it->rate;
+    } else {
+        out->waiting_rate = -1;
+    }
+
+    /* stall: over the parts in play; the run is stalled when something stalled and nothing
+     * moves, and says what stalled (the part its end waits on first) */
+    int any_moving = 0;
+    re_part sp = RE_NPARTS;
+    for (int p = RE_ITEMS; p <= RE_DATAMOVER; p++) {
+        const re_stage *s = &out->part[p];
+        if (p != RE_DATAMOVER && (waiting_ops || finalizing)) continue;
+        if (s->state == RE_ACTIVE) any_moving = 1;
+        int st = p == RE_ITEMS ? s->state == RE_STALLED : s->n_stalled > 0;
+        if (st && (sp == RE_NPARTS || p == (int)wait)) sp = (re_part)p;
+    }
+    if (sp != RE_NPARTS) {
+        out->stalled_part = sp;
+        out->stalled_vol = out->part[sp].stalled;
+        out->stalled_for = out->part[sp].stalled_for;
+        /* ... and nothing else changed for 3 of that part's update intervals either (a volume
+         * completing is progress its own counter may not show) */
+        double quiet = out->last_progress >= 0 ? now - out->last_progress : INFINITY;
+        double after = sp == RE_ITEMS ? 3 * 1.0 : 3 * 10.0;
+        if (!any_moving && quiet > after) {
+            out->stalled = 1;
+            if (quiet < out->stalled_for) out->stalled_for = quiet;
+            out->eta = -1; /* nothing moves: no end can be predicted */
+            out->bound = 0;
+            out->from_history = 0;
+        } else {
+            out->part_stalled = 1;
+        }
+    }
+}
+
+static int re_dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double re_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, re_dbl_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int runeta_history(const model *m, const model_run *r, re_history *h)
+{
+    memset(h, 0, sizeof *h);
+    const vl_run *x = r ? r->run : NULL;
+    if (!x || !x->schedule || !*x->schedule || r->kind != VL_BACKUP) return 0;
+    double start = x->started > 0 ? x->started : x->meta.created;
+    /* the newest RE_HISTORY_MAX completed runs of the schedule before this one */
+    const model_run *pick[RE_HISTORY_MAX];
+    int n = 0;
+    for (size_t i = 0; i < m->n_runs; i++) {
+        const model_run *o = m->runs[i];
+        const vl_run *y = o->run;
+        if (o == r || !y || o->kind != r->kind || !y->schedule || strcmp(y->schedule, x->schedule))
+            continue;
+        if (y->phase_id != VL_PH_COMPLETED && y->phase_id != VL_PH_PARTIALLY_FAILED) continue;
+        if (y->started <= 0 || y->completed <= y->started || (start > 0 && y->started >= start))
+            continue;
+        int k = n < RE_HISTORY_MAX ? n++ : RE_HISTORY_MAX;
+        if (k == RE_HISTORY_MAX) {
+            /* full: replace the oldest if this one is newer */
+            int old = 0;
+            for (int j = 1; j < n; j++)
+                if (pick[j]->run->started < pick[old]->run->started) old = j;
+            if (pick[old]->run->started >= y->started) continue;
+            k = old;
+        }
+        pick[k] = o;
+    }
+    if (!n) return 0;
+    double dur[RE_HISTORY_MAX], items[RE_HISTORY_MAX], bytes[RE_HISTORY_MAX];
+    h->dur_min = INFINITY;
+    h->dur_max = 0;
+    for (int i = 0; i < n; i++) {
+        const vl_run *y = pick[i]->run;
+        dur[i] = model_wall_span(m, y->completed - y->started);
+        items[i] = (double)y->items_done;
+        bytes[i] = (double)pick[i]->vols.bytes_total;
+        if (dur[i] < h->dur_min) h->dur_min = dur[i];
+        if (dur[i] > h->dur_max) h->dur_max = dur[i];
+    }
+    h->n = n;
+    h->dur_med = re_median(dur, n);
+    h->items_med = re_median(items, n);
+    h->bytes_med = re_median(bytes, n);
+    return n;
+}
