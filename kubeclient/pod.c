@@ -169,18 +169,56 @@ void kc_pod_release(void *p)
     kc_pod_free(p);
 }
 
+/* Which of the labels that find the server a pod carries, best first (podlog.c asks the API
+ * server in the same order): `velero install`'s deploy=velero 3, the Helm chart's name=velero 2,
+ * app.kubernetes.io/name=velero 1. A pod of the first kind present wins over the others. */
+static int pod_server_tier(const kc_pod *p)
+{
+    if (pod_label_is(p, "deploy", "velero")) return 3;
+    if (pod_label_is(p, "name", "velero")) return 2;
+    if (pod_label_is(p, "app.kubernetes.io/name", "velero")) return 1;
+    return 0;
+}
+
+/* 2: Running and Ready (condition Ready True, not being deleted), 1: Running, 0: otherwise. */
+static int pod_rank(const kc_pod *p)
+{
+    if (!p->phase || strcmp(p->phase, "Running")) return 0;
+    return p->ready && !p->deleted ? 2 : 1;
+}
+
 const kc_pod *kc_pod_pick_server(const kc_pod *const *pods, size_t n)
 {
     const kc_pod *best = NULL;
-    int best_ok = 0;
+    int best_tier = 0, best_rank = -1;
     for (size_t i = 0; i < n; i++) {
         const kc_pod *p = pods[i];
-        if (!p || p->role != KC_POD_SERVER) continue;
-        int ok = p->ready && p->phase && !strcmp(p->phase, "Running") && !p->deleted;
-        if (!best || ok > best_ok || (ok == best_ok && p->created > best->created)) {
+        if (!p || !p->name || p->role != KC_POD_SERVER) continue;
+        int tier = pod_server_tier(p), rank = pod_rank(p);
+        if (!best || tier > best_tier || (tier == best_tier && rank > best_rank) ||
+            (tier == best_tier && rank == best_rank && p->created > best->created)) {
             best = p;
-            best_ok = ok;
+            best_tier = tier;
+            best_rank = rank;
         }
     }
     return best;
+}
+
+int kc_pod_pick_server_json(const cJSON *items)
+{
+    int n = cJSON_IsArray(items) ? cJSON_GetArraySize(items) : 0;
+    if (n <= 0) return -1;
+    kc_pod **v = xcalloc((size_t)n, sizeof *v);
+    const cJSON *it;
+    int k = 0;
+    cJSON_ArrayForEach(it, items) v[k++] = kc_pod_decode(it);
+    const kc_pod *best = kc_pod_pick_server((const kc_pod *const *)v, (size_t)n);
+    int at = -1;
+    for (int i = 0; i < n; i++) {
+        if (v[i] == best) at = i;
+        kc_pod_free(v[i]);
+    }
+    free(v);
+    return at;
 }

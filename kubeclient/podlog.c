@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kubeclient/ndjson.h"
+#include "kubeclient/pod.h"
 
 struct kc_podlog {
     kc_client *c;
@@ -223,65 +224,9 @@ static const char *const pl_selectors[] = {"deploy%3Dvelero", "name%3Dvelero",
                                            "app.kubernetes.io%2Fname%3Dvelero"};
 #define PL_NSEL (int)(sizeof pl_selectors / sizeof pl_selectors[0])
 
-static int pl_label_is(const cJSON *labels, const char *key, const char *val)
-{
-    const char *v = pl_str(labels, key, NULL);
-    return v && !strcmp(v, val);
-}
-
-/* Not the server: a node-agent pod (Helm: name=node-agent, role=node-agent; velero install:
- * name=node-agent), or a pod hosting one volume's data path (v1.17+: labelled with its
- * DataUpload, DataDownload, PodVolumeBackup or PodVolumeRestore, and named after it). */
-static int pl_not_server(const cJSON *pod)
-{
-    const cJSON *md = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(md, "labels");
-    if (pl_label_is(l, "name", "node-agent") || pl_label_is(l, "role", "node-agent")) return 1;
-    static const char *const hosted[] = {"velero.io/data-upload", "velero.io/data-download",
-                                         "velero.io/pod-volume-backup",
-                                         "velero.io/pod-volume-restore"};
-    for (size_t i = 0; i < sizeof hosted / sizeof hosted[0]; i++)
-        if (cJSON_GetObjectItemCaseSensitive(l, hosted[i])) return 1;
-    return 0;
-}
-
-/* 2: Running and Ready (condition Ready True, not being deleted), 1: Running, 0: otherwise. */
-static int pl_rank(const cJSON *pod)
-{
-    const char *phase = pl_str(pod, "status", "phase");
-    if (!phase || strcmp(phase, "Running")) return 0;
-    if (pl_str(pod, "metadata", "deletionTimestamp")) return 1;
-    const cJSON *conds = cJSON_GetObjectItemCaseSensitive(
-                    cJSON_GetObjectItemCaseSensitive(pod, "status"), "conditions"),
-                *c;
-    cJSON_ArrayForEach(c, conds)
-    {
-        const char *type = pl_str(c, "type", NULL), *st = pl_str(c, "status", NULL);
-        if (type && st && !strcmp(type, "Ready")) return strcmp(st, "True") ? 1 : 2;
-    }
-    return 1;
-}
-
 int kc_podlog_pick_server(const cJSON *pods)
 {
-    const cJSON *it;
-    int i = -1, best = -1, best_rank = -1;
-    const char *best_created = "";
-    cJSON_ArrayForEach(it, pods)
-    {
-        i++;
-        if (!pl_str(it, "metadata", "name") || pl_not_server(it)) continue;
-        const char *created = pl_str(it, "metadata", "creationTimestamp");
-        if (!created) created = "";
-        int rank = pl_rank(it);
-        /* the newest Running and Ready one; RFC3339 UTC times compare as text */
-        if (rank > best_rank || (rank == best_rank && strcmp(created, best_created) > 0)) {
-            best = i;
-            best_rank = rank;
-            best_created = created;
-        }
-    }
-    return best;
+    return kc_pod_pick_server_json(pods);
 }
 
 static void pl_found(void *arg, const kc_response *resp, const kc_err *err)

@@ -99,6 +99,47 @@ START_TEST(server_pick_prefers_newest_running_ready)
 }
 END_TEST
 
+/* The one rule the live log (kc_podlog_pick_server) uses too: a Running pod not Ready (or being
+ * deleted) beats a Pending one, and velero install's deploy=velero beats a Helm-labelled pod. */
+#define READY ",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]"
+START_TEST(server_pick_is_the_live_logs_rule)
+{
+    kc_pod *running = pod("{\"metadata\":{\"name\":\"running\",\"labels\":{\"deploy\":\"velero\"},"
+                          "\"creationTimestamp\":\"2026-06-01T00:00:00Z\",\"deletionTimestamp\":"
+                          "\"2026-06-03T00:00:00Z\"},\"status\":{\"phase\":\"Running\"" READY "}}");
+    kc_pod *pending = pod("{\"metadata\":{\"name\":\"pending\",\"labels\":{\"deploy\":\"velero\"},"
+                          "\"creationTimestamp\":\"2026-06-02T00:00:00Z\"},"
+                          "\"status\":{\"phase\":\"Pending\"}}");
+    kc_pod *helm = pod("{\"metadata\":{\"name\":\"helm\",\"labels\":{\"name\":\"velero\","
+                       "\"app.kubernetes.io/name\":\"velero\"},\"creationTimestamp\":"
+                       "\"2026-06-04T00:00:00Z\"},\"status\":{\"phase\":\"Running\"" READY "}}");
+    kc_pod *mover = pod("{\"metadata\":{\"name\":\"mover\",\"labels\":{\"deploy\":\"velero\","
+                        "\"velero.io/data-upload\":\"b1-x\"},\"creationTimestamp\":"
+                        "\"2026-06-05T00:00:00Z\"},\"status\":{\"phase\":\"Running\"" READY "}}");
+    const kc_pod *two[] = {pending, running};
+    ck_assert_str_eq(kc_pod_pick_server(two, 2)->name, "running");
+    const kc_pod *all[] = {helm, mover, pending, running};
+    ck_assert_str_eq(kc_pod_pick_server(all, 4)->name, "running");
+    const kc_pod *helm_only[] = {mover, helm};
+    ck_assert_str_eq(kc_pod_pick_server(helm_only, 2)->name, "helm");
+    /* the same pods as a list's items: the same pick, by index */
+    cJSON *items = cJSON_Parse("[{\"metadata\":{\"name\":\"helm\",\"labels\":{\"name\":\"velero\"},"
+                               "\"creationTimestamp\":\"2026-06-04T00:00:00Z\"},"
+                               "\"status\":{\"phase\":\"Running\"" READY "}},"
+                               "{\"metadata\":{\"name\":\"pending\",\"labels\":{\"deploy\":"
+                               "\"velero\"},\"creationTimestamp\":\"2026-06-02T00:00:00Z\"},"
+                               "\"status\":{\"phase\":\"Pending\"}}]");
+    ck_assert_ptr_nonnull(items);
+    ck_assert_int_eq(kc_pod_pick_server_json(items), 1);
+    cJSON_Delete(items);
+    ck_assert_int_eq(kc_pod_pick_server_json(NULL), -1);
+    kc_pod_free(running);
+    kc_pod_free(pending);
+    kc_pod_free(helm);
+    kc_pod_free(mover);
+}
+END_TEST
+
 static void put(kc_store *s, const char *json)
 {
     cJSON *o = cJSON_Parse(json);
@@ -208,6 +249,7 @@ int main(void)
     tcase_add_test(tc, pods_are_told_apart_by_labels);
     tcase_add_test(tc, restarts_keep_reason_time_and_version);
     tcase_add_test(tc, server_pick_prefers_newest_running_ready);
+    tcase_add_test(tc, server_pick_is_the_live_logs_rule);
     tcase_add_test(tc, health_flags_what_needs_attention);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -33,5 +33,13 @@ const char *kc_pod_label(const kc_pod *p, const char *key); /* NULL if absent */
 /* Store adapters. */
 void *kc_pod_decode_any(const cJSON *obj);
 void kc_pod_release(void *p);
-/* The server pod among pods: the newest Running and Ready one, else the newest; NULL if none. */
+/* The Velero server pod among pods, the one rule for the health screen and the live log
+ * (podlog.c): never a node-agent pod (name=node-agent or role=node-agent) nor a pod hosting a
+ * volume's data path (labelled velero.io/data-upload, data-download, pod-volume-backup or
+ * pod-volume-restore: data-mover pods are named after their DataUpload); of the others, those
+ * labelled deploy=velero (velero install) first, else name=velero, else
+ * app.kubernetes.io/name=velero (Helm); of those the newest Running and Ready one (not being
+ * deleted), else the newest Running one, else the newest. NULL if none. */
 const kc_pod *kc_pod_pick_server(const kc_pod *const *pods, size_t n);
+/* The same over the items of a pod list (a cJSON array): the index of that pod, -1 if none. */
+int kc_pod_pick_server_json(const cJSON *items);

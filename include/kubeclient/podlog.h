@@ -40,9 +40,7 @@ const char *kc_podlog_pod(const kc_podlog *p);   /* NULL until found */
 const char *kc_podlog_error(const kc_podlog *p); /* "" when none */
 unsigned long kc_podlog_lines(const kc_podlog *p);
 
-/* The Velero server pod among the items of a pod list (a cJSON array): never a node-agent pod
- * (label name=node-agent or role=node-agent) nor a pod hosting a volume's data path (labelled
- * velero.io/data-upload, data-download, pod-volume-backup or pod-volume-restore: data-mover pods
- * are named after their DataUpload); of the others the newest Running and Ready one, else the
- * newest Running one, else the newest. Returns its index, -1 when none. */
+/* The Velero server pod among the items of a pod list (a cJSON array): kc_pod_pick_server's
+ * rule (pod.h: never a node-agent or data-mover pod; deploy=velero, else the Helm chart's labels;
+ * the newest Running and Ready). Returns its index, -1 when none. */
 int kc_podlog_pick_server(const cJSON *pods);
