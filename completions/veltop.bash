@@ -4,7 +4,7 @@
 _veltop() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} kc="" i
     local opts="--kubeconfig --context -n --namespace --cacert --demo --scenario --speed --once --json
---utc --list-contexts --version -h --help"
+--utc --list-contexts --wait --no-bell --notify --version -h --help"
     case $prev in
     --context)
         for ((i = 1; i < COMP_CWORD - 1; i++)); do
@@ -24,7 +24,12 @@ _veltop() {
         COMPREPLY=($(compgen -W "demo empty" -- "$cur") $(compgen -f -- "$cur"))
         return 0
         ;;
-    -n | --namespace | --speed)
+    --wait)
+        COMPREPLY=($(compgen -W "backup/ restore/" -- "$cur"))
+        compopt -o nospace 2>/dev/null
+        return 0
+        ;;
+    -n | --namespace | --speed | --notify)
         return 0
         ;;
     esac

@@ -90,12 +90,16 @@ complete_bash() { # words...
 }
 . "$P/share/bash-completion/completions/veltop"
 [ "$(complete_bash veltop --ut)" = "--utc" ] || fail "bash: --ut -> $(complete_bash veltop --ut)"
+[ "$(complete_bash veltop --no)" = "$(printf -- '--no-bell\n--notify')" ] || fail "bash: --no -> $(complete_bash veltop --no)"
+[ "$(complete_bash veltop --wait re)" = "restore/" ] || fail "bash: --wait re -> $(complete_bash veltop --wait re)"
 [ "$(complete_bash veltop --kubeconfig "$T/two.kubeconfig" --context '' | sort)" = "$(printf '%s\n' elsewhere "$ctx" | sort)" ] ||
     fail "bash contexts: $(complete_bash veltop --kubeconfig "$T/two.kubeconfig" --context '')"
 [ "$(KUBECONFIG="$T/two.kubeconfig" complete_bash kubectl-veltop --context el)" = elsewhere ] ||
     fail "bash contexts (KUBECONFIG): $(KUBECONFIG="$T/two.kubeconfig" complete_bash kubectl-veltop --context el)"
 out=$(KUBECONFIG="$T/two.kubeconfig" kubectl __complete veltop --context el 2>/dev/null)
 [ "$(printf '%s\n' "$out" | head -n 2)" = "$(printf 'elsewhere\n:4')" ] || fail "kubectl __complete: $out"
+out=$(kubectl __complete veltop --wa 2>/dev/null)
+[ "$(printf '%s\n' "$out" | head -n 2)" = "$(printf -- '--wait\n:4')" ] || fail "kubectl __complete --wa: $out"
 out=$(kubectl __complete veltop --onc 2>/dev/null)
 [ "$(printf '%s\n' "$out" | head -n 2)" = "$(printf -- '--once\n:4')" ] || fail "kubectl __complete options: $out"
 if command -v zsh >/dev/null 2>&1; then
@@ -115,6 +119,7 @@ print -r -- "${out//$'\r'/}"
 ZSH
     zcomplete() { timeout 20 zsh -f "$T/complete.zsh" "$P/share/zsh/site-functions" "$P/bin" "$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g'; }
     zcomplete "veltop --ut" | grep -q 'veltop --utc' || fail "zsh: --ut: $(zcomplete "veltop --ut" | tail -c 200)"
+    zcomplete "veltop --no-b" | grep -q 'veltop --no-bell' || fail "zsh: --no-b: $(zcomplete "veltop --no-b" | tail -c 200)"
     zcomplete "veltop --kubeconfig $SRC_DIR/tests/fixtures/kubeconfig/merge-c.yaml --context " |
         grep -q -- '--context ctx-c' || fail "zsh contexts: $(zcomplete "veltop --kubeconfig $SRC_DIR/tests/fixtures/kubeconfig/merge-c.yaml --context " | tail -c 300)"
 fi
