@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "kubeclient/util.h"
+
 char *fmt_duration(char *buf, size_t n, double s)
 {
     if (s < 0 || isnan(s)) {
@@ -91,7 +93,7 @@ char *fmt_count(char *buf, size_t n, int64_t v)
 
 char *fmt_clock(char *buf, size_t n, double t, int with_date)
 {
-    if (t <= 0) {
+    if (!(t > 0 && t < KC_TIME_END)) { /* unknown, or past year 9999: no date */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -104,7 +106,7 @@ char *fmt_clock(char *buf, size_t n, double t, int with_date)
 
 char *fmt_started(char *buf, size_t n, double t, double now)
 {
-    if (t <= 0) {
+    if (!(t > 0 && t < KC_TIME_END)) { /* unknown, or past year 9999: no date */
         snprintf(buf, n, "-");
         return buf;
     }

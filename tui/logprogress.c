@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/sat.h"
+
 typedef struct lprog_ent {
     char *bare;      /* "deployments" */
     char *qualified; /* "deployments.apps", NULL until known */
@@ -142,7 +144,7 @@ int lprog_feed(lprog *p, const lp_line *l)
     } else {
         e = strchr(res, '.') ? lprog_qualified(p, res) : lprog_bare(p, res);
     }
-    e->total += n;
+    e->total = kc_sat_add(e->total, n);
     return 1;
 }
 

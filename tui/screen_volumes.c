@@ -5,6 +5,7 @@
 
 #include "drill.h"
 #include "format.h"
+#include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 #include "widgets.h"
 
@@ -43,7 +44,7 @@ static void vols_collect(vols_state *st, ui *u, model_run *r)
         st->rows = xrealloc(st->rows, n * sizeof *st->rows);
     }
     st->n = model_run_volumes(m, r, st->rows, st->cap);
-    qsort(st->rows, st->n, sizeof *st->rows, vols_cmp);
+    if (st->n > 1) qsort(st->rows, st->n, sizeof *st->rows, vols_cmp); /* rows is NULL when empty */
     if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
     if (st->sel < 0) st->sel = 0;
 }
@@ -90,8 +91,8 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     for (size_t i = 0; i < st->n; i++) {
         const vl_volume *v = st->rows[i]->vol;
         if (!v) continue;
-        done += v->bytes_done;
-        total += v->bytes_total;
+        done = kc_sat_add(done, v->bytes_done);
+        total = kc_sat_add(total, v->bytes_total);
         if (vl_phase_terminal(v->phase_id)) {
             finished++;
             if (v->phase_id == VL_PH_FAILED || v->phase_id == VL_PH_CANCELED) failed++;

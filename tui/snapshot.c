@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator.h"
 #include "format.h"
+#include "kubeclient/sat.h"
+#include "kubeclient/util.h"
 #include "sanitize.h"
 
 /* The runs newest first (the list's default order). */
@@ -33,7 +36,8 @@ static double snapshot_eta(const vl_run *r, double rate)
 {
     if (!vl_phase_active(r->phase_id) || rate <= 0 || r->items_total <= 0) return -1;
     if (r->items_done >= r->items_total) return 0;
-    return (double)(r->items_total - r->items_done) / rate;
+    double eta = kc_i64_diff(r->items_total, r->items_done) / rate;
+    return eta > EST_ETA_CAP_S ? EST_ETA_CAP_S : eta; /* as on screen: "> 2d" */
 }
 
 static void snapshot_add_str(cJSON *o, const char *k, const char *v)
@@ -50,7 +54,7 @@ static void snapshot_add_str(cJSON *o, const char *k, const char *v)
 static void snapshot_add_time(cJSON *o, const char *k, double t)
 {
     char b[40];
-    if (t <= 0) {
+    if (!(t > 0 && t < KC_TIME_END)) { /* unknown, or no date RFC3339 can write */
         cJSON_AddNullToObject(o, k);
         return;
     }

@@ -38,7 +38,10 @@ double kc_wall_now(void); /* CLOCK_REALTIME in seconds */
 
 /* RFC3339 <-> unix seconds (UTC). Returns 0 on success, -1 on a malformed string. */
 int kc_parse_time(const char *s, double *out);
-void kc_format_time(double t, char *buf, size_t n); /* "2024-01-07T11:21:59Z" */
+/* "2024-01-07T11:21:59Z"; "?" outside [KC_TIME_START, KC_TIME_END) (years 0001-9999) and for NaN */
+void kc_format_time(double t, char *buf, size_t n);
+#define KC_TIME_START (-62135596800.0) /* 0001-01-01T00:00:00Z */
+#define KC_TIME_END   253402300800.0   /* 10000-01-01T00:00:00Z */
 
 /* Base64 with OpenSSL's routines. Returns a malloc'd buffer, or NULL on bad input. */
 unsigned char *kc_base64_decode(const char *in, size_t *outlen);
