@@ -2,6 +2,7 @@
  */
 #include "kubeclient/client.h"
 #include "kubeclient/auth.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
@@ -10,8 +11,6 @@
 #include <string.h>
 
 #include "veltop_version.h"
-
-#define ERR_BODY_MAX (1u << 20) /* a failed answer's body is kept only this far (for messages) */
 
 struct kc_client {
     kc_loop *loop;
@@ -41,6 +40,7 @@ struct kc_request {
     int active;       /* in the loop's multi handle */
     int waiting_auth; /* waiting for kc_auth_ready's callback */
     int retried_401;
+    int too_big;    /* the body passed KC_CAP_BODY_BYTES: the transfer was cut */
     int in_done;    /* on_done is running: free after it */
     int cancelled;  /* no callback may run any more */
     uint64_t timer; /* deferred start or reap */
@@ -130,9 +130,13 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
         return r->cancelled ? 0 : n;
     }
     if (r->status >= 200 && r->status < 300) {
+        if (n > KC_CAP_BODY_BYTES - r->buf.len) { /* caps.h: cut, never buffered on */
+            r->too_big = 1;
+            return 0;
+        }
         kc_buf_append(&r->buf, ptr, n);
-    } else if (r->buf.len < ERR_BODY_MAX) {
-        size_t room = ERR_BODY_MAX - r->buf.len;
+    } else if (r->buf.len < KC_CAP_ERR_BODY_BYTES) {
+        size_t room = KC_CAP_ERR_BODY_BYTES - r->buf.len;
         kc_buf_append(&r->buf, ptr, n < room ? n : room);
     }
     return n;
@@ -178,6 +182,13 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
     kc_response resp = {.status = r->status, .retry_after = r->retry_after};
     if (auth_error) {
         kc_err_set(&err, "%s", auth_error);
+    } else if (r->too_big) {
+        kc_err_set(&err,
+                   "the answer to %s is larger than %zu MiB, veltop's limit for one response: "
+                   "the server is misbehaving",
+                   r->api ? r->url + strlen(c->server) : "the download", KC_CAP_BODY_BYTES >> 20);
+        err.code = KC_ERR_CAPPED;
+        kc_buf_free(&r->buf);
     } else if (res != CURLE_OK || r->status < 200 || r->status >= 300) {
         /* a transport error mid-body is reported as such even after a 200 */
         kc_client_describe_error(c, res != CURLE_OK ? 0 : r->status, kc_buf_cstr(&r->buf), res,
@@ -237,6 +248,7 @@ static void setup_easy(kc_request *r)
     r->status = 0;
     r->retry_after = -1;
     r->errbuf[0] = 0;
+    r->too_big = 0;
 
     CURL *e = r->easy;
     curl_easy_setopt(e, CURLOPT_URL, r->url);
@@ -270,7 +282,10 @@ static void setup_easy(kc_request *r)
         if (strcmp(r->method, "POST") != 0) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
     }
     if (r->accept_encoding) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, r->accept_encoding);
-    if (!r->api) curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+    if (!r->api) {
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(e, CURLOPT_MAXREDIRS, KC_CAP_REDIRECTS);
+    }
 
     /* TLS trust, proxy and credentials of the API server: kc_auth_apply below */
 
