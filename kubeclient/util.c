@@ -1,8 +1,10 @@
 /* util.c: allocation wrappers, error messages, buffers, clocks, time and base64 helpers. */
 #include "kubeclient/util.h"
 
+#include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -254,4 +256,44 @@ char *kc_url_escape(const char *s)
     }
     *o = '\0';
     return out;
+}
+
+char *kc_read_file(const char *path, size_t cap, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        errno = EISDIR;
+        return NULL;
+    }
+    kc_buf b = {0};
+    char tmp[4096];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
+        if (n > cap - b.len) { /* one byte past the cap is enough to know */
+            fclose(fp);
+            kc_buf_free(&b);
+            errno = EFBIG;
+            return NULL;
+        }
+        kc_buf_append(&b, tmp, n);
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        kc_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (len) *len = b.len;
+    return kc_buf_cstr(&b);
+}
+
+const char *kc_read_file_strerror(int e, size_t cap, const char *what, char *buf, size_t n)
+{
+    if (e != EFBIG) return strerror(e);
+    snprintf(buf, n, "larger than %zu MiB, veltop's limit for %s", cap >> 20, what);
+    return buf;
 }

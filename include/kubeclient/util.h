@@ -47,5 +47,13 @@ void kc_format_time(double t, char *buf, size_t n);
 unsigned char *kc_base64_decode(const char *in, size_t *outlen);
 char *kc_base64_encode(const unsigned char *in, size_t len);
 
+/* Reads a whole file of at most cap bytes (caps.h) into a malloc'd, NUL-terminated buffer; *len
+ * (may be NULL) gets its size. NULL with errno set when it cannot: EFBIG past the cap, EISDIR for
+ * a directory (a device such as /dev/zero stops at the cap). */
+char *kc_read_file(const char *path, size_t cap, size_t *len);
+/* The reason for kc_read_file's errno: strerror, or for EFBIG "larger than 4 MiB, veltop's limit
+ * for <what>" (in buf). */
+const char *kc_read_file_strerror(int e, size_t cap, const char *what, char *buf, size_t n);
+
 /* URL-encodes a query parameter value (malloc'd). */
 char *kc_url_escape(const char *s);
