@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/gunzip.h"
 #include "kubeclient/ndjson.h"
 
@@ -314,7 +315,7 @@ kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_downl
     d->kind = xstrdup(o->kind);
     d->target = xstrdup(o->target);
     d->url_timeout_ms = o->url_timeout_ms ? o->url_timeout_ms : 60000;
-    d->max_bytes = o->max_bytes;
+    d->max_bytes = o->max_bytes ? o->max_bytes : KC_CAP_BODY_BYTES; /* an artifact: JSON */
     d->data = data;
     d->done = done;
     d->arg = arg;

@@ -23,7 +23,8 @@ typedef struct kc_download_opts {
     const char *kind;    /* target kind: "BackupLog", "RestoreResults", ... */
     const char *target;  /* the Backup's or Restore's name */
     long url_timeout_ms; /* waiting for the URL; 0 = 60 s (as `velero backup logs`) */
-    size_t max_bytes;    /* decompressed cap; 0 = 1 GiB */
+    size_t max_bytes;    /* decompressed cap; 0 = KC_CAP_BODY_BYTES (caps.h): past it the bytes
+                            that fit are delivered, then done() with err->code KC_ERR_CAPPED */
 } kc_download_opts;
 
 /* data: decompressed bytes as they arrive. done: once, err->msg empty on success. Both run from
