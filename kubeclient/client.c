@@ -17,6 +17,7 @@ struct kc_client {
     kc_rest_config *cfg; /* our own copy: kc_auth keeps a pointer to it */
     kc_auth *auth;
     char *server; /* without a trailing '/' */
+    char *shown;  /* server for messages: userinfo redacted */
     kc_request *reqs;
     int in_curl_cb; /* inside a curl callback: the multi handle must not be touched */
 };
@@ -56,7 +57,9 @@ kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err)
         return NULL;
     }
     if (strncmp(cfg->server, "http://", 7) != 0 && strncmp(cfg->server, "https://", 8) != 0) {
-        kc_err_set(err, "the API server address %s is not an http:// or https:// URL", cfg->server);
+        char *shown = kc_url_redact(cfg->server);
+        kc_err_set(err, "the API server address %s is not an http:// or https:// URL", shown);
+        free(shown);
         return NULL;
     }
     kc_client *c = xcalloc(1, sizeof *c);
@@ -65,6 +68,7 @@ kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err)
     c->server = xstrdup(cfg->server);
     size_t n = strlen(c->server);
     while (n > 0 && c->server[n - 1] == '/') c->server[--n] = 0;
+    c->shown = kc_url_redact(c->server);
     c->auth = kc_auth_new(c->cfg, loop);
     kc_err_clear(err);
     return c;
@@ -79,6 +83,7 @@ void kc_client_free(kc_client *c)
     kc_auth_free(c->auth);
     kc_rest_config_free(c->cfg);
     free(c->server);
+    free(c->shown);
     free(c);
 }
 
@@ -356,7 +361,10 @@ kc_request *kc_client_request(kc_client *c, const kc_request_opts *o, kc_data_fn
     const char *path = o->path ? o->path : "/";
     if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0) {
         r->url = xstrdup(path);
-        r->api = is_api_url(c, path);
+        r->api = !o->external && is_api_url(c, path);
+    } else if (o->external) { /* not a URL of its own: never joined to the API server's */
+        r->url = xstrdup(path);
+        r->api = 0;
     } else {
         r->url = xasprintf("%s%s%s", c->server, path[0] == '/' ? "" : "/", path);
         r->api = 1;
@@ -421,12 +429,15 @@ static void clean_copy(char *dst, size_t n, const char *src)
 }
 
 /* scheme://host[:port]/path of a URL, without the query (signed download URLs carry secrets). */
+/* A URL for a message: no query (a signed URL's signature), no userinfo. */
 static void url_without_query(char *dst, size_t n, const char *url)
 {
-    size_t k = strcspn(url, "?#");
+    char *shown = kc_url_redact(url);
+    size_t k = strcspn(shown, "?#");
     if (k >= n) k = n - 1;
-    memcpy(dst, url, k);
+    memcpy(dst, shown, k);
     dst[k] = 0;
+    free(shown);
 }
 
 static const char *reason_phrase(long status)
@@ -471,7 +482,7 @@ void kc_client_describe_error(kc_client *c, long status, const char *body, CURLc
                               const char *path, kc_err *err)
 {
     char where[512];
-    const char *server = c ? c->server : "the API server";
+    const char *server = c ? c->shown : "the API server";
     int absolute = path && (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0);
     if (absolute && c && !is_api_url(c, path)) {
         url_without_query(where, sizeof where, path);

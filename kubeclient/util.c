@@ -297,3 +297,23 @@ const char *kc_read_file_strerror(int e, size_t cap, const char *what, char *buf
     snprintf(buf, n, "larger than %zu MiB, veltop's limit for %s", cap >> 20, what);
     return buf;
 }
+
+char *kc_url_redact(const char *url)
+{
+    if (!url) return NULL;
+    const char *sch = strstr(url, "://");
+    const char *auth = sch ? sch + 3 : url;
+    size_t alen = strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *p = auth; p < auth + alen; p++)
+        if (*p == '@') at = p; /* the last '@' of the authority ends the userinfo */
+    if (!at) return xstrdup(url);
+    return xasprintf("%.*sxxxxx%s", (int)(auth - url), url, at);
+}
+
+char *kc_path_segment(const char *s)
+{
+    if (!s || !*s || !strcmp(s, ".") || !strcmp(s, "..") || strchr(s, '/') || strchr(s, '%'))
+        return NULL;
+    return kc_url_escape(s);
+}

@@ -546,6 +546,37 @@ START_TEST(redirect_loop_is_capped)
 }
 END_TEST
 
+/* Userinfo in the kubeconfig's server URL or in a download URL never reaches a message. */
+START_TEST(messages_redact_userinfo)
+{
+    kc_loop *loop = kc_loop_new();
+    kc_rest_config cfg = {.server = "http://admin:S3cretPass@127.0.0.1:1", .user = "alice"};
+    kc_err err;
+    kc_client *c = kc_client_new(loop, &cfg, &err);
+    ck_assert_ptr_nonnull(c);
+    result r = {0};
+    kc_request_opts o = {.path = "/api"};
+    kc_client_request(c, &o, NULL, on_done, &r);
+    ck_assert(kc_loop_run_until(loop, is_done, &r, 10000));
+    ck_assert_str_eq(r.err.msg, "cannot connect to http://xxxxx@127.0.0.1:1: connection refused or "
+                                "unreachable (is the API server running?)");
+    free(r.body);
+    memset(&r, 0, sizeof r);
+    kc_request_opts d = {.path = "http://user:S3cretPass@127.0.0.1:1/log.gz?X-Amz-Signature=s"};
+    kc_client_request(c, &d, NULL, on_done, &r);
+    ck_assert(kc_loop_run_until(loop, is_done, &r, 10000));
+    ck_assert_str_eq(r.err.msg, "cannot connect to http://xxxxx@127.0.0.1:1/log.gz: connection "
+                                "refused or unreachable (is the API server running?)");
+    free(r.body);
+    kc_client_free(c);
+    kc_rest_config bad = {.server = "ftp://admin:S3cretPass@host"};
+    ck_assert_ptr_null(kc_client_new(loop, &bad, &err));
+    ck_assert_str_eq(err.msg, "the API server address ftp://xxxxx@host is not an http:// or "
+                              "https:// URL");
+    kc_loop_free(loop);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("client");
@@ -565,6 +596,7 @@ int main(void)
     tcase_add_test(tc, proxy_url_carries_the_requests);
     tcase_add_test(tc, endless_body_is_capped);
     tcase_add_test(tc, redirect_loop_is_capped);
+    tcase_add_test(tc, messages_redact_userinfo);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -124,6 +124,48 @@ START_TEST(url_escape_encodes_selector_characters)
 }
 END_TEST
 
+/* Userinfo in a URL (a kubeconfig's server, a downloadURL) never reaches a message or the screen.
+ */
+START_TEST(url_redact_hides_userinfo)
+{
+    const char *cases[][2] = {
+        {"https://admin:S3cretPass@host:6443/api?x=1", "https://xxxxx@host:6443/api?x=1"},
+        {"http://token@h/p", "http://xxxxx@h/p"},
+        {"https://host:6443", "https://host:6443"},
+        {"https://host/a@b", "https://host/a@b"}, /* an @ in the path is not userinfo */
+        {"https://u:p@h?q=a@b", "https://xxxxx@h?q=a@b"},
+        {"https://a@b:c@h/", "https://xxxxx@h/"},
+        {"user:pass@host/x", "xxxxx@host/x"}, /* no scheme */
+        {"/api/v1/namespaces/kube-system/secrets", "/api/v1/namespaces/kube-system/secrets"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *r = kc_url_redact(cases[i][0]);
+        ck_assert_str_eq(r, cases[i][1]);
+        free(r);
+    }
+}
+END_TEST
+
+/* A name from the cluster put into a request path is one escaped segment, and never ".", ".." or
+ * one with a slash (Kubernetes' own rule for names in paths). */
+START_TEST(path_segment_escapes_and_refuses_traversal)
+{
+    char *s = kc_path_segment("velero-7d9f-abc.x_y");
+    ck_assert_str_eq(s, "velero-7d9f-abc.x_y");
+    free(s);
+    s = kc_path_segment("a b?c#d&e");
+    ck_assert_str_eq(s, "a%20b%3Fc%23d%26e");
+    free(s);
+    ck_assert_ptr_null(kc_path_segment("x/../../../api/v1/secrets"));
+    ck_assert_ptr_null(kc_path_segment(".."));
+    ck_assert_ptr_null(kc_path_segment("."));
+    ck_assert_ptr_null(kc_path_segment(""));
+    ck_assert_ptr_null(kc_path_segment("a%2Fb"));
+    ck_assert_ptr_null(kc_path_segment(NULL));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -134,6 +176,8 @@ int main(void)
     tcase_add_test(tc, saturating_arithmetic);
     tcase_add_test(tc, base64_round_trip_and_rejects_garbage);
     tcase_add_test(tc, url_escape_encodes_selector_characters);
+    tcase_add_test(tc, url_redact_hides_userinfo);
+    tcase_add_test(tc, path_segment_escapes_and_refuses_traversal);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

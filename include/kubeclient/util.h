@@ -57,3 +57,9 @@ const char *kc_read_file_strerror(int e, size_t cap, const char *what, char *buf
 
 /* URL-encodes a query parameter value (malloc'd). */
 char *kc_url_escape(const char *s);
+/* A URL for showing (messages, screen): userinfo ("user:password@") replaced by "xxxxx@"
+ * (malloc'd; NULL for NULL). */
+char *kc_url_redact(const char *url);
+/* A name from the cluster as one escaped path segment (malloc'd), or NULL when it cannot be one:
+ * empty, ".", "..", or holding '/' or '%' (Kubernetes' IsValidPathSegmentName). */
+char *kc_path_segment(const char *s);
