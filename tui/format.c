@@ -5,11 +5,12 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 
 char *fmt_duration(char *buf, size_t n, double s)
 {
-    if (s < 0 || isnan(s)) {
+    if (!(s >= 0 && s < 1e15)) { /* unknown, NaN, or past any long long (inf): no duration */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -73,7 +74,7 @@ char *fmt_byte_rate(char *buf, size_t n, double r)
         return buf;
     }
     char b[32];
-    fmt_bytes(b, sizeof b, (int64_t)(r + 0.5));
+    fmt_bytes(b, sizeof b, kc_sat_from_double(r + 0.5));
     snprintf(buf, n, "%s/s", b);
     return buf;
 }

@@ -117,7 +117,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     double agg_eta = -1;
     /* volumes move in parallel: the slowest one bounds the finish, and the summed rate must
      * still move the remaining bytes */
-    if (have_rate && rate > 0 && total > done && active) agg_eta = (double)(total - done) / rate;
+    if (have_rate && rate > 0 && total > done && active) agg_eta = kc_i64_diff(total, done) / rate;
     if (agg_eta >= 0 && max_eta > agg_eta) agg_eta = max_eta;
     x = w_print(w, y, 0, cols, A_BOLD, "All volumes ");
     int barw = cols >= 100 ? 30 : 16;
