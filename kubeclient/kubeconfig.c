@@ -623,14 +623,14 @@ static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err 
     r->source_files = xstrdup(m->source_files);
     cfg_ctx cc = {"contexts", ce, err, ""};
     char *clname = NULL;
-    if (cfg_str(&cc, "cluster", &clname) < 0 || cfg_str(&cc, "user", &r->user) < 0 ||
-        cfg_str(&cc, "namespace", &r->namespace) < 0)
+    if (cfg_str(&cc, "cluster", &clname) < 0) goto fail;
+    r->cluster = clname; /* owned by r from here, whatever fails next */
+    if (cfg_str(&cc, "user", &r->user) < 0 || cfg_str(&cc, "namespace", &r->namespace) < 0)
         goto fail;
     if (!clname) {
         kc_err_set(err, "context \"%s\" names no cluster", ctxname);
         goto fail;
     }
-    r->cluster = clname;
     cfg_entry *cl = cfg_find(&m->clusters, clname);
     if (!cl) {
         kc_err_set(err, "cluster \"%s\" of context \"%s\" not found in %s", clname, ctxname,

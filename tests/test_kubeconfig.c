@@ -428,6 +428,11 @@ START_TEST(context_errors)
                                 "nope"),
                      want);
     free(want);
+    /* a bad field after the cluster's name (found by fuzz_kubeconfig: the name leaked) */
+    ck_assert_str_eq(load_error("current-context: x\n" CLUSTER
+                                "contexts: [{name: x, context: {cluster: c, user: [a]}}]\n",
+                                NULL),
+                     "contexts[x].user: not a string");
     want = xasprintf("no current context is set in %s (use --context)", p);
     ck_assert_str_eq(load_error(CLUSTER "contexts: [{name: x, context: {cluster: c}}]\n", NULL),
                      want);
