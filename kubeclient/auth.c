@@ -1,6 +1,7 @@
 /* auth.c: request credentials: static token, tokenFile, basic auth, client certificates as memory
  * blobs, and exec credential plugins run as non-blocking children of the event loop. */
 #include "kubeclient/auth.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
@@ -171,23 +172,14 @@ void kc_auth_free(kc_auth *a)
 
 static char *auth_read_file(const char *path, kc_err *err, const char *what)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        kc_err_set(err, "cannot read %s %s: %s", what, path, strerror(errno));
-        return NULL;
+    char *s = kc_read_file(path, KC_CAP_FILE_BYTES, NULL);
+    if (!s) {
+        char buf[128];
+        kc_err_set(err, "cannot read %s %s: %s", what, path,
+                   kc_read_file_strerror(errno, KC_CAP_FILE_BYTES, "a file the kubeconfig names",
+                                         buf, sizeof buf));
     }
-    kc_buf b = {0};
-    char tmp[4096];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) kc_buf_append(&b, tmp, n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        kc_err_set(err, "cannot read %s %s: read error", what, path);
-        kc_buf_free(&b);
-        return NULL;
-    }
-    return kc_buf_cstr(&b);
+    return s;
 }
 
 static char *auth_trim(char *s)

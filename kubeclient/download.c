@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/gunzip.h"
 #include "kubeclient/ndjson.h"
 
@@ -173,6 +175,7 @@ static void dl_fetch(kc_download *d)
     d->state = KC_DL_FETCHING;
     d->gz = kc_gunzip_new(d->max_bytes, dl_gz_out, d);
     kc_request_opts o = {.path = d->url,
+                         .external = 1, /* never the API server's credentials */
                          .accept = "*/*",
                          .accept_encoding = "identity",
                          .stream = 1,
@@ -197,6 +200,17 @@ static int dl_check_object(kc_download *d, const cJSON *obj)
     const cJSON *url = cJSON_GetObjectItemCaseSensitive(st, "downloadURL");
     const cJSON *phase = cJSON_GetObjectItemCaseSensitive(st, "phase");
     if (cJSON_IsString(url) && url->valuestring[0]) {
+        if (strncasecmp(url->valuestring, "http://", 7) &&
+            strncasecmp(url->valuestring, "https://", 8)) {
+            /* joined to the API server's address, it would be fetched with the user's
+             * credentials (a confused deputy): Velero only ever signs absolute URLs */
+            char *shown = kc_url_redact(url->valuestring);
+            kc_err_set(&d->err,
+                       "the download URL \"%.200s\" is not an absolute http(s) URL: not fetched",
+                       shown);
+            free(shown);
+            return DL_NEXT_FAIL;
+        }
         free(d->url);
         d->url = xstrdup(url->valuestring);
         return DL_NEXT_FETCH;
@@ -272,11 +286,14 @@ static void dl_watch(kc_download *d)
     char *sel = xasprintf("metadata.name=%s", d->name);
     char *esel = kc_url_escape(sel);
     char *path;
-    if (d->rv)
+    if (d->rv) {
+        char *erv = kc_url_escape(d->rv); /* from the server: one query value */
         path = xasprintf("%s?watch=true&fieldSelector=%s&resourceVersion=%s&timeoutSeconds=60",
-                         d->base, esel, d->rv);
-    else
+                         d->base, esel, erv);
+        free(erv);
+    } else {
         path = xasprintf("%s?watch=true&fieldSelector=%s&timeoutSeconds=60", d->base, esel);
+    }
     kc_request_opts o = {.path = path, .stream = 1};
     d->req = kc_client_request(d->c, &o, dl_watch_data, dl_watch_done, d);
     free(path);
@@ -317,13 +334,23 @@ kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_downl
     d->kind = xstrdup(o->kind);
     d->target = xstrdup(o->target);
     d->url_timeout_ms = o->url_timeout_ms ? o->url_timeout_ms : 60000;
-    d->max_bytes = o->max_bytes;
+    d->max_bytes = o->max_bytes ? o->max_bytes : KC_CAP_BODY_BYTES; /* an artifact: JSON */
     if (o->ca_pem && o->ca_pem_len) kc_buf_append(&d->ca, o->ca_pem, o->ca_pem_len);
     d->data = data;
     d->done = done;
     d->arg = arg;
     d->name = dl_random_name(d->target);
     d->base = xasprintf("/apis/velero.io/v1/namespaces/%s/downloadrequests", d->ns);
+    char *seg = kc_path_segment(d->name), *nseg = kc_path_segment(d->ns);
+    int bad_name = !seg, bad_ns = !nseg;
+    free(seg);
+    free(nseg);
+    if (bad_name || bad_ns) { /* the run's name (from the cluster) would steer the request */
+        kc_err_set(&d->err, "the %s name \"%.300s\" cannot be used in a request path",
+                   bad_ns ? "namespace" : "run", bad_ns ? d->ns : d->target);
+        dl_defer(d, DL_NEXT_FAIL); /* reported from the loop, after this returns */
+        return d;
+    }
     cJSON *body = cJSON_CreateObject();
     cJSON_AddStringToObject(body, "apiVersion", "velero.io/v1");
     cJSON_AddStringToObject(body, "kind", "DownloadRequest");

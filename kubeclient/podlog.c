@@ -180,10 +180,27 @@ static void pl_connect(kc_podlog *p)
 {
     kc_ndjson_free(p->framer);
     p->framer = kc_ndjson_new(1 << 20, pl_on_line, p);
+    /* the pod's name comes from the cluster: one escaped path segment, or nothing is requested */
+    char *ns = kc_path_segment(p->ns), *pod = kc_path_segment(p->pod);
+    if (!ns || !pod) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "the %s name \"%.300s\" cannot be used in a request path",
+                 ns ? "pod" : "namespace", ns ? p->pod : p->ns);
+        free(ns);
+        free(pod);
+        pl_set(p, KC_PL_FAILED, msg);
+        return;
+    }
     kc_buf path = {0};
-    kc_buf_printf(&path, "/api/v1/namespaces/%s/pods/%s/log?timestamps=true", p->ns, p->pod);
+    kc_buf_printf(&path, "/api/v1/namespaces/%s/pods/%s/log?timestamps=true", ns, pod);
+    free(ns);
+    free(pod);
     if (!p->no_follow) kc_buf_printf(&path, "&follow=true");
-    if (p->container) kc_buf_printf(&path, "&container=%s", p->container);
+    if (p->container) {
+        char *c = kc_url_escape(p->container);
+        kc_buf_printf(&path, "&container=%s", c);
+        free(c);
+    }
     double since = p->since;
     if (p->have_last) {
         /* resume at the last line's second; lines up to it are skipped */

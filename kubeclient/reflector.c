@@ -1,5 +1,6 @@
 /* reflector.c: keeps a store in sync with one resource by LIST then WATCH, as client-go's. */
 #include "kubeclient/reflector.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/jsonarena.h"
 #include "kubeclient/listsplit.h"
 #include "kubeclient/ndjson.h"
@@ -31,8 +32,9 @@ struct kc_reflector {
     uint64_t rng;
 
     /* listing */
-    char list_rv[64]; /* resourceVersion the list asks for ("" = consistent read) */
-    char *cont;       /* continue token of the next page */
+    char list_rv[64];     /* resourceVersion the list asks for ("" = consistent read) */
+    char *cont;           /* continue token of the next page */
+    int pages, max_pages; /* pages of this list so far; the cap (caps.h) */
     int replacing;
     kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
@@ -97,6 +99,7 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     if (o->field_selector && *o->field_selector) r->field_q = kc_url_escape(o->field_selector);
     r->page_size = o->page_size > 0 ? o->page_size : 500;
     r->max_line = o->max_line ? o->max_line : 16u << 20;
+    r->max_pages = o->max_pages > 0 ? o->max_pages : KC_CAP_LIST_PAGES;
     r->backoff_base = o->backoff_base_ms > 0 ? o->backoff_base_ms : 800;
     r->backoff_max = o->backoff_max_ms > 0 ? o->backoff_max_ms : 30000;
     r->backoff_reset = o->backoff_reset_ms > 0 ? o->backoff_reset_ms : 120000;
@@ -270,6 +273,18 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
     const char *rv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion"));
     free(r->cont);
     r->cont = cont && *cont ? xstrdup(cont) : NULL;
+    if (r->cont && ++r->pages >= r->max_pages) { /* continue tokens handed out forever */
+        kc_json_arena_free(arena);
+        free(r->cont);
+        r->cont = NULL;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "the list of %s did not end after %d pages (continue tokens): the server is "
+                 "misbehaving",
+                 strrchr(r->base, '/') + 1, r->max_pages);
+        fail(r, NEXT_LIST, msg, KC_ERR_CAPPED, -1);
+        return;
+    }
     if (!r->cont) {
         copy_str(r->st.resource_version, sizeof r->st.resource_version, rv ? rv : "");
         kc_store_replace_end(r->store);
@@ -286,6 +301,7 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
 static void start_list(kc_reflector *r)
 {
     kc_buf q = {0};
+    if (!r->cont) r->pages = 0;
     kc_buf_printf(&q, "%s?", r->base);
     /* keys in client-go's order (sorted, as url.Values.Encode) */
     if (r->cont) {

@@ -164,7 +164,7 @@ int scn_parse_bytes(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || v < 0) return -1;
+    if (end == s || errno || !(v >= 0)) return -1; /* NaN too */
     static const struct {
         const char *suf;
         double mul;
@@ -180,6 +180,8 @@ int scn_parse_bytes(const char *s, double *out)
                  {"B", 1}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (!strcmp(end, units[i].suf)) {
+            /* at most 8 EiB: it is stored as an int64 byte count (inf and 1e120 are no size) */
+            if (!(v * units[i].mul < 9223372036854775807.0)) return -1;
             *out = v * units[i].mul;
             return 0;
         }
@@ -203,6 +205,7 @@ int scn_parse_duration(const char *s, double *out)
         mul = 86400;
     else
         return -1;
+    if (!(fabs(v * mul) <= 1e10)) return -1; /* ~317 years either way: stored as ints later */
     *out = v * mul;
     return 0;
 }
@@ -932,8 +935,9 @@ int scn_cron_parse(const char *spec, scn_cron *c, char *err, size_t errlen)
     memset(c, 0, sizeof *c);
     if (!strncmp(spec, "@every ", 7)) {
         double d;
-        if (scn_parse_duration(spec + 7, &d) || d < 1) {
-            snprintf(err, errlen, "bad schedule '%s': expected @every <duration> like 5m", spec);
+        if (scn_parse_duration(spec + 7, &d) || d < 1 || d > 365 * 86400.0) {
+            snprintf(err, errlen,
+                     "bad schedule '%s': expected @every <duration> like 5m, at most 365d", spec);
             return -1;
         }
         c->every = (int)d;

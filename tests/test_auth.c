@@ -252,6 +252,18 @@ START_TEST(token_file_unreadable_at_first_read_is_an_error)
 }
 END_TEST
 
+/* A tokenFile is read up to KC_CAP_FILE_BYTES: /dev/zero is an error, not a read forever. */
+START_TEST(token_file_is_read_with_a_cap)
+{
+    kc_rest_config *c = load(HTTPS, "    tokenFile: /dev/zero\n");
+    kc_auth *a = kc_auth_new(c, loop);
+    ck_assert_str_eq(wait_ready(a), "cannot read token file /dev/zero: larger than 4 MiB, veltop's "
+                                    "limit for a file the kubeconfig names");
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+}
+END_TEST
+
 typedef struct {
     kc_auth *a;
     waiter w;
@@ -979,6 +991,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, token_file_is_reread_after_a_minute);
     tcase_add_test(tc, token_file_interval_is_configurable);
     tcase_add_test(tc, token_file_unreadable_at_first_read_is_an_error);
+    tcase_add_test(tc, token_file_is_read_with_a_cap);
     tcase_add_test(tc, exec_token_is_cached_until_it_expires);
     tcase_add_test(tc, exec_v1beta1_without_cluster_info);
     tcase_add_test(tc, exec_v1_with_cluster_info);

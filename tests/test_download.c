@@ -259,6 +259,35 @@ START_TEST(velero_pod_log_is_found_and_followed)
 }
 END_TEST
 
+static int podlog_failed(void *arg)
+{
+    return kc_podlog_state(arg) == KC_PL_FAILED;
+}
+
+/* Names from the cluster never steer a request elsewhere: a pod name or a run name that is not
+ * one path segment ("x/../../../api/...") is refused, nothing is requested with it. */
+START_TEST(names_that_are_not_one_path_segment_are_refused)
+{
+    follow fl = {0};
+    kc_podlog_opts o = {.ns = "velero", .pod = "x/../../../api/v1/namespaces/kube-system/secrets"};
+    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
+    ck_assert_int_eq(kc_loop_run_until(loop, podlog_failed, p, 10000), 1);
+    ck_assert_str_eq(kc_podlog_error(p), "the pod name \"x/../../../api/v1/namespaces/kube-system/"
+                                         "secrets\" cannot be used in a request path");
+    kc_podlog_free(p);
+    fetch f;
+    ck_assert_int_eq(fetch_one("BackupLog", "../../../../api/v1/secrets", 0, &f), KC_DL_FAILED);
+    ck_assert_msg(strncmp(f.err.msg,
+                          "the run name \"../../../../api/v1/secrets\" cannot be used "
+                          "in a request path",
+                          76) == 0,
+                  "%s", f.err.msg);
+    ck_assert_uint_eq(f.data.len, 0);
+    kc_buf_free(&f.data);
+    ck_assert_int_eq(count_download_requests(), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("download");
@@ -270,6 +299,7 @@ int main(void)
     tcase_add_test(tc, missing_run_times_out_with_velero_hint);
     tcase_add_test(tc, request_is_named_after_the_run_and_watched_not_polled);
     tcase_add_test(tc, velero_pod_log_is_found_and_followed);
+    tcase_add_test(tc, names_that_are_not_one_path_segment_are_refused);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/reflector.h"
 #include "kubeclient/util.h"
 
@@ -28,13 +29,15 @@ typedef struct {
     long rv;
     char *log[MAXLOG]; /* every request URI with its query, in order */
     int nlog;
-    kc_buf pending;   /* bytes for the newest watch */
-    int watch_gen;    /* watches started */
-    int close_upto;   /* watches up to this generation end (after their pending bytes) */
-    int list_410;     /* answer this many lists with HTTP 410 */
-    int cont_410;     /* answer this many continued lists with HTTP 410 (token expired)... */
-    char *del_on_410; /* ... deleting this object first (it changed meanwhile) */
-    int watch_status; /* answer the next watch with this status instead (0: stream) */
+    kc_buf pending;    /* bytes for the newest watch */
+    int watch_gen;     /* watches started */
+    int close_upto;    /* watches up to this generation end (after their pending bytes) */
+    int list_410;      /* answer this many lists with HTTP 410 */
+    int cont_410;      /* answer this many continued lists with HTTP 410 (token expired)... */
+    char *del_on_410;  /* ... deleting this object first (it changed meanwhile) */
+    int watch_status;  /* answer the next watch with this status instead (0: stream) */
+    int endless_pages; /* every list page carries a continue token */
+    int lists;         /* list requests answered */
     int shutdown;
 } fake;
 
@@ -204,6 +207,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         fake_unlock();
         return answer(con, 410, status_body(410, "Expired", "too old resource version"));
     }
+    F.lists++;
     const char *cont = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "continue");
     if (cont && F.cont_410) {
         F.cont_410--;
@@ -216,6 +220,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
                                   "consistent list result."));
     }
     int from = cont ? atoi(cont) : 0;
+    if (F.endless_pages) {
+        fake_unlock();
+        return answer(con, 200,
+                      xasprintf("{\"kind\":\"BackupList\",\"metadata\":{\"continue\":\"%d\"},"
+                                "\"items\":[]}",
+                                from + 1));
+    }
     kc_buf b = {0};
     kc_buf_printf(&b, "{\"kind\":\"BackupList\",\"apiVersion\":\"velero.io/v1\",\"metadata\":{");
     int to = from + 2 < F.nobj ? from + 2 : F.nobj;
@@ -330,6 +341,7 @@ static void on_status(void *arg, const kc_refl_status *st)
 }
 
 static size_t rig_max_line; /* 0: the default */
+static int rig_max_pages;   /* 0: the default */
 
 static void rig_start(rig *g, int port)
 {
@@ -348,7 +360,8 @@ static void rig_start(rig *g, int port)
                            .ns = "velero",
                            .backoff_base_ms = 20,
                            .backoff_max_ms = 200,
-                           .max_line = rig_max_line};
+                           .max_line = rig_max_line,
+                           .max_pages = rig_max_pages};
     g->refl = kc_reflector_new(g->client, &o, g->store);
     kc_reflector_on_status(g->refl, on_status, g);
     kc_reflector_start(g->refl);
@@ -726,6 +739,30 @@ START_TEST(missing_resource_fails_without_retrying)
 }
 END_TEST
 
+/* A server that hands out continue tokens forever: the list stops after max_pages pages
+ * (KC_CAP_LIST_PAGES by default) with a message (then the usual retry), instead of paging on for
+ * good. */
+START_TEST(endless_continue_tokens_are_capped)
+{
+    rig_max_pages = 7;
+    fake_lock();
+    F.endless_pages = 1;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_str_eq(st->last_error, "the list of backups did not end after 7 pages (continue "
+                                     "tokens): the server is misbehaving");
+    ck_assert_int_eq(st->last_status, KC_ERR_CAPPED);
+    fake_lock();
+    ck_assert_int_eq(F.lists, 7);
+    fake_unlock();
+    rig_stop(&g);
+    rig_max_pages = 0;
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reflector");
@@ -740,6 +777,7 @@ int main(void)
     tcase_add_test(tc, missing_resource_fails_without_retrying);
     tcase_add_test(tc, too_many_requests_waits_for_retry_after);
     tcase_add_test(tc, oversize_event_is_an_error_and_relists);
+    tcase_add_test(tc, endless_continue_tokens_are_capped);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

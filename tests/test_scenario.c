@@ -221,6 +221,20 @@ START_TEST(sizes_and_durations)
     ck_assert_int_eq(scn_parse_duration("1d", &v), 0);
     ck_assert_double_eq(v, 86400);
     ck_assert_int_eq(scn_parse_duration("soon", &v), -1);
+    /* out of range or no number (found by fuzz_scenario: size 1.2e120 was cast to int64) */
+    ck_assert_int_eq(scn_parse_bytes("1.16508e+120", &v), -1);
+    ck_assert_int_eq(scn_parse_bytes("9e6Ti", &v), -1); /* past 8 EiB */
+    ck_assert_int_eq(scn_parse_bytes("inf", &v), -1);
+    ck_assert_int_eq(scn_parse_bytes("nan", &v), -1);
+    ck_assert_int_eq(scn_parse_bytes("8Ti", &v), 0);
+    ck_assert_int_eq(scn_parse_duration("1e300d", &v), -1);
+    ck_assert_int_eq(scn_parse_duration("nan", &v), -1);
+    ck_assert_int_eq(scn_parse_duration("-1e11", &v), -1);
+    ck_assert_int_eq(scn_parse_duration("3650d", &v), 0);
+    scn_cron c;
+    char err[128];
+    ck_assert_int_eq(scn_cron_parse("@every 1e300s", &c, err, sizeof err), -1);
+    ck_assert_int_eq(scn_cron_parse("@every 100000d", &c, err, sizeof err), -1);
 }
 END_TEST
 

@@ -102,7 +102,7 @@ app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *
     a->loop = loop;
     a->client = client;
     a->context = xstrdup(context ? context : "");
-    a->server = xstrdup(server ? server : "");
+    a->server = kc_url_redact(server ? server : ""); /* shown in the header and --once */
     a->ns = xstrdup(ns ? ns : "velero");
     a->model = model_new();
     a->hooks = xcalloc(APP_NREFL, sizeof(app_hook));

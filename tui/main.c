@@ -99,8 +99,8 @@ static int run_once(app *a, int json)
     for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
         if (!st->synced) {
-            fprintf(stderr, "veltop: %s\n",
-                    st->last_error[0] ? st->last_error : "timed out listing Velero's resources");
+            san_error("%s",
+                      st->last_error[0] ? st->last_error : "timed out listing Velero's resources");
             return 1;
         }
     }
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
             char *end;
             speed = strtod(optarg, &end);
             if (*end || speed < 0) {
-                fprintf(stderr, "veltop: invalid --speed '%s' (a number >= 0)\n", optarg);
+                san_error("invalid --speed '%s' (a number >= 0)", optarg);
                 return 2;
             }
             break;
@@ -230,28 +230,27 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "veltop: option '%s' needs a value (see veltop --help)\n",
-                    argv[optind - 1]);
+            san_error("option '%s' needs a value (see veltop --help)", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "veltop: unknown option '%s' (see veltop --help)\n", argv[optind - 1]);
+            san_error("unknown option '%s' (see veltop --help)", argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "veltop: unexpected argument '%s' (see veltop --help)\n", argv[optind]);
+        san_error("unexpected argument '%s' (see veltop --help)", argv[optind]);
         return 2;
     }
     if (json && !once) {
-        fprintf(stderr, "veltop: --json only goes with --once\n");
+        san_error("--json only goes with --once");
         return 2;
     }
     if ((scenario || speed > 0) && !demo) {
-        fprintf(stderr, "veltop: --scenario and --speed only go with --demo\n");
+        san_error("--scenario and --speed only go with --demo");
         return 2;
     }
     if (demo && (kubeconfig || context)) {
-        fprintf(stderr, "veltop: --demo uses its own cluster; drop --kubeconfig/--context\n");
+        san_error("--demo uses its own cluster; drop --kubeconfig/--context");
         return 2;
     }
     char *ca_pem = NULL;
@@ -261,6 +260,8 @@ int main(int argc, char **argv)
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
     setlocale(LC_ALL, "");
+    const char *cs0 = nl_langinfo(CODESET); /* stderr's messages: placeholders for this locale */
+    san_set_ascii(!(cs0 && (!strcasecmp(cs0, "UTF-8") || !strcasecmp(cs0, "utf8"))));
 
     kc_err err;
     kc_err_clear(&err);
@@ -273,13 +274,13 @@ int main(int argc, char **argv)
         co.context = context;
         cfg = kc_config_load(&co, &err);
         if (!cfg) {
-            fprintf(stderr, "veltop: %s\n", err.msg);
+            san_error("%s", err.msg);
             free(ca_pem);
             return 2;
         }
     }
     if (!once && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-        fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
+        san_error("not a terminal (use --once for a one-shot table)");
         kc_rest_config_free(cfg);
         free(ca_pem);
         return 2;
@@ -300,7 +301,7 @@ int main(int argc, char **argv)
         so.quiet = 1;
         sim = vsim_start(&so, serr, sizeof serr);
         if (!sim) {
-            fprintf(stderr, "veltop: cannot start the demo cluster: %s\n", serr);
+            san_error("cannot start the demo cluster: %s", serr);
             curl_global_cleanup();
             free(ca_pem);
             return 2;
@@ -314,7 +315,7 @@ int main(int argc, char **argv)
     kc_loop *loop = kc_loop_new();
     kc_client *client = kc_client_new(loop, cfg, &err);
     if (!client) {
-        fprintf(stderr, "veltop: %s\n", err.msg[0] ? err.msg : "cannot create the client");
+        san_error("%s", err.msg[0] ? err.msg : "cannot create the client");
         kc_loop_free(loop);
         kc_rest_config_free(cfg);
         vsim_stop(sim);

@@ -18,6 +18,8 @@ typedef struct kc_request_opts {
     const char *method; /* NULL = GET */
     const char *path;   /* "/apis/velero.io/v1/..." (with query), or an absolute URL (downloads:
                            then no credentials are sent unless it is the API server's host) */
+    int external;       /* 1: path is an absolute URL from outside (a downloadURL): never sent
+                           the API server's credentials, whatever its host */
     const char *body;
     size_t body_len;
     const char *content_type;    /* of the body */
