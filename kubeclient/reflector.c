@@ -32,9 +32,10 @@ struct kc_reflector {
     uint64_t rng;
 
     /* listing */
-    char list_rv[64];     /* resourceVersion the list asks for ("" = consistent read) */
-    char *cont;           /* continue token of the next page */
-    int pages, max_pages; /* pages of this list so far; the cap (caps.h) */
+    char list_rv[64];      /* resourceVersion the list asks for ("" = consistent read) */
+    char *cont;            /* continue token of the next page */
+    int pages, max_pages;  /* pages of this list so far; the cap (caps.h) */
+    long items, max_items; /* objects of this list so far (pages together); the cap (caps.h) */
     int replacing;
     kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
@@ -100,6 +101,7 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     r->page_size = o->page_size > 0 ? o->page_size : 500;
     r->max_line = o->max_line ? o->max_line : 16u << 20;
     r->max_pages = o->max_pages > 0 ? o->max_pages : KC_CAP_LIST_PAGES;
+    r->max_items = o->max_items > 0 ? o->max_items : KC_CAP_LIST_ITEMS;
     r->backoff_base = o->backoff_base_ms > 0 ? o->backoff_base_ms : 800;
     r->backoff_max = o->backoff_max_ms > 0 ? o->backoff_max_ms : 30000;
     r->backoff_reset = o->backoff_reset_ms > 0 ? o->backoff_reset_ms : 120000;
@@ -221,7 +223,9 @@ static int list_item(void *arg, const cJSON *item, const char *text, size_t n)
 {
     (void)text;
     (void)n;
-    kc_store_upsert(((kc_reflector *)arg)->store, item);
+    kc_reflector *r = arg;
+    if (++r->items > r->max_items) return 1; /* an answer that never ends: list_data says so */
+    kc_store_upsert(r->store, item);
     return 0;
 }
 
@@ -231,6 +235,16 @@ static void list_data(void *arg, const char *data, size_t n)
     if (kc_listsplit_feed(r->split, data, n) == 0) return;
     kc_request_cancel(r->req);
     r->req = NULL;
+    if (r->items > r->max_items) {
+        free(r->cont);
+        r->cont = NULL;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "the list of %s did not end after %ld objects: the server is misbehaving",
+                 strrchr(r->base, '/') + 1, r->max_items);
+        fail(r, NEXT_LIST, msg, KC_ERR_CAPPED, -1);
+        return;
+    }
     list_invalid(r);
 }
 
@@ -301,7 +315,10 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
 static void start_list(kc_reflector *r)
 {
     kc_buf q = {0};
-    if (!r->cont) r->pages = 0;
+    if (!r->cont) {
+        r->pages = 0;
+        r->items = 0;
+    }
     kc_buf_printf(&q, "%s?", r->base);
     /* keys in client-go's order (sorted, as url.Values.Encode) */
     if (r->cont) {

@@ -37,6 +37,7 @@ typedef struct {
     char *del_on_410;  /* ... deleting this object first (it changed meanwhile) */
     int watch_status;  /* answer the next watch with this status instead (0: stream) */
     int endless_pages; /* every list page carries a continue token */
+    int endless_items; /* a list answer that streams items and never ends */
     int lists;         /* list requests answered */
     int shutdown;
 } fake;
@@ -157,6 +158,20 @@ static char *status_body(int code, const char *reason, const char *msg)
                      msg, reason, code);
 }
 
+/* An endless list answer: the head, then one more Backup each call, never the end. */
+static ssize_t endless_list(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)cls;
+    if (max < 256) return 0;
+    if (pos == 0) return snprintf(buf, max, "{\"kind\":\"BackupList\",\"metadata\":{},\"items\":[");
+    static unsigned long k;
+    k++;
+    return snprintf(buf, max,
+                    "{\"kind\":\"Backup\",\"metadata\":{\"namespace\":\"velero\",\"name\":"
+                    "\"b%lu\",\"resourceVersion\":\"1\"}},",
+                    k);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
@@ -220,6 +235,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
                                   "consistent list result."));
     }
     int from = cont ? atoi(cont) : 0;
+    if (F.endless_items) {
+        fake_unlock();
+        struct MHD_Response *resp =
+            MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, endless_list, NULL, NULL);
+        enum MHD_Result ret = MHD_queue_response(con, 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
     if (F.endless_pages) {
         fake_unlock();
         return answer(con, 200,
@@ -342,6 +365,7 @@ static void on_status(void *arg, const kc_refl_status *st)
 
 static size_t rig_max_line; /* 0: the default */
 static int rig_max_pages;   /* 0: the default */
+static long rig_max_items;  /* 0: the default */
 
 static void rig_start(rig *g, int port)
 {
@@ -361,7 +385,8 @@ static void rig_start(rig *g, int port)
                            .backoff_base_ms = 20,
                            .backoff_max_ms = 200,
                            .max_line = rig_max_line,
-                           .max_pages = rig_max_pages};
+                           .max_pages = rig_max_pages,
+                           .max_items = rig_max_items};
     g->refl = kc_reflector_new(g->client, &o, g->store);
     kc_reflector_on_status(g->refl, on_status, g);
     kc_reflector_start(g->refl);
@@ -763,6 +788,28 @@ START_TEST(endless_continue_tokens_are_capped)
 }
 END_TEST
 
+/* A resourceVersion=0 list is one streamed answer, decoded item by item: one that never ends is
+ * stopped after max_items objects (KC_CAP_LIST_ITEMS by default) with a message, then the usual
+ * retry, instead of filling the store for good. */
+START_TEST(endless_list_answer_is_capped)
+{
+    rig_max_items = 50;
+    fake_lock();
+    F.endless_items = 1;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_str_eq(st->last_error,
+                     "the list of backups did not end after 50 objects: the server is misbehaving");
+    ck_assert_int_eq(st->last_status, KC_ERR_CAPPED);
+    ck_assert_uint_le(kc_store_len(g.store), 50);
+    rig_stop(&g);
+    rig_max_items = 0;
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reflector");
@@ -778,6 +825,7 @@ int main(void)
     tcase_add_test(tc, too_many_requests_waits_for_retry_after);
     tcase_add_test(tc, oversize_event_is_an_error_and_relists);
     tcase_add_test(tc, endless_continue_tokens_are_capped);
+    tcase_add_test(tc, endless_list_answer_is_capped);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -16,6 +16,11 @@
  * million objects; a server handing out continue tokens forever is stopped here. */
 #define KC_CAP_LIST_PAGES 2000
 
+/* Objects of one LIST, pages together: a resourceVersion=0 list is one streamed answer whose
+ * items go into the store as they arrive, so a body that never ends is stopped by its count (the
+ * same million objects as the page cap), not by buffering. */
+#define KC_CAP_LIST_ITEMS 1000000
+
 /* HTTP redirects followed for one download (S3 and its gateways use one or two). */
 #define KC_CAP_REDIRECTS 10L
 

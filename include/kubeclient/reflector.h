@@ -36,6 +36,7 @@ typedef struct kc_reflector_opts {
     int page_size;              /* 0 = 500 */
     size_t max_line;            /* 0 = 16 MiB */
     int max_pages;              /* pages of one list (continue tokens); 0 = KC_CAP_LIST_PAGES */
+    long max_items;             /* objects of one list, pages together; 0 = KC_CAP_LIST_ITEMS */
     /* Backoff after failures: base doubling to max, with jitter; reset after reset_ms without a
      * failure. 0 = client-go's 800 ms, 30 s, 2 min. Tests make them small. */
     int64_t backoff_base_ms, backoff_max_ms, backoff_reset_ms;
