@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kubeclient/util.h"
+#include "simkinds.h"
 
 #define MAX_FORBID 16
 
@@ -308,6 +309,7 @@ static cJSON *resource_list(const char *group, const char *version)
         cJSON_AddItemToObject(e, "shortNames", str_array(&sn, 1));
         cJSON_AddItemToArray(arr, e);
     }
+    sim_kinds_add_resources(arr, group, version); /* what the sim's cluster has besides */
     return l;
 }
 
@@ -330,6 +332,37 @@ static cJSON *velero_group(void)
     cJSON_AddItemToArray(vs, gv_entry("v2alpha1"));
     cJSON_AddItemToObject(g, "preferredVersion", gv_entry("v1"));
     return g;
+}
+
+/* Discovery of the groups simkinds.h names (apps, rbac.authorization.k8s.io, ...): /apis/<group>
+ * and /apis/<group>/<version>. Returns 1 with *r set when url is one of them. */
+static int discovery_other(struct MHD_Connection *c, const char *url, enum MHD_Result *r)
+{
+    if (strncmp(url, "/apis/", 6) || !strncmp(url, "/apis/velero.io", 15)) return 0;
+    char group[128], version[32] = "";
+    size_t gl = strcspn(url + 6, "/");
+    if (gl == 0 || gl >= sizeof group) return 0;
+    memcpy(group, url + 6, gl);
+    group[gl] = '\0';
+    const char *rest = url + 6 + gl;
+    if (*rest == '/') rest++;
+    size_t vl = strcspn(rest, "/");
+    if (vl >= sizeof version || (vl && rest[vl] && rest[vl + 1])) return 0; /* deeper: a resource */
+    memcpy(version, rest, vl);
+    version[vl] = '\0';
+    if (!*version) {
+        cJSON *g = sim_kinds_group(group);
+        if (!g) return 0;
+        *r = send_json(c, 200, g);
+        return 1;
+    }
+    cJSON *l = resource_list(group, version);
+    if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(l, "resources"))) {
+        cJSON_Delete(l);
+        return 0;
+    }
+    *r = send_json(c, 200, l);
+    return 1;
 }
 
 /* ---- tables ---- */
@@ -1453,10 +1486,13 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "kind", "APIGroupList");
         cJSON_AddStringToObject(j, "apiVersion", "v1");
-        cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "groups"), velero_group());
+        cJSON *groups = cJSON_AddArrayToObject(j, "groups");
+        cJSON_AddItemToArray(groups, velero_group());
+        sim_kinds_add_groups(groups);
         r = send_json(c, 200, j);
         goto out;
     }
+    if (!strcmp(method, "GET") && discovery_other(c, url, &r)) goto out;
     if (!strcmp(url, "/apis/velero.io") || !strcmp(url, "/apis/velero.io/")) {
         cJSON *g = velero_group();
         cJSON_AddStringToObject(g, "kind", "APIGroup");
