@@ -783,6 +783,7 @@ static scenario *demo_build(unsigned seed)
         int roll = rng_range(&st, 0, 9);
         if (d == 4) roll = 0; /* whatever the seed: one Failed and one PartiallyFailed */
         if (d == 2) roll = 1;
+        if ((d == 1 || d == 3 || d == 9) && roll == 0) roll = 3; /* restored: not Failed */
         if (roll == 0) {
             r->outcome = xstrdup("Failed");
             r->failure_reason = xstrdup(demo_errors[rng_range(&st, 0, 2)]);

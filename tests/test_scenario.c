@@ -197,6 +197,9 @@ START_TEST(builtin_scenarios)
             if (d->runs[j].kind == SCN_BACKUP && !strcmp(d->runs[j].name, r->backup))
                 b = &d->runs[j];
         ck_assert_ptr_nonnull(b);
+        /* Velero restores no Failed backup (the restore fails validation) */
+        ck_assert_msg(!b->outcome || strcmp(b->outcome, "Failed"), "%s restores a Failed backup",
+                      r->name);
         size_t want = 0;
         for (size_t k = 0; k < b->n_resources; k++) {
             const char *nm = b->resources[k].name;
@@ -244,6 +247,12 @@ START_TEST(builtin_scenarios)
             p += x->runs[i].errors && !x->runs[i].outcome;
         }
         ck_assert_msg(f >= 1 && p >= 1, "seed %u: %d failed, %d partially failed", seed, f, p);
+        for (size_t i = 0; i < x->n_runs; i++) /* no restore of a Failed backup */
+            for (size_t j = 0; x->runs[i].kind == SCN_RESTORE && j < x->n_runs; j++)
+                ck_assert_msg(x->runs[j].kind != SCN_BACKUP ||
+                                  strcmp(x->runs[j].name, x->runs[i].backup) ||
+                                  !x->runs[j].outcome || strcmp(x->runs[j].outcome, "Failed"),
+                              "seed %u: %s restores a Failed backup", seed, x->runs[i].name);
         scenario_free(x);
     }
 }
