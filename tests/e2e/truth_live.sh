@@ -63,6 +63,7 @@ tui_wait '^B live-backup ' 5
 tui_keys Enter
 tui_wait 'Resources +7 of 7 types done +\(derived from the Velero server log\)' 20
 tui_wait '^ +persistentvolumeclaims +.* 4 of ~4 ' 5
+tui_wait '^Items .* 34 of ~34 +100%' 5
 tui_wait '^ +persistentvolumes +.* 4 of ~4 ' 5
 for row in 'namespaces .* 2 of 2 ' 'pods .* 12 of 12 ' 'deployments\.apps .* 5 of 5 ' \
     'ingresses\.networking\.k8s\.io .* 3 of 3 ' 'clusterroles\.rbac\.authorization\.k.* 4 of 4 '; do
@@ -79,6 +80,12 @@ for row in 'namespaces .* 2 of 2 ' 'persistentvolumes .* 2 of 2 ' 'persistentvol
     tui_wait "^ +$row" 10
 done
 tui_screen | grep -qE '^  [a-z].* [0-9]+ of ~' && tui_fail "a restore row is marked ~"
+# every item counted, done, by exact rows summing to the status' totals: Velero's last patch,
+# not an estimate (the backup's rows plugins grew keep its "of ~34")
+tui_wait '^Items .* 29 of 29 +100%' 5
+tui_keys Escape ; tui_keys / ; tui_keys C-u ; tui_keys live Enter
+tui_wait '^R live-restore +InProgress +.* 29/29 ' 5
+tui_wait '^B live-backup +InProgress +.* 34/~34 ' 5
 tui_keys q
 tui_wait_exit >/dev/null
 echo "ok"
