@@ -365,6 +365,59 @@ static int discovery_other(struct MHD_Connection *c, const char *url, enum MHD_R
     return 1;
 }
 
+static int arg_true(struct MHD_Connection *c, const char *k);
+
+/* GET of a list of a resource discovery names (simkinds.h) but the sim holds no objects of:
+ * /api/v1/[namespaces/NS/]PLURAL or /apis/G/V/[namespaces/NS/]PLURAL answer an empty list, as a
+ * cluster with none would (a watch or a named object: not here, 404). */
+static int empty_list(simserver *s, struct MHD_Connection *c, const char *url, enum MHD_Result *r)
+{
+    char gv[160], plural[96];
+    const char *p;
+    if (!strncmp(url, "/api/v1/", 8)) {
+        snprintf(gv, sizeof gv, "v1");
+        p = url + 8;
+    } else if (!strncmp(url, "/apis/", 6)) {
+        const char *v = strchr(url + 6, '/'), *e = v ? strchr(v + 1, '/') : NULL;
+        if (!e || (size_t)(e - url - 6) >= sizeof gv) return 0;
+        snprintf(gv, sizeof gv, "%.*s", (int)(e - url - 6), url + 6);
+        p = e + 1;
+    } else {
+        return 0;
+    }
+    if (!strncmp(p, "namespaces/", 11)) {
+        const char *e = strchr(p + 11, '/');
+        if (!e) return 0;
+        p = e + 1;
+    }
+    size_t n = strlen(p);
+    if (!n || strchr(p, '/') || n >= sizeof plural) return 0;
+    memcpy(plural, p, n + 1);
+    const char *slash = strchr(gv, '/');
+    char group[128];
+    snprintf(group, sizeof group, "%.*s", slash ? (int)(slash - gv) : 0, gv);
+    const char *version = slash ? slash + 1 : gv;
+    if (sim_resource_find(group, version, plural) || arg_true(c, "watch")) return 0;
+    size_t nk;
+    const sim_kind *k = sim_kinds(&nk), *hit = NULL;
+    for (size_t i = 0; i < nk && !hit; i++)
+        if (!strcmp(k[i].group, group) && !strcmp(k[i].version, version) &&
+            !strcmp(k[i].plural, plural))
+            hit = &k[i];
+    if (!hit) return 0;
+    cJSON *j = cJSON_CreateObject();
+    char *kind = xasprintf("%sList", hit->kind);
+    cJSON_AddStringToObject(j, "kind", kind);
+    free(kind);
+    cJSON_AddStringToObject(j, "apiVersion", gv);
+    char rv[32];
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)simstore_rv(s->o.store));
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(j, "metadata"), "resourceVersion", rv);
+    cJSON_AddArrayToObject(j, "items");
+    *r = send_json(c, 200, j);
+    return 1;
+}
+
 /* ---- tables ---- */
 
 /* apimachinery's HumanDuration, as kubectl shows ages. */
@@ -1492,7 +1545,8 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
         r = send_json(c, 200, j);
         goto out;
     }
-    if (!strcmp(method, "GET") && discovery_other(c, url, &r)) goto out;
+    if (!strcmp(method, "GET") && (discovery_other(c, url, &r) || empty_list(s, c, url, &r)))
+        goto out;
     if (!strcmp(url, "/apis/velero.io") || !strcmp(url, "/apis/velero.io/")) {
         cJSON *g = velero_group();
         cJSON_AddStringToObject(g, "kind", "APIGroup");

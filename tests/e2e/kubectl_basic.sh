@@ -36,6 +36,12 @@ kt_expect "api-resources: pods" '^pods +po +v1 +true +Pod$' "$out"
 kt_expect "api-resources: backups" '^backups +velero\.io/v1 +true +Backup$' "$out"
 [ "$(printf '%s\n' "$out" | grep -c '^pods ')" = 1 ] || kt_fail "pods listed twice"
 kt_expect "api-versions" '^storage\.k8s\.io/v1$' "$(kubectl api-versions 2>&1)"
+# the sim holds none of them: listing them finds none, as in a cluster without any
+out=$(kubectl get deployments -A 2>&1) || kt_fail "get deployments -A: $out"
+kt_expect "get deployments -A: none" '^No resources found$' "$out"
+out=$(kubectl get clusterroles.rbac.authorization.k8s.io 2>&1) || kt_fail "get clusterroles: $out"
+kt_expect "get clusterroles: none" '^No resources found' "$out"
+kt_expect "get deploy -o json: an empty list" '"items": \[\]' "$(kubectl get deploy -n velero -o json 2>&1)"
 
 kt_expect "no backups yet" 'No resources found in velero namespace' "$(kubectl -n velero get backups 2>&1)"
 kt_backup_yaml nightly-1 >"$KT_DIR/b.yaml"
