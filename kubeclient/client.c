@@ -491,6 +491,17 @@ static void url_without_query(char *dst, size_t n, const char *url)
     free(shown);
 }
 
+/* scheme://host[:port] of an absolute URL. */
+static void url_origin(char *dst, size_t n, const char *url)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t k = (size_t)(host - url) + strcspn(host, "/?#");
+    if (k >= n) k = n - 1;
+    memcpy(dst, url, k);
+    dst[k] = 0;
+}
+
 static const char *reason_phrase(long status)
 {
     switch (status) {
@@ -566,7 +577,18 @@ void kc_client_describe_error(kc_client *c, long status, const char *body, CURLc
 #if LIBCURL_VERSION_NUM < 0x073e00
         case CURLE_SSL_CACERT:
 #endif
-            if (c && c->cfg->ca_data)
+            if (absolute && c && !is_api_url(c, path)) {
+                /* an object store (a signed download URL): the kubeconfig's CA is not its; only
+                 * its origin is named (the path may be the signature) */
+                char origin[256];
+                url_origin(origin, sizeof origin, path);
+                kc_err_set(err,
+                           "TLS verification of the object store %s failed: its certificate is "
+                           "not signed by a certificate authority trusted for it (the system's, "
+                           "the BackupStorageLocation's caCert, --cacert), or is not for that "
+                           "host name",
+                           origin);
+            } else if (c && c->cfg->ca_data)
                 kc_err_set(err,
                            "the server's certificate is not trusted by the configured certificate "
                            "authority, or does not match the host name (%s)",

@@ -21,6 +21,7 @@
 
 #include "kubeclient/util.h"
 #include "link.h"
+#include "simkinds.h"
 
 #define MAX_FORBID 16
 
@@ -316,6 +317,7 @@ static cJSON *resource_list(const char *group, const char *version)
         cJSON_AddItemToObject(e, "shortNames", str_array(&sn, 1));
         cJSON_AddItemToArray(arr, e);
     }
+    sim_kinds_add_resources(arr, group, version); /* what the sim's cluster has besides */
     return l;
 }
 
@@ -338,6 +340,90 @@ static cJSON *velero_group(void)
     cJSON_AddItemToArray(vs, gv_entry("v2alpha1"));
     cJSON_AddItemToObject(g, "preferredVersion", gv_entry("v1"));
     return g;
+}
+
+/* Discovery of the groups simkinds.h names (apps, rbac.authorization.k8s.io, ...): /apis/<group>
+ * and /apis/<group>/<version>. Returns 1 with *r set when url is one of them. */
+static int discovery_other(struct MHD_Connection *c, const char *url, enum MHD_Result *r)
+{
+    if (strncmp(url, "/apis/", 6) || !strncmp(url, "/apis/velero.io", 15)) return 0;
+    char group[128], version[32] = "";
+    size_t gl = strcspn(url + 6, "/");
+    if (gl == 0 || gl >= sizeof group) return 0;
+    memcpy(group, url + 6, gl);
+    group[gl] = '\0';
+    const char *rest = url + 6 + gl;
+    if (*rest == '/') rest++;
+    size_t vl = strcspn(rest, "/");
+    if (vl >= sizeof version || (vl && rest[vl] && rest[vl + 1])) return 0; /* deeper: a resource */
+    memcpy(version, rest, vl);
+    version[vl] = '\0';
+    if (!*version) {
+        cJSON *g = sim_kinds_group(group);
+        if (!g) return 0;
+        *r = send_json(c, 200, g);
+        return 1;
+    }
+    cJSON *l = resource_list(group, version);
+    if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(l, "resources"))) {
+        cJSON_Delete(l);
+        return 0;
+    }
+    *r = send_json(c, 200, l);
+    return 1;
+}
+
+static int arg_true(struct MHD_Connection *c, const char *k);
+
+/* GET of a list of a resource discovery names (simkinds.h) but the sim holds no objects of:
+ * /api/v1/[namespaces/NS/]PLURAL or /apis/G/V/[namespaces/NS/]PLURAL answer an empty list, as a
+ * cluster with none would (a watch or a named object: not here, 404). */
+static int empty_list(simserver *s, struct MHD_Connection *c, const char *url, enum MHD_Result *r)
+{
+    char gv[160], plural[96];
+    const char *p;
+    if (!strncmp(url, "/api/v1/", 8)) {
+        snprintf(gv, sizeof gv, "v1");
+        p = url + 8;
+    } else if (!strncmp(url, "/apis/", 6)) {
+        const char *v = strchr(url + 6, '/'), *e = v ? strchr(v + 1, '/') : NULL;
+        if (!e || (size_t)(e - url - 6) >= sizeof gv) return 0;
+        snprintf(gv, sizeof gv, "%.*s", (int)(e - url - 6), url + 6);
+        p = e + 1;
+    } else {
+        return 0;
+    }
+    if (!strncmp(p, "namespaces/", 11)) {
+        const char *e = strchr(p + 11, '/');
+        if (!e) return 0;
+        p = e + 1;
+    }
+    size_t n = strlen(p);
+    if (!n || strchr(p, '/') || n >= sizeof plural) return 0;
+    memcpy(plural, p, n + 1);
+    const char *slash = strchr(gv, '/');
+    char group[128];
+    snprintf(group, sizeof group, "%.*s", slash ? (int)(slash - gv) : 0, gv);
+    const char *version = slash ? slash + 1 : gv;
+    if (sim_resource_find(group, version, plural) || arg_true(c, "watch")) return 0;
+    size_t nk;
+    const sim_kind *k = sim_kinds(&nk), *hit = NULL;
+    for (size_t i = 0; i < nk && !hit; i++)
+        if (!strcmp(k[i].group, group) && !strcmp(k[i].version, version) &&
+            !strcmp(k[i].plural, plural))
+            hit = &k[i];
+    if (!hit) return 0;
+    cJSON *j = cJSON_CreateObject();
+    char *kind = xasprintf("%sList", hit->kind);
+    cJSON_AddStringToObject(j, "kind", kind);
+    free(kind);
+    cJSON_AddStringToObject(j, "apiVersion", gv);
+    char rv[32];
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)simstore_rv(s->o.store));
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(j, "metadata"), "resourceVersion", rv);
+    cJSON_AddArrayToObject(j, "items");
+    *r = send_json(c, 200, j);
+    return 1;
 }
 
 /* ---- tables ---- */
@@ -1475,10 +1561,14 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "kind", "APIGroupList");
         cJSON_AddStringToObject(j, "apiVersion", "v1");
-        cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "groups"), velero_group());
+        cJSON *groups = cJSON_AddArrayToObject(j, "groups");
+        cJSON_AddItemToArray(groups, velero_group());
+        sim_kinds_add_groups(groups);
         r = send_json(c, 200, j);
         goto out;
     }
+    if (!strcmp(method, "GET") && (discovery_other(c, url, &r) || empty_list(s, c, url, &r)))
+        goto out;
     if (!strcmp(url, "/apis/velero.io") || !strcmp(url, "/apis/velero.io/")) {
         cJSON *g = velero_group();
         cJSON_AddStringToObject(g, "kind", "APIGroup");

@@ -378,6 +378,30 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
     }
 }
 
+/* Draws a message over at most maxrows rows of width cols, cut at spaces (the last row ends in an
+ * ellipsis when it does not fit); returns the rows used. */
+static int logs_wrap_text(WINDOW *w, int y, int x, int cols, int maxrows, const char *msg, attr_t a)
+{
+    char row[1024];
+    const char *p = msg;
+    int used = 0;
+    while (*p && used < maxrows && cols > 0) {
+        size_t n = strlen(p);
+        if (n > (size_t)cols && used < maxrows - 1) {
+            size_t cut = (size_t)cols;
+            while (cut > 0 && p[cut] != ' ') cut--;
+            n = cut ? cut : (size_t)cols;
+        }
+        if (n >= sizeof row) n = sizeof row - 1;
+        memcpy(row, p, n);
+        row[n] = '\0';
+        w_text(w, y + used++, x, cols, row, a);
+        p += n;
+        while (*p == ' ') p++;
+    }
+    return used;
+}
+
 static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     logs_state *st = s->data;
@@ -400,8 +424,7 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (st->dl_done && st->dl_err.msg[0] && st->dl_err.code != KC_ERR_CAPPED) {
         w_print(w, y, 0, cols, w_attr(W_BAD),
                 "cannot fetch the %s: ", st->desc_path ? "object" : "log");
-        w_text(w, y + 1, 2, cols - 2, st->dl_err.msg, w_attr(W_BAD));
-        y += 3;
+        y += 1 + logs_wrap_text(w, y + 1, 2, cols - 2, 4, st->dl_err.msg, w_attr(W_BAD)) + 1;
     }
     if (st->live && st->pl && kc_podlog_error(st->pl)[0]) {
         w_text(w, rows - 1, 0, cols, kc_podlog_error(st->pl), w_attr(W_WARN));
