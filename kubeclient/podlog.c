@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/backoff.h"
 #include "kubeclient/ndjson.h"
 
 struct kc_podlog {
@@ -23,8 +24,9 @@ struct kc_podlog {
     kc_request *req;
     uint64_t timer;
     kc_ndjson *framer;
-    int find_step; /* 0 deploy=velero, 1 component=velero, 2 any velero-* pod */
-    int attempt;
+    int find_step;      /* 0 deploy=velero, 1 component=velero, 2 any velero-* pod */
+    int attempt;        /* consecutive failures, for the status */
+    kc_backoff backoff; /* not reset by a stream that opens and ends at once */
     unsigned long lines;
     /* the last line's timestamp and how many lines carried it, to skip repeats on reconnect */
     long long last_s, last_ns;
@@ -55,8 +57,7 @@ static void pl_retry_fire(void *arg)
 
 static void pl_retry(kc_podlog *p, const char *err)
 {
-    long delay = 1000L << (p->attempt < 5 ? p->attempt : 5);
-    if (delay > 30000) delay = 30000;
+    int64_t delay = kc_backoff_next(&p->backoff, kc_now_ms(), -1);
     p->attempt++;
     pl_set(p, KC_PL_RETRYING, err);
     p->timer = kc_loop_timer(p->loop, delay, pl_retry_fire, p);
@@ -316,6 +317,7 @@ kc_podlog *kc_podlog_start(kc_client *c, const kc_podlog_opts *o, kc_podlog_line
     p->line = line;
     p->status = status;
     p->arg = arg;
+    kc_backoff_init(&p->backoff, 0, 0, 0);
     if (p->pod)
         pl_connect(p);
     else

@@ -1,5 +1,6 @@
 /* reflector.c: keeps a store in sync with one resource by LIST then WATCH, as client-go's. */
 #include "kubeclient/reflector.h"
+#include "kubeclient/backoff.h"
 #include "kubeclient/jsonarena.h"
 #include "kubeclient/ndjson.h"
 #include "kubeclient/util.h"
@@ -18,7 +19,7 @@ struct kc_reflector {
     char *label_q, *field_q; /* escaped selectors, NULL when none */
     int page_size;
     size_t max_line;
-    int64_t backoff_base, backoff_max, backoff_reset;
+    kc_backoff backoff; /* every pause before talking to the server again (backoff.h) */
 
     kc_refl_status st;
     void (*status_fn)(void *arg, const kc_refl_status *st);
@@ -41,8 +42,6 @@ struct kc_reflector {
     char stop_msg[512];
     int stop_code;
 
-    int backoff_steps;
-    int64_t last_failure;
     int started;
 };
 
@@ -95,9 +94,7 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     if (o->field_selector && *o->field_selector) r->field_q = kc_url_escape(o->field_selector);
     r->page_size = o->page_size > 0 ? o->page_size : 500;
     r->max_line = o->max_line ? o->max_line : 16u << 20;
-    r->backoff_base = o->backoff_base_ms > 0 ? o->backoff_base_ms : 800;
-    r->backoff_max = o->backoff_max_ms > 0 ? o->backoff_max_ms : 30000;
-    r->backoff_reset = o->backoff_reset_ms > 0 ? o->backoff_reset_ms : 120000;
+    kc_backoff_init(&r->backoff, o->backoff_base_ms, o->backoff_max_ms, o->backoff_reset_ms);
     r->rng = (uint64_t)kc_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)r;
     if (!r->rng) r->rng = 1;
     r->st.state = KC_REFL_SYNCING;
@@ -158,23 +155,16 @@ static void schedule(kc_reflector *r, next_step next, int64_t delay_ms)
     r->timer = kc_loop_timer(r->loop, delay_ms, on_timer, r);
 }
 
-/* A failure: back off exponentially (with jitter), then try `next` again. */
+/* A failure: back off (backoff.h), then try `next` again. */
 static void fail(kc_reflector *r, next_step next, const char *msg, int status, long retry_after)
 {
     int64_t now = kc_now_ms();
-    if (r->last_failure && now - r->last_failure >= r->backoff_reset) r->backoff_steps = 0;
-    r->last_failure = now;
-    int64_t d = r->backoff_base;
-    for (int i = 0; i < r->backoff_steps && d < r->backoff_max; i++) d *= 2;
-    r->backoff_steps++;
-    if (d > r->backoff_max) d = r->backoff_max;
-    d += (int64_t)(rnd(r) % (uint64_t)(d + 1)); /* jitter factor 1.0, as client-go */
-    if (d > r->backoff_max) d = r->backoff_max;
-    if (retry_after > 0 && retry_after * 1000 > d) d = retry_after * 1000;
+    int64_t d = kc_backoff_next(&r->backoff, now, retry_after);
     r->st.attempt++;
     r->st.next_try_ms = now + d;
     copy_str(r->st.last_error, sizeof r->st.last_error, msg);
     r->st.last_status = status;
+    if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
     r->st.state = KC_REFL_RETRYING;
     notify(r);
     schedule(r, next, d);
@@ -189,14 +179,20 @@ static void give_up(kc_reflector *r, const char *msg, int status)
     notify(r);
 }
 
-/* An expired resourceVersion: list again, first at the last one we saw. */
+/* An expired resourceVersion: list again, first at the last one we saw. As client-go's
+ * ListAndWatch, every re-list waits its backoff first: a server that expires every watch at once
+ * gets a few requests a minute, not thousands a second. */
 static void relist(kc_reflector *r)
 {
+    int64_t now = kc_now_ms();
+    int64_t d = kc_backoff_next(&r->backoff, now, -1);
     r->st.relists++;
     copy_str(r->list_rv, sizeof r->list_rv, r->st.resource_version);
+    r->st.next_try_ms = now + d;
+    if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
     r->st.state = KC_REFL_SYNCING;
     notify(r);
-    schedule(r, NEXT_LIST, 0);
+    schedule(r, NEXT_LIST, d);
 }
 
 /* ---- list ---- */
@@ -338,12 +334,15 @@ static void watch_headers(void *arg, long status)
 {
     kc_reflector *r = arg;
     (void)status;
-    if (r->st.state == KC_REFL_LIVE && !r->st.attempt && !r->st.last_error[0]) return;
+    if (r->st.state == KC_REFL_LIVE && !r->st.attempt && !r->st.last_error[0] &&
+        !r->st.stale_since_ms)
+        return;
     r->st.state = KC_REFL_LIVE;
     r->st.attempt = 0;
     r->st.last_error[0] = 0;
     r->st.last_status = 0;
     r->st.next_try_ms = 0;
+    r->st.stale_since_ms = 0;
     notify(r);
 }
 
@@ -386,9 +385,19 @@ static void watch_done(void *arg, const kc_response *resp, const kc_err *err)
         }
         return;
     }
-    if (kc_now_ms() - r->watch_started < 1000 && r->watch_events == 0) {
+    int64_t lasted = kc_now_ms() - r->watch_started;
+    if (lasted < 1000 && r->watch_events == 0) {
         /* as client-go: a watch that ends at once with nothing is a failure, not a close */
         fail(r, NEXT_WATCH, "the watch closed at once without any event", 0, -1);
+        return;
+    }
+    if (lasted < 1000) {
+        /* it ended within a second, a bookmark or so later: the data is current, but re-open
+         * it only after the backoff, or such a server gets thousands of watches a second */
+        int64_t now = kc_now_ms(), d = kc_backoff_next(&r->backoff, now, -1);
+        r->st.next_try_ms = now + d;
+        if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
+        schedule(r, NEXT_WATCH, d);
         return;
     }
     start_watch(r);

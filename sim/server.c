@@ -30,10 +30,14 @@ enum fault_kind {
     F_STALL,
     F_MALFORMED,
     F_FORBID,
+    F_BOOKMARK_CLOSE,
+    F_CLOSE_LOGS,
+    F_EXPIRE_ALWAYS,
     F_COUNT
 };
-static const char *fault_names[F_COUNT] = {"error500", "error429",        "close-watch", "expire",
-                                           "stall",    "malformed-event", "forbid"};
+static const char *fault_names[F_COUNT] = {
+    "error500",        "error429", "close-watch",    "expire",     "stall",
+    "malformed-event", "forbid",   "bookmark-close", "close-logs", "expire-always"};
 
 typedef struct faults {
     int error500, error429; /* every Nth request */
@@ -42,6 +46,10 @@ typedef struct faults {
     int expire_every_s;     /* expire the history every N s */
     int stall_ms;
     int malformed;
+    int bookmark_close; /* every watch ends at once (after one BOOKMARK when allowed) */
+    int close_logs;     /* every followed log ends after what it had */
+    int expire_always;  /* every watch from a resourceVersion gets 410 Expired at once */
+    char *retry_after;  /* Retry-After of an injected 429, as given (NULL: "1") */
     char *forbid[MAX_FORBID];
     int nforbid;
 } faults;
@@ -73,6 +81,7 @@ static double server_now(const simserver *s)
 static void faults_free(faults *f)
 {
     for (int i = 0; i < f->nforbid; i++) free(f->forbid[i]);
+    free(f->retry_after);
     memset(f, 0, sizeof *f);
 }
 
@@ -98,6 +107,23 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
             f->malformed = 1;
             continue;
         }
+        if (!strcmp(t, "bookmark-close") && !val) {
+            f->bookmark_close = 1;
+            continue;
+        }
+        if (!strcmp(t, "close-logs") && !val) {
+            f->close_logs = 1;
+            continue;
+        }
+        if (!strcmp(t, "retry-after") && val && *val) {
+            free(f->retry_after);
+            f->retry_after = xstrdup(val); /* verbatim: huge or odd values are the point */
+            continue;
+        }
+        if (!strcmp(t, "expire-always") && !val) {
+            f->expire_always = 1;
+            continue;
+        }
         int *slot = !strcmp(t, "error500")       ? &f->error500
                     : !strcmp(t, "error429")     ? &f->error429
                     : !strcmp(t, "close-watch")  ? &f->close_watch_s
@@ -107,8 +133,8 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
         if (!slot || !val || n <= 0) {
             snprintf(err, errlen,
                      "bad fault '%s%s%s': expected error500=N, error429=N, "
-                     "close-watch=S, expire, expire-every=S, stall=MS, malformed-event or "
-                     "forbid=RESOURCE",
+                     "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
+                     "close-logs, retry-after=S, stall=MS, malformed-event or forbid=RESOURCE",
                      t, val ? "=" : "", val ? val : "");
             free(copy);
             faults_free(f);
@@ -135,17 +161,24 @@ typedef struct req {
     int done;
 } req;
 
-static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *ctype, char *body,
-                             size_t len)
+/* retry_after: the Retry-After of a 429 (the faults' retry-after; NULL: "1") */
+static enum MHD_Result queue_ra(struct MHD_Connection *c, int code, const char *ctype, char *body,
+                                size_t len, const char *retry_after)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(
         len, body, body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-cache, private");
-    if (code == 429) MHD_add_response_header(r, "Retry-After", "1");
+    if (code == 429) MHD_add_response_header(r, "Retry-After", retry_after ? retry_after : "1");
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)code, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *ctype, char *body,
+                             size_t len)
+{
+    return queue_ra(c, code, ctype, body, len, NULL);
 }
 
 static enum MHD_Result send_json(struct MHD_Connection *c, int code, cJSON *j)
@@ -719,6 +752,7 @@ typedef struct watch_ctx {
     const sim_resource *res;
     int table, first, bookmarks, done;
     int malformed; /* write one malformed line first */
+    int sent_bm;   /* a bookmark went out (bookmark-close) */
     int64_t deadline_ms, next_bookmark_ms;
     cJSON *gone; /* a Status to send as the only ERROR event */
     kc_buf out;
@@ -795,11 +829,12 @@ static void watch_fill(watch_ctx *wc)
             return;
         }
         int64_t now = kc_now_ms();
-        if (now >= wc->deadline_ms) {
+        if (now >= wc->deadline_ms && !(wc->bookmarks && s->f.bookmark_close && !wc->sent_bm)) {
             wc->done = 1;
             return;
         }
         if (wc->bookmarks && now >= wc->next_bookmark_ms) {
+            wc->sent_bm = 1;
             emit_event(wc, "BOOKMARK", bookmark_obj(wc->res, simstore_watch_pos(wc->w)));
             wc->next_bookmark_ms = now + (s->o.bookmark_ms ? s->o.bookmark_ms : 60000);
             return;
@@ -915,6 +950,10 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
     wc->w = simstore_watch_open(s->o.store, t->res->plural, t->ns, ls, name_sel ? name_sel : fs,
                                 since, &gone);
     free(fsel);
+    if (since && s->f.expire_always && !gone) {
+        gone = 1;
+        atomic_fetch_add(&s->fired[F_EXPIRE_ALWAYS], 1);
+    }
     if (gone) {
         char *m = xasprintf("too old resource version: %llu (%llu)", (unsigned long long)since,
                             (unsigned long long)simstore_floor(s->o.store));
@@ -930,6 +969,12 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
     }
     wc->deadline_ms = now + (int64_t)(secs * 1000);
     wc->next_bookmark_ms = now + (s->o.bookmark_ms ? s->o.bookmark_ms : 60000);
+    if (s->f.bookmark_close) {
+        /* one bookmark (when allowed) at once, then the end */
+        atomic_fetch_add(&s->fired[F_BOOKMARK_CLOSE], 1);
+        wc->next_bookmark_ms = now;
+        wc->deadline_ms = now + 1;
+    }
     if (s->f.malformed && !atomic_exchange(&s->malformed_done, 1)) wc->malformed = 1;
     return stream(c, "application/json", watch_reader, wc, watch_free);
 }
@@ -1012,6 +1057,10 @@ static enum MHD_Result do_log(simserver *s, struct MHD_Connection *c, const targ
     lc->conn = c;
     lc->pod = xstrdup(t->name);
     lc->follow = arg_true(c, "follow");
+    if (lc->follow && s->f.close_logs) {
+        atomic_fetch_add(&s->fired[F_CLOSE_LOGS], 1);
+        lc->follow = 0; /* what it has, then the end, as a restarted container's log */
+    }
     lc->timestamps = arg_true(c, "timestamps");
     lc->since = -1e18;
     const char *st = arg(c, "sinceTime"), *ss = arg(c, "sinceSeconds");
@@ -1413,10 +1462,13 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     }
     if (s->f.error429 && n % s->f.error429 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR429], 1);
-        r = send_status(c, 429,
-                        "the server has received too many requests and has asked us to "
-                        "try again later",
-                        NULL);
+        cJSON *st = status_obj(429, reason_for(429),
+                               "the server has received too many requests and has asked us to "
+                               "try again later",
+                               NULL);
+        char *body = cJSON_PrintUnformatted(st);
+        cJSON_Delete(st);
+        r = queue_ra(c, 429, "application/json", body, strlen(body), s->f.retry_after);
         goto out;
     }
     maybe_expire(s);

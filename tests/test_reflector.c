@@ -28,15 +28,21 @@ typedef struct {
     long rv;
     char *log[MAXLOG]; /* every request URI with its query, in order */
     int nlog;
-    kc_buf pending;   /* bytes for the newest watch */
-    int watch_gen;    /* watches started */
-    int close_upto;   /* watches up to this generation end (after their pending bytes) */
-    int list_410;     /* answer this many lists with HTTP 410 */
-    int watch_status; /* answer the next watch with this status instead (0: stream) */
+    kc_buf pending;          /* bytes for the newest watch */
+    int watch_gen;           /* watches started */
+    int close_upto;          /* watches up to this generation end (after their pending bytes) */
+    int list_410;            /* answer this many lists with HTTP 410 */
+    int watch_status;        /* answer the next watch with this status instead (0: stream) */
+    const char *retry_after; /* the Retry-After of a 429 ("1" when NULL) */
+    int watch_mode;          /* every watch: 0 streams, WM_EXPIRE 410 at once, WM_BOOKMARK one
+                                bookmark then the end */
+    int nreq;                /* every request, counted (log keeps only the first MAXLOG) */
     int shutdown;
 } fake;
 
 static fake F;
+
+enum { WM_EXPIRE = 1, WM_BOOKMARK = 2 };
 
 static void fake_lock(void)
 {
@@ -85,6 +91,7 @@ static void *log_uri(void *cls, const char *uri, struct MHD_Connection *con)
     (void)cls;
     (void)con;
     fake_lock();
+    F.nreq++;
     if (F.nlog < MAXLOG) F.log[F.nlog++] = xstrdup(uri);
     fake_unlock();
     return NULL;
@@ -169,8 +176,20 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
     const char *watch = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "watch");
     if (watch && strcmp(watch, "true") == 0) {
         fake_lock();
-        int st = F.watch_status;
+        int st = F.watch_status, mode = F.watch_mode;
+        const char *ra = F.retry_after ? F.retry_after : "1";
         F.watch_status = 0;
+        if (mode) {
+            fake_unlock();
+            return answer(con, 200,
+                          xstrdup(mode == WM_EXPIRE
+                                      ? "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+                                        "\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
+                                        "\"Failure\",\"message\":\"too old resource version: 1 "
+                                        "(2)\",\"reason\":\"Expired\",\"code\":410}}\n"
+                                      : "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{"
+                                        "\"resourceVersion\":\"10\"}}}\n"));
+        }
         watch_ctx *w = NULL;
         if (!st) {
             w = xcalloc(1, sizeof *w);
@@ -181,7 +200,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         if (st == 429) {
             struct MHD_Response *resp =
                 MHD_create_response_from_buffer(2, (void *)"{}", MHD_RESPMEM_PERSISTENT);
-            MHD_add_response_header(resp, "Retry-After", "1");
+            MHD_add_response_header(resp, "Retry-After", ra);
             enum MHD_Result ret = MHD_queue_response(con, 429, resp);
             MHD_destroy_response(resp);
             return ret;
@@ -317,7 +336,8 @@ static void on_status(void *arg, const kc_refl_status *st)
     }
 }
 
-static size_t rig_max_line; /* 0: the default */
+static size_t rig_max_line;           /* 0: the default */
+static int64_t rig_backoff_max = 200; /* ms */
 
 static void rig_start(rig *g, int port)
 {
@@ -335,7 +355,7 @@ static void rig_start(rig *g, int port)
                            .resource = "backups",
                            .ns = "velero",
                            .backoff_base_ms = 20,
-                           .backoff_max_ms = 200,
+                           .backoff_max_ms = rig_backoff_max,
                            .max_line = rig_max_line};
     g->refl = kc_reflector_new(g->client, &o, g->store);
     kc_reflector_on_status(g->refl, on_status, g);
@@ -592,7 +612,9 @@ static int is_retrying(void *arg)
 START_TEST(too_many_requests_waits_for_retry_after)
 {
     rig g;
+    rig_backoff_max = 2000; /* Retry-After: 1 is within the cap */
     rig_start(&g, F.port);
+    rig_backoff_max = 200;
     await_watch(&g, 1);
     /* an event first, so that the close below is a normal one */
     fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
@@ -678,6 +700,86 @@ START_TEST(missing_resource_fails_without_retrying)
 }
 END_TEST
 
+static int nreq(void)
+{
+    fake_lock();
+    int n = F.nreq;
+    fake_unlock();
+    return n;
+}
+
+static int never(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+/* A server that answers every watch with 410 Expired at once: list, watch, 410, list... used to
+ * run without a pause (14 711 requests in 5 s). Each re-list now waits its backoff (20 ms doubling
+ * to 200 ms here): over 2 s at most 2 + 2000/20 + ... cycles of 3 requests; well under 60. */
+START_TEST(watch_expired_at_once_relists_with_backoff_not_a_flood)
+{
+    fake_lock();
+    F.watch_mode = WM_EXPIRE;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    kc_loop_run_until(g.loop, never, NULL, 2000);
+    int n = nreq();
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    /* delays 20-40, 40-80, 80-160, then 160-200 and 200: about 13 re-lists in 2 s */
+    ck_assert_msg(n >= 12 && n <= 60, "%d requests in 2 s", n);
+    ck_assert_uint_ge(st->relists, 4);
+    ck_assert_uint_le(st->relists, 20);
+    /* the data came from a list just now: what is shown is the server's state */
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+    rig_stop(&g);
+}
+END_TEST
+
+/* A server that sends one BOOKMARK on every watch and ends it: the bookmark is an event, so this
+ * is no failure, but the watch used to be re-opened at once (7 205 requests). */
+START_TEST(watch_ending_after_a_bookmark_is_reopened_after_backoff)
+{
+    fake_lock();
+    F.watch_mode = WM_BOOKMARK;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    kc_loop_run_until(g.loop, never, NULL, 2000);
+    int n = nreq();
+    ck_assert_msg(n >= 6 && n <= 30, "%d requests in 2 s", n);
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_uint_eq(st->relists, 0);
+    ck_assert_str_eq(st->resource_version, "10");
+    ck_assert_str_eq(st->last_error, "");
+    rig_stop(&g);
+}
+END_TEST
+
+/* Retry-After: 999999999999 used to be obeyed ("next in 999999999993s"): it is capped at the
+ * backoff's maximum. */
+START_TEST(huge_retry_after_is_capped)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    fake_lock();
+    F.watch_status = 429;
+    F.retry_after = "999999999999";
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_int_eq(st->last_status, 429);
+    ck_assert_msg(g.retry_delays[1] >= 150 && g.retry_delays[1] <= 200, "%d", g.retry_delays[1]);
+    await_watch(&g, 2);
+    rig_stop(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reflector");
@@ -691,6 +793,9 @@ int main(void)
     tcase_add_test(tc, missing_resource_fails_without_retrying);
     tcase_add_test(tc, too_many_requests_waits_for_retry_after);
     tcase_add_test(tc, oversize_event_is_an_error_and_relists);
+    tcase_add_test(tc, watch_expired_at_once_relists_with_backoff_not_a_flood);
+    tcase_add_test(tc, watch_ending_after_a_bookmark_is_reopened_after_backoff);
+    tcase_add_test(tc, huge_retry_after_is_capped);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
