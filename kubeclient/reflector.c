@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { NEXT_LIST, NEXT_WATCH } next_step;
+/* NEXT_CHECK: before resuming a watch after a failure, make sure the server has not gone back in
+ * time (a restarted or restored API server): see start_check. */
+typedef enum { NEXT_LIST, NEXT_WATCH, NEXT_CHECK } next_step;
 
 struct kc_reflector {
     kc_client *c;
@@ -49,6 +51,7 @@ enum { STOP_RELIST = 1, STOP_ERROR = 2 };
 
 static void start_list(kc_reflector *r);
 static void start_watch(kc_reflector *r);
+static void start_check(kc_reflector *r);
 
 /* Bounded string copy (snprintf "%s" trips -Wformat-truncation on long sources). */
 static void copy_str(char *dst, size_t n, const char *src)
@@ -143,6 +146,8 @@ static void on_timer(void *arg)
     r->timer = 0;
     if (r->next == NEXT_LIST)
         start_list(r);
+    else if (r->next == NEXT_CHECK)
+        start_check(r);
     else
         start_watch(r);
 }
@@ -160,6 +165,8 @@ static void fail(kc_reflector *r, next_step next, const char *msg, int status, l
 {
     int64_t now = kc_now_ms();
     int64_t d = kc_backoff_next(&r->backoff, now, retry_after);
+    /* whatever broke the watch, the server that answers next may not be the one we watched */
+    if (next == NEXT_WATCH && r->st.synced && r->st.resource_version[0]) next = NEXT_CHECK;
     r->st.attempt++;
     r->st.next_try_ms = now + d;
     copy_str(r->st.last_error, sizeof r->st.last_error, msg);
@@ -197,6 +204,15 @@ static void relist(kc_reflector *r)
 
 /* ---- list ---- */
 
+/* The apiserver's answer to a resourceVersion it has not reached (a restored etcd, a restarted
+ * server): 504 "Too large resource version: N, current: M" (ResourceVersionTooLarge). */
+static int too_large(const kc_response *resp, const kc_err *err)
+{
+    return (resp->status == 504 || err->code == 504) &&
+           (strstr(err->msg, "Too large resource version") ||
+            strstr(resp->body ? resp->body : "", "ResourceVersionTooLarge"));
+}
+
 static void list_done(void *arg, const kc_response *resp, const kc_err *err)
 {
     kc_reflector *r = arg;
@@ -211,6 +227,14 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
                 schedule(r, NEXT_LIST, 0);
                 return;
             }
+        }
+        if (too_large(resp, err) && r->list_rv[0]) {
+            /* the server is behind the resourceVersion we asked for: it went back in time */
+            free(r->cont);
+            r->cont = NULL;
+            r->list_rv[0] = 0;
+            schedule(r, NEXT_LIST, 0);
+            return;
         }
         if (resp->status == 404) {
             give_up(r, err->msg, 404);
@@ -378,6 +402,9 @@ static void watch_done(void *arg, const kc_response *resp, const kc_err *err)
     if (err->msg[0]) {
         if (resp->status == 410 && err->code == 410) {
             relist(r);
+        } else if (too_large(resp, err)) {
+            relist(r);
+            r->list_rv[0] = 0; /* from scratch: the server is behind what we saw */
         } else if (resp->status == 404 && err->code == 404) {
             give_up(r, err->msg, 404);
         } else {
@@ -427,5 +454,61 @@ static void start_watch(kc_reflector *r)
                          .timeout_ms = (timeout + 30) * 1000,
                          .on_headers = watch_headers};
     r->req = kc_client_request(r->c, &o, watch_data, watch_done, r);
+    kc_buf_free(&q);
+}
+
+/* ---- after a reconnect: has the server gone back in time? ---- */
+
+/* 1 when both are decimal numbers (etcd revisions, as every apiserver gives) and a < b. Anything
+ * else cannot be compared and is taken as not older. */
+static int rv_older(const char *a, const char *b)
+{
+    size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
+    if (!na || !nb || a[na] || b[nb] || na > 20 || nb > 20) return 0;
+    while (*a == '0' && a[1]) a++, na--;
+    while (*b == '0' && b[1]) b++, nb--;
+    return na != nb ? na < nb : strcmp(a, b) < 0;
+}
+
+static void check_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_reflector *r = arg;
+    r->req = NULL;
+    if (err->msg[0]) {
+        if (resp->status == 404) {
+            give_up(r, err->msg, 404);
+            return;
+        }
+        fail(r, NEXT_CHECK, err->msg, err->code, resp->retry_after);
+        return;
+    }
+    kc_json_arena *arena;
+    cJSON *doc = kc_json_parse(resp->body, resp->body_len, &arena);
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const char *rv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion"));
+    int older = rv && rv_older(rv, r->st.resource_version);
+    kc_json_arena_free(arena);
+    if (older) {
+        /* restarted with older state (or an etcd restore): a watch from our resourceVersion
+         * would wait for changes the server will number below it and never send; list it all */
+        r->st.relists++;
+        r->list_rv[0] = 0;
+        start_list(r);
+        return;
+    }
+    start_watch(r);
+}
+
+/* A one-item consistent list (no resourceVersion: the server's current state) whose
+ * metadata.resourceVersion says where the server is now. */
+static void start_check(kc_reflector *r)
+{
+    kc_buf q = {0};
+    kc_buf_printf(&q, "%s?", r->base);
+    if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
+    if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
+    kc_buf_printf(&q, "limit=1");
+    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000};
+    r->req = kc_client_request(r->c, &o, NULL, check_done, r);
     kc_buf_free(&q);
 }

@@ -205,6 +205,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
             MHD_destroy_response(resp);
             return ret;
         }
+        if (st == 504)
+            return answer(
+                con, 504,
+                status_body(504, "Timeout", "Too large resource version: 60, current: 40"));
         if (st)
             return answer(con, (unsigned)st,
                           status_body(st, "Expired", "too old resource version"));
@@ -226,10 +230,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
     kc_buf b = {0};
     kc_buf_printf(&b, "{\"kind\":\"BackupList\",\"apiVersion\":\"velero.io/v1\",\"metadata\":{");
     int to = from + 2 < F.nobj ? from + 2 : F.nobj;
-    if (to < F.nobj)
-        kc_buf_printf(&b, "\"continue\":\"%d\"", to);
-    else
-        kc_buf_printf(&b, "\"resourceVersion\":\"%ld\"", F.rv);
+    if (to < F.nobj) kc_buf_printf(&b, "\"continue\":\"%d\",", to);
+    kc_buf_printf(&b, "\"resourceVersion\":\"%ld\"", F.rv);
     kc_buf_printf(&b, "},\"items\":[");
     for (int i = from; i < to; i++)
         kc_buf_printf(
@@ -586,6 +588,11 @@ START_TEST(server_away_is_retried_with_backoff_then_recovers)
     /* the objects are kept while the server is away */
     ck_assert_uint_eq(kc_store_len(g.store), 3);
 
+    /* the server comes back where its bookmark said it was (not behind: see
+     * server_back_in_time_after_a_reconnect_is_listed_again) */
+    fake_lock();
+    F.rv = 17;
+    fake_unlock();
     fake_listen(port);
     ck_assert(kc_loop_run_until(g.loop, back_live, &g, 10000));
     ck_assert_str_eq(st->last_error, "");
@@ -780,6 +787,102 @@ START_TEST(huge_retry_after_is_capped)
 }
 END_TEST
 
+/* A server restarted with older state (or an etcd restore): its resourceVersions are below ours.
+ * The reflector used to resume its watch from a resourceVersion the server had not reached: rows
+ * frozen, new objects never shown. After the reconnect it now sees the server's list
+ * resourceVersion is below its own and lists everything again. */
+START_TEST(server_back_in_time_after_a_reconnect_is_listed_again)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"50\"}}}");
+    await_rv(&g, "50");
+    int port = F.port;
+    fake_stop();
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    fake_lock();
+    F.rv = 7; /* restored: older state, b gone, x new */
+    fake_del("b");
+    fake_set("x", 9);
+    int before = F.nlog;
+    fake_unlock();
+    fake_listen(port);
+    await_rv(&g, "7");
+    ck_assert(kc_loop_run_until(g.loop, back_live, &g, 10000));
+    ck_assert_int_eq(value_of(&g, "x"), 9);
+    ck_assert_int_eq(value_of(&g, "b"), -1);
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 1);
+    /* the check is one small consistent list, then the whole list from scratch, then a watch */
+    fake_lock();
+    int i = before;
+    while (i < F.nlog && strstr(F.log[i], "limit=1") == NULL) i++;
+    fake_unlock();
+    ck_assert_str_eq(logged(i), BASE "?limit=1");
+    ck_assert_str_eq(logged(i + 1), BASE "?limit=500");
+    char *w = watch_uri(i + 3);
+    ck_assert_str_eq(w, BASE
+                     "?allowWatchBookmarks=true&resourceVersion=7&timeoutSeconds=T&watch=true");
+    free(w);
+    rig_stop(&g);
+}
+END_TEST
+
+/* The same server, same state: the check finds it at or after our resourceVersion and the watch
+ * resumes from where it was, without a list. */
+START_TEST(same_server_after_a_reconnect_resumes_the_watch)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"10\"}}}");
+    await_rv(&g, "10");
+    int port = F.port;
+    fake_stop();
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    fake_lock();
+    F.rv = 12;
+    fake_unlock();
+    fake_listen(port);
+    ck_assert(kc_loop_run_until(g.loop, back_live, &g, 10000));
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 0);
+    fake_lock();
+    char *last = xstrdup(F.log[F.nlog - 1]), *prev = xstrdup(F.log[F.nlog - 2]);
+    fake_unlock();
+    ck_assert_str_eq(prev, BASE "?limit=1");
+    ck_assert_ptr_nonnull(strstr(last, "resourceVersion=10&"));
+    free(last);
+    free(prev);
+    rig_stop(&g);
+}
+END_TEST
+
+/* A real apiserver asked to watch from a resourceVersion it has not reached answers 504 "Too
+ * large resource version": the reflector lists from scratch. */
+START_TEST(too_large_resource_version_lists_from_scratch)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"60\"}}}");
+    await_rv(&g, "60");
+    fake_lock();
+    F.watch_status = 504;
+    F.close_upto = F.watch_gen;
+    F.rv = 40;
+    fake_unlock();
+    await_rv(&g, "40");
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 1);
+    fake_lock();
+    int i = 0;
+    while (i < F.nlog && strcmp(F.log[i], BASE "?limit=500") != 0) i++;
+    fake_unlock();
+    ck_assert_str_eq(logged(i), BASE "?limit=500");
+    rig_stop(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reflector");
@@ -796,6 +899,9 @@ int main(void)
     tcase_add_test(tc, watch_expired_at_once_relists_with_backoff_not_a_flood);
     tcase_add_test(tc, watch_ending_after_a_bookmark_is_reopened_after_backoff);
     tcase_add_test(tc, huge_retry_after_is_capped);
+    tcase_add_test(tc, server_back_in_time_after_a_reconnect_is_listed_again);
+    tcase_add_test(tc, same_server_after_a_reconnect_resumes_the_watch);
+    tcase_add_test(tc, too_large_resource_version_lists_from_scratch);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
