@@ -39,6 +39,8 @@ static const char usage[] =
     "                              close-logs       a followed pod log ends after what it had\n"
     "                              retry-after=S    the Retry-After of error429 (default 1)\n"
     "                              stall=MS         delay every response by MS milliseconds\n"
+    "                              slow=RESOURCE    requests on RESOURCE (plural) answer 1.5 s "
+    "late\n"
     "                              malformed-event  write one malformed line into a watch\n"
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"

@@ -50,6 +50,7 @@ typedef struct faults {
     int close_logs;     /* every followed log ends after what it had */
     int expire_always;  /* every watch from a resourceVersion gets 410 Expired at once */
     char *retry_after;  /* Retry-After of an injected 429, as given (NULL: "1") */
+    char *slow;         /* requests on this resource (plural) answer 1.5 s late */
     char *forbid[MAX_FORBID];
     int nforbid;
 } faults;
@@ -82,6 +83,7 @@ static void faults_free(faults *f)
 {
     for (int i = 0; i < f->nforbid; i++) free(f->forbid[i]);
     free(f->retry_after);
+    free(f->slow);
     memset(f, 0, sizeof *f);
 }
 
@@ -115,6 +117,11 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
             f->close_logs = 1;
             continue;
         }
+        if (!strcmp(t, "slow") && val && *val) {
+            free(f->slow);
+            f->slow = xstrdup(val);
+            continue;
+        }
         if (!strcmp(t, "retry-after") && val && *val) {
             free(f->retry_after);
             f->retry_after = xstrdup(val); /* verbatim: huge or odd values are the point */
@@ -134,7 +141,8 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
             snprintf(err, errlen,
                      "bad fault '%s%s%s': expected error500=N, error429=N, "
                      "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
-                     "close-logs, retry-after=S, stall=MS, malformed-event or forbid=RESOURCE",
+                     "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event or "
+                     "forbid=RESOURCE",
                      t, val ? "=" : "", val ? val : "");
             free(copy);
             faults_free(f);
@@ -1267,6 +1275,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
                        : !strcmp(method, "PATCH")  ? "patch"
                        : !strcmp(method, "DELETE") ? (t->name ? "delete" : "deletecollection")
                                                    : "unknown";
+    if (s->f.slow && t->res && !strcmp(s->f.slow, t->res->plural)) usleep(1500 * 1000);
     if (forbidden_resource(s, t)) return send_forbidden(s, c, t, user, verb);
     if (is_get) {
         if (t->sub && !strcmp(t->sub, "log")) return do_log(s, c, t);

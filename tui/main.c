@@ -59,13 +59,20 @@ static int once_ready(void *arg)
 static int run_once(app *a, int json)
 {
     kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS);
+    /* the real cause (403, 500, 429 with the server's message) of whichever list failed, not
+     * "timed out" because the other one was still on its way */
+    const kc_refl_status *failed = NULL;
+    int unlisted = 0;
     for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        if (!st->synced) {
-            fprintf(stderr, "veltop: %s\n",
-                    st->last_error[0] ? st->last_error : "timed out listing Velero's resources");
-            return 1;
-        }
+        if (st->synced) continue;
+        unlisted = 1;
+        if (!failed && st->last_error[0]) failed = st;
+    }
+    if (unlisted) {
+        fprintf(stderr, "veltop: %s\n",
+                failed ? failed->last_error : "timed out listing Velero's resources");
+        return 1;
     }
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     model_refresh_volumes(a->model);
