@@ -53,7 +53,9 @@ static const char usage[] =
     "\n"
     "Besides the Kubernetes API (discovery, velero.io/v1 and v2alpha1 resources, the Velero\n"
     "server pod and its log), it serves GET /download/TOKEN (DownloadRequest artifacts),\n"
-    "GET /debug/stats (request, watch and fault counters, JSON) and GET /healthz.\n";
+    "GET /debug/stats (request, watch and fault counters, JSON), POST /debug/faults-off (from "
+    "then\n"
+    "on no fault is injected) and GET /healthz.\n";
 
 int main(int argc, char **argv)
 {

@@ -67,9 +67,14 @@ struct simserver {
     atomic_long requests, watches, api_requests;
     atomic_long fired[F_COUNT];
     atomic_int malformed_done, expire_done;
+    atomic_int faults_off; /* POST /debug/faults-off: behave from now on as without --faults */
+    faults nofaults;       /* all zero: what FA gives once faults are off */
     pthread_mutex_t mu;
     int64_t last_expire_ms;
 };
+
+/* The faults in force (none once switched off). */
+#define FA(s) (atomic_load(&(s)->faults_off) ? &(s)->nofaults : &(s)->f)
 
 /* The cluster's clock: simulated time when the sim runs faster than real time. */
 static double server_now(const simserver *s)
@@ -719,8 +724,8 @@ static char *authenticate(simserver *s, struct MHD_Connection *c)
 
 static int forbidden_resource(simserver *s, const target *t)
 {
-    for (int i = 0; t->res && i < s->f.nforbid; i++) {
-        const char *f = s->f.forbid[i];
+    for (int i = 0; t->res && i < FA(s)->nforbid; i++) {
+        const char *f = FA(s)->forbid[i];
         size_t pl = strlen(t->res->plural);
         if (!strcmp(f, t->res->plural) ||
             (!strncmp(f, t->res->plural, pl) && f[pl] == '.' && !strcmp(f + pl + 1, t->res->group)))
@@ -837,7 +842,7 @@ static void watch_fill(watch_ctx *wc)
             return;
         }
         int64_t now = kc_now_ms();
-        if (now >= wc->deadline_ms && !(wc->bookmarks && s->f.bookmark_close && !wc->sent_bm)) {
+        if (now >= wc->deadline_ms && !(wc->bookmarks && FA(s)->bookmark_close && !wc->sent_bm)) {
             wc->done = 1;
             return;
         }
@@ -907,10 +912,10 @@ static enum MHD_Result stream(struct MHD_Connection *c, const char *ctype,
 
 static void maybe_expire(simserver *s)
 {
-    if (!s->f.expire_every_s) return;
+    if (!FA(s)->expire_every_s) return;
     pthread_mutex_lock(&s->mu);
     int64_t now = kc_now_ms();
-    if (now - s->last_expire_ms >= (int64_t)s->f.expire_every_s * 1000) {
+    if (now - s->last_expire_ms >= (int64_t)FA(s)->expire_every_s * 1000) {
         s->last_expire_ms = now;
         simstore_expire_history(s->o.store);
         atomic_fetch_add(&s->fired[F_EXPIRE], 1);
@@ -942,7 +947,7 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
         fsel = xasprintf("metadata.name=%s%s%s", t->name, fs && *fs ? "," : "", fs ? fs : "");
         name_sel = fsel;
     }
-    if (since && s->f.expire_once && !atomic_exchange(&s->expire_done, 1)) {
+    if (since && FA(s)->expire_once && !atomic_exchange(&s->expire_done, 1)) {
         simstore_expire_history(s->o.store);
         atomic_fetch_add(&s->fired[F_EXPIRE], 1);
     }
@@ -958,7 +963,7 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
     wc->w = simstore_watch_open(s->o.store, t->res->plural, t->ns, ls, name_sel ? name_sel : fs,
                                 since, &gone);
     free(fsel);
-    if (since && s->f.expire_always && !gone) {
+    if (since && FA(s)->expire_always && !gone) {
         gone = 1;
         atomic_fetch_add(&s->fired[F_EXPIRE_ALWAYS], 1);
     }
@@ -971,19 +976,19 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
     int64_t now = kc_now_ms();
     const char *ts = arg(c, "timeoutSeconds");
     double secs = ts && *ts ? atof(ts) : 1800 + (rand() % 1800);
-    if (s->f.close_watch_s && s->f.close_watch_s < secs) {
-        secs = s->f.close_watch_s;
+    if (FA(s)->close_watch_s && FA(s)->close_watch_s < secs) {
+        secs = FA(s)->close_watch_s;
         atomic_fetch_add(&s->fired[F_CLOSE_WATCH], 1);
     }
     wc->deadline_ms = now + (int64_t)(secs * 1000);
     wc->next_bookmark_ms = now + (s->o.bookmark_ms ? s->o.bookmark_ms : 60000);
-    if (s->f.bookmark_close) {
+    if (FA(s)->bookmark_close) {
         /* one bookmark (when allowed) at once, then the end */
         atomic_fetch_add(&s->fired[F_BOOKMARK_CLOSE], 1);
         wc->next_bookmark_ms = now;
         wc->deadline_ms = now + 1;
     }
-    if (s->f.malformed && !atomic_exchange(&s->malformed_done, 1)) wc->malformed = 1;
+    if (FA(s)->malformed && !atomic_exchange(&s->malformed_done, 1)) wc->malformed = 1;
     return stream(c, "application/json", watch_reader, wc, watch_free);
 }
 
@@ -1065,7 +1070,7 @@ static enum MHD_Result do_log(simserver *s, struct MHD_Connection *c, const targ
     lc->conn = c;
     lc->pod = xstrdup(t->name);
     lc->follow = arg_true(c, "follow");
-    if (lc->follow && s->f.close_logs) {
+    if (lc->follow && FA(s)->close_logs) {
         atomic_fetch_add(&s->fired[F_CLOSE_LOGS], 1);
         lc->follow = 0; /* what it has, then the end, as a restarted container's log */
     }
@@ -1275,7 +1280,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
                        : !strcmp(method, "PATCH")  ? "patch"
                        : !strcmp(method, "DELETE") ? (t->name ? "delete" : "deletecollection")
                                                    : "unknown";
-    if (s->f.slow && t->res && !strcmp(s->f.slow, t->res->plural)) usleep(1500 * 1000);
+    if (FA(s)->slow && t->res && !strcmp(FA(s)->slow, t->res->plural)) usleep(1500 * 1000);
     if (forbidden_resource(s, t)) return send_forbidden(s, c, t, user, verb);
     if (is_get) {
         if (t->sub && !strcmp(t->sub, "log")) return do_log(s, c, t);
@@ -1429,6 +1434,10 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
                                 const char *method, req *rq)
 {
     atomic_fetch_add(&s->requests, 1);
+    if (!strcmp(url, "/debug/faults-off") && !strcmp(method, "POST")) {
+        atomic_store(&s->faults_off, 1);
+        return queue(c, 200, "text/plain", xstrdup("faults off\n"), 11);
+    }
     if (!strcmp(url, "/debug/stats")) {
         char *j = simserver_stats_json(s);
         return queue(c, 200, "application/json", j, strlen(j));
@@ -1436,9 +1445,9 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     if (!strncmp(url, "/download/", 10)) return do_download(s, c, url + 10);
     if (!strcmp(url, "/healthz") || !strcmp(url, "/livez") || !strcmp(url, "/readyz"))
         return queue(c, 200, "text/plain", xstrdup("ok"), 2);
-    if (s->f.stall_ms) {
+    if (FA(s)->stall_ms) {
         atomic_fetch_add(&s->fired[F_STALL], 1);
-        usleep((useconds_t)s->f.stall_ms * 1000);
+        usleep((useconds_t)FA(s)->stall_ms * 1000);
     }
     if (!strcmp(url, "/version")) {
         int minor = s->o.kube_minor ? s->o.kube_minor : 30;
@@ -1461,7 +1470,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     if (!user) return send_status(c, 401, "Unauthorized", NULL);
     enum MHD_Result r;
     long n = atomic_fetch_add(&s->api_requests, 1) + 1;
-    if (s->f.error500 && n % s->f.error500 == 0) {
+    if (FA(s)->error500 && n % FA(s)->error500 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR500], 1);
         r = send_status(c, 500,
                         "an error on the server (\"injected fault\") has prevented the "
@@ -1469,7 +1478,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
                         NULL);
         goto out;
     }
-    if (s->f.error429 && n % s->f.error429 == 0) {
+    if (FA(s)->error429 && n % FA(s)->error429 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR429], 1);
         cJSON *st = status_obj(429, reason_for(429),
                                "the server has received too many requests and has asked us to "
@@ -1477,7 +1486,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
                                NULL);
         char *body = cJSON_PrintUnformatted(st);
         cJSON_Delete(st);
-        r = queue_ra(c, 429, "application/json", body, strlen(body), s->f.retry_after);
+        r = queue_ra(c, 429, "application/json", body, strlen(body), FA(s)->retry_after);
         goto out;
     }
     maybe_expire(s);

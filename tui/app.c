@@ -160,7 +160,9 @@ void app_connection(const app *a, double now, app_conn *out)
         /* schedules and BSLs are not essential for the lamp when they fail for good */
         if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
         if (st->state != KC_REFL_LIVE) live = 0;
-        if (st->state == KC_REFL_RETRYING) {
+        /* a re-list waiting its backoff is a retry too (not "connecting" for up to 30 s) */
+        if (st->state == KC_REFL_RETRYING ||
+            (st->state == KC_REFL_SYNCING && st->next_try_ms > now_ms)) {
             out->retrying = 1;
             if (st->attempt > out->attempt) out->attempt = st->attempt;
             if (!next || st->next_try_ms < next) next = st->next_try_ms;

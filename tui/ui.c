@@ -319,6 +319,9 @@ static void ui_draw_header(ui *u)
                      fmt_duration(age, sizeof age, c.silent_s));
     } else if (c.live) {
         x += w_print(w, 1, x, u->cols, w_attr(W_GOOD) | A_BOLD, " %s live", dot);
+    } else if (c.retrying && !c.attempt) {
+        x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD, " %s re-listing (next in %.0fs)",
+                     dot, c.next_try_s < 0 ? 0 : c.next_try_s);
     } else if (c.retrying) {
         x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD,
                      " %s retrying (attempt %d, next in %.0fs)", dot, c.attempt,
