@@ -45,6 +45,10 @@ struct kc_reflector {
     int stop_code;
 
     int started;
+    /* the current step began when a backoff pause ended, and nothing was listed since: a 410
+     * now is about the time we spent waiting, not a server that expires every watch */
+    int after_pause;
+    int paused; /* the timer set is a backoff pause */
 };
 
 enum { STOP_RELIST = 1, STOP_ERROR = 2 };
@@ -144,6 +148,8 @@ static void on_timer(void *arg)
 {
     kc_reflector *r = arg;
     r->timer = 0;
+    r->after_pause = r->paused;
+    r->paused = 0;
     if (r->next == NEXT_LIST)
         start_list(r);
     else if (r->next == NEXT_CHECK)
@@ -156,6 +162,7 @@ static void on_timer(void *arg)
 static void schedule(kc_reflector *r, next_step next, int64_t delay_ms)
 {
     r->next = next;
+    r->paused = delay_ms > 0;
     if (r->timer) kc_loop_cancel(r->loop, r->timer);
     r->timer = kc_loop_timer(r->loop, delay_ms, on_timer, r);
 }
@@ -187,12 +194,17 @@ static void give_up(kc_reflector *r, const char *msg, int status)
 }
 
 /* An expired resourceVersion: list again, first at the last one we saw. As client-go's
- * ListAndWatch, every re-list waits its backoff first: a server that expires every watch at once
+ * ListAndWatch, a re-list waits its backoff first: a server that expires every watch at once
  * gets a few requests a minute, not thousands a second. */
 static void relist(kc_reflector *r)
 {
     int64_t now = kc_now_ms();
-    int64_t d = kc_backoff_next(&r->backoff, now, -1);
+    /* Right after a pause (a failure's backoff) the history may well have expired while we
+     * waited: list at once rather than wait a second time (stale for two 30 s pauses in a row
+     * under faults). A server that expires every watch still gets one pause per cycle: the
+     * watch after a list is not after a pause. */
+    int fresh = r->after_pause && now - r->watch_started < 1000;
+    int64_t d = fresh ? 0 : kc_backoff_next(&r->backoff, now, -1);
     r->st.relists++;
     copy_str(r->list_rv, sizeof r->list_rv, r->st.resource_version);
     r->st.next_try_ms = now + d;
@@ -271,6 +283,8 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
         kc_store_replace_end(r->store);
         r->replacing = 0;
         r->st.synced = 1;
+        r->after_pause = 0;
+        r->st.stale_since_ms = 0; /* current as of this list; a failing watch says otherwise */
     }
     kc_json_arena_free(arena);
     if (r->cont)
@@ -427,6 +441,7 @@ static void watch_done(void *arg, const kc_response *resp, const kc_err *err)
         schedule(r, NEXT_WATCH, d);
         return;
     }
+    r->after_pause = 0; /* a watch that ran its course: what comes next is not about a pause */
     start_watch(r);
 }
 

@@ -33,6 +33,7 @@ typedef struct {
     int close_upto;          /* watches up to this generation end (after their pending bytes) */
     int list_410;            /* answer this many lists with HTTP 410 */
     int watch_status;        /* answer the next watch with this status instead (0: stream) */
+    int then_status;         /* and the one after it with this one */
     const char *retry_after; /* the Retry-After of a 429 ("1" when NULL) */
     int watch_mode;          /* every watch: 0 streams, WM_EXPIRE 410 at once, WM_BOOKMARK one
                                 bookmark then the end */
@@ -178,7 +179,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         fake_lock();
         int st = F.watch_status, mode = F.watch_mode;
         const char *ra = F.retry_after ? F.retry_after : "1";
-        F.watch_status = 0;
+        F.watch_status = F.then_status;
+        F.then_status = 0;
         if (mode) {
             fake_unlock();
             return answer(con, 200,
@@ -340,6 +342,7 @@ static void on_status(void *arg, const kc_refl_status *st)
 
 static size_t rig_max_line;           /* 0: the default */
 static int64_t rig_backoff_max = 200; /* ms */
+static int64_t rig_backoff_base = 20; /* ms */
 
 static void rig_start(rig *g, int port)
 {
@@ -356,7 +359,7 @@ static void rig_start(rig *g, int port)
     kc_reflector_opts o = {.api_path = "/apis/velero.io/v1",
                            .resource = "backups",
                            .ns = "velero",
-                           .backoff_base_ms = 20,
+                           .backoff_base_ms = rig_backoff_base,
                            .backoff_max_ms = rig_backoff_max,
                            .max_line = rig_max_line};
     g->refl = kc_reflector_new(g->client, &o, g->store);
@@ -883,6 +886,44 @@ START_TEST(too_large_resource_version_lists_from_scratch)
 }
 END_TEST
 
+static int relisted_and_live(void *arg)
+{
+    rig *g = arg;
+    const kc_refl_status *st = kc_reflector_status(g->refl);
+    return st->relists >= 1 && st->state == KC_REFL_LIVE && st->attempt == 0;
+}
+
+/* Under faults the data stayed stale for two 30 s pauses in a row (a restore shown InProgress
+ * ~100 s after the server had it Completed): a failure's backoff, then the resumed watch found the
+ * history expired meanwhile (410) and the re-list waited its own backoff again. Right after a
+ * pause, a 410 now re-lists at once: one pause (1 s here), not two. */
+START_TEST(expired_right_after_a_failure_pause_relists_without_a_second_pause)
+{
+    rig g;
+    rig_backoff_base = rig_backoff_max = 1000;
+    rig_start(&g, F.port);
+    rig_backoff_base = 20;
+    rig_backoff_max = 200;
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    kc_loop_run_until(g.loop, never, NULL, 1100); /* a watch that ran its course */
+    fake_lock();
+    F.rv = 12;
+    F.watch_status = 500; /* the re-watch fails: a 1 s pause */
+    F.then_status = 410;  /* the watch after the pause: the history expired meanwhile */
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    int64_t t0 = kc_now_ms();
+    ck_assert(kc_loop_run_until(g.loop, relisted_and_live, &g, 10000));
+    int64_t took = kc_now_ms() - t0;
+    ck_assert_msg(took >= 950 && took < 1700, "took %lld ms", (long long)took);
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 1);
+    ck_assert_int_eq(kc_reflector_status(g.refl)->stale_since_ms, 0);
+    rig_stop(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reflector");
@@ -902,6 +943,7 @@ int main(void)
     tcase_add_test(tc, server_back_in_time_after_a_reconnect_is_listed_again);
     tcase_add_test(tc, same_server_after_a_reconnect_resumes_the_watch);
     tcase_add_test(tc, too_large_resource_version_lists_from_scratch);
+    tcase_add_test(tc, expired_right_after_a_failure_pause_relists_without_a_second_pause);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
