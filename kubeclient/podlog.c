@@ -55,12 +55,18 @@ static void pl_retry_fire(void *arg)
         pl_find(p);
 }
 
-static void pl_retry(kc_podlog *p, const char *err)
+/* retry_after: the server's Retry-After in seconds, < 0 none (capped by the backoff) */
+static void pl_retry_after(kc_podlog *p, const char *err, long retry_after)
 {
-    int64_t delay = kc_backoff_next(&p->backoff, kc_now_ms(), -1);
+    int64_t delay = kc_backoff_next(&p->backoff, kc_now_ms(), retry_after);
     p->attempt++;
     pl_set(p, KC_PL_RETRYING, err);
     p->timer = kc_loop_timer(p->loop, delay, pl_retry_fire, p);
+}
+
+static void pl_retry(kc_podlog *p, const char *err)
+{
+    pl_retry_after(p, err, -1);
 }
 
 /* ---- timestamps ---- */
@@ -161,12 +167,12 @@ static void pl_on_done(void *arg, const kc_response *resp, const kc_err *err)
             free(p->pod);
             p->pod = NULL;
             p->find_step = 0;
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         } else if (resp->status == 401 || resp->status == 403 ||
                    (resp->status == 404 && p->named)) {
             pl_set(p, KC_PL_FAILED, err->msg);
         } else {
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         }
         return;
     }
@@ -225,7 +231,7 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
         if (resp->status == 401 || resp->status == 403)
             pl_set(p, KC_PL_FAILED, err->msg);
         else
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         return;
     }
     cJSON *list = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);

@@ -269,6 +269,37 @@ static void setup_faults(void)
     faults = NULL;
 }
 
+static int never(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+static void setup_429(void)
+{
+    faults = "error429=1,retry-after=2";
+    setup();
+    faults = NULL;
+}
+
+/* Every request answered 429 with Retry-After: 2: the log follower waits the 2 s the server asks
+ * (it retried after its own 0.8-1.6 s before), so 1.7 s see one request, not two. */
+START_TEST(log_follow_obeys_retry_after)
+{
+    long req0, w, req1;
+    sim_stats(&req0, &w);
+    follow fl = {0};
+    kc_podlog_opts o = {.ns = "velero", .since = kc_wall_now() - 3600};
+    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
+    kc_loop_run_until(loop, never, NULL, 1700);
+    ck_assert_int_eq(kc_podlog_state(p), KC_PL_RETRYING);
+    ck_assert_msg(strstr(kc_podlog_error(p), "HTTP 429") != NULL, "%s", kc_podlog_error(p));
+    sim_stats(&req1, &w);
+    ck_assert_int_eq(req1 - req0 - 1, 1); /* minus the first stats GET */
+    kc_podlog_free(p);
+}
+END_TEST
+
 /* The DownloadRequest watch ended at once and was re-opened at once (8 865 requests): now each
  * re-open waits the backoff (0.8 s doubling): in 3 s of waiting for a URL that never comes, at
  * most 1 + 3 watches (0.8 + 1.6 + 3.2 > 3 even without jitter). */
@@ -287,12 +318,6 @@ START_TEST(download_watch_ending_at_once_is_not_a_flood)
     ck_assert_msg(w1 - w0 >= 2 && w1 - w0 <= 3, "%ld watches", w1 - w0);
 }
 END_TEST
-
-static int never(void *arg)
-{
-    (void)arg;
-    return 0;
-}
 
 /* A followed log that ends at once was re-opened every second for ever (the attempt count went
  * back to 0 with each opening): it now backs off as everything else, so in 4.5 s at most three
@@ -330,6 +355,11 @@ int main(void)
     tcase_add_test(tf, download_watch_ending_at_once_is_not_a_flood);
     tcase_add_test(tf, log_follow_ending_at_once_backs_off);
     suite_add_tcase(s, tf);
+    TCase *t4 = tcase_create("429");
+    tcase_set_timeout(t4, 60);
+    tcase_add_checked_fixture(t4, setup_429, teardown);
+    tcase_add_test(t4, log_follow_obeys_retry_after);
+    suite_add_tcase(s, t4);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
