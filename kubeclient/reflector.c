@@ -48,7 +48,8 @@ struct kc_reflector {
     /* the current step began when a backoff pause ended, and nothing was listed since: a 410
      * now is about the time we spent waiting, not a server that expires every watch */
     int after_pause;
-    int paused; /* the timer set is a backoff pause */
+    int paused;       /* the timer set is a backoff pause */
+    uint64_t confirm; /* a watch that stands for a second makes the store current */
 };
 
 enum { STOP_RELIST = 1, STOP_ERROR = 2 };
@@ -56,6 +57,7 @@ enum { STOP_RELIST = 1, STOP_ERROR = 2 };
 static void start_list(kc_reflector *r);
 static void start_watch(kc_reflector *r);
 static void start_check(kc_reflector *r);
+static void mark_current(kc_reflector *r);
 
 /* Bounded string copy (snprintf "%s" trips -Wformat-truncation on long sources). */
 static void copy_str(char *dst, size_t n, const char *src)
@@ -115,6 +117,7 @@ void kc_reflector_free(kc_reflector *r)
     if (!r) return;
     kc_request_cancel(r->req);
     if (r->timer) kc_loop_cancel(r->loop, r->timer);
+    if (r->confirm) kc_loop_cancel(r->loop, r->confirm);
     kc_ndjson_free(r->framer);
     free(r->base);
     free(r->label_q);
@@ -364,8 +367,25 @@ static int on_line(void *arg, const char *line, size_t n)
     if (rv && *rv) copy_str(r->st.resource_version, sizeof r->st.resource_version, rv);
     r->st.events++;
     r->watch_events++;
+    if (r->st.stale_since_ms) mark_current(r);
     kc_json_arena_free(arena);
     return 0;
+}
+
+static void mark_current(kc_reflector *r)
+{
+    if (r->confirm) kc_loop_cancel(r->loop, r->confirm);
+    r->confirm = 0;
+    if (!r->st.stale_since_ms) return;
+    r->st.stale_since_ms = 0;
+    notify(r);
+}
+
+static void confirm_current(void *arg)
+{
+    kc_reflector *r = arg;
+    r->confirm = 0;
+    if (r->req && r->st.state == KC_REFL_LIVE) mark_current(r);
 }
 
 static void watch_headers(void *arg, long status)
@@ -380,7 +400,10 @@ static void watch_headers(void *arg, long status)
     r->st.last_error[0] = 0;
     r->st.last_status = 0;
     r->st.next_try_ms = 0;
-    r->st.stale_since_ms = 0;
+    /* headers are not data: a watch from an expired resourceVersion opens and then says 410.
+     * The store is current once the watch delivers an event or has stood for a second. */
+    if (r->st.stale_since_ms && !r->confirm)
+        r->confirm = kc_loop_timer(r->loop, 1000, confirm_current, r);
     notify(r);
 }
 

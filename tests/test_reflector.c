@@ -33,7 +33,7 @@ typedef struct {
     int close_upto;          /* watches up to this generation end (after their pending bytes) */
     int list_410;            /* answer this many lists with HTTP 410 */
     int watch_status;        /* answer the next watch with this status instead (0: stream) */
-    int then_status;         /* and the one after it with this one */
+    int then_status;         /* and the one after it with this one (-410: an ERROR event) */
     const char *retry_after; /* the Retry-After of a 429 ("1" when NULL) */
     int watch_mode;          /* every watch: 0 streams, WM_EXPIRE 410 at once, WM_BOOKMARK one
                                 bookmark then the end */
@@ -181,6 +181,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         const char *ra = F.retry_after ? F.retry_after : "1";
         F.watch_status = F.then_status;
         F.then_status = 0;
+        if (st == -410) mode = WM_EXPIRE, st = 0; /* 200, then an ERROR 410 event */
         if (mode) {
             fake_unlock();
             return answer(con, 200,
@@ -320,7 +321,8 @@ typedef struct {
     kc_buf changes;
     int retry_delays[16]; /* ms until the next try, per attempt, as announced */
     int max_attempt;
-    int wait_watch; /* for conditions */
+    int wait_watch;                     /* for conditions */
+    int failed_once, current_too_early; /* stale_since_ms seen 0 after a failure, before a list */
     char wait_rv[64];
 } rig;
 
@@ -334,6 +336,8 @@ static void on_change(void *arg, kc_event_type type, const char *key, void *obj)
 static void on_status(void *arg, const kc_refl_status *st)
 {
     rig *g = arg;
+    if (st->state == KC_REFL_RETRYING) g->failed_once = 1;
+    if (g->failed_once && !st->relists && !st->stale_since_ms) g->current_too_early = 1;
     if (st->state == KC_REFL_RETRYING && st->attempt > g->max_attempt && st->attempt < 16) {
         g->max_attempt = st->attempt;
         g->retry_delays[st->attempt] = (int)(st->next_try_ms - kc_now_ms());
@@ -924,6 +928,33 @@ START_TEST(expired_right_after_a_failure_pause_relists_without_a_second_pause)
 }
 END_TEST
 
+/* Headers are not data: a watch that opens after a failure and then says 410 (its resourceVersion
+ * expired meanwhile) used to mark the store current for a moment, so the header counted the data's
+ * age from then, not from the failure ("data stale for 29s" while 59 s behind). It stays stale
+ * from the failure until the re-list has arrived. */
+START_TEST(a_watch_that_opens_then_expires_does_not_make_the_data_current)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    kc_loop_run_until(g.loop, never, NULL, 1100);
+    fake_lock();
+    F.rv = 12;
+    F.watch_status = 500;
+    F.then_status = -410;
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    ck_assert(kc_loop_run_until(g.loop, relisted_and_live, &g, 10000));
+    ck_assert_int_eq(g.failed_once, 1);
+    ck_assert_int_eq(g.current_too_early, 0);
+    /* and once the list is in, it is current */
+    ck_assert_int_eq(kc_reflector_status(g.refl)->stale_since_ms, 0);
+    rig_stop(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reflector");
@@ -944,6 +975,7 @@ int main(void)
     tcase_add_test(tc, same_server_after_a_reconnect_resumes_the_watch);
     tcase_add_test(tc, too_large_resource_version_lists_from_scratch);
     tcase_add_test(tc, expired_right_after_a_failure_pause_relists_without_a_second_pause);
+    tcase_add_test(tc, a_watch_that_opens_then_expires_does_not_make_the_data_current);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
