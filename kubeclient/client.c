@@ -20,7 +20,8 @@ struct kc_client {
     char *server; /* without a trailing '/' */
     char *shown;  /* server for messages: userinfo redacted */
     kc_request *reqs;
-    int in_curl_cb; /* inside a curl callback: the multi handle must not be touched */
+    int in_curl_cb;   /* inside a curl callback: the multi handle must not be touched */
+    int64_t heard_ms; /* monotonic time the API server last sent anything; 0 = never */
 };
 
 struct kc_request {
@@ -99,6 +100,11 @@ const char *kc_client_server(kc_client *c)
     return c->server;
 }
 
+int64_t kc_client_last_heard(const kc_client *c)
+{
+    return c->heard_ms;
+}
+
 /* ---- requests ---- */
 
 static void req_free(kc_request *r)
@@ -130,6 +136,7 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
     kc_request *r = arg;
     size_t n = size * nmemb;
     if (r->cancelled) return 0;
+    if (r->api) r->c->heard_ms = kc_now_ms();
     if (!r->status) curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
     if (r->stream && r->status >= 200 && r->status < 300) {
         r->c->in_curl_cb++;
@@ -155,6 +162,7 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
     kc_request *r = arg;
     size_t n = size * nmemb;
     if (r->cancelled) return 0;
+    if (r->api) r->c->heard_ms = kc_now_ms();
     if (n >= 5 && strncmp(ptr, "HTTP/", 5) == 0) {
         r->status = 0; /* a new response (after 100 Continue or a redirect) */
         r->retry_after = -1;

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "kubeclient/backoff.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/gunzip.h"
 #include "kubeclient/ndjson.h"
@@ -32,6 +33,10 @@ struct kc_download {
     size_t in_bytes;
     int next;      /* decided inside a request's callback, done from a timer: DL_NEXT_* */
     uint64_t step; /* that timer */
+    /* re-watching: a watch that ended within a second is re-opened after the backoff */
+    kc_backoff backoff;
+    uint64_t rewatch;
+    int64_t watch_started;
 };
 
 enum { DL_NEXT_NONE, DL_NEXT_FETCH, DL_NEXT_FAIL };
@@ -74,6 +79,8 @@ static void dl_abort(kc_download *d)
     d->req = NULL;
     if (d->timer) kc_loop_cancel(d->loop, d->timer);
     d->timer = 0;
+    if (d->rewatch) kc_loop_cancel(d->loop, d->rewatch);
+    d->rewatch = 0;
     if (d->state != KC_DL_CREATING)
         dl_cleanup(d);
     else
@@ -254,6 +261,13 @@ static void dl_watch_data(void *arg, const char *data, size_t n)
     if (d->next == DL_NEXT_NONE) kc_ndjson_feed(d->framer, data, n);
 }
 
+static void dl_rewatch(void *arg)
+{
+    kc_download *d = arg;
+    d->rewatch = 0;
+    dl_watch(d);
+}
+
 static void dl_watch_done(void *arg, const kc_response *resp, const kc_err *err)
 {
     (void)resp;
@@ -268,6 +282,12 @@ static void dl_watch_done(void *arg, const kc_response *resp, const kc_err *err)
         free(d->rv);
         d->rv = NULL;
     }
+    if (kc_now_ms() - d->watch_started < 1000) {
+        /* it ended at once: a server that does so every time must not get a watch per ms */
+        d->rewatch =
+            kc_loop_timer(d->loop, kc_backoff_next(&d->backoff, kc_now_ms(), -1), dl_rewatch, d);
+        return;
+    }
     dl_watch(d); /* a normal close (timeoutSeconds): watch on */
 }
 
@@ -281,6 +301,7 @@ static void dl_timeout(void *arg)
 static void dl_watch(kc_download *d)
 {
     d->state = KC_DL_WAITING_URL;
+    d->watch_started = kc_now_ms();
     kc_ndjson_free(d->framer);
     d->framer = kc_ndjson_new(1 << 20, dl_watch_line, d);
     char *sel = xasprintf("metadata.name=%s", d->name);
@@ -340,6 +361,7 @@ kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_downl
     d->done = done;
     d->arg = arg;
     d->name = dl_random_name(d->target);
+    kc_backoff_init(&d->backoff, 0, 0, 0);
     d->base = xasprintf("/apis/velero.io/v1/namespaces/%s/downloadrequests", d->ns);
     char *seg = kc_path_segment(d->name), *nseg = kc_path_segment(d->ns);
     int bad_name = !seg, bad_ns = !nseg;
@@ -380,6 +402,7 @@ void kc_download_free(kc_download *d)
     if (d->req) kc_request_cancel(d->req);
     if (d->timer) kc_loop_cancel(d->loop, d->timer);
     if (d->step) kc_loop_cancel(d->loop, d->step);
+    if (d->rewatch) kc_loop_cancel(d->loop, d->rewatch);
     kc_ndjson_free(d->framer);
     kc_gunzip_free(d->gz);
     free(d->ns);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/backoff.h"
 #include "kubeclient/ndjson.h"
 
 struct kc_podlog {
@@ -23,8 +24,9 @@ struct kc_podlog {
     kc_request *req;
     uint64_t timer;
     kc_ndjson *framer;
-    int find_step; /* index into pl_selectors */
-    int attempt;
+    int find_step;      /* index into pl_selectors */
+    int attempt;        /* consecutive failures, for the status */
+    kc_backoff backoff; /* not reset by a stream that opens and ends at once */
     unsigned long lines;
     /* the last line's timestamp and how many lines carried it, to skip repeats on reconnect */
     long long last_s, last_ns;
@@ -53,13 +55,18 @@ static void pl_retry_fire(void *arg)
         pl_find(p);
 }
 
-static void pl_retry(kc_podlog *p, const char *err)
+/* retry_after: the server's Retry-After in seconds, < 0 none (capped by the backoff) */
+static void pl_retry_after(kc_podlog *p, const char *err, long retry_after)
 {
-    long delay = 1000L << (p->attempt < 5 ? p->attempt : 5);
-    if (delay > 30000) delay = 30000;
+    int64_t delay = kc_backoff_next(&p->backoff, kc_now_ms(), retry_after);
     p->attempt++;
     pl_set(p, KC_PL_RETRYING, err);
     p->timer = kc_loop_timer(p->loop, delay, pl_retry_fire, p);
+}
+
+static void pl_retry(kc_podlog *p, const char *err)
+{
+    pl_retry_after(p, err, -1);
 }
 
 /* ---- timestamps ---- */
@@ -160,12 +167,12 @@ static void pl_on_done(void *arg, const kc_response *resp, const kc_err *err)
             free(p->pod);
             p->pod = NULL;
             p->find_step = 0;
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         } else if (resp->status == 401 || resp->status == 403 ||
                    (resp->status == 404 && p->named)) {
             pl_set(p, KC_PL_FAILED, err->msg);
         } else {
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         }
         return;
     }
@@ -309,7 +316,7 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
         if (resp->status == 401 || resp->status == 403)
             pl_set(p, KC_PL_FAILED, err->msg);
         else
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         return;
     }
     cJSON *list = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
@@ -376,6 +383,7 @@ kc_podlog *kc_podlog_start(kc_client *c, const kc_podlog_opts *o, kc_podlog_line
     p->line = line;
     p->status = status;
     p->arg = arg;
+    kc_backoff_init(&p->backoff, 0, 0, 0);
     if (p->pod)
         pl_connect(p);
     else

@@ -14,7 +14,9 @@
 #include "format.h"
 #include "logderive.h"
 #include "sanitize.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/kubeconfig.h"
+#include "kubeclient/util.h"
 #include "snapshot.h"
 #include "ui.h"
 #include "veltop_version.h"
@@ -55,29 +57,24 @@ static void usage(FILE *f)
     ui_keys_usage(f);
 }
 
-/* --cacert FILE: PEM certificates, read once into memory (handed to libcurl as a blob). */
+/* --cacert FILE: PEM certificates, read once into memory with the cap of every file veltop reads
+ * (caps.h), handed to libcurl as a blob. */
 static int read_cacert(const char *path, char **pem, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "veltop: --cacert %s: %s\n", path, strerror(errno));
+    char *data = kc_read_file(path, KC_CAP_FILE_BYTES, len);
+    if (!data) {
+        char why[128];
+        san_error(
+            "--cacert %s: %s", path,
+            kc_read_file_strerror(errno, KC_CAP_FILE_BYTES, "a certificate file", why, sizeof why));
         return -1;
     }
-    kc_buf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= (4u << 20))
-        kc_buf_append(&b, chunk, n);
-    fclose(f);
-    if (b.len > (4u << 20) ||
-        !memmem(b.data ? b.data : "", b.len, "-----BEGIN CERTIFICATE-----", 27)) {
-        fprintf(stderr, "veltop: --cacert %s: %s\n", path,
-                b.len > (4u << 20) ? "larger than 4 MiB" : "no PEM certificate in it");
-        kc_buf_free(&b);
+    if (!memmem(data, *len, "-----BEGIN CERTIFICATE-----", 27)) {
+        san_error("--cacert %s: no PEM certificate in it", path);
+        free(data);
         return -1;
     }
-    *len = b.len;
-    *pem = b.data;
+    *pem = data;
     return 0;
 }
 
@@ -96,19 +93,24 @@ static int once_ready(void *arg)
 static int run_once(app *a, int json)
 {
     kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS);
+    /* the real cause (403, 500, 429 with the server's message) of whichever list failed, not
+     * "timed out" because the other one was still on its way */
+    const kc_refl_status *failed = NULL;
+    int unlisted = 0;
     for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        if (!st->synced) {
-            san_error("%s",
-                      st->last_error[0] ? st->last_error : "timed out listing Velero's resources");
-            return 1;
-        }
+        if (st->synced) continue;
+        unlisted = 1;
+        if (!failed && st->last_error[0]) failed = st;
+    }
+    if (unlisted) {
+        san_error("%s", failed ? failed->last_error : "timed out listing Velero's resources");
+        return 1;
     }
     if (app_no_velero(a))
-        fprintf(stderr,
-                "veltop: no Velero found in namespace %s: no backup storage location, backup or "
-                "restore there (-n names Velero's namespace)\n",
-                a->ns);
+        san_error("no Velero found in namespace %s: no backup storage location, backup or restore "
+                  "there (-n names Velero's namespace)",
+                  a->ns);
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     model_refresh_volumes(a->model);
     /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;
@@ -132,7 +134,7 @@ static int print_contexts(const char *kubeconfig)
     co.kubeconfig = kubeconfig;
     char **v = kc_config_contexts(&co, &n, &err);
     if (!v) {
-        fprintf(stderr, "veltop: %s\n", err.msg);
+        san_error("%s", err.msg);
         return 2;
     }
     for (size_t i = 0; i < n; i++) {
@@ -287,7 +289,7 @@ int main(int argc, char **argv)
     }
     char twhy[256];
     if (!once && ui_terminal_check(twhy, sizeof twhy)) {
-        fprintf(stderr, "veltop: %s\n", twhy);
+        san_error("%s", twhy);
         kc_rest_config_free(cfg);
         return 2;
     }

@@ -339,8 +339,15 @@ static void ui_draw_header(ui *u)
     u->stale_since = c.stale_since;
     x = 0;
     const char *dot = u->utf8 ? "\u25cf" : "*";
-    if (c.live) {
+    if (c.silent_s > 0) {
+        char age[32];
+        x += w_print(w, 1, x, u->cols, w_attr(W_BAD) | A_BOLD, " %s not responding for %s", dot,
+                     fmt_duration(age, sizeof age, c.silent_s));
+    } else if (c.live) {
         x += w_print(w, 1, x, u->cols, w_attr(W_GOOD) | A_BOLD, " %s live", dot);
+    } else if (c.retrying && !c.attempt) {
+        x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD, " %s re-listing (next in %.0fs)",
+                     dot, c.next_try_s < 0 ? 0 : c.next_try_s);
     } else if (c.retrying) {
         x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD,
                      " %s retrying (attempt %d, next in %.0fs)", dot, c.attempt,
@@ -350,7 +357,7 @@ static void ui_draw_header(ui *u)
     } else {
         x += w_print(w, 1, x, u->cols, w_attr(W_DIM) | A_BOLD, " %s connecting", dot);
     }
-    if (c.stale_since > 0) {
+    if (c.stale_since > 0 && c.silent_s <= 0) {
         char age[32];
         x += w_print(w, 1, x, u->cols - x, w_attr(W_WARN), "  data stale for %s",
                      fmt_duration(age, sizeof age, u->now - c.stale_since));
