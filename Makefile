@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 PREFIX     ?= /usr/local
 
-.PHONY: all demo test install build build-asan unit valgrind e2e format bench screenshots clean
+.PHONY: all demo test install build build-asan unit valgrind e2e format bench screenshots fuzz clean
 
 all: build
 
@@ -34,14 +34,22 @@ valgrind: build
 	sh scripts/valgrind.sh $(BUILD)
 
 format:
-	clang-format -i include/*/*.h kubeclient/*.[ch] tui/*.[ch] sim/*.[ch] tests/*.[ch] bench/*.[ch]
+	clang-format -i include/*/*.h kubeclient/*.[ch] tui/*.[ch] sim/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] bench/*.[ch]
 
 bench: build
 	sh bench/run.sh $(BUILD)
+
+# libFuzzer targets (tests/fuzz) built with clang, each run FUZZ_SECONDS (default 60); `make test`
+# replays their corpora (ctest fuzz_*) with any compiler.
+BUILD_FUZZ   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz:
+	sh scripts/deps.sh fuzz
+	sh scripts/fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 screenshots: build
 	sh scripts/deps.sh screenshots
 	sh scripts/screenshots.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

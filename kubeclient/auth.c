@@ -1,6 +1,7 @@
 /* auth.c: request credentials: static token, tokenFile, basic auth, client certificates as memory
  * blobs, and exec credential plugins run as non-blocking children of the event loop. */
 #include "kubeclient/auth.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
@@ -23,6 +24,12 @@ extern char **environ;
 #define AUTH_TOKEN_FILE_INTERVAL_MS 60000
 #define AUTH_EXEC_MAX_STDOUT        (1024 * 1024)
 #define AUTH_EXEC_MAX_STDERR        (64 * 1024)
+/* kubectl (client-go) waits for an exec plugin for ever: its maintainers declined a timeout so
+ * as not to kill slow logins (kubernetes/kubernetes#108849). veltop cannot sit on "connecting"
+ * for ever either: a minute is far beyond what a token plugin takes (aws, gke-gcloud-auth-plugin,
+ * kubelogin with a cached token: well under a few seconds) and leaves time for a browser login. */
+#define AUTH_EXEC_TIMEOUT_MS 60000
+#define AUTH_EXEC_WATCH_MS   250 /* how often a running plugin is looked at */
 
 typedef struct {
     kc_auth_ready_fn cb;
@@ -61,8 +68,11 @@ struct kc_auth {
     kc_buf out, err;
     uint64_t reap_timer;
     int64_t reap_delay;
-    unsigned gen;      /* generation of the current (or next) run */
-    char *pending_err; /* a failure found before the child ran, delivered from a timer */
+    uint64_t watch_timer;    /* looks at the running plugin: exited, or out of time */
+    int64_t exec_started;    /* monotonic ms */
+    int64_t exec_timeout_ms; /* AUTH_EXEC_TIMEOUT_MS unless a test says otherwise */
+    unsigned gen;            /* generation of the current (or next) run */
+    char *pending_err;       /* a failure found before the child ran, delivered from a timer */
     uint64_t pending_timer;
 
     auth_waiter *waiters;
@@ -88,6 +98,7 @@ kc_auth *kc_auth_new(const kc_rest_config *cfg, kc_loop *loop)
     a->loop = loop;
     a->tls = cfg->server && strncmp(cfg->server, "https://", 8) == 0;
     a->file_interval = AUTH_TOKEN_FILE_INTERVAL_MS;
+    a->exec_timeout_ms = AUTH_EXEC_TIMEOUT_MS;
     a->pid = -1;
     a->out_fd = a->err_fd = -1;
     a->gen = 1;
@@ -104,6 +115,11 @@ void kc_auth_set_clocks(kc_auth *a, int64_t (*mono_ms)(void *), double (*wall)(v
 void kc_auth_set_token_file_interval(kc_auth *a, int64_t ms)
 {
     a->file_interval = ms;
+}
+
+void kc_auth_set_exec_timeout(kc_auth *a, int64_t ms)
+{
+    a->exec_timeout_ms = ms > 0 ? ms : AUTH_EXEC_TIMEOUT_MS;
 }
 
 unsigned kc_auth_exec_runs(const kc_auth *a)
@@ -141,12 +157,14 @@ static void auth_destroy(kc_auth *a)
 {
     auth_close_child_fds(a);
     if (a->pid > 0) {
-        /* Freed while the plugin runs: stop it and reap it so that no zombie is left. */
+        /* Freed while the plugin runs: stop it and its children, reap it: no zombie is left. */
+        kill(-a->pid, SIGKILL);
         kill(a->pid, SIGKILL);
         while (waitpid(a->pid, NULL, 0) < 0 && errno == EINTR) {
         }
     }
     if (a->reap_timer) kc_loop_cancel(a->loop, a->reap_timer);
+    if (a->watch_timer) kc_loop_cancel(a->loop, a->watch_timer);
     if (a->pending_timer) kc_loop_cancel(a->loop, a->pending_timer);
     kc_buf_free(&a->out);
     kc_buf_free(&a->err);
@@ -171,23 +189,14 @@ void kc_auth_free(kc_auth *a)
 
 static char *auth_read_file(const char *path, kc_err *err, const char *what)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        kc_err_set(err, "cannot read %s %s: %s", what, path, strerror(errno));
-        return NULL;
+    char *s = kc_read_file(path, KC_CAP_FILE_BYTES, NULL);
+    if (!s) {
+        char buf[128];
+        kc_err_set(err, "cannot read %s %s: %s", what, path,
+                   kc_read_file_strerror(errno, KC_CAP_FILE_BYTES, "a file the kubeconfig names",
+                                         buf, sizeof buf));
     }
-    kc_buf b = {0};
-    char tmp[4096];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) kc_buf_append(&b, tmp, n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        kc_err_set(err, "cannot read %s %s: read error", what, path);
-        kc_buf_free(&b);
-        return NULL;
-    }
-    return kc_buf_cstr(&b);
+    return s;
 }
 
 static char *auth_trim(char *s)
@@ -389,12 +398,20 @@ out:
     return rc;
 }
 
-/* The run is over (status as waitpid gives it): turn it into a credential or an error. */
-static void auth_finish(kc_auth *a, int status)
+/* The run is over (status as waitpid gives it): turn it into a credential or an error.
+ * timed_out: it was killed after exec_timeout_ms. */
+static void auth_finish_run(kc_auth *a, int status, int timed_out)
 {
     kc_err err = {0};
     const char *cmd = auth_cmd(a);
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    if (a->watch_timer) kc_loop_cancel(a->loop, a->watch_timer);
+    a->watch_timer = 0;
+    /* whatever the plugin left behind (a helper holding its stdout) goes with it */
+    if (a->pid > 0) kill(-a->pid, SIGKILL);
+    if (timed_out) {
+        kc_err_set(&err, "exec plugin \"%s\" did not answer within %g s (stopped)", cmd,
+                   (double)a->exec_timeout_ms / 1000.0);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         char *s = auth_stderr_summary(&a->err);
         if (*s)
             kc_err_set(&err, "exec plugin \"%s\" failed with exit status %d: %s", cmd,
@@ -416,6 +433,11 @@ static void auth_finish(kc_auth *a, int status)
     a->pid = -1;
     unsigned gen = a->gen++;
     auth_notify(a, gen, &err);
+}
+
+static void auth_finish(kc_auth *a, int status)
+{
+    auth_finish_run(a, status, 0);
 }
 
 static void auth_try_reap(void *arg)
@@ -470,6 +492,56 @@ static void auth_on_pipe(void *arg, int fd, short revents)
         a->reap_delay = 0;
         auth_try_reap(a);
     }
+}
+
+/* Reads what a pipe holds now without waiting; returns 1 at EOF. */
+static int auth_drain(kc_auth *a, int fd)
+{
+    int is_out = fd == a->out_fd;
+    kc_buf *b = is_out ? &a->out : &a->err;
+    size_t cap = is_out ? AUTH_EXEC_MAX_STDOUT + 1 : AUTH_EXEC_MAX_STDERR;
+    char tmp[8192];
+    for (;;) {
+        ssize_t n = read(fd, tmp, sizeof tmp);
+        if (n > 0) {
+            size_t room = b->len < cap ? cap - b->len : 0;
+            kc_buf_append(b, tmp, (size_t)n < room ? (size_t)n : room);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        return n == 0;
+    }
+}
+
+/* A plugin that has exited while its pipes are still open (a child of its own holds them) is
+ * done: what it printed is in the pipes. A plugin that runs past its time is stopped, with its
+ * process group, and named in the error. */
+static void auth_watch_exec(void *arg)
+{
+    kc_auth *a = arg;
+    a->watch_timer = 0;
+    if (a->pid <= 0) return;
+    int status = 0;
+    pid_t r = waitpid(a->pid, &status, WNOHANG);
+    int timed_out = r == 0 && kc_now_ms() - a->exec_started >= a->exec_timeout_ms;
+    if (r == 0 && !timed_out) {
+        a->watch_timer = kc_loop_timer(a->loop, AUTH_EXEC_WATCH_MS, auth_watch_exec, a);
+        return;
+    }
+    if (r == 0) {
+        kill(-a->pid, SIGKILL);
+        kill(a->pid, SIGKILL);
+        while (waitpid(a->pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    } else {
+        if (a->out_fd >= 0) auth_drain(a, a->out_fd);
+        if (a->err_fd >= 0) auth_drain(a, a->err_fd);
+        if (r < 0) status = 0; /* ECHILD: SIGCHLD is ignored; judge by the output alone */
+    }
+    auth_close_child_fds(a);
+    if (a->reap_timer) kc_loop_cancel(a->loop, a->reap_timer);
+    a->reap_timer = 0;
+    auth_finish_run(a, status, timed_out);
 }
 
 static void auth_pending_fire(void *arg)
@@ -624,7 +696,13 @@ static void auth_start_exec(kc_auth *a)
     pid_t pid;
     char *path = NULL;
     int rc = auth_look_path(x->command, &path);
-    if (rc == 0) rc = posix_spawn(&pid, path, &fa, NULL, argv, env);
+    /* its own process group: a timeout stops the plugin and whatever it started */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    if (rc == 0) rc = posix_spawn(&pid, path, &fa, &attr, argv, env);
+    posix_spawnattr_destroy(&attr);
     free(path);
     posix_spawn_file_actions_destroy(&fa);
     free(argv);
@@ -655,6 +733,8 @@ static void auth_start_exec(kc_auth *a)
     fcntl(a->err_fd, F_SETFL, fcntl(a->err_fd, F_GETFL) | O_NONBLOCK);
     a->out_watch = kc_loop_watch_fd(a->loop, a->out_fd, POLLIN, auth_on_pipe, a);
     a->err_watch = kc_loop_watch_fd(a->loop, a->err_fd, POLLIN, auth_on_pipe, a);
+    a->exec_started = kc_now_ms(); /* real time, whatever clock the tests inject */
+    a->watch_timer = kc_loop_timer(a->loop, AUTH_EXEC_WATCH_MS, auth_watch_exec, a);
 }
 
 static int auth_cred_valid(kc_auth *a)

@@ -2,6 +2,7 @@
  */
 #include "kubeclient/client.h"
 #include "kubeclient/auth.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
@@ -12,15 +13,15 @@
 
 #include "veltop_version.h"
 
-#define ERR_BODY_MAX (1u << 20) /* a failed answer's body is kept only this far (for messages) */
-
 struct kc_client {
     kc_loop *loop;
     kc_rest_config *cfg; /* our own copy: kc_auth keeps a pointer to it */
     kc_auth *auth;
     char *server; /* without a trailing '/' */
+    char *shown;  /* server for messages: userinfo redacted */
     kc_request *reqs;
-    int in_curl_cb; /* inside a curl callback: the multi handle must not be touched */
+    int in_curl_cb;   /* inside a curl callback: the multi handle must not be touched */
+    int64_t heard_ms; /* monotonic time the API server last sent anything; 0 = never */
 };
 
 struct kc_request {
@@ -43,6 +44,7 @@ struct kc_request {
     int active;       /* in the loop's multi handle */
     int waiting_auth; /* waiting for kc_auth_ready's callback */
     int retried_401;
+    int too_big;    /* the body passed KC_CAP_BODY_BYTES: the transfer was cut */
     int in_done;    /* on_done is running: free after it */
     int cancelled;  /* no callback may run any more */
     uint64_t timer; /* deferred start or reap */
@@ -58,7 +60,9 @@ kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err)
         return NULL;
     }
     if (strncmp(cfg->server, "http://", 7) != 0 && strncmp(cfg->server, "https://", 8) != 0) {
-        kc_err_set(err, "the API server address %s is not an http:// or https:// URL", cfg->server);
+        char *shown = kc_url_redact(cfg->server);
+        kc_err_set(err, "the API server address %s is not an http:// or https:// URL", shown);
+        free(shown);
         return NULL;
     }
     kc_client *c = xcalloc(1, sizeof *c);
@@ -67,6 +71,7 @@ kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err)
     c->server = xstrdup(cfg->server);
     size_t n = strlen(c->server);
     while (n > 0 && c->server[n - 1] == '/') c->server[--n] = 0;
+    c->shown = kc_url_redact(c->server);
     c->auth = kc_auth_new(c->cfg, loop);
     kc_err_clear(err);
     return c;
@@ -81,6 +86,7 @@ void kc_client_free(kc_client *c)
     kc_auth_free(c->auth);
     kc_rest_config_free(c->cfg);
     free(c->server);
+    free(c->shown);
     free(c);
 }
 
@@ -92,6 +98,11 @@ kc_loop *kc_client_loop(kc_client *c)
 const char *kc_client_server(kc_client *c)
 {
     return c->server;
+}
+
+int64_t kc_client_last_heard(const kc_client *c)
+{
+    return c->heard_ms;
 }
 
 /* ---- requests ---- */
@@ -125,6 +136,7 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
     kc_request *r = arg;
     size_t n = size * nmemb;
     if (r->cancelled) return 0;
+    if (r->api) r->c->heard_ms = kc_now_ms();
     if (!r->status) curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
     if (r->stream && r->status >= 200 && r->status < 300) {
         r->c->in_curl_cb++;
@@ -133,9 +145,13 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
         return r->cancelled ? 0 : n;
     }
     if (r->status >= 200 && r->status < 300) {
+        if (n > KC_CAP_BODY_BYTES - r->buf.len) { /* caps.h: cut, never buffered on */
+            r->too_big = 1;
+            return 0;
+        }
         kc_buf_append(&r->buf, ptr, n);
-    } else if (r->buf.len < ERR_BODY_MAX) {
-        size_t room = ERR_BODY_MAX - r->buf.len;
+    } else if (r->buf.len < KC_CAP_ERR_BODY_BYTES) {
+        size_t room = KC_CAP_ERR_BODY_BYTES - r->buf.len;
         kc_buf_append(&r->buf, ptr, n < room ? n : room);
     }
     return n;
@@ -146,6 +162,7 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
     kc_request *r = arg;
     size_t n = size * nmemb;
     if (r->cancelled) return 0;
+    if (r->api) r->c->heard_ms = kc_now_ms();
     if (n >= 5 && strncmp(ptr, "HTTP/", 5) == 0) {
         r->status = 0; /* a new response (after 100 Continue or a redirect) */
         r->retry_after = -1;
@@ -181,6 +198,13 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
     kc_response resp = {.status = r->status, .retry_after = r->retry_after};
     if (auth_error) {
         kc_err_set(&err, "%s", auth_error);
+    } else if (r->too_big) {
+        kc_err_set(&err,
+                   "the answer to %s is larger than %zu MiB, veltop's limit for one response: "
+                   "the server is misbehaving",
+                   r->api ? r->url + strlen(c->server) : "the download", KC_CAP_BODY_BYTES >> 20);
+        err.code = KC_ERR_CAPPED;
+        kc_buf_free(&r->buf);
     } else if (res != CURLE_OK || r->status < 200 || r->status >= 300) {
         /* a transport error mid-body is reported as such even after a 200 */
         kc_client_describe_error(c, res != CURLE_OK ? 0 : r->status, kc_buf_cstr(&r->buf), res,
@@ -277,6 +301,7 @@ static void setup_easy(kc_request *r)
     r->status = 0;
     r->retry_after = -1;
     r->errbuf[0] = 0;
+    r->too_big = 0;
 
     CURL *e = r->easy;
     curl_easy_setopt(e, CURLOPT_URL, r->url);
@@ -318,7 +343,10 @@ static void setup_easy(kc_request *r)
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
         curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     }
-    if (!r->api) curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+    if (!r->api) {
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(e, CURLOPT_MAXREDIRS, KC_CAP_REDIRECTS);
+    }
 
     /* TLS trust, proxy and credentials of the API server: kc_auth_apply below */
     if (!r->api && r->extra_ca.len) trust_extra(e, &r->extra_ca);
@@ -390,7 +418,10 @@ kc_request *kc_client_request(kc_client *c, const kc_request_opts *o, kc_data_fn
     const char *path = o->path ? o->path : "/";
     if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0) {
         r->url = xstrdup(path);
-        r->api = is_api_url(c, path);
+        r->api = !o->external && is_api_url(c, path);
+    } else if (o->external) { /* not a URL of its own: never joined to the API server's */
+        r->url = xstrdup(path);
+        r->api = 0;
     } else {
         r->url = xasprintf("%s%s%s", c->server, path[0] == '/' ? "" : "/", path);
         r->api = 1;
@@ -457,9 +488,23 @@ static void clean_copy(char *dst, size_t n, const char *src)
 }
 
 /* scheme://host[:port]/path of a URL, without the query (signed download URLs carry secrets). */
+/* A URL for a message: no query (a signed URL's signature), no userinfo. */
 static void url_without_query(char *dst, size_t n, const char *url)
 {
-    size_t k = strcspn(url, "?#");
+    char *shown = kc_url_redact(url);
+    size_t k = strcspn(shown, "?#");
+    if (k >= n) k = n - 1;
+    memcpy(dst, shown, k);
+    dst[k] = 0;
+    free(shown);
+}
+
+/* scheme://host[:port] of an absolute URL. */
+static void url_origin(char *dst, size_t n, const char *url)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t k = (size_t)(host - url) + strcspn(host, "/?#");
     if (k >= n) k = n - 1;
     memcpy(dst, url, k);
     dst[k] = 0;
@@ -507,7 +552,7 @@ void kc_client_describe_error(kc_client *c, long status, const char *body, CURLc
                               const char *path, kc_err *err)
 {
     char where[512];
-    const char *server = c ? c->server : "the API server";
+    const char *server = c ? c->shown : "the API server";
     int absolute = path && (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0);
     if (absolute && c && !is_api_url(c, path)) {
         url_without_query(where, sizeof where, path);
@@ -540,7 +585,18 @@ void kc_client_describe_error(kc_client *c, long status, const char *body, CURLc
 #if LIBCURL_VERSION_NUM < 0x073e00
         case CURLE_SSL_CACERT:
 #endif
-            if (c && c->cfg->ca_data)
+            if (absolute && c && !is_api_url(c, path)) {
+                /* an object store (a signed download URL): the kubeconfig's CA is not its; only
+                 * its origin is named (the path may be the signature) */
+                char origin[256];
+                url_origin(origin, sizeof origin, path);
+                kc_err_set(err,
+                           "TLS verification of the object store %s failed: its certificate is "
+                           "not signed by a certificate authority trusted for it (the system's, "
+                           "the BackupStorageLocation's caCert, --cacert), or is not for that "
+                           "host name",
+                           origin);
+            } else if (c && c->cfg->ca_data)
                 kc_err_set(err,
                            "the server's certificate is not trusted by the configured certificate "
                            "authority, or does not match the host name (%s)",

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "kubeclient/backoff.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/gunzip.h"
 #include "kubeclient/ndjson.h"
 
@@ -30,6 +33,10 @@ struct kc_download {
     size_t in_bytes;
     int next;      /* decided inside a request's callback, done from a timer: DL_NEXT_* */
     uint64_t step; /* that timer */
+    /* re-watching: a watch that ended within a second is re-opened after the backoff */
+    kc_backoff backoff;
+    uint64_t rewatch;
+    int64_t watch_started;
 };
 
 enum { DL_NEXT_NONE, DL_NEXT_FETCH, DL_NEXT_FAIL };
@@ -72,6 +79,8 @@ static void dl_abort(kc_download *d)
     d->req = NULL;
     if (d->timer) kc_loop_cancel(d->loop, d->timer);
     d->timer = 0;
+    if (d->rewatch) kc_loop_cancel(d->loop, d->rewatch);
+    d->rewatch = 0;
     if (d->state != KC_DL_CREATING)
         dl_cleanup(d);
     else
@@ -173,6 +182,7 @@ static void dl_fetch(kc_download *d)
     d->state = KC_DL_FETCHING;
     d->gz = kc_gunzip_new(d->max_bytes, dl_gz_out, d);
     kc_request_opts o = {.path = d->url,
+                         .external = 1, /* never the API server's credentials */
                          .accept = "*/*",
                          .accept_encoding = "identity",
                          .stream = 1,
@@ -197,6 +207,17 @@ static int dl_check_object(kc_download *d, const cJSON *obj)
     const cJSON *url = cJSON_GetObjectItemCaseSensitive(st, "downloadURL");
     const cJSON *phase = cJSON_GetObjectItemCaseSensitive(st, "phase");
     if (cJSON_IsString(url) && url->valuestring[0]) {
+        if (strncasecmp(url->valuestring, "http://", 7) &&
+            strncasecmp(url->valuestring, "https://", 8)) {
+            /* joined to the API server's address, it would be fetched with the user's
+             * credentials (a confused deputy): Velero only ever signs absolute URLs */
+            char *shown = kc_url_redact(url->valuestring);
+            kc_err_set(&d->err,
+                       "the download URL \"%.200s\" is not an absolute http(s) URL: not fetched",
+                       shown);
+            free(shown);
+            return DL_NEXT_FAIL;
+        }
         free(d->url);
         d->url = xstrdup(url->valuestring);
         return DL_NEXT_FETCH;
@@ -240,6 +261,13 @@ static void dl_watch_data(void *arg, const char *data, size_t n)
     if (d->next == DL_NEXT_NONE) kc_ndjson_feed(d->framer, data, n);
 }
 
+static void dl_rewatch(void *arg)
+{
+    kc_download *d = arg;
+    d->rewatch = 0;
+    dl_watch(d);
+}
+
 static void dl_watch_done(void *arg, const kc_response *resp, const kc_err *err)
 {
     (void)resp;
@@ -254,6 +282,12 @@ static void dl_watch_done(void *arg, const kc_response *resp, const kc_err *err)
         free(d->rv);
         d->rv = NULL;
     }
+    if (kc_now_ms() - d->watch_started < 1000) {
+        /* it ended at once: a server that does so every time must not get a watch per ms */
+        d->rewatch =
+            kc_loop_timer(d->loop, kc_backoff_next(&d->backoff, kc_now_ms(), -1), dl_rewatch, d);
+        return;
+    }
     dl_watch(d); /* a normal close (timeoutSeconds): watch on */
 }
 
@@ -267,16 +301,20 @@ static void dl_timeout(void *arg)
 static void dl_watch(kc_download *d)
 {
     d->state = KC_DL_WAITING_URL;
+    d->watch_started = kc_now_ms();
     kc_ndjson_free(d->framer);
     d->framer = kc_ndjson_new(1 << 20, dl_watch_line, d);
     char *sel = xasprintf("metadata.name=%s", d->name);
     char *esel = kc_url_escape(sel);
     char *path;
-    if (d->rv)
+    if (d->rv) {
+        char *erv = kc_url_escape(d->rv); /* from the server: one query value */
         path = xasprintf("%s?watch=true&fieldSelector=%s&resourceVersion=%s&timeoutSeconds=60",
-                         d->base, esel, d->rv);
-    else
+                         d->base, esel, erv);
+        free(erv);
+    } else {
         path = xasprintf("%s?watch=true&fieldSelector=%s&timeoutSeconds=60", d->base, esel);
+    }
     kc_request_opts o = {.path = path, .stream = 1};
     d->req = kc_client_request(d->c, &o, dl_watch_data, dl_watch_done, d);
     free(path);
@@ -317,13 +355,24 @@ kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_downl
     d->kind = xstrdup(o->kind);
     d->target = xstrdup(o->target);
     d->url_timeout_ms = o->url_timeout_ms ? o->url_timeout_ms : 60000;
-    d->max_bytes = o->max_bytes;
+    d->max_bytes = o->max_bytes ? o->max_bytes : KC_CAP_BODY_BYTES; /* an artifact: JSON */
     if (o->ca_pem && o->ca_pem_len) kc_buf_append(&d->ca, o->ca_pem, o->ca_pem_len);
     d->data = data;
     d->done = done;
     d->arg = arg;
     d->name = dl_random_name(d->target);
+    kc_backoff_init(&d->backoff, 0, 0, 0);
     d->base = xasprintf("/apis/velero.io/v1/namespaces/%s/downloadrequests", d->ns);
+    char *seg = kc_path_segment(d->name), *nseg = kc_path_segment(d->ns);
+    int bad_name = !seg, bad_ns = !nseg;
+    free(seg);
+    free(nseg);
+    if (bad_name || bad_ns) { /* the run's name (from the cluster) would steer the request */
+        kc_err_set(&d->err, "the %s name \"%.300s\" cannot be used in a request path",
+                   bad_ns ? "namespace" : "run", bad_ns ? d->ns : d->target);
+        dl_defer(d, DL_NEXT_FAIL); /* reported from the loop, after this returns */
+        return d;
+    }
     cJSON *body = cJSON_CreateObject();
     cJSON_AddStringToObject(body, "apiVersion", "velero.io/v1");
     cJSON_AddStringToObject(body, "kind", "DownloadRequest");
@@ -353,6 +402,7 @@ void kc_download_free(kc_download *d)
     if (d->req) kc_request_cancel(d->req);
     if (d->timer) kc_loop_cancel(d->loop, d->timer);
     if (d->step) kc_loop_cancel(d->loop, d->step);
+    if (d->rewatch) kc_loop_cancel(d->loop, d->rewatch);
     kc_ndjson_free(d->framer);
     kc_gunzip_free(d->gz);
     free(d->ns);

@@ -1,5 +1,6 @@
 /* gunzip.c: streaming gzip decoding with zlib's inflate, with a pass-through for plain text. */
 #include "kubeclient/gunzip.h"
+#include "kubeclient/caps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +36,19 @@ void kc_gunzip_free(kc_gunzip *g)
     free(g);
 }
 
+/* Delivers n bytes; past max_out, delivers what fits and fails with KC_ERR_CAPPED (so a reader
+ * can show a truncated text), and the decoder stops there (no inflating of a bomb on). */
 static int kc_gunzip_emit(kc_gunzip *g, const char *d, size_t n, kc_err *err)
 {
-    if (g->out_bytes + n > g->max_out) {
-        kc_err_set(err, "download is larger than %zu bytes once decompressed", g->max_out);
+    if (n > g->max_out - g->out_bytes) {
+        size_t fit = g->max_out - g->out_bytes;
+        if (fit && g->out) g->out(g->arg, d, fit);
+        g->out_bytes += fit;
+        if (g->max_out % ((size_t)1 << 20) == 0)
+            kc_err_set(err, "download is larger than %zu MiB once decompressed", g->max_out >> 20);
+        else
+            kc_err_set(err, "download is larger than %zu bytes once decompressed", g->max_out);
+        err->code = KC_ERR_CAPPED;
         g->failed = 1;
         return -1;
     }

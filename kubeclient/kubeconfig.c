@@ -1,6 +1,7 @@
 /* kubeconfig.c: loads kubeconfig files as kubectl does (--kubeconfig, $KUBECONFIG merge,
  * ~/.kube/config, in-cluster) and resolves one context into connection settings. */
 #include "kubeclient/kubeconfig.h"
+#include "kubeclient/caps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -95,41 +96,80 @@ static char *cfg_abs_dir(const char *path)
     return dir;
 }
 
+/* The parser's error as a message naming the file. */
+static void cfg_yaml_error(const yaml_parser_t *parser, const char *path, kc_err *err)
+{
+    if (parser->error == YAML_READER_ERROR)
+        kc_err_set(err, "cannot read kubeconfig %s: %s", path,
+                   parser->problem ? parser->problem : "read error");
+    else
+        kc_err_set(err, "yaml syntax error in %s at line %zu, column %zu: %s%s%s", path,
+                   parser->problem_mark.line + 1, parser->problem_mark.column + 1,
+                   parser->problem ? parser->problem : "invalid yaml", parser->context ? " " : "",
+                   parser->context ? parser->context : "");
+}
+
+/* A pass over the events that stops at the first syntax error or past KC_CAP_YAML_DEPTH levels of
+ * nesting, before libyaml's loader (whose time grows with the square of the depth: 100 000 levels
+ * took 36 s) sees the text. Returns 0 when the text may be loaded. */
+static int cfg_check_depth(const char *text, size_t len, const char *path, kc_err *err)
+{
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev)) {
+            cfg_yaml_error(&parser, path, err);
+            rc = -1;
+            break;
+        }
+        yaml_event_type_t t = ev.type;
+        yaml_event_delete(&ev);
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > KC_CAP_YAML_DEPTH) {
+                kc_err_set(err, "kubeconfig %s nests deeper than %d levels", path,
+                           KC_CAP_YAML_DEPTH);
+                rc = -1;
+                break;
+            }
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        } else if (t == YAML_STREAM_END_EVENT) {
+            break;
+        }
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 /* Returns 1 when loaded, 0 when the file does not exist (and missing_ok), -1 on error. */
 static int cfg_load_file(cfg_file *f, const char *path, int missing_ok, kc_err *err)
 {
     memset(f, 0, sizeof *f);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    size_t len;
+    char *text = kc_read_file(path, KC_CAP_KUBECONFIG_BYTES, &len);
+    if (!text) {
         if (missing_ok && errno == ENOENT) return 0;
-        kc_err_set(err, "cannot read kubeconfig %s: %s", path, strerror(errno));
+        char buf[128];
+        kc_err_set(
+            err, "cannot read kubeconfig %s: %s", path,
+            kc_read_file_strerror(errno, KC_CAP_KUBECONFIG_BYTES, "a kubeconfig", buf, sizeof buf));
         return -1;
     }
-    struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(fp);
-        kc_err_set(err, "cannot read kubeconfig %s: %s", path, strerror(EISDIR));
+    if (cfg_check_depth(text, len, path, err)) {
+        free(text);
         return -1;
     }
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, fp);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     int ok = yaml_parser_load(&parser, &f->doc);
-    if (!ok) {
-        if (parser.error == YAML_READER_ERROR)
-            kc_err_set(err, "cannot read kubeconfig %s: %s", path,
-                       parser.problem ? parser.problem : "read error");
-        else
-            kc_err_set(err, "yaml syntax error in %s at line %zu, column %zu: %s%s%s", path,
-                       parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                       parser.problem ? parser.problem : "invalid yaml", parser.context ? " " : "",
-                       parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
-        fclose(fp);
-        return -1;
-    }
+    if (!ok) cfg_yaml_error(&parser, path, err);
     yaml_parser_delete(&parser);
-    fclose(fp);
+    free(text);
+    if (!ok) return -1;
     f->loaded = 1;
     f->path = xstrdup(path);
     f->dir = cfg_abs_dir(path);
@@ -327,24 +367,21 @@ static char *cfg_resolve(const cfg_file *f, const char *path)
     return out;
 }
 
+/* A file the kubeconfig names, read up to KC_CAP_FILE_BYTES (-1 with errno; see cfg_strerror). */
 static int cfg_read_path(const char *path, unsigned char **data, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return -1;
-    kc_buf b = {0};
-    char tmp[4096];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) kc_buf_append(&b, tmp, n);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        kc_buf_free(&b);
-        errno = EIO;
-        return -1;
-    }
-    *len = b.len;
-    *data = (unsigned char *)kc_buf_cstr(&b);
+    char *d = kc_read_file(path, KC_CAP_FILE_BYTES, len);
+    if (!d) return -1;
+    *data = (unsigned char *)d;
     return 0;
+}
+
+/* Why cfg_read_path failed (errno e). */
+static const char *cfg_strerror(int e)
+{
+    static char buf[128];
+    return kc_read_file_strerror(e, KC_CAP_FILE_BYTES, "a file the kubeconfig names", buf,
+                                 sizeof buf);
 }
 
 /* Reads PEM bytes from field-data (base64) or field (a file, relative to the kubeconfig). */
@@ -366,7 +403,7 @@ static int cfg_pem(cfg_ctx *c, const char *field, unsigned char **data, size_t *
         char *abs = cfg_resolve(c->e->file, file);
         if (cfg_read_path(abs, data, len) < 0) {
             kc_err_set(c->err, "%s[%s].%s: cannot read %s: %s", c->kind, c->e->name, field, abs,
-                       strerror(errno));
+                       cfg_strerror(errno));
             free(abs);
             goto out;
         }
@@ -586,14 +623,14 @@ static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err 
     r->source_files = xstrdup(m->source_files);
     cfg_ctx cc = {"contexts", ce, err, ""};
     char *clname = NULL;
-    if (cfg_str(&cc, "cluster", &clname) < 0 || cfg_str(&cc, "user", &r->user) < 0 ||
-        cfg_str(&cc, "namespace", &r->namespace) < 0)
+    if (cfg_str(&cc, "cluster", &clname) < 0) goto fail;
+    r->cluster = clname; /* owned by r from here, whatever fails next */
+    if (cfg_str(&cc, "user", &r->user) < 0 || cfg_str(&cc, "namespace", &r->namespace) < 0)
         goto fail;
     if (!clname) {
         kc_err_set(err, "context \"%s\" names no cluster", ctxname);
         goto fail;
     }
-    r->cluster = clname;
     cfg_entry *cl = cfg_find(&m->clusters, clname);
     if (!cl) {
         kc_err_set(err, "cluster \"%s\" of context \"%s\" not found in %s", clname, ctxname,
@@ -647,7 +684,7 @@ static kc_rest_config *cfg_in_cluster(const kc_config_opts *o, char *host, char 
     }
     char *ca = xasprintf("%s/ca.crt", sa);
     if (cfg_read_path(ca, &r->ca_data, &r->ca_len) < 0) {
-        kc_err_set(err, "in-cluster configuration: cannot read %s: %s", ca, strerror(errno));
+        kc_err_set(err, "in-cluster configuration: cannot read %s: %s", ca, cfg_strerror(errno));
         free(ca);
         kc_rest_config_free(r);
         return NULL;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/backoff.h"
 #include "kubeclient/ndjson.h"
 #include "kubeclient/pod.h"
 
@@ -24,8 +25,9 @@ struct kc_podlog {
     kc_request *req;
     uint64_t timer;
     kc_ndjson *framer;
-    int find_step; /* index into pl_selectors */
-    int attempt;
+    int find_step;      /* index into pl_selectors */
+    int attempt;        /* consecutive failures, for the status */
+    kc_backoff backoff; /* not reset by a stream that opens and ends at once */
     unsigned long lines;
     /* the last line's timestamp and how many lines carried it, to skip repeats on reconnect */
     long long last_s, last_ns;
@@ -54,13 +56,18 @@ static void pl_retry_fire(void *arg)
         pl_find(p);
 }
 
-static void pl_retry(kc_podlog *p, const char *err)
+/* retry_after: the server's Retry-After in seconds, < 0 none (capped by the backoff) */
+static void pl_retry_after(kc_podlog *p, const char *err, long retry_after)
 {
-    long delay = 1000L << (p->attempt < 5 ? p->attempt : 5);
-    if (delay > 30000) delay = 30000;
+    int64_t delay = kc_backoff_next(&p->backoff, kc_now_ms(), retry_after);
     p->attempt++;
     pl_set(p, KC_PL_RETRYING, err);
     p->timer = kc_loop_timer(p->loop, delay, pl_retry_fire, p);
+}
+
+static void pl_retry(kc_podlog *p, const char *err)
+{
+    pl_retry_after(p, err, -1);
 }
 
 /* ---- timestamps ---- */
@@ -161,12 +168,12 @@ static void pl_on_done(void *arg, const kc_response *resp, const kc_err *err)
             free(p->pod);
             p->pod = NULL;
             p->find_step = 0;
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         } else if (resp->status == 401 || resp->status == 403 ||
                    (resp->status == 404 && p->named)) {
             pl_set(p, KC_PL_FAILED, err->msg);
         } else {
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         }
         return;
     }
@@ -181,10 +188,27 @@ static void pl_connect(kc_podlog *p)
 {
     kc_ndjson_free(p->framer);
     p->framer = kc_ndjson_new(1 << 20, pl_on_line, p);
+    /* the pod's name comes from the cluster: one escaped path segment, or nothing is requested */
+    char *ns = kc_path_segment(p->ns), *pod = kc_path_segment(p->pod);
+    if (!ns || !pod) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "the %s name \"%.300s\" cannot be used in a request path",
+                 ns ? "pod" : "namespace", ns ? p->pod : p->ns);
+        free(ns);
+        free(pod);
+        pl_set(p, KC_PL_FAILED, msg);
+        return;
+    }
     kc_buf path = {0};
-    kc_buf_printf(&path, "/api/v1/namespaces/%s/pods/%s/log?timestamps=true", p->ns, p->pod);
+    kc_buf_printf(&path, "/api/v1/namespaces/%s/pods/%s/log?timestamps=true", ns, pod);
+    free(ns);
+    free(pod);
     if (!p->no_follow) kc_buf_printf(&path, "&follow=true");
-    if (p->container) kc_buf_printf(&path, "&container=%s", p->container);
+    if (p->container) {
+        char *c = kc_url_escape(p->container);
+        kc_buf_printf(&path, "&container=%s", c);
+        free(c);
+    }
     double since = p->since;
     if (p->have_last) {
         /* resume at the last line's second; lines up to it are skipped */
@@ -237,7 +261,7 @@ static void pl_found(void *arg, const kc_response *resp, const kc_err *err)
         if (resp->status == 401 || resp->status == 403)
             pl_set(p, KC_PL_FAILED, err->msg);
         else
-            pl_retry(p, err->msg);
+            pl_retry_after(p, err->msg, resp->retry_after);
         return;
     }
     cJSON *list = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
@@ -304,6 +328,7 @@ kc_podlog *kc_podlog_start(kc_client *c, const kc_podlog_opts *o, kc_podlog_line
     p->line = line;
     p->status = status;
     p->arg = arg;
+    kc_backoff_init(&p->backoff, 0, 0, 0);
     if (p->pod)
         pl_connect(p);
     else

@@ -1,5 +1,7 @@
 /* reflector.c: keeps a store in sync with one resource by LIST then WATCH, as client-go's. */
 #include "kubeclient/reflector.h"
+#include "kubeclient/backoff.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/jsonarena.h"
 #include "kubeclient/listsplit.h"
 #include "kubeclient/ndjson.h"
@@ -9,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { NEXT_LIST, NEXT_WATCH } next_step;
+/* NEXT_CHECK: before resuming a watch after a failure, make sure the server has not gone back in
+ * time (a restarted or restored API server): see start_check. */
+typedef enum { NEXT_LIST, NEXT_WATCH, NEXT_CHECK } next_step;
 
 struct kc_reflector {
     kc_client *c;
@@ -19,7 +23,7 @@ struct kc_reflector {
     char *label_q, *field_q; /* escaped selectors, NULL when none */
     int page_size;
     size_t max_line;
-    int64_t backoff_base, backoff_max, backoff_reset;
+    kc_backoff backoff; /* every pause before talking to the server again (backoff.h) */
 
     kc_refl_status st;
     void (*status_fn)(void *arg, const kc_refl_status *st);
@@ -31,8 +35,10 @@ struct kc_reflector {
     uint64_t rng;
 
     /* listing */
-    char list_rv[64]; /* resourceVersion the list asks for ("" = consistent read) */
-    char *cont;       /* continue token of the next page */
+    char list_rv[64];      /* resourceVersion the list asks for ("" = consistent read) */
+    char *cont;            /* continue token of the next page */
+    int pages, max_pages;  /* pages of this list so far; the cap (caps.h) */
+    long items, max_items; /* objects of this list so far (pages together); the cap (caps.h) */
     int replacing;
     kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
@@ -43,15 +49,20 @@ struct kc_reflector {
     char stop_msg[512];
     int stop_code;
 
-    int backoff_steps;
-    int64_t last_failure;
     int started;
+    /* the current step began when a backoff pause ended, and nothing was listed since: a 410
+     * now is about the time we spent waiting, not a server that expires every watch */
+    int after_pause;
+    int paused;       /* the timer set is a backoff pause */
+    uint64_t confirm; /* a watch that stands for a second makes the store current */
 };
 
 enum { STOP_RELIST = 1, STOP_ERROR = 2 };
 
 static void start_list(kc_reflector *r);
 static void start_watch(kc_reflector *r);
+static void start_check(kc_reflector *r);
+static void mark_current(kc_reflector *r);
 
 /* Bounded string copy (snprintf "%s" trips -Wformat-truncation on long sources). */
 static void copy_str(char *dst, size_t n, const char *src)
@@ -97,9 +108,9 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     if (o->field_selector && *o->field_selector) r->field_q = kc_url_escape(o->field_selector);
     r->page_size = o->page_size > 0 ? o->page_size : 500;
     r->max_line = o->max_line ? o->max_line : 16u << 20;
-    r->backoff_base = o->backoff_base_ms > 0 ? o->backoff_base_ms : 800;
-    r->backoff_max = o->backoff_max_ms > 0 ? o->backoff_max_ms : 30000;
-    r->backoff_reset = o->backoff_reset_ms > 0 ? o->backoff_reset_ms : 120000;
+    r->max_pages = o->max_pages > 0 ? o->max_pages : KC_CAP_LIST_PAGES;
+    r->max_items = o->max_items > 0 ? o->max_items : KC_CAP_LIST_ITEMS;
+    kc_backoff_init(&r->backoff, o->backoff_base_ms, o->backoff_max_ms, o->backoff_reset_ms);
     r->rng = (uint64_t)kc_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)r;
     if (!r->rng) r->rng = 1;
     r->st.state = KC_REFL_SYNCING;
@@ -113,6 +124,7 @@ void kc_reflector_free(kc_reflector *r)
     if (!r) return;
     kc_request_cancel(r->req);
     if (r->timer) kc_loop_cancel(r->loop, r->timer);
+    if (r->confirm) kc_loop_cancel(r->loop, r->confirm);
     kc_ndjson_free(r->framer);
     kc_listsplit_free(r->split);
     free(r->base);
@@ -147,8 +159,12 @@ static void on_timer(void *arg)
 {
     kc_reflector *r = arg;
     r->timer = 0;
+    r->after_pause = r->paused;
+    r->paused = 0;
     if (r->next == NEXT_LIST)
         start_list(r);
+    else if (r->next == NEXT_CHECK)
+        start_check(r);
     else
         start_watch(r);
 }
@@ -157,27 +173,23 @@ static void on_timer(void *arg)
 static void schedule(kc_reflector *r, next_step next, int64_t delay_ms)
 {
     r->next = next;
+    r->paused = delay_ms > 0;
     if (r->timer) kc_loop_cancel(r->loop, r->timer);
     r->timer = kc_loop_timer(r->loop, delay_ms, on_timer, r);
 }
 
-/* A failure: back off exponentially (with jitter), then try `next` again. */
+/* A failure: back off (backoff.h), then try `next` again. */
 static void fail(kc_reflector *r, next_step next, const char *msg, int status, long retry_after)
 {
     int64_t now = kc_now_ms();
-    if (r->last_failure && now - r->last_failure >= r->backoff_reset) r->backoff_steps = 0;
-    r->last_failure = now;
-    int64_t d = r->backoff_base;
-    for (int i = 0; i < r->backoff_steps && d < r->backoff_max; i++) d *= 2;
-    r->backoff_steps++;
-    if (d > r->backoff_max) d = r->backoff_max;
-    d += (int64_t)(rnd(r) % (uint64_t)(d + 1)); /* jitter factor 1.0, as client-go */
-    if (d > r->backoff_max) d = r->backoff_max;
-    if (retry_after > 0 && retry_after * 1000 > d) d = retry_after * 1000;
+    int64_t d = kc_backoff_next(&r->backoff, now, retry_after);
+    /* whatever broke the watch, the server that answers next may not be the one we watched */
+    if (next == NEXT_WATCH && r->st.synced && r->st.resource_version[0]) next = NEXT_CHECK;
     r->st.attempt++;
     r->st.next_try_ms = now + d;
     copy_str(r->st.last_error, sizeof r->st.last_error, msg);
     r->st.last_status = status;
+    if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
     r->st.state = KC_REFL_RETRYING;
     notify(r);
     schedule(r, next, d);
@@ -192,14 +204,25 @@ static void give_up(kc_reflector *r, const char *msg, int status)
     notify(r);
 }
 
-/* An expired resourceVersion: list again, first at the last one we saw. */
+/* An expired resourceVersion: list again, first at the last one we saw. As client-go's
+ * ListAndWatch, a re-list waits its backoff first: a server that expires every watch at once
+ * gets a few requests a minute, not thousands a second. */
 static void relist(kc_reflector *r)
 {
+    int64_t now = kc_now_ms();
+    /* Right after a pause (a failure's backoff) the history may well have expired while we
+     * waited: list at once rather than wait a second time (stale for two 30 s pauses in a row
+     * under faults). A server that expires every watch still gets one pause per cycle: the
+     * watch after a list is not after a pause. */
+    int fresh = r->after_pause && now - r->watch_started < 1000;
+    int64_t d = fresh ? 0 : kc_backoff_next(&r->backoff, now, -1);
     r->st.relists++;
     copy_str(r->list_rv, sizeof r->list_rv, r->st.resource_version);
+    r->st.next_try_ms = now + d;
+    if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
     r->st.state = KC_REFL_SYNCING;
     notify(r);
-    schedule(r, NEXT_LIST, 0);
+    schedule(r, NEXT_LIST, d);
 }
 
 /* ---- list ---- */
@@ -218,7 +241,9 @@ static int list_item(void *arg, const cJSON *item, const char *text, size_t n)
 {
     (void)text;
     (void)n;
-    kc_store_upsert(((kc_reflector *)arg)->store, item);
+    kc_reflector *r = arg;
+    if (++r->items > r->max_items) return 1; /* an answer that never ends: list_data says so */
+    kc_store_upsert(r->store, item);
     return 0;
 }
 
@@ -228,7 +253,26 @@ static void list_data(void *arg, const char *data, size_t n)
     if (kc_listsplit_feed(r->split, data, n) == 0) return;
     kc_request_cancel(r->req);
     r->req = NULL;
+    if (r->items > r->max_items) {
+        free(r->cont);
+        r->cont = NULL;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "the list of %s did not end after %ld objects: the server is misbehaving",
+                 strrchr(r->base, '/') + 1, r->max_items);
+        fail(r, NEXT_LIST, msg, KC_ERR_CAPPED, -1);
+        return;
+    }
     list_invalid(r);
+}
+
+/* The apiserver's answer to a resourceVersion it has not reached (a restored etcd, a restarted
+ * server): 504 "Too large resource version: N, current: M" (ResourceVersionTooLarge). */
+static int too_large(const kc_response *resp, const kc_err *err)
+{
+    return (resp->status == 504 || err->code == 504) &&
+           (strstr(err->msg, "Too large resource version") ||
+            strstr(resp->body ? resp->body : "", "ResourceVersionTooLarge"));
 }
 
 static void list_done(void *arg, const kc_response *resp, const kc_err *err)
@@ -245,6 +289,14 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
                 schedule(r, NEXT_LIST, 0);
                 return;
             }
+        }
+        if (too_large(resp, err) && r->list_rv[0]) {
+            /* the server is behind the resourceVersion we asked for: it went back in time */
+            free(r->cont);
+            r->cont = NULL;
+            r->list_rv[0] = 0;
+            schedule(r, NEXT_LIST, 0);
+            return;
         }
         if (resp->status == 404) {
             give_up(r, err->msg, 404);
@@ -270,11 +322,25 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
     const char *rv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion"));
     free(r->cont);
     r->cont = cont && *cont ? xstrdup(cont) : NULL;
+    if (r->cont && ++r->pages >= r->max_pages) { /* continue tokens handed out forever */
+        kc_json_arena_free(arena);
+        free(r->cont);
+        r->cont = NULL;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "the list of %s did not end after %d pages (continue tokens): the server is "
+                 "misbehaving",
+                 strrchr(r->base, '/') + 1, r->max_pages);
+        fail(r, NEXT_LIST, msg, KC_ERR_CAPPED, -1);
+        return;
+    }
     if (!r->cont) {
         copy_str(r->st.resource_version, sizeof r->st.resource_version, rv ? rv : "");
         kc_store_replace_end(r->store);
         r->replacing = 0;
         r->st.synced = 1;
+        r->after_pause = 0;
+        r->st.stale_since_ms = 0; /* current as of this list; a failing watch says otherwise */
     }
     kc_json_arena_free(arena);
     if (r->cont)
@@ -286,6 +352,10 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
 static void start_list(kc_reflector *r)
 {
     kc_buf q = {0};
+    if (!r->cont) {
+        r->pages = 0;
+        r->items = 0;
+    }
     kc_buf_printf(&q, "%s?", r->base);
     /* keys in client-go's order (sorted, as url.Values.Encode) */
     if (r->cont) {
@@ -365,20 +435,43 @@ static int on_line(void *arg, const char *line, size_t n)
     if (rv && *rv) copy_str(r->st.resource_version, sizeof r->st.resource_version, rv);
     r->st.events++;
     r->watch_events++;
+    if (r->st.stale_since_ms) mark_current(r);
     kc_json_arena_free(arena);
     return 0;
+}
+
+static void mark_current(kc_reflector *r)
+{
+    if (r->confirm) kc_loop_cancel(r->loop, r->confirm);
+    r->confirm = 0;
+    if (!r->st.stale_since_ms) return;
+    r->st.stale_since_ms = 0;
+    notify(r);
+}
+
+static void confirm_current(void *arg)
+{
+    kc_reflector *r = arg;
+    r->confirm = 0;
+    if (r->req && r->st.state == KC_REFL_LIVE) mark_current(r);
 }
 
 static void watch_headers(void *arg, long status)
 {
     kc_reflector *r = arg;
     (void)status;
-    if (r->st.state == KC_REFL_LIVE && !r->st.attempt && !r->st.last_error[0]) return;
+    if (r->st.state == KC_REFL_LIVE && !r->st.attempt && !r->st.last_error[0] &&
+        !r->st.stale_since_ms)
+        return;
     r->st.state = KC_REFL_LIVE;
     r->st.attempt = 0;
     r->st.last_error[0] = 0;
     r->st.last_status = 0;
     r->st.next_try_ms = 0;
+    /* headers are not data: a watch from an expired resourceVersion opens and then says 410.
+     * The store is current once the watch delivers an event or has stood for a second. */
+    if (r->st.stale_since_ms && !r->confirm)
+        r->confirm = kc_loop_timer(r->loop, 1000, confirm_current, r);
     notify(r);
 }
 
@@ -414,6 +507,9 @@ static void watch_done(void *arg, const kc_response *resp, const kc_err *err)
     if (err->msg[0]) {
         if (resp->status == 410 && err->code == 410) {
             relist(r);
+        } else if (too_large(resp, err)) {
+            relist(r);
+            r->list_rv[0] = 0; /* from scratch: the server is behind what we saw */
         } else if (resp->status == 404 && err->code == 404) {
             give_up(r, err->msg, 404);
         } else {
@@ -421,11 +517,22 @@ static void watch_done(void *arg, const kc_response *resp, const kc_err *err)
         }
         return;
     }
-    if (kc_now_ms() - r->watch_started < 1000 && r->watch_events == 0) {
+    int64_t lasted = kc_now_ms() - r->watch_started;
+    if (lasted < 1000 && r->watch_events == 0) {
         /* as client-go: a watch that ends at once with nothing is a failure, not a close */
         fail(r, NEXT_WATCH, "the watch closed at once without any event", 0, -1);
         return;
     }
+    if (lasted < 1000) {
+        /* it ended within a second, a bookmark or so later: the data is current, but re-open
+         * it only after the backoff, or such a server gets thousands of watches a second */
+        int64_t now = kc_now_ms(), d = kc_backoff_next(&r->backoff, now, -1);
+        r->st.next_try_ms = now + d;
+        if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
+        schedule(r, NEXT_WATCH, d);
+        return;
+    }
+    r->after_pause = 0; /* a watch that ran its course: what comes next is not about a pause */
     start_watch(r);
 }
 
@@ -453,5 +560,61 @@ static void start_watch(kc_reflector *r)
                          .timeout_ms = (timeout + 30) * 1000,
                          .on_headers = watch_headers};
     r->req = kc_client_request(r->c, &o, watch_data, watch_done, r);
+    kc_buf_free(&q);
+}
+
+/* ---- after a reconnect: has the server gone back in time? ---- */
+
+/* 1 when both are decimal numbers (etcd revisions, as every apiserver gives) and a < b. Anything
+ * else cannot be compared and is taken as not older. */
+static int rv_older(const char *a, const char *b)
+{
+    size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
+    if (!na || !nb || a[na] || b[nb] || na > 20 || nb > 20) return 0;
+    while (*a == '0' && a[1]) a++, na--;
+    while (*b == '0' && b[1]) b++, nb--;
+    return na != nb ? na < nb : strcmp(a, b) < 0;
+}
+
+static void check_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    kc_reflector *r = arg;
+    r->req = NULL;
+    if (err->msg[0]) {
+        if (resp->status == 404) {
+            give_up(r, err->msg, 404);
+            return;
+        }
+        fail(r, NEXT_CHECK, err->msg, err->code, resp->retry_after);
+        return;
+    }
+    kc_json_arena *arena;
+    cJSON *doc = kc_json_parse(resp->body, resp->body_len, &arena);
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const char *rv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion"));
+    int older = rv && rv_older(rv, r->st.resource_version);
+    kc_json_arena_free(arena);
+    if (older) {
+        /* restarted with older state (or an etcd restore): a watch from our resourceVersion
+         * would wait for changes the server will number below it and never send; list it all */
+        r->st.relists++;
+        r->list_rv[0] = 0;
+        start_list(r);
+        return;
+    }
+    start_watch(r);
+}
+
+/* A one-item consistent list (no resourceVersion: the server's current state) whose
+ * metadata.resourceVersion says where the server is now. */
+static void start_check(kc_reflector *r)
+{
+    kc_buf q = {0};
+    kc_buf_printf(&q, "%s?", r->base);
+    if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
+    if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
+    kc_buf_printf(&q, "limit=1");
+    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000};
+    r->req = kc_client_request(r->c, &o, NULL, check_done, r);
     kc_buf_free(&q);
 }

@@ -1,8 +1,10 @@
 /* util.c: allocation wrappers, error messages, buffers, clocks, time and base64 helpers. */
 #include "kubeclient/util.h"
 
+#include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -138,36 +140,71 @@ double kc_wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* n decimal digits at s as a number, or -1 when one of them is not a digit. */
+static int util_digits(const char *s, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Strict RFC3339, as Go writes it: "YYYY-MM-DDTHH:MM:SS", an optional fraction of digits, then
+ * "Z" or "+HH:MM"/"-HH:MM", nothing after. Every byte is checked before the next is read (the
+ * string may end anywhere), and the year has four digits, so an accepted time always fits
+ * time_t and prints back as itself. */
 int kc_parse_time(const char *s, double *out)
 {
-    if (!s || !*s) return -1;
-    struct tm tm = {0};
-    const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!p) return -1;
-    double frac = 0;
+    if (!s) return -1;
+    size_t n = strnlen(s, 20);
+    if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
+        s[16] != ':')
+        return -1;
+    int y = util_digits(s, 4), mo = util_digits(s + 5, 2), d = util_digits(s + 8, 2);
+    int hh = util_digits(s + 11, 2), mi = util_digits(s + 14, 2), ss = util_digits(s + 17, 2);
+    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 ||
+        ss < 0 || ss > 60)
+        return -1;
+    const char *p = s + 19;
+    double frac = 0, scale = 0.1;
     if (*p == '.') {
-        char *end;
-        frac = strtod(p, &end);
-        p = end;
+        p++;
+        if (*p < '0' || *p > '9') return -1;
+        for (; *p >= '0' && *p <= '9'; p++, scale /= 10) frac += (*p - '0') * scale;
     }
     long off = 0;
     if (*p == 'Z' || *p == 'z') {
         p++;
     } else if (*p == '+' || *p == '-') {
-        int hh, mm;
-        if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2) return -1;
-        off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
+        if (strnlen(p, 6) < 6 || p[3] != ':') return -1;
+        int oh = util_digits(p + 1, 2), om = util_digits(p + 4, 2);
+        if (oh < 0 || oh > 23 || om < 0 || om > 59) return -1;
+        off = (oh * 3600L + om * 60L) * (*p == '-' ? -1 : 1);
         p += 6;
     } else {
         return -1;
     }
     if (*p) return -1;
+    struct tm tm = {0};
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = hh;
+    tm.tm_min = mi;
+    tm.tm_sec = ss;
     *out = (double)timegm(&tm) + frac - (double)off;
     return 0;
 }
 
 void kc_format_time(double t, char *buf, size_t n)
 {
+    /* outside years 0001-9999 (or NaN) it is no date: "?" rather than an overflowing cast */
+    if (!(t >= KC_TIME_START && t < KC_TIME_END)) {
+        snprintf(buf, n, "?");
+        return;
+    }
     time_t tt = (time_t)t;
     struct tm tm;
     gmtime_r(&tt, &tm);
@@ -219,4 +256,64 @@ char *kc_url_escape(const char *s)
     }
     *o = '\0';
     return out;
+}
+
+char *kc_read_file(const char *path, size_t cap, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        errno = EISDIR;
+        return NULL;
+    }
+    kc_buf b = {0};
+    char tmp[4096];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
+        if (n > cap - b.len) { /* one byte past the cap is enough to know */
+            fclose(fp);
+            kc_buf_free(&b);
+            errno = EFBIG;
+            return NULL;
+        }
+        kc_buf_append(&b, tmp, n);
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        kc_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (len) *len = b.len;
+    return kc_buf_cstr(&b);
+}
+
+const char *kc_read_file_strerror(int e, size_t cap, const char *what, char *buf, size_t n)
+{
+    if (e != EFBIG) return strerror(e);
+    snprintf(buf, n, "larger than %zu MiB, veltop's limit for %s", cap >> 20, what);
+    return buf;
+}
+
+char *kc_url_redact(const char *url)
+{
+    if (!url) return NULL;
+    const char *sch = strstr(url, "://");
+    const char *auth = sch ? sch + 3 : url;
+    size_t alen = strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *p = auth; p < auth + alen; p++)
+        if (*p == '@') at = p; /* the last '@' of the authority ends the userinfo */
+    if (!at) return xstrdup(url);
+    return xasprintf("%.*sxxxxx%s", (int)(auth - url), url, at);
+}
+
+char *kc_path_segment(const char *s)
+{
+    if (!s || !*s || !strcmp(s, ".") || !strcmp(s, "..") || strchr(s, '/') || strchr(s, '%'))
+        return NULL;
+    return kc_url_escape(s);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 
 /* ---- string pool ----
@@ -140,11 +141,7 @@ static int64_t vl_int(const cJSON *o, const char *key)
         return end != v->valuestring && *end == '\0' ? (int64_t)n : 0;
     }
     if (!cJSON_IsNumber(v)) return 0;
-    double d = v->valuedouble;
-    if (isnan(d)) return 0;
-    if (d >= 9223372036854775807.0) return INT64_MAX; /* 2^63: first double past the range */
-    if (d <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)d;
+    return kc_sat_from_double(v->valuedouble);
 }
 
 static int vl_bool(const cJSON *o, const char *key)
@@ -547,11 +544,7 @@ static int64_t vl_num(const cJSON *v)
         return end != v->valuestring && *end == '\0' ? (int64_t)n : 0;
     }
     if (!cJSON_IsNumber(v)) return 0;
-    double d = v->valuedouble;
-    if (isnan(d)) return 0;
-    if (d >= 9223372036854775807.0) return INT64_MAX; /* 2^63: first double past the range */
-    if (d <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)d;
+    return kc_sat_from_double(v->valuedouble);
 }
 
 /* A timestamp node (as vl_time). */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian 12 packages veltop needs; the one place the package list lives. The
 # Makefile's targets call it: `sh scripts/deps.sh` for building and the whole test suite,
-# `sh scripts/deps.sh screenshots` adds what scripts/screenshots.sh needs (aha, headless Chromium).
+# `sh scripts/deps.sh screenshots` adds what scripts/screenshots.sh needs (aha, headless Chromium),
+# `sh scripts/deps.sh fuzz` what `make fuzz` needs (clang and its libFuzzer runtime).
 #
 # Not a Debian package: kubectl (the kubectl conformance tests report SKIP without it; Debian's
 # kubernetes-client is kubectl 1.20, which cannot stand in for the 1.27-1.33 they target).
@@ -18,8 +19,10 @@ libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev ca-certifica
 # HTTP/1.1), zsh (the zsh completion test)
 TEST="check valgrind tmux python3 curl strace restic python3-kubernetes nghttp2-server openssl zsh"
 SHOTS="aha chromium"
+FUZZ="clang libclang-rt-14-dev"
 PKGS="$BUILD $TEST"
 [ "${1:-}" = screenshots ] && PKGS="$PKGS $SHOTS"
+[ "${1:-}" = fuzz ] && PKGS="$PKGS $FUZZ"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

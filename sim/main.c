@@ -33,7 +33,14 @@ static const char usage[] =
     "                              error500=N       every Nth API request answers 500\n"
     "                              error429=N       every Nth API request answers 429 + "
     "Retry-After\n"
+    "                              expire-always    every watch from a resourceVersion gets 410\n"
+    "                              bookmark-close   every watch ends at once (after one BOOKMARK\n"
+    "                                               when the client allows bookmarks)\n"
+    "                              close-logs       a followed pod log ends after what it had\n"
+    "                              retry-after=S    the Retry-After of error429 (default 1)\n"
     "                              stall=MS         delay every response by MS milliseconds\n"
+    "                              slow=RESOURCE    requests on RESOURCE (plural) answer 1.5 s "
+    "late\n"
     "                              malformed-event  write one malformed line into a watch\n"
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
     "  --latency MS              emulate a slow link: one-way delay of MS ms (every answer\n"
@@ -61,7 +68,9 @@ static const char usage[] =
     "\n"
     "Besides the Kubernetes API (discovery, velero.io/v1 and v2alpha1 resources, the Velero\n"
     "server pod and its log), it serves GET /download/TOKEN (DownloadRequest artifacts),\n"
-    "GET /debug/stats (request, watch and fault counters, JSON) and GET /healthz.\n";
+    "GET /debug/stats (request, watch and fault counters, JSON), POST /debug/faults-off (from "
+    "then\n"
+    "on no fault is injected) and GET /healthz.\n";
 
 int main(int argc, char **argv)
 {

@@ -184,7 +184,7 @@ int scn_parse_bytes(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || v < 0) return -1;
+    if (end == s || errno || !(v >= 0)) return -1; /* NaN too */
     static const struct {
         const char *suf;
         double mul;
@@ -200,6 +200,8 @@ int scn_parse_bytes(const char *s, double *out)
                  {"B", 1}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (!strcmp(end, units[i].suf)) {
+            /* at most 8 EiB: it is stored as an int64 byte count (inf and 1e120 are no size) */
+            if (!(v * units[i].mul < 9223372036854775807.0)) return -1;
             *out = v * units[i].mul;
             return 0;
         }
@@ -223,6 +225,7 @@ int scn_parse_duration(const char *s, double *out)
         mul = 86400;
     else
         return -1;
+    if (!(fabs(v * mul) <= 1e10)) return -1; /* ~317 years either way: stored as ints later */
     *out = v * mul;
     return 0;
 }
@@ -860,6 +863,60 @@ static const char *demo_errors[] = {
     "pod volume backup failed: error to initialize data path: timeout on preparing PVB",
 };
 
+/* Velero's restore order (config.go defaultRestorePriorities, restore.go getOrderedResources,
+ * short names as its discovery resolves them): these first, then the backup's other resources by
+ * name; never the ones it does not restore (restore_controller.go nonRestorableResources). */
+static const char *restore_first[] = {"customresourcedefinitions.apiextensions.k8s.io",
+                                      "namespaces",
+                                      "storageclasses.storage.k8s.io",
+                                      "volumesnapshotclasses.snapshot.storage.k8s.io",
+                                      "volumesnapshotcontents.snapshot.storage.k8s.io",
+                                      "volumesnapshots.snapshot.storage.k8s.io",
+                                      "datauploads.velero.io",
+                                      "persistentvolumes",
+                                      "persistentvolumeclaims",
+                                      "clusterroles.rbac.authorization.k8s.io",
+                                      "roles.rbac.authorization.k8s.io",
+                                      "serviceaccounts",
+                                      "clusterrolebindings.rbac.authorization.k8s.io",
+                                      "rolebindings.rbac.authorization.k8s.io",
+                                      "secrets",
+                                      "configmaps",
+                                      "limitranges",
+                                      "priorityclasses.scheduling.k8s.io",
+                                      "pods",
+                                      "replicasets.apps",
+                                      "clusterclasses.cluster.x-k8s.io",
+                                      "endpoints",
+                                      "services"};
+
+static int res_name_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const scn_resource *const *)a)->name, (*(const scn_resource *const *)b)->name);
+}
+
+/* A demo restore restores what its backup stored (every item, plugin-added ones too), in
+ * Velero's order. */
+static void demo_restore_of(scn_run *rs, const scn_run *b)
+{
+    size_t n = b->n_resources, k = 0;
+    const scn_resource **rest = xcalloc(n ? n : 1, sizeof *rest);
+    for (size_t p = 0; p < sizeof restore_first / sizeof restore_first[0]; p++)
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(b->resources[i].name, restore_first[p]))
+                add_resource(rs, b->resources[i].name, b->resources[i].items, 0);
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = b->resources[i].name;
+        int first = 0;
+        for (size_t p = 0; p < sizeof restore_first / sizeof restore_first[0]; p++)
+            first |= !strcmp(nm, restore_first[p]);
+        if (!first && strcmp(nm, "events") && strcmp(nm, "nodes")) rest[k++] = &b->resources[i];
+    }
+    qsort(rest, k, sizeof *rest, res_name_cmp);
+    for (size_t i = 0; i < k; i++) add_resource(rs, rest[i]->name, rest[i]->items, 0);
+    free(rest);
+}
+
 static scenario *demo_build(unsigned seed)
 {
     uint64_t st = 0x5eed0000ULL + seed;
@@ -893,6 +950,7 @@ static scenario *demo_build(unsigned seed)
         int roll = rng_range(&st, 0, 9);
         if (d == 4) roll = 0; /* whatever the seed: one Failed and one PartiallyFailed */
         if (d == 2) roll = 1;
+        if ((d == 1 || d == 3 || d == 9) && roll == 0) roll = 3; /* restored: not Failed */
         if (roll == 0) {
             r->outcome = xstrdup("Failed");
             r->failure_reason = xstrdup(demo_errors[rng_range(&st, 0, 2)]);
@@ -914,7 +972,9 @@ static scenario *demo_build(unsigned seed)
             rs->backup = xstrdup(name);
             rs->start = rstart + 6 * 3600;
             rs->rate = 20;
-            demo_fill_resources(rs, &st, 10, 0.3);
+            demo_restore_of(rs, &s->runs[s->n_runs - 2]);
+            rs->namespaces = strv_dup((char **)demo_ns, 6);
+            rs->n_namespaces = 6;
             demo_pod_volume(rs, "postgres-0", "payments", "pgdata", SCN_KOPIA, 1.5 * GiB, 50 * MiB);
             if (d == 9) rs->warnings = 3;
         }
@@ -947,7 +1007,11 @@ static scenario *demo_build(unsigned seed)
     rs->backup = xstrdup(last_nightly);
     rs->start = -60;
     rs->rate = 1.5;
-    demo_fill_resources(rs, &st, 14, 0.5);
+    for (size_t i = 0; i < s->n_runs; i++)
+        if (s->runs[i].kind == SCN_BACKUP && !strcmp(s->runs[i].name, last_nightly))
+            demo_restore_of(rs, &s->runs[i]);
+    rs->namespaces = strv_dup((char **)demo_ns, 6);
+    rs->n_namespaces = 6;
     demo_pod_volume(rs, "postgres-0", "payments", "pgdata", SCN_KOPIA, 6 * GiB, 22 * MiB);
     demo_pod_volume(rs, "ledger-0", "payments", "journal", SCN_KOPIA, 1 * GiB, 9 * MiB);
     demo_du(rs, "payments-archive", "payments", 3 * GiB, 15 * MiB);
@@ -1056,8 +1120,9 @@ int scn_cron_parse(const char *spec, scn_cron *c, char *err, size_t errlen)
     memset(c, 0, sizeof *c);
     if (!strncmp(spec, "@every ", 7)) {
         double d;
-        if (scn_parse_duration(spec + 7, &d) || d < 1) {
-            snprintf(err, errlen, "bad schedule '%s': expected @every <duration> like 5m", spec);
+        if (scn_parse_duration(spec + 7, &d) || d < 1 || d > 365 * 86400.0) {
+            snprintf(err, errlen,
+                     "bad schedule '%s': expected @every <duration> like 5m, at most 365d", spec);
             return -1;
         }
         c->every = (int)d;

@@ -21,6 +21,7 @@
 
 #include "kubeclient/util.h"
 #include "link.h"
+#include "simkinds.h"
 
 #define MAX_FORBID 16
 
@@ -32,10 +33,14 @@ enum fault_kind {
     F_STALL,
     F_MALFORMED,
     F_FORBID,
+    F_BOOKMARK_CLOSE,
+    F_CLOSE_LOGS,
+    F_EXPIRE_ALWAYS,
     F_COUNT
 };
-static const char *fault_names[F_COUNT] = {"error500", "error429",        "close-watch", "expire",
-                                           "stall",    "malformed-event", "forbid"};
+static const char *fault_names[F_COUNT] = {
+    "error500",        "error429", "close-watch",    "expire",     "stall",
+    "malformed-event", "forbid",   "bookmark-close", "close-logs", "expire-always"};
 
 typedef struct faults {
     int error500, error429; /* every Nth request */
@@ -44,6 +49,11 @@ typedef struct faults {
     int expire_every_s;     /* expire the history every N s */
     int stall_ms;
     int malformed;
+    int bookmark_close; /* every watch ends at once (after one BOOKMARK when allowed) */
+    int close_logs;     /* every followed log ends after what it had */
+    int expire_always;  /* every watch from a resourceVersion gets 410 Expired at once */
+    char *retry_after;  /* Retry-After of an injected 429, as given (NULL: "1") */
+    char *slow;         /* requests on this resource (plural) answer 1.5 s late */
     char *forbid[MAX_FORBID];
     int nforbid;
 } faults;
@@ -60,10 +70,15 @@ struct simserver {
     atomic_long requests, watches, api_requests;
     atomic_long fired[F_COUNT];
     atomic_int malformed_done, expire_done;
+    atomic_int faults_off; /* POST /debug/faults-off: behave from now on as without --faults */
+    faults nofaults;       /* all zero: what FA gives once faults are off */
     pthread_mutex_t mu;
     int64_t last_expire_ms;
     simlink *link; /* gzip and the emulated link (link.c) */
 };
+
+/* The faults in force (none once switched off). */
+#define FA(s) (atomic_load(&(s)->faults_off) ? &(s)->nofaults : &(s)->f)
 
 /* The cluster's clock: simulated time when the sim runs faster than real time. */
 static double server_now(const simserver *s)
@@ -76,6 +91,8 @@ static double server_now(const simserver *s)
 static void faults_free(faults *f)
 {
     for (int i = 0; i < f->nforbid; i++) free(f->forbid[i]);
+    free(f->retry_after);
+    free(f->slow);
     memset(f, 0, sizeof *f);
 }
 
@@ -101,6 +118,28 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
             f->malformed = 1;
             continue;
         }
+        if (!strcmp(t, "bookmark-close") && !val) {
+            f->bookmark_close = 1;
+            continue;
+        }
+        if (!strcmp(t, "close-logs") && !val) {
+            f->close_logs = 1;
+            continue;
+        }
+        if (!strcmp(t, "slow") && val && *val) {
+            free(f->slow);
+            f->slow = xstrdup(val);
+            continue;
+        }
+        if (!strcmp(t, "retry-after") && val && *val) {
+            free(f->retry_after);
+            f->retry_after = xstrdup(val); /* verbatim: huge or odd values are the point */
+            continue;
+        }
+        if (!strcmp(t, "expire-always") && !val) {
+            f->expire_always = 1;
+            continue;
+        }
         int *slot = !strcmp(t, "error500")       ? &f->error500
                     : !strcmp(t, "error429")     ? &f->error429
                     : !strcmp(t, "close-watch")  ? &f->close_watch_s
@@ -110,7 +149,8 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
         if (!slot || !val || n <= 0) {
             snprintf(err, errlen,
                      "bad fault '%s%s%s': expected error500=N, error429=N, "
-                     "close-watch=S, expire, expire-every=S, stall=MS, malformed-event or "
+                     "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
+                     "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event or "
                      "forbid=RESOURCE",
                      t, val ? "=" : "", val ? val : "");
             free(copy);
@@ -138,14 +178,15 @@ typedef struct req {
     int done;
 } req;
 
-/* may_gzip: an API object or list, which kube-apiserver compresses (link.h) */
+/* may_gzip: an API object or list, which kube-apiserver compresses (link.h); retry_after: the
+ * Retry-After of a 429 (the faults' retry-after; NULL: "1") */
 static enum MHD_Result queue_body(struct MHD_Connection *c, int code, const char *ctype, char *body,
-                                  size_t len, int may_gzip)
+                                  size_t len, int may_gzip, const char *retry_after)
 {
     struct MHD_Response *r = simlink_buffer_response(c, body, len, may_gzip);
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-cache, private");
-    if (code == 429) MHD_add_response_header(r, "Retry-After", "1");
+    if (code == 429) MHD_add_response_header(r, "Retry-After", retry_after ? retry_after : "1");
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)code, r);
     MHD_destroy_response(r);
     return ret;
@@ -154,14 +195,14 @@ static enum MHD_Result queue_body(struct MHD_Connection *c, int code, const char
 static enum MHD_Result queue(struct MHD_Connection *c, int code, const char *ctype, char *body,
                              size_t len)
 {
-    return queue_body(c, code, ctype, body, len, 0);
+    return queue_body(c, code, ctype, body, len, 0, NULL);
 }
 
 static enum MHD_Result send_json(struct MHD_Connection *c, int code, cJSON *j)
 {
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
-    return queue_body(c, code, "application/json", s, strlen(s), 1);
+    return queue_body(c, code, "application/json", s, strlen(s), 1, NULL);
 }
 
 static const char *reason_for(int code)
@@ -316,6 +357,7 @@ static cJSON *resource_list(const char *group, const char *version)
         cJSON_AddItemToObject(e, "shortNames", str_array(&sn, 1));
         cJSON_AddItemToArray(arr, e);
     }
+    sim_kinds_add_resources(arr, group, version); /* what the sim's cluster has besides */
     return l;
 }
 
@@ -338,6 +380,90 @@ static cJSON *velero_group(void)
     cJSON_AddItemToArray(vs, gv_entry("v2alpha1"));
     cJSON_AddItemToObject(g, "preferredVersion", gv_entry("v1"));
     return g;
+}
+
+/* Discovery of the groups simkinds.h names (apps, rbac.authorization.k8s.io, ...): /apis/<group>
+ * and /apis/<group>/<version>. Returns 1 with *r set when url is one of them. */
+static int discovery_other(struct MHD_Connection *c, const char *url, enum MHD_Result *r)
+{
+    if (strncmp(url, "/apis/", 6) || !strncmp(url, "/apis/velero.io", 15)) return 0;
+    char group[128], version[32] = "";
+    size_t gl = strcspn(url + 6, "/");
+    if (gl == 0 || gl >= sizeof group) return 0;
+    memcpy(group, url + 6, gl);
+    group[gl] = '\0';
+    const char *rest = url + 6 + gl;
+    if (*rest == '/') rest++;
+    size_t vl = strcspn(rest, "/");
+    if (vl >= sizeof version || (vl && rest[vl] && rest[vl + 1])) return 0; /* deeper: a resource */
+    memcpy(version, rest, vl);
+    version[vl] = '\0';
+    if (!*version) {
+        cJSON *g = sim_kinds_group(group);
+        if (!g) return 0;
+        *r = send_json(c, 200, g);
+        return 1;
+    }
+    cJSON *l = resource_list(group, version);
+    if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(l, "resources"))) {
+        cJSON_Delete(l);
+        return 0;
+    }
+    *r = send_json(c, 200, l);
+    return 1;
+}
+
+static int arg_true(struct MHD_Connection *c, const char *k);
+
+/* GET of a list of a resource discovery names (simkinds.h) but the sim holds no objects of:
+ * /api/v1/[namespaces/NS/]PLURAL or /apis/G/V/[namespaces/NS/]PLURAL answer an empty list, as a
+ * cluster with none would (a watch or a named object: not here, 404). */
+static int empty_list(simserver *s, struct MHD_Connection *c, const char *url, enum MHD_Result *r)
+{
+    char gv[160], plural[96];
+    const char *p;
+    if (!strncmp(url, "/api/v1/", 8)) {
+        snprintf(gv, sizeof gv, "v1");
+        p = url + 8;
+    } else if (!strncmp(url, "/apis/", 6)) {
+        const char *v = strchr(url + 6, '/'), *e = v ? strchr(v + 1, '/') : NULL;
+        if (!e || (size_t)(e - url - 6) >= sizeof gv) return 0;
+        snprintf(gv, sizeof gv, "%.*s", (int)(e - url - 6), url + 6);
+        p = e + 1;
+    } else {
+        return 0;
+    }
+    if (!strncmp(p, "namespaces/", 11)) {
+        const char *e = strchr(p + 11, '/');
+        if (!e) return 0;
+        p = e + 1;
+    }
+    size_t n = strlen(p);
+    if (!n || strchr(p, '/') || n >= sizeof plural) return 0;
+    memcpy(plural, p, n + 1);
+    const char *slash = strchr(gv, '/');
+    char group[128];
+    snprintf(group, sizeof group, "%.*s", slash ? (int)(slash - gv) : 0, gv);
+    const char *version = slash ? slash + 1 : gv;
+    if (sim_resource_find(group, version, plural) || arg_true(c, "watch")) return 0;
+    size_t nk;
+    const sim_kind *k = sim_kinds(&nk), *hit = NULL;
+    for (size_t i = 0; i < nk && !hit; i++)
+        if (!strcmp(k[i].group, group) && !strcmp(k[i].version, version) &&
+            !strcmp(k[i].plural, plural))
+            hit = &k[i];
+    if (!hit) return 0;
+    cJSON *j = cJSON_CreateObject();
+    char *kind = xasprintf("%sList", hit->kind);
+    cJSON_AddStringToObject(j, "kind", kind);
+    free(kind);
+    cJSON_AddStringToObject(j, "apiVersion", gv);
+    char rv[32];
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)simstore_rv(s->o.store));
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(j, "metadata"), "resourceVersion", rv);
+    cJSON_AddArrayToObject(j, "items");
+    *r = send_json(c, 200, j);
+    return 1;
 }
 
 /* ---- tables ---- */
@@ -696,8 +822,8 @@ static char *authenticate(simserver *s, struct MHD_Connection *c)
 
 static int forbidden_resource(simserver *s, const target *t)
 {
-    for (int i = 0; t->res && i < s->f.nforbid; i++) {
-        const char *f = s->f.forbid[i];
+    for (int i = 0; t->res && i < FA(s)->nforbid; i++) {
+        const char *f = FA(s)->forbid[i];
         size_t pl = strlen(t->res->plural);
         if (!strcmp(f, t->res->plural) ||
             (!strncmp(f, t->res->plural, pl) && f[pl] == '.' && !strcmp(f + pl + 1, t->res->group)))
@@ -737,6 +863,7 @@ typedef struct watch_ctx {
     const sim_resource *res;
     int table, first, bookmarks, done;
     int malformed; /* write one malformed line first */
+    int sent_bm;   /* a bookmark went out (bookmark-close) */
     int64_t deadline_ms, next_bookmark_ms;
     cJSON *gone; /* a Status to send as the only ERROR event */
     kc_buf out;
@@ -813,11 +940,12 @@ static void watch_fill(watch_ctx *wc)
             return;
         }
         int64_t now = kc_now_ms();
-        if (now >= wc->deadline_ms) {
+        if (now >= wc->deadline_ms && !(wc->bookmarks && FA(s)->bookmark_close && !wc->sent_bm)) {
             wc->done = 1;
             return;
         }
         if (wc->bookmarks && now >= wc->next_bookmark_ms) {
+            wc->sent_bm = 1;
             emit_event(wc, "BOOKMARK", bookmark_obj(wc->res, simstore_watch_pos(wc->w)));
             wc->next_bookmark_ms = now + (s->o.bookmark_ms ? s->o.bookmark_ms : 60000);
             return;
@@ -882,10 +1010,10 @@ static enum MHD_Result stream(struct MHD_Connection *c, const char *ctype,
 
 static void maybe_expire(simserver *s)
 {
-    if (!s->f.expire_every_s) return;
+    if (!FA(s)->expire_every_s) return;
     pthread_mutex_lock(&s->mu);
     int64_t now = kc_now_ms();
-    if (now - s->last_expire_ms >= (int64_t)s->f.expire_every_s * 1000) {
+    if (now - s->last_expire_ms >= (int64_t)FA(s)->expire_every_s * 1000) {
         s->last_expire_ms = now;
         simstore_expire_history(s->o.store);
         atomic_fetch_add(&s->fired[F_EXPIRE], 1);
@@ -917,7 +1045,7 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
         fsel = xasprintf("metadata.name=%s%s%s", t->name, fs && *fs ? "," : "", fs ? fs : "");
         name_sel = fsel;
     }
-    if (since && s->f.expire_once && !atomic_exchange(&s->expire_done, 1)) {
+    if (since && FA(s)->expire_once && !atomic_exchange(&s->expire_done, 1)) {
         simstore_expire_history(s->o.store);
         atomic_fetch_add(&s->fired[F_EXPIRE], 1);
     }
@@ -933,6 +1061,10 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
     wc->w = simstore_watch_open(s->o.store, t->res->plural, t->ns, ls, name_sel ? name_sel : fs,
                                 since, &gone);
     free(fsel);
+    if (since && FA(s)->expire_always && !gone) {
+        gone = 1;
+        atomic_fetch_add(&s->fired[F_EXPIRE_ALWAYS], 1);
+    }
     if (gone) {
         char *m = xasprintf("too old resource version: %llu (%llu)", (unsigned long long)since,
                             (unsigned long long)simstore_floor(s->o.store));
@@ -942,13 +1074,19 @@ static enum MHD_Result do_watch(simserver *s, struct MHD_Connection *c, const ta
     int64_t now = kc_now_ms();
     const char *ts = arg(c, "timeoutSeconds");
     double secs = ts && *ts ? atof(ts) : 1800 + (rand() % 1800);
-    if (s->f.close_watch_s && s->f.close_watch_s < secs) {
-        secs = s->f.close_watch_s;
+    if (FA(s)->close_watch_s && FA(s)->close_watch_s < secs) {
+        secs = FA(s)->close_watch_s;
         atomic_fetch_add(&s->fired[F_CLOSE_WATCH], 1);
     }
     wc->deadline_ms = now + (int64_t)(secs * 1000);
     wc->next_bookmark_ms = now + (s->o.bookmark_ms ? s->o.bookmark_ms : 60000);
-    if (s->f.malformed && !atomic_exchange(&s->malformed_done, 1)) wc->malformed = 1;
+    if (FA(s)->bookmark_close) {
+        /* one bookmark (when allowed) at once, then the end */
+        atomic_fetch_add(&s->fired[F_BOOKMARK_CLOSE], 1);
+        wc->next_bookmark_ms = now;
+        wc->deadline_ms = now + 1;
+    }
+    if (FA(s)->malformed && !atomic_exchange(&s->malformed_done, 1)) wc->malformed = 1;
     return stream(c, "application/json", watch_reader, wc, watch_free);
 }
 
@@ -1030,6 +1168,10 @@ static enum MHD_Result do_log(simserver *s, struct MHD_Connection *c, const targ
     lc->conn = c;
     lc->pod = xstrdup(t->name);
     lc->follow = arg_true(c, "follow");
+    if (lc->follow && FA(s)->close_logs) {
+        atomic_fetch_add(&s->fired[F_CLOSE_LOGS], 1);
+        lc->follow = 0; /* what it has, then the end, as a restarted container's log */
+    }
     lc->timestamps = arg_true(c, "timestamps");
     lc->since = -1e18;
     const char *st = arg(c, "sinceTime"), *ss = arg(c, "sinceSeconds");
@@ -1246,6 +1388,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
                        : !strcmp(method, "PATCH")  ? "patch"
                        : !strcmp(method, "DELETE") ? (t->name ? "delete" : "deletecollection")
                                                    : "unknown";
+    if (FA(s)->slow && t->res && !strcmp(FA(s)->slow, t->res->plural)) usleep(1500 * 1000);
     if (forbidden_resource(s, t)) return send_forbidden(s, c, t, user, verb);
     if (is_get) {
         if (t->sub && !strcmp(t->sub, "log")) return do_log(s, c, t);
@@ -1403,6 +1546,10 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
                                 const char *method, req *rq)
 {
     atomic_fetch_add(&s->requests, 1);
+    if (!strcmp(url, "/debug/faults-off") && !strcmp(method, "POST")) {
+        atomic_store(&s->faults_off, 1);
+        return queue(c, 200, "text/plain", xstrdup("faults off\n"), 11);
+    }
     if (!strcmp(url, "/debug/stats")) {
         char *j = simserver_stats_json(s);
         return queue(c, 200, "application/json", j, strlen(j));
@@ -1410,9 +1557,9 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     if (!strncmp(url, "/download/", 10)) return do_download(s, c, url + 10);
     if (!strcmp(url, "/healthz") || !strcmp(url, "/livez") || !strcmp(url, "/readyz"))
         return queue(c, 200, "text/plain", xstrdup("ok"), 2);
-    if (s->f.stall_ms) {
+    if (FA(s)->stall_ms) {
         atomic_fetch_add(&s->fired[F_STALL], 1);
-        usleep((useconds_t)s->f.stall_ms * 1000);
+        usleep((useconds_t)FA(s)->stall_ms * 1000);
     }
     if (!strcmp(url, "/version") || !strcmp(url, "/version/")) {
         int minor = s->o.kube_minor ? s->o.kube_minor : 30;
@@ -1435,7 +1582,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     if (!user) return send_status(c, 401, "Unauthorized", NULL);
     enum MHD_Result r;
     long n = atomic_fetch_add(&s->api_requests, 1) + 1;
-    if (s->f.error500 && n % s->f.error500 == 0) {
+    if (FA(s)->error500 && n % FA(s)->error500 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR500], 1);
         r = send_status(c, 500,
                         "an error on the server (\"injected fault\") has prevented the "
@@ -1443,12 +1590,15 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
                         NULL);
         goto out;
     }
-    if (s->f.error429 && n % s->f.error429 == 0) {
+    if (FA(s)->error429 && n % FA(s)->error429 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR429], 1);
-        r = send_status(c, 429,
-                        "the server has received too many requests and has asked us to "
-                        "try again later",
-                        NULL);
+        cJSON *st = status_obj(429, reason_for(429),
+                               "the server has received too many requests and has asked us to "
+                               "try again later",
+                               NULL);
+        char *body = cJSON_PrintUnformatted(st);
+        cJSON_Delete(st);
+        r = queue_body(c, 429, "application/json", body, strlen(body), 0, FA(s)->retry_after);
         goto out;
     }
     maybe_expire(s);
@@ -1475,10 +1625,14 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "kind", "APIGroupList");
         cJSON_AddStringToObject(j, "apiVersion", "v1");
-        cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "groups"), velero_group());
+        cJSON *groups = cJSON_AddArrayToObject(j, "groups");
+        cJSON_AddItemToArray(groups, velero_group());
+        sim_kinds_add_groups(groups);
         r = send_json(c, 200, j);
         goto out;
     }
+    if (!strcmp(method, "GET") && (discovery_other(c, url, &r) || empty_list(s, c, url, &r)))
+        goto out;
     if (!strcmp(url, "/apis/velero.io") || !strcmp(url, "/apis/velero.io/")) {
         cJSON *g = velero_group();
         cJSON_AddStringToObject(g, "kind", "APIGroup");

@@ -294,6 +294,15 @@ static cJSON *run_object(simctl *c, const sp_run *r, double t)
     for (size_t i = 0; i < s->n_namespaces; i++)
         cJSON_AddItemToArray(inc, cJSON_CreateString(s->namespaces[i]));
     if (!s->n_namespaces) cJSON_AddItemToArray(inc, cJSON_CreateString("*"));
+    /* Velero lists (and restores) cluster-scoped resources other than namespaces for specific
+     * namespaces only with includeClusterResources: true (includes_excludes.go:341-348,
+     * restore.go:2275): a run that has some listed asks for them */
+    for (size_t i = 0; i < r->nres; i++)
+        if (!r->res[i].namespaced && strcmp(r->res[i].gr, "namespaces") &&
+            r->res[i].items > r->res[i].added) {
+            cJSON_AddTrueToObject(spec, "includeClusterResources");
+            break;
+        }
     if (!r->is_restore) {
         cJSON *l = labels_of(o);
         cJSON_AddStringToObject(l, "velero.io/storage-location", s->storage_location);

@@ -9,60 +9,10 @@
 #include <string.h>
 
 #include "kubeclient/util.h"
+#include "simkinds.h"
 #include "simlogtext.h"
 
 /* ---- resource naming ---- */
-
-typedef struct res_info {
-    const char *gr, *gv, *kind;
-    int namespaced;
-} res_info;
-
-static const res_info known_res[] = {
-    {"namespaces", "v1", "Namespace", 0},
-    {"pods", "v1", "Pod", 1},
-    {"persistentvolumeclaims", "v1", "PersistentVolumeClaim", 1},
-    {"persistentvolumes", "v1", "PersistentVolume", 0},
-    {"serviceaccounts", "v1", "ServiceAccount", 1},
-    {"secrets", "v1", "Secret", 1},
-    {"configmaps", "v1", "ConfigMap", 1},
-    {"services", "v1", "Service", 1},
-    {"endpoints", "v1", "Endpoints", 1},
-    {"events", "v1", "Event", 1},
-    {"limitranges", "v1", "LimitRange", 1},
-    {"resourcequotas", "v1", "ResourceQuota", 1},
-    {"nodes", "v1", "Node", 0},
-    {"endpointslices.discovery.k8s.io", "discovery.k8s.io/v1", "EndpointSlice", 1},
-    {"deployments.apps", "apps/v1", "Deployment", 1},
-    {"replicasets.apps", "apps/v1", "ReplicaSet", 1},
-    {"statefulsets.apps", "apps/v1", "StatefulSet", 1},
-    {"daemonsets.apps", "apps/v1", "DaemonSet", 1},
-    {"controllerrevisions.apps", "apps/v1", "ControllerRevision", 1},
-    {"jobs.batch", "batch/v1", "Job", 1},
-    {"cronjobs.batch", "batch/v1", "CronJob", 1},
-    {"horizontalpodautoscalers.autoscaling", "autoscaling/v2", "HorizontalPodAutoscaler", 1},
-    {"poddisruptionbudgets.policy", "policy/v1", "PodDisruptionBudget", 1},
-    {"ingresses.networking.k8s.io", "networking.k8s.io/v1", "Ingress", 1},
-    {"networkpolicies.networking.k8s.io", "networking.k8s.io/v1", "NetworkPolicy", 1},
-    {"roles.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "Role", 1},
-    {"rolebindings.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "RoleBinding", 1},
-    {"clusterroles.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "ClusterRole", 0},
-    {"clusterrolebindings.rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1",
-     "ClusterRoleBinding", 0},
-    {"storageclasses.storage.k8s.io", "storage.k8s.io/v1", "StorageClass", 0},
-    {"volumesnapshotclasses.snapshot.storage.k8s.io", "snapshot.storage.k8s.io/v1",
-     "VolumeSnapshotClass", 0},
-    {"volumesnapshots.snapshot.storage.k8s.io", "snapshot.storage.k8s.io/v1", "VolumeSnapshot", 1},
-    {"volumesnapshotcontents.snapshot.storage.k8s.io", "snapshot.storage.k8s.io/v1",
-     "VolumeSnapshotContent", 0},
-    {"customresourcedefinitions.apiextensions.k8s.io", "apiextensions.k8s.io/v1",
-     "CustomResourceDefinition", 0},
-    {"leases.coordination.k8s.io", "coordination.k8s.io/v1", "Lease", 1},
-    {"certificates.cert-manager.io", "cert-manager.io/v1", "Certificate", 1},
-    {"issuers.cert-manager.io", "cert-manager.io/v1", "Issuer", 1},
-    {"servicemonitors.monitoring.coreos.com", "monitoring.coreos.com/v1", "ServiceMonitor", 1},
-    {"prometheusrules.monitoring.coreos.com", "monitoring.coreos.com/v1", "PrometheusRule", 1},
-};
 
 static void pres_init(sp_res *p, const char *gr)
 {
@@ -71,13 +21,13 @@ static void pres_init(sp_res *p, const char *gr)
     const char *dot = strchr(gr, '.');
     p->bare = dot ? xstrndup(gr, (size_t)(dot - gr)) : xstrdup(gr);
     const char *group = dot ? dot + 1 : "";
-    for (size_t i = 0; i < sizeof known_res / sizeof known_res[0]; i++)
-        if (!strcmp(known_res[i].gr, gr)) {
-            p->list_key = xasprintf("%s/%s", known_res[i].gv, known_res[i].kind);
-            p->groupkind = xasprintf("%s%s%s", known_res[i].kind, *group ? "." : "", group);
-            p->namespaced = known_res[i].namespaced;
-            return;
-        }
+    const sim_kind *k = sim_kind_by_gr(gr); /* the cluster's discovery names it */
+    if (k) {
+        p->list_key = xasprintf("%s%s%s/%s", k->group, *k->group ? "/" : "", k->version, k->kind);
+        p->groupkind = xasprintf("%s%s%s", k->kind, *group ? "." : "", group);
+        p->namespaced = k->namespaced;
+        return;
+    }
     /* Unknown: derive the Kind from the plural ("widgets.example.com" -> Widget). */
     char *kind = xstrdup(p->bare);
     size_t n = strlen(kind);

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -247,6 +248,18 @@ START_TEST(token_file_unreadable_at_first_read_is_an_error)
     ck_assert_str_eq(wait_ready(a), want);
     free(want);
     free(p);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+}
+END_TEST
+
+/* A tokenFile is read up to KC_CAP_FILE_BYTES: /dev/zero is an error, not a read forever. */
+START_TEST(token_file_is_read_with_a_cap)
+{
+    kc_rest_config *c = load(HTTPS, "    tokenFile: /dev/zero\n");
+    kc_auth *a = kc_auth_new(c, loop);
+    ck_assert_str_eq(wait_ready(a), "cannot read token file /dev/zero: larger than 4 MiB, veltop's "
+                                    "limit for a file the kubeconfig names");
     kc_auth_free(a);
     kc_rest_config_free(c);
 }
@@ -531,6 +544,99 @@ START_TEST(slow_plugin_does_not_block_the_loop)
     kc_loop_cancel(loop, t.id);
     kc_auth_free(a);
     kc_rest_config_free(c);
+}
+END_TEST
+
+/* The pid a test plugin wrote to $PID_FILE, waiting (bounded) for it to appear. */
+static pid_t plugin_helper_pid(const char *pid_file)
+{
+    for (int i = 0; i < 200; i++) {
+        char *s = tu_read(pid_file, NULL);
+        pid_t pid = s ? (pid_t)atoi(s) : 0;
+        free(s);
+        if (pid > 0) return pid;
+        kc_loop_run_once(loop, 10);
+    }
+    ck_abort_msg("the plugin did not write %s", pid_file);
+    return 0;
+}
+
+/* Gone or a zombie (not reaped by us: it is the plugin's child, reparented). */
+static int process_gone(pid_t pid)
+{
+    for (int i = 0; i < 200; i++) {
+        if (kill(pid, 0) < 0) return 1;
+        char path[64], state = 0;
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%*d %*s %c", &state) != 1) state = 0;
+            fclose(f);
+        }
+        if (state == 'Z') return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* A plugin that never answers (and started a helper) used to leave the screen "connecting" for
+ * ever: it is stopped after the exec timeout, with its helper, and named in the error. */
+START_TEST(hanging_plugin_is_stopped_and_named)
+{
+    char *pid_file = xasprintf("%s/pid", tmpdir);
+    char *user = xasprintf("    exec:\n"
+                           "      apiVersion: " V1 "\n"
+                           "      command: " PLUGINS "/hang-plugin.sh\n"
+                           "      interactiveMode: Never\n"
+                           "      env:\n"
+                           "      - {name: PID_FILE, value: '%s'}\n",
+                           pid_file);
+    kc_rest_config *c = load(HTTPS, user);
+    kc_auth *a = kc_auth_new(c, loop);
+    kc_auth_set_exec_timeout(a, 700);
+    int64_t t0 = kc_now_ms();
+    waiter w = {0};
+    ck_assert_int_eq(kc_auth_ready(a, on_ready, &w), 0);
+    pid_t helper = plugin_helper_pid(pid_file);
+    ck_assert_int_eq(kc_loop_run_until(loop, waiter_called, &w, 10000), 1);
+    int64_t took = kc_now_ms() - t0;
+    ck_assert_msg(took >= 700 && took < 3000, "took %lld ms", (long long)took);
+    ck_assert_str_eq(w.msg,
+                     "exec plugin \"" PLUGINS "/hang-plugin.sh\" did not answer within 0.7 s "
+                     "(stopped)");
+    ck_assert_msg(process_gone(helper), "the plugin's helper %d still runs", (int)helper);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+    free(user);
+    free(pid_file);
+}
+END_TEST
+
+/* A plugin that answers and exits but leaves a helper holding its stdout: the answer is used at
+ * once (not when the helper ends), and the helper is stopped. */
+START_TEST(plugin_leaving_a_child_on_its_stdout_is_done_when_it_exits)
+{
+    char *pid_file = xasprintf("%s/pid", tmpdir);
+    char *user = xasprintf("    exec:\n"
+                           "      apiVersion: " V1 "\n"
+                           "      command: " PLUGINS "/grandchild-plugin.sh\n"
+                           "      interactiveMode: Never\n"
+                           "      env:\n"
+                           "      - {name: PID_FILE, value: '%s'}\n",
+                           pid_file);
+    kc_rest_config *c = load(HTTPS, user);
+    kc_auth *a = kc_auth_new(c, loop);
+    kc_auth_set_exec_timeout(a, 20000);
+    int64_t t0 = kc_now_ms();
+    ck_assert_str_eq(wait_ready(a), "");
+    ck_assert_int_lt(kc_now_ms() - t0, 3000);
+    ck_assert_header(a, "Authorization: Bearer left-behind");
+    pid_t helper = plugin_helper_pid(pid_file);
+    ck_assert_msg(process_gone(helper), "the plugin's helper %d still runs", (int)helper);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+    free(user);
+    free(pid_file);
 }
 END_TEST
 
@@ -979,6 +1085,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, token_file_is_reread_after_a_minute);
     tcase_add_test(tc, token_file_interval_is_configurable);
     tcase_add_test(tc, token_file_unreadable_at_first_read_is_an_error);
+    tcase_add_test(tc, token_file_is_read_with_a_cap);
     tcase_add_test(tc, exec_token_is_cached_until_it_expires);
     tcase_add_test(tc, exec_v1beta1_without_cluster_info);
     tcase_add_test(tc, exec_v1_with_cluster_info);
@@ -990,6 +1097,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, free_while_the_plugin_runs);
     tcase_add_test(tc, exec_client_certificate);
     tcase_add_test(tc, credentials_reach_a_tls_server);
+    tcase_add_test(tc, hanging_plugin_is_stopped_and_named);
+    tcase_add_test(tc, plugin_leaving_a_child_on_its_stdout_is_done_when_it_exits);
     tcase_add_test(tc, slow_plugin_does_not_block_the_loop);
     tcase_add_test(tc, unauthorized_reruns_the_plugin_once_per_request);
     tcase_add_test(tc, tls_verification_failures_say_it_is_the_certificate);

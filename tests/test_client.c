@@ -7,6 +7,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/client.h"
 #include "kubeclient/util.h"
 
@@ -70,6 +71,18 @@ static ssize_t hang_reader(void *cls, uint64_t pos, char *buf, size_t max)
     nanosleep(&ts, NULL);
     return 0;
 }
+
+/* /endless: a 200 whose body never ends (a LIST that is never done). */
+static ssize_t endless_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)cls;
+    if (hang_release) return MHD_CONTENT_READER_END_OF_STREAM;
+    memset(buf, ' ', max);
+    if (pos == 0 && max > 10) memcpy(buf, "{\"items\":[", 10);
+    return (ssize_t)max;
+}
+
+static volatile int redirect_hits;
 
 static char last_method[16], last_body[256], last_ct[128], last_query[256], last_url[256];
 static char last_ae[64]; /* Accept-Encoding of the last request ("-" when absent) */
@@ -136,6 +149,22 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         struct MHD_Response *resp =
             MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, hang_reader, NULL, NULL);
         enum MHD_Result ret = MHD_queue_response(con, 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
+    if (strcmp(url, "/endless") == 0) {
+        struct MHD_Response *resp =
+            MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, endless_reader, NULL, NULL);
+        enum MHD_Result ret = MHD_queue_response(con, 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
+    if (strcmp(url, "/redirect-loop") == 0) { /* a download URL that redirects to itself */
+        redirect_hits++;
+        struct MHD_Response *resp =
+            MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        MHD_add_response_header(resp, "Location", "/redirect-loop");
+        enum MHD_Result ret = MHD_queue_response(con, 302, resp);
         MHD_destroy_response(resp);
         return ret;
     }
@@ -588,6 +617,70 @@ START_TEST(describe_error_for_tls_and_timeouts)
 }
 END_TEST
 
+/* A body that never ends is cut at KC_CAP_BODY_BYTES with a message saying so, instead of being
+ * buffered until the timeout (12.5 GB after 41 s). */
+START_TEST(endless_body_is_capped)
+{
+    result r = get("/endless");
+    ck_assert_int_eq(r.err.code, KC_ERR_CAPPED);
+    ck_assert_str_eq(r.err.msg, "the answer to /endless is larger than 64 MiB, veltop's limit for "
+                                "one response: the server is misbehaving");
+    ck_assert_uint_le(strlen(r.body), KC_CAP_BODY_BYTES);
+    free(r.body);
+}
+END_TEST
+
+/* A download URL redirecting to itself is followed KC_CAP_REDIRECTS times, not 5 000 times. */
+START_TEST(redirect_loop_is_capped)
+{
+    kc_loop *loop = kc_loop_new();
+    kc_client *c = mkclient(loop, port);
+    result r = {0};
+    char url[64];
+    snprintf(url, sizeof url, "http://localhost:%d/redirect-loop", port); /* not the API server */
+    redirect_hits = 0;
+    kc_request_opts o = {.path = url};
+    kc_client_request(c, &o, NULL, on_done, &r);
+    ck_assert(kc_loop_run_until(loop, is_done, &r, 10000));
+    ck_assert_int_eq(redirect_hits, KC_CAP_REDIRECTS + 1);
+    ck_assert_msg(strstr(r.err.msg, "redirect") != NULL, "%s", r.err.msg);
+    free(r.body);
+    kc_client_free(c);
+    kc_loop_free(loop);
+}
+END_TEST
+
+/* Userinfo in the kubeconfig's server URL or in a download URL never reaches a message. */
+START_TEST(messages_redact_userinfo)
+{
+    kc_loop *loop = kc_loop_new();
+    kc_rest_config cfg = {.server = "http://admin:S3cretPass@127.0.0.1:1", .user = "alice"};
+    kc_err err;
+    kc_client *c = kc_client_new(loop, &cfg, &err);
+    ck_assert_ptr_nonnull(c);
+    result r = {0};
+    kc_request_opts o = {.path = "/api"};
+    kc_client_request(c, &o, NULL, on_done, &r);
+    ck_assert(kc_loop_run_until(loop, is_done, &r, 10000));
+    ck_assert_str_eq(r.err.msg, "cannot connect to http://xxxxx@127.0.0.1:1: connection refused or "
+                                "unreachable (is the API server running?)");
+    free(r.body);
+    memset(&r, 0, sizeof r);
+    kc_request_opts d = {.path = "http://user:S3cretPass@127.0.0.1:1/log.gz?X-Amz-Signature=s"};
+    kc_client_request(c, &d, NULL, on_done, &r);
+    ck_assert(kc_loop_run_until(loop, is_done, &r, 10000));
+    ck_assert_str_eq(r.err.msg, "cannot connect to http://xxxxx@127.0.0.1:1/log.gz: connection "
+                                "refused or unreachable (is the API server running?)");
+    free(r.body);
+    kc_client_free(c);
+    kc_rest_config bad = {.server = "ftp://admin:S3cretPass@host"};
+    ck_assert_ptr_null(kc_client_new(loop, &bad, &err));
+    ck_assert_str_eq(err.msg, "the API server address ftp://xxxxx@host is not an http:// or "
+                              "https:// URL");
+    kc_loop_free(loop);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("client");
@@ -607,6 +700,9 @@ int main(void)
     tcase_add_test(tc, cancelled_request_runs_no_callback);
     tcase_add_test(tc, describe_error_for_tls_and_timeouts);
     tcase_add_test(tc, proxy_url_carries_the_requests);
+    tcase_add_test(tc, endless_body_is_capped);
+    tcase_add_test(tc, redirect_loop_is_capped);
+    tcase_add_test(tc, messages_redact_userinfo);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

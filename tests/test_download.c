@@ -17,13 +17,14 @@ static vsim *sim;
 static char *dir;
 static kc_loop *loop;
 static kc_client *client;
+static const char *faults; /* for the sim: NULL = none */
 
 static void setup(void)
 {
     dir = tu_mkdtemp();
     char *kc = xasprintf("%s/kubeconfig", dir);
     char *scen = xasprintf("%s/scenarios/basic.yaml", FIXTURES_DIR);
-    vsim_opts o = {.kubeconfig_out = kc, .scenario = scen, .quiet = 1};
+    vsim_opts o = {.kubeconfig_out = kc, .scenario = scen, .quiet = 1, .faults = faults};
     char err[256] = "";
     sim = vsim_start(&o, err, sizeof err);
     ck_assert_msg(sim != NULL, "vsim_start: %s", err);
@@ -110,7 +111,7 @@ static int list_done(void *arg)
     return ((listed *)arg)->done;
 }
 
-static long stats_requests, stats_watches;
+static long stats_requests, stats_watches, stats_log_closes;
 
 static void on_stats(void *arg, const kc_response *resp, const kc_err *err)
 {
@@ -121,6 +122,9 @@ static void on_stats(void *arg, const kc_response *resp, const kc_err *err)
     cJSON *o = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
     stats_requests = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "requests"));
     stats_watches = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "watches"));
+    const cJSON *fired = cJSON_GetObjectItemCaseSensitive(o, "faults");
+    stats_log_closes =
+        (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fired, "close-logs"));
     cJSON_Delete(o);
 }
 
@@ -259,6 +263,110 @@ START_TEST(velero_pod_log_is_found_and_followed)
 }
 END_TEST
 
+static int podlog_failed(void *arg)
+{
+    return kc_podlog_state(arg) == KC_PL_FAILED;
+}
+
+/* Names from the cluster never steer a request elsewhere: a pod name or a run name that is not
+ * one path segment ("x/../../../api/...") is refused, nothing is requested with it. */
+START_TEST(names_that_are_not_one_path_segment_are_refused)
+{
+    follow fl = {0};
+    kc_podlog_opts o = {.ns = "velero", .pod = "x/../../../api/v1/namespaces/kube-system/secrets"};
+    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
+    ck_assert_int_eq(kc_loop_run_until(loop, podlog_failed, p, 10000), 1);
+    ck_assert_str_eq(kc_podlog_error(p), "the pod name \"x/../../../api/v1/namespaces/kube-system/"
+                                         "secrets\" cannot be used in a request path");
+    kc_podlog_free(p);
+    fetch f;
+    ck_assert_int_eq(fetch_one("BackupLog", "../../../../api/v1/secrets", 0, &f), KC_DL_FAILED);
+    ck_assert_msg(strncmp(f.err.msg,
+                          "the run name \"../../../../api/v1/secrets\" cannot be used "
+                          "in a request path",
+                          76) == 0,
+                  "%s", f.err.msg);
+    ck_assert_uint_eq(f.data.len, 0);
+    kc_buf_free(&f.data);
+    ck_assert_int_eq(count_download_requests(), 0);
+}
+END_TEST
+
+static void setup_faults(void)
+{
+    faults = "bookmark-close,close-logs";
+    setup();
+    faults = NULL;
+}
+
+static int never(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+static void setup_429(void)
+{
+    faults = "error429=1,retry-after=2";
+    setup();
+    faults = NULL;
+}
+
+/* Every request answered 429 with Retry-After: 2: the log follower waits the 2 s the server asks
+ * (it retried after its own 0.8-1.6 s before), so 1.7 s see one request, not two. */
+START_TEST(log_follow_obeys_retry_after)
+{
+    long req0, w, req1;
+    sim_stats(&req0, &w);
+    follow fl = {0};
+    kc_podlog_opts o = {.ns = "velero", .since = kc_wall_now() - 3600};
+    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
+    kc_loop_run_until(loop, never, NULL, 1700);
+    ck_assert_int_eq(kc_podlog_state(p), KC_PL_RETRYING);
+    ck_assert_msg(strstr(kc_podlog_error(p), "HTTP 429") != NULL, "%s", kc_podlog_error(p));
+    sim_stats(&req1, &w);
+    ck_assert_int_eq(req1 - req0 - 1, 1); /* minus the first stats GET */
+    kc_podlog_free(p);
+}
+END_TEST
+
+/* The DownloadRequest watch ended at once and was re-opened at once (8 865 requests): now each
+ * re-open waits the backoff (0.8 s doubling): in 3 s of waiting for a URL that never comes, at
+ * most 1 + 3 watches (0.8 + 1.6 + 3.2 > 3 even without jitter). */
+START_TEST(download_watch_ending_at_once_is_not_a_flood)
+{
+    long req0, w0, req1, w1;
+    sim_stats(&req0, &w0);
+    fetch f = {0};
+    kc_download_opts o = {
+        .ns = "velero", .kind = "BackupLog", .target = "no-such-backup", .url_timeout_ms = 3000};
+    kc_download *d = kc_download_start(client, &o, on_data, on_done, &f);
+    ck_assert_int_eq(kc_loop_run_until(loop, is_done, &f, 20000), 1);
+    ck_assert_str_eq(f.err.msg, KC_DL_URL_TIMEOUT_MSG);
+    kc_download_free(d);
+    sim_stats(&req1, &w1);
+    ck_assert_msg(w1 - w0 >= 2 && w1 - w0 <= 3, "%ld watches", w1 - w0);
+}
+END_TEST
+
+/* A followed log that ends at once was re-opened every second for ever (the attempt count went
+ * back to 0 with each opening): it now backs off as everything else, so in 4.5 s at most three
+ * openings (at 0, >= 0.8 and >= 2.4 s), not five. */
+START_TEST(log_follow_ending_at_once_backs_off)
+{
+    follow fl = {0};
+    kc_podlog_opts o = {.ns = "velero", .since = kc_wall_now() - 3600};
+    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
+    kc_loop_run_until(loop, never, NULL, 4500);
+    long req, w;
+    sim_stats(&req, &w);
+    ck_assert_msg(stats_log_closes >= 2 && stats_log_closes <= 3, "%ld log requests",
+                  stats_log_closes);
+    ck_assert_int_gt(fl.lines, 0);
+    kc_podlog_free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("download");
@@ -270,7 +378,19 @@ int main(void)
     tcase_add_test(tc, missing_run_times_out_with_velero_hint);
     tcase_add_test(tc, request_is_named_after_the_run_and_watched_not_polled);
     tcase_add_test(tc, velero_pod_log_is_found_and_followed);
+    tcase_add_test(tc, names_that_are_not_one_path_segment_are_refused);
     suite_add_tcase(s, tc);
+    TCase *tf = tcase_create("faults");
+    tcase_set_timeout(tf, 60);
+    tcase_add_checked_fixture(tf, setup_faults, teardown);
+    tcase_add_test(tf, download_watch_ending_at_once_is_not_a_flood);
+    tcase_add_test(tf, log_follow_ending_at_once_backs_off);
+    suite_add_tcase(s, tf);
+    TCase *t4 = tcase_create("429");
+    tcase_set_timeout(t4, 60);
+    tcase_add_checked_fixture(t4, setup_429, teardown);
+    tcase_add_test(t4, log_follow_obeys_retry_after);
+    suite_add_tcase(s, t4);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -406,6 +406,38 @@ START_TEST(sparkline_has_no_spike_after_attaching)
 }
 END_TEST
 
+/* A hostile counter (itemsBackedUp jumping between -2^63 and 2^63-1, totals at the int64 limit)
+ * gives finite, non-negative answers and no signed overflow (UBSan aborts on one). */
+START_TEST(counter_at_the_int64_extremes)
+{
+    est *e = est_new(&items_opts);
+    for (int t = 0; t < 40; t++) {
+        est_sample(e, 100.0 + t, t % 2 ? INT64_MAX : INT64_MIN, INT64_MAX);
+        est_sample(e, 100.5 + t, t % 2 ? INT64_MIN + 1 : INT64_MAX - 1, INT64_MAX);
+    }
+    double r = est_rate(e, 140.0), eta = est_eta(e, 140.0), hist[16];
+    ck_assert(isfinite(r));
+    ck_assert(isfinite(eta));
+    ck_assert_double_le(eta, EST_ETA_CAP_S);
+    int n = est_rate_history(e, 140.0, 2.0, hist, 16);
+    for (int i = 0; i < n; i++) ck_assert(isfinite(hist[i]) && hist[i] >= 0);
+    est_free(e);
+    /* monotonic but spanning the whole range: the slope is the real one */
+    e = est_new(&items_opts);
+    est_sample(e, 0.0, INT64_MIN, INT64_MAX);
+    est_sample(e, 1.0, 0, INT64_MAX);
+    est_sample(e, 2.0, INT64_MAX, INT64_MAX);
+    ck_assert_near(est_rate(e, 2.0), 9223372036854775807.0, 1e4);
+    ck_assert_near(est_eta(e, 2.0), -1, 0); /* done */
+    est_free(e);
+    e = est_new(&items_opts);
+    est_sample(e, 0.0, INT64_MIN, INT64_MAX);
+    est_sample(e, 1.0, INT64_MIN + 10, INT64_MAX);
+    ck_assert_near(est_eta(e, 1.0), EST_ETA_CAP_S, 0); /* ~2^64 items left at 10/s */
+    est_free(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -426,6 +458,7 @@ int main(void)
     tcase_add_test(tc, first_items_after_an_idle_start_give_no_absurd_rate);
     tcase_add_test(tc, paused_time_is_counted);
     tcase_add_test(tc, sparkline_has_no_spike_after_attaching);
+    tcase_add_test(tc, counter_at_the_int64_extremes);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

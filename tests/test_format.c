@@ -101,6 +101,20 @@ START_TEST(times_show_their_zone_and_utc_on_request)
 }
 END_TEST
 
+/* Values past the int64 range (a byte rate from a counter jumping by 2^64, a duration of inf)
+ * print as the largest value instead of through an overflowing cast (UBSan aborts on one). */
+START_TEST(huge_values_saturate)
+{
+    char b[64];
+    ck_assert_str_eq(fmt_byte_rate(b, sizeof b, 1.8e19), "8.0 EiB/s");
+    ck_assert_str_eq(fmt_byte_rate(b, sizeof b, 1.0 / 0.0), "8.0 EiB/s");
+    ck_assert_str_eq(fmt_byte_rate(b, sizeof b, 0.0 / 0.0), "-");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 1.0 / 0.0), "-");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 1e300), "-");
+    ck_assert_str_eq(fmt_duration(b, sizeof b, 3e11), "3472222d05h");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("format");
@@ -111,6 +125,7 @@ int main(void)
     tcase_add_test(tc, rates_and_counts_are_compact);
     tcase_add_test(tc, clock_times_are_local_and_dash_when_absent);
     tcase_add_test(tc, times_show_their_zone_and_utc_on_request);
+    tcase_add_test(tc, huge_values_saturate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

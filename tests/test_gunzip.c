@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/gunzip.h"
 
 static void collect(void *arg, const char *d, size_t n)
@@ -159,11 +160,46 @@ START_TEST(truncated_gzip_and_size_cap)
     g = kc_gunzip_new(100, collect, &out);
     ck_assert_int_eq(kc_gunzip_feed(g, z, zn, &err), -1);
     ck_assert_str_eq(err.msg, "download is larger than 100 bytes once decompressed");
-    ck_assert_uint_eq(out.len, 0);
+    ck_assert_int_eq(err.code, KC_ERR_CAPPED);
+    /* what fits is delivered (the pager shows a truncated log) */
+    ck_assert_uint_eq(out.len, 100);
+    ck_assert_mem_eq(out.data, text, 100);
     kc_gunzip_free(g);
     kc_buf_free(&out);
     free(z);
     free(text);
+}
+END_TEST
+
+/* A gzip bomb (64 MiB of zeros in ~64 KB) stops at the cap with exactly the cap's bytes out, on
+ * the chunk that crosses it, and every later feed fails at once (no inflating on). */
+START_TEST(gzip_bomb_stops_at_the_cap)
+{
+    size_t n = (size_t)64 << 20, zn;
+    char *zeros = calloc(1, n);
+    unsigned char *z = gz(zeros, n, &zn);
+    free(zeros);
+    ck_assert_uint_lt(zn, 128 << 10);
+    kc_buf out = {0};
+    kc_err err = {0};
+    kc_gunzip *g = kc_gunzip_new((size_t)1 << 20, collect, &out);
+    size_t fed = 0;
+    int rc = 0;
+    while (fed < zn && rc == 0) {
+        size_t k = zn - fed < 16384 ? zn - fed : 16384; /* as curl hands it over */
+        rc = kc_gunzip_feed(g, z + fed, k, &err);
+        fed += k;
+    }
+    ck_assert_int_eq(rc, -1);
+    ck_assert_uint_le(fed, 16384 * 2);
+    ck_assert_uint_eq(out.len, (size_t)1 << 20);
+    ck_assert_int_eq(err.code, KC_ERR_CAPPED);
+    ck_assert_str_eq(err.msg, "download is larger than 1 MiB once decompressed");
+    ck_assert_int_eq(kc_gunzip_feed(g, z, 10, &err), -1);
+    ck_assert_uint_eq(out.len, (size_t)1 << 20);
+    kc_gunzip_free(g);
+    kc_buf_free(&out);
+    free(z);
 }
 END_TEST
 
@@ -172,6 +208,7 @@ int main(void)
     Suite *s = suite_create("gunzip");
     TCase *tc = tcase_create("gunzip");
     tcase_add_test(tc, split_at_every_byte_boundary);
+    tcase_add_test(tc, gzip_bomb_stops_at_the_cap);
     tcase_add_test(tc, concatenated_members_decode_in_order);
     tcase_add_test(tc, plain_text_passes_through);
     tcase_add_test(tc, corrupt_gzip_gives_a_clear_error);

@@ -1,6 +1,7 @@
 /* test_kubeconfig.c: kubeconfig loading as kubectl does it: merge rules, contexts, every auth
  * kind, relative paths, in-cluster config, and precise error messages that never show a secret. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -463,6 +464,11 @@ START_TEST(context_errors)
                                 "nope"),
                      want);
     free(want);
+    /* a bad field after the cluster's name (found by fuzz_kubeconfig: the name leaked) */
+    ck_assert_str_eq(load_error("current-context: x\n" CLUSTER
+                                "contexts: [{name: x, context: {cluster: c, user: [a]}}]\n",
+                                NULL),
+                     "contexts[x].user: not a string");
     want = xasprintf("no current context is set in %s (use --context)", p);
     ck_assert_str_eq(load_error(CLUSTER "contexts: [{name: x, context: {cluster: c}}]\n", NULL),
                      want);
@@ -589,6 +595,58 @@ START_TEST(cluster_errors_name_the_field)
 }
 END_TEST
 
+/* Files the kubeconfig names are read up to KC_CAP_FILE_BYTES (certificate-authority: /dev/zero
+ * was read until memory ran out); a kubeconfig nesting deeper than KC_CAP_YAML_DEPTH is rejected
+ * at once (100 000 levels took 36 s); a kubeconfig past KC_CAP_KUBECONFIG_BYTES is refused. */
+START_TEST(outside_files_and_nesting_are_capped)
+{
+    ck_assert_str_eq(load_error("current-context: x\n"
+                                "clusters: [{name: c, cluster: {server: 'https://h:1', "
+                                "certificate-authority: /dev/zero}}]\n"
+                                "contexts: [{name: x, context: {cluster: c}}]\n",
+                                NULL),
+                     "clusters[c].certificate-authority: cannot read /dev/zero: larger than 4 MiB, "
+                     "veltop's limit for a file the kubeconfig names");
+    ck_assert_str_eq(load_error("current-context: x\n" CLUSTER
+                                "users: [{name: u, user: {client-certificate: /dev/zero, "
+                                "client-key: /dev/zero}}]\n"
+                                "contexts: [{name: x, context: {cluster: c, user: u}}]\n",
+                                NULL),
+                     "users[u].client-certificate: cannot read /dev/zero: larger than 4 MiB, "
+                     "veltop's limit for a file the kubeconfig names");
+    size_t levels = 100000;
+    char *deep = xmalloc(levels * 2 + 16), *q = deep;
+    q += sprintf(q, "users: ");
+    for (size_t i = 0; i < levels; i++) *q++ = '[';
+    for (size_t i = 0; i < levels; i++) *q++ = ']';
+    strcpy(q, "\n");
+    int64_t t0 = kc_now_ms();
+    char *p = xasprintf("%s/config", tmpdir);
+    char *want = xasprintf("kubeconfig %s nests deeper than 64 levels", p);
+    ck_assert_str_eq(load_error(deep, NULL), want);
+    ck_assert_int_lt(kc_now_ms() - t0, 2000);
+    free(want);
+    free(deep);
+    /* 64 levels are fine (as YAML; the kubeconfig's shape is checked after) */
+    deep = xmalloc(256);
+    q = deep + sprintf(deep, "x: ");
+    for (int i = 0; i < 63; i++) *q++ = '[';
+    for (int i = 0; i < 63; i++) *q++ = ']';
+    strcpy(q, "\n" CLUSTER "current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n");
+    kc_err err;
+    kc_rest_config *r = load_text(deep, NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    kc_rest_config_free(r);
+    free(deep);
+    free(p);
+    /* the kubeconfig itself */
+    r = load_file("/dev/zero", NULL, &err);
+    ck_assert_ptr_null(r);
+    ck_assert_str_eq(err.msg, "cannot read kubeconfig /dev/zero: larger than 16 MiB, veltop's "
+                              "limit for a kubeconfig");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kubeconfig");
@@ -605,6 +663,7 @@ int main(void)
     tcase_add_test(tc, user_errors_name_the_user_and_field);
     tcase_add_test(tc, cluster_errors_name_the_field);
     tcase_add_test(tc, lists_context_names_of_merged_files);
+    tcase_add_test(tc, outside_files_and_nesting_are_capped);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kubeclient/util.h"
+#include "kubeclient/caps.h"
 #include "logbuf.h"
 #include "testutil.h"
 
@@ -163,6 +164,41 @@ START_TEST(partial_lines_crlf_and_write)
 }
 END_TEST
 
+/* One line is held up to KC_CAP_LOG_LINE_BYTES, the rest of it up to its newline dropped and
+ * counted (a stored log of gigabytes of zeros is not one line in memory, nor drawn whole). */
+START_TEST(long_lines_are_cut_at_the_cap)
+{
+    logbuf *b = logbuf_new(0);
+    char *x = malloc(1 << 20);
+    memset(x, 'x', 1 << 20);
+    for (int i = 0; i < 8; i++) logbuf_append(b, x, 1 << 20); /* 8 MiB, no newline yet */
+    ck_assert_uint_eq(logbuf_count(b), 0);
+    ck_assert_uint_le(logbuf_bytes(b), KC_CAP_LOG_LINE_BYTES);
+    logbuf_append(b, "tail\nlevel=info msg=next\n", 25);
+    ck_assert_uint_eq(logbuf_count(b), 2);
+    size_t len;
+    const char *l = logbuf_line(b, 0, &len);
+    ck_assert_uint_eq(len, KC_CAP_LOG_LINE_BYTES);
+    ck_assert_int_eq(l[0], 'x');
+    l = logbuf_line(b, 1, &len);
+    ck_assert_uint_eq(len, 19);
+    ck_assert_mem_eq(l, "level=info msg=next", 19);
+    ck_assert_uint_eq(logbuf_cut(b), 1);
+    logbuf_append_line(b, x, 1 << 20); /* a whole line (live log) */
+    l = logbuf_line(b, 2, &len);
+    ck_assert_uint_eq(len, KC_CAP_LOG_LINE_BYTES);
+    ck_assert_uint_eq(logbuf_cut(b), 2);
+    logbuf_append(b, x, 100);
+    logbuf_flush(b);
+    ck_assert_uint_eq(logbuf_count(b), 4);
+    ck_assert_uint_eq(logbuf_cut(b), 2);
+    logbuf_clear(b);
+    ck_assert_uint_eq(logbuf_cut(b), 0);
+    free(x);
+    logbuf_free(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("logbuf");
@@ -171,6 +207,7 @@ int main(void)
     tcase_add_test(tc, million_lines_indexed_filtered_and_searched);
     tcase_add_test(tc, oldest_lines_dropped_past_the_limit);
     tcase_add_test(tc, partial_lines_crlf_and_write);
+    tcase_add_test(tc, long_lines_are_cut_at_the_cap);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

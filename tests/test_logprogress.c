@@ -499,6 +499,27 @@ START_TEST(resource_list_counts_entries)
 }
 END_TEST
 
+/* "Retrieved N items" with N at the int64 limit, twice for one resource: the total saturates
+ * instead of overflowing; a count past the range saturates too. */
+START_TEST(huge_counts_saturate)
+{
+    lprog *p = lprog_new(0, "velero/b");
+    const char *line = "time=\"2024-06-03T02:00:00Z\" level=info msg=\"Retrieved "
+                       "9223372036854775807 items\" backup=velero/b resource=pods namespace=a";
+    for (int i = 0; i < 3; i++) lprog_feed_raw(p, line, strlen(line));
+    line = "time=\"2024-06-03T02:00:00Z\" level=info msg=\"Retrieved "
+           "99999999999999999999999 items\" backup=velero/b resource=secrets namespace=a";
+    lprog_feed_raw(p, line, strlen(line));
+    const vl_res_progress *r;
+    ck_assert_uint_eq(lprog_resources(p, &r, NULL), 2);
+    ck_assert_str_eq(r[0].resource, "pods");
+    ck_assert_int_eq(r[0].total, INT64_MAX);
+    ck_assert_str_eq(r[1].resource, "secrets");
+    ck_assert_int_eq(r[1].total, INT64_MAX);
+    lprog_free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("logprogress");
@@ -517,6 +538,7 @@ int main(void)
     tcase_add_test(tc, restore_totals_estimated_when_they_cannot_be_exact);
     tcase_add_test(tc, silent_log_is_told_from_an_idle_one);
     tcase_add_test(tc, resource_list_counts_entries);
+    tcase_add_test(tc, huge_counts_saturate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/reflector.h"
 #include "kubeclient/util.h"
 
@@ -28,17 +29,27 @@ typedef struct {
     long rv;
     char *log[MAXLOG]; /* every request URI with its query, in order */
     int nlog;
-    kc_buf pending;   /* bytes for the newest watch */
-    int watch_gen;    /* watches started */
-    int close_upto;   /* watches up to this generation end (after their pending bytes) */
-    int list_410;     /* answer this many lists with HTTP 410 */
-    int cont_410;     /* answer this many continued lists with HTTP 410 (token expired)... */
-    char *del_on_410; /* ... deleting this object first (it changed meanwhile) */
-    int watch_status; /* answer the next watch with this status instead (0: stream) */
+    kc_buf pending;          /* bytes for the newest watch */
+    int watch_gen;           /* watches started */
+    int close_upto;          /* watches up to this generation end (after their pending bytes) */
+    int list_410;            /* answer this many lists with HTTP 410 */
+    int cont_410;            /* answer this many continued lists with HTTP 410 (token expired)... */
+    char *del_on_410;        /* ... deleting this object first (it changed meanwhile) */
+    int watch_status;        /* answer the next watch with this status instead (0: stream) */
+    int endless_pages;       /* every list page carries a continue token */
+    int endless_items;       /* a list answer that streams items and never ends */
+    int lists;               /* list requests answered */
+    int then_status;         /* and the one after it with this one (-410: an ERROR event) */
+    const char *retry_after; /* the Retry-After of a 429 ("1" when NULL) */
+    int watch_mode;          /* every watch: 0 streams, WM_EXPIRE 410 at once, WM_BOOKMARK one
+                                bookmark then the end */
+    int nreq;                /* every request, counted (log keeps only the first MAXLOG) */
     int shutdown;
 } fake;
 
 static fake F;
+
+enum { WM_EXPIRE = 1, WM_BOOKMARK = 2 };
 
 static void fake_lock(void)
 {
@@ -87,6 +98,7 @@ static void *log_uri(void *cls, const char *uri, struct MHD_Connection *con)
     (void)cls;
     (void)con;
     fake_lock();
+    F.nreq++;
     if (F.nlog < MAXLOG) F.log[F.nlog++] = xstrdup(uri);
     fake_unlock();
     return NULL;
@@ -154,6 +166,20 @@ static char *status_body(int code, const char *reason, const char *msg)
                      msg, reason, code);
 }
 
+/* An endless list answer: the head, then one more Backup each call, never the end. */
+static ssize_t endless_list(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)cls;
+    if (max < 256) return 0;
+    if (pos == 0) return snprintf(buf, max, "{\"kind\":\"BackupList\",\"metadata\":{},\"items\":[");
+    static unsigned long k;
+    k++;
+    return snprintf(buf, max,
+                    "{\"kind\":\"Backup\",\"metadata\":{\"namespace\":\"velero\",\"name\":"
+                    "\"b%lu\",\"resourceVersion\":\"1\"}},",
+                    k);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
@@ -171,8 +197,22 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
     const char *watch = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "watch");
     if (watch && strcmp(watch, "true") == 0) {
         fake_lock();
-        int st = F.watch_status;
-        F.watch_status = 0;
+        int st = F.watch_status, mode = F.watch_mode;
+        const char *ra = F.retry_after ? F.retry_after : "1";
+        F.watch_status = F.then_status;
+        F.then_status = 0;
+        if (st == -410) mode = WM_EXPIRE, st = 0; /* 200, then an ERROR 410 event */
+        if (mode) {
+            fake_unlock();
+            return answer(con, 200,
+                          xstrdup(mode == WM_EXPIRE
+                                      ? "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+                                        "\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
+                                        "\"Failure\",\"message\":\"too old resource version: 1 "
+                                        "(2)\",\"reason\":\"Expired\",\"code\":410}}\n"
+                                      : "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{"
+                                        "\"resourceVersion\":\"10\"}}}\n"));
+        }
         watch_ctx *w = NULL;
         if (!st) {
             w = xcalloc(1, sizeof *w);
@@ -183,11 +223,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         if (st == 429) {
             struct MHD_Response *resp =
                 MHD_create_response_from_buffer(2, (void *)"{}", MHD_RESPMEM_PERSISTENT);
-            MHD_add_response_header(resp, "Retry-After", "1");
+            MHD_add_response_header(resp, "Retry-After", ra);
             enum MHD_Result ret = MHD_queue_response(con, 429, resp);
             MHD_destroy_response(resp);
             return ret;
         }
+        if (st == 504)
+            return answer(
+                con, 504,
+                status_body(504, "Timeout", "Too large resource version: 60, current: 40"));
         if (st)
             return answer(con, (unsigned)st,
                           status_body(st, "Expired", "too old resource version"));
@@ -204,6 +248,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         fake_unlock();
         return answer(con, 410, status_body(410, "Expired", "too old resource version"));
     }
+    F.lists++;
     const char *cont = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "continue");
     if (cont && F.cont_410) {
         F.cont_410--;
@@ -216,13 +261,26 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
                                   "consistent list result."));
     }
     int from = cont ? atoi(cont) : 0;
+    if (F.endless_items) {
+        fake_unlock();
+        struct MHD_Response *resp =
+            MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, endless_list, NULL, NULL);
+        enum MHD_Result ret = MHD_queue_response(con, 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
+    if (F.endless_pages) {
+        fake_unlock();
+        return answer(con, 200,
+                      xasprintf("{\"kind\":\"BackupList\",\"metadata\":{\"continue\":\"%d\"},"
+                                "\"items\":[]}",
+                                from + 1));
+    }
     kc_buf b = {0};
     kc_buf_printf(&b, "{\"kind\":\"BackupList\",\"apiVersion\":\"velero.io/v1\",\"metadata\":{");
     int to = from + 2 < F.nobj ? from + 2 : F.nobj;
-    if (to < F.nobj)
-        kc_buf_printf(&b, "\"continue\":\"%d\"", to);
-    else
-        kc_buf_printf(&b, "\"resourceVersion\":\"%ld\"", F.rv);
+    if (to < F.nobj) kc_buf_printf(&b, "\"continue\":\"%d\",", to);
+    kc_buf_printf(&b, "\"resourceVersion\":\"%ld\"", F.rv);
     kc_buf_printf(&b, "},\"items\":[");
     for (int i = from; i < to; i++)
         kc_buf_printf(
@@ -309,7 +367,8 @@ typedef struct {
     kc_buf changes;
     int retry_delays[16]; /* ms until the next try, per attempt, as announced */
     int max_attempt;
-    int wait_watch; /* for conditions */
+    int wait_watch;                     /* for conditions */
+    int failed_once, current_too_early; /* stale_since_ms seen 0 after a failure, before a list */
     char wait_rv[64];
 } rig;
 
@@ -323,13 +382,19 @@ static void on_change(void *arg, kc_event_type type, const char *key, void *obj)
 static void on_status(void *arg, const kc_refl_status *st)
 {
     rig *g = arg;
+    if (st->state == KC_REFL_RETRYING) g->failed_once = 1;
+    if (g->failed_once && !st->relists && !st->stale_since_ms) g->current_too_early = 1;
     if (st->state == KC_REFL_RETRYING && st->attempt > g->max_attempt && st->attempt < 16) {
         g->max_attempt = st->attempt;
         g->retry_delays[st->attempt] = (int)(st->next_try_ms - kc_now_ms());
     }
 }
 
-static size_t rig_max_line; /* 0: the default */
+static size_t rig_max_line;           /* 0: the default */
+static int rig_max_pages;             /* 0: the default */
+static long rig_max_items;            /* 0: the default */
+static int64_t rig_backoff_max = 200; /* ms */
+static int64_t rig_backoff_base = 20; /* ms */
 
 static void rig_start(rig *g, int port)
 {
@@ -346,9 +411,11 @@ static void rig_start(rig *g, int port)
     kc_reflector_opts o = {.api_path = "/apis/velero.io/v1",
                            .resource = "backups",
                            .ns = "velero",
-                           .backoff_base_ms = 20,
-                           .backoff_max_ms = 200,
-                           .max_line = rig_max_line};
+                           .backoff_base_ms = rig_backoff_base,
+                           .backoff_max_ms = rig_backoff_max,
+                           .max_line = rig_max_line,
+                           .max_pages = rig_max_pages,
+                           .max_items = rig_max_items};
     g->refl = kc_reflector_new(g->client, &o, g->store);
     kc_reflector_on_status(g->refl, on_status, g);
     kc_reflector_start(g->refl);
@@ -614,6 +681,11 @@ START_TEST(server_away_is_retried_with_backoff_then_recovers)
     /* the objects are kept while the server is away */
     ck_assert_uint_eq(kc_store_len(g.store), 3);
 
+    /* the server comes back where its bookmark said it was (not behind: see
+     * server_back_in_time_after_a_reconnect_is_listed_again) */
+    fake_lock();
+    F.rv = 17;
+    fake_unlock();
     fake_listen(port);
     ck_assert(kc_loop_run_until(g.loop, back_live, &g, 10000));
     ck_assert_str_eq(st->last_error, "");
@@ -640,7 +712,9 @@ static int is_retrying(void *arg)
 START_TEST(too_many_requests_waits_for_retry_after)
 {
     rig g;
+    rig_backoff_max = 2000; /* Retry-After: 1 is within the cap */
     rig_start(&g, F.port);
+    rig_backoff_max = 200;
     await_watch(&g, 1);
     /* an event first, so that the close below is a normal one */
     fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
@@ -726,6 +800,293 @@ START_TEST(missing_resource_fails_without_retrying)
 }
 END_TEST
 
+/* A server that hands out continue tokens forever: the list stops after max_pages pages
+ * (KC_CAP_LIST_PAGES by default) with a message (then the usual retry), instead of paging on for
+ * good. */
+START_TEST(endless_continue_tokens_are_capped)
+{
+    rig_max_pages = 7;
+    fake_lock();
+    F.endless_pages = 1;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_str_eq(st->last_error, "the list of backups did not end after 7 pages (continue "
+                                     "tokens): the server is misbehaving");
+    ck_assert_int_eq(st->last_status, KC_ERR_CAPPED);
+    fake_lock();
+    ck_assert_int_eq(F.lists, 7);
+    fake_unlock();
+    rig_stop(&g);
+    rig_max_pages = 0;
+}
+END_TEST
+
+/* A resourceVersion=0 list is one streamed answer, decoded item by item: one that never ends is
+ * stopped after max_items objects (KC_CAP_LIST_ITEMS by default) with a message, then the usual
+ * retry, instead of filling the store for good. */
+START_TEST(endless_list_answer_is_capped)
+{
+    rig_max_items = 50;
+    fake_lock();
+    F.endless_items = 1;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_str_eq(st->last_error,
+                     "the list of backups did not end after 50 objects: the server is misbehaving");
+    ck_assert_int_eq(st->last_status, KC_ERR_CAPPED);
+    ck_assert_uint_le(kc_store_len(g.store), 50);
+    rig_stop(&g);
+    rig_max_items = 0;
+}
+END_TEST
+
+static int nreq(void)
+{
+    fake_lock();
+    int n = F.nreq;
+    fake_unlock();
+    return n;
+}
+
+static int never(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+/* A server that answers every watch with 410 Expired at once: list, watch, 410, list... used to
+ * run without a pause (14 711 requests in 5 s). Each re-list now waits its backoff (20 ms doubling
+ * to 200 ms here): over 2 s at most 2 + 2000/20 + ... cycles of 3 requests; well under 60. */
+START_TEST(watch_expired_at_once_relists_with_backoff_not_a_flood)
+{
+    fake_lock();
+    F.watch_mode = WM_EXPIRE;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    kc_loop_run_until(g.loop, never, NULL, 2000);
+    int n = nreq();
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    /* delays 20-40, 40-80, 80-160, then 160-200 and 200: about 13 re-lists in 2 s */
+    ck_assert_msg(n >= 12 && n <= 60, "%d requests in 2 s", n);
+    ck_assert_uint_ge(st->relists, 4);
+    ck_assert_uint_le(st->relists, 20);
+    /* the data came from a list just now: what is shown is the server's state */
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+    rig_stop(&g);
+}
+END_TEST
+
+/* A server that sends one BOOKMARK on every watch and ends it: the bookmark is an event, so this
+ * is no failure, but the watch used to be re-opened at once (7 205 requests). */
+START_TEST(watch_ending_after_a_bookmark_is_reopened_after_backoff)
+{
+    fake_lock();
+    F.watch_mode = WM_BOOKMARK;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    kc_loop_run_until(g.loop, never, NULL, 2000);
+    int n = nreq();
+    ck_assert_msg(n >= 6 && n <= 30, "%d requests in 2 s", n);
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_uint_eq(st->relists, 0);
+    ck_assert_str_eq(st->resource_version, "10");
+    ck_assert_str_eq(st->last_error, "");
+    rig_stop(&g);
+}
+END_TEST
+
+/* Retry-After: 999999999999 used to be obeyed ("next in 999999999993s"): it is capped at the
+ * backoff's maximum. */
+START_TEST(huge_retry_after_is_capped)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    fake_lock();
+    F.watch_status = 429;
+    F.retry_after = "999999999999";
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_int_eq(st->last_status, 429);
+    ck_assert_msg(g.retry_delays[1] >= 150 && g.retry_delays[1] <= 200, "%d", g.retry_delays[1]);
+    await_watch(&g, 2);
+    rig_stop(&g);
+}
+END_TEST
+
+/* A server restarted with older state (or an etcd restore): its resourceVersions are below ours.
+ * The reflector used to resume its watch from a resourceVersion the server had not reached: rows
+ * frozen, new objects never shown. After the reconnect it now sees the server's list
+ * resourceVersion is below its own and lists everything again. */
+START_TEST(server_back_in_time_after_a_reconnect_is_listed_again)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"50\"}}}");
+    await_rv(&g, "50");
+    int port = F.port;
+    fake_stop();
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    fake_lock();
+    F.rv = 7; /* restored: older state, b gone, x new */
+    fake_del("b");
+    fake_set("x", 9);
+    int before = F.nlog;
+    fake_unlock();
+    fake_listen(port);
+    await_rv(&g, "7");
+    ck_assert(kc_loop_run_until(g.loop, back_live, &g, 10000));
+    ck_assert_int_eq(value_of(&g, "x"), 9);
+    ck_assert_int_eq(value_of(&g, "b"), -1);
+    ck_assert_uint_eq(kc_store_len(g.store), 3);
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 1);
+    /* the check is one small consistent list, then the whole list from scratch, then a watch */
+    fake_lock();
+    int i = before;
+    while (i < F.nlog && strstr(F.log[i], "limit=1") == NULL) i++;
+    fake_unlock();
+    ck_assert_str_eq(logged(i), BASE "?limit=1");
+    ck_assert_str_eq(logged(i + 1), BASE "?limit=500");
+    char *w = watch_uri(i + 3);
+    ck_assert_str_eq(w, BASE
+                     "?allowWatchBookmarks=true&resourceVersion=7&timeoutSeconds=T&watch=true");
+    free(w);
+    rig_stop(&g);
+}
+END_TEST
+
+/* The same server, same state: the check finds it at or after our resourceVersion and the watch
+ * resumes from where it was, without a list. */
+START_TEST(same_server_after_a_reconnect_resumes_the_watch)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"10\"}}}");
+    await_rv(&g, "10");
+    int port = F.port;
+    fake_stop();
+    ck_assert(kc_loop_run_until(g.loop, is_retrying, &g, 10000));
+    fake_lock();
+    F.rv = 12;
+    fake_unlock();
+    fake_listen(port);
+    ck_assert(kc_loop_run_until(g.loop, back_live, &g, 10000));
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 0);
+    fake_lock();
+    char *last = xstrdup(F.log[F.nlog - 1]), *prev = xstrdup(F.log[F.nlog - 2]);
+    fake_unlock();
+    ck_assert_str_eq(prev, BASE "?limit=1");
+    ck_assert_ptr_nonnull(strstr(last, "resourceVersion=10&"));
+    free(last);
+    free(prev);
+    rig_stop(&g);
+}
+END_TEST
+
+/* A real apiserver asked to watch from a resourceVersion it has not reached answers 504 "Too
+ * large resource version": the reflector lists from scratch. */
+START_TEST(too_large_resource_version_lists_from_scratch)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"60\"}}}");
+    await_rv(&g, "60");
+    fake_lock();
+    F.watch_status = 504;
+    F.close_upto = F.watch_gen;
+    F.rv = 40;
+    fake_unlock();
+    await_rv(&g, "40");
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 1);
+    fake_lock();
+    int i = 0;
+    while (i < F.nlog && strcmp(F.log[i], BASE "?limit=500") != 0) i++;
+    fake_unlock();
+    ck_assert_str_eq(logged(i), BASE "?limit=500");
+    rig_stop(&g);
+}
+END_TEST
+
+static int relisted_and_live(void *arg)
+{
+    rig *g = arg;
+    const kc_refl_status *st = kc_reflector_status(g->refl);
+    return st->relists >= 1 && st->state == KC_REFL_LIVE && st->attempt == 0;
+}
+
+/* Under faults the data stayed stale for two 30 s pauses in a row (a restore shown InProgress
+ * ~100 s after the server had it Completed): a failure's backoff, then the resumed watch found the
+ * history expired meanwhile (410) and the re-list waited its own backoff again. Right after a
+ * pause, a 410 now re-lists at once: one pause (1 s here), not two. */
+START_TEST(expired_right_after_a_failure_pause_relists_without_a_second_pause)
+{
+    rig g;
+    rig_backoff_base = rig_backoff_max = 1000;
+    rig_start(&g, F.port);
+    rig_backoff_base = 20;
+    rig_backoff_max = 200;
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    kc_loop_run_until(g.loop, never, NULL, 1100); /* a watch that ran its course */
+    fake_lock();
+    F.rv = 12;
+    F.watch_status = 500; /* the re-watch fails: a 1 s pause */
+    F.then_status = 410;  /* the watch after the pause: the history expired meanwhile */
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    int64_t t0 = kc_now_ms();
+    ck_assert(kc_loop_run_until(g.loop, relisted_and_live, &g, 10000));
+    int64_t took = kc_now_ms() - t0;
+    ck_assert_msg(took >= 950 && took < 1700, "took %lld ms", (long long)took);
+    ck_assert_uint_eq(kc_reflector_status(g.refl)->relists, 1);
+    ck_assert_int_eq(kc_reflector_status(g.refl)->stale_since_ms, 0);
+    rig_stop(&g);
+}
+END_TEST
+
+/* Headers are not data: a watch that opens after a failure and then says 410 (its resourceVersion
+ * expired meanwhile) used to mark the store current for a moment, so the header counted the data's
+ * age from then, not from the failure ("data stale for 29s" while 59 s behind). It stays stale
+ * from the failure until the re-list has arrived. */
+START_TEST(a_watch_that_opens_then_expires_does_not_make_the_data_current)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    kc_loop_run_until(g.loop, never, NULL, 1100);
+    fake_lock();
+    F.rv = 12;
+    F.watch_status = 500;
+    F.then_status = -410;
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    ck_assert(kc_loop_run_until(g.loop, relisted_and_live, &g, 10000));
+    ck_assert_int_eq(g.failed_once, 1);
+    ck_assert_int_eq(g.current_too_early, 0);
+    /* and once the list is in, it is current */
+    ck_assert_int_eq(kc_reflector_status(g.refl)->stale_since_ms, 0);
+    rig_stop(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reflector");
@@ -740,6 +1101,16 @@ int main(void)
     tcase_add_test(tc, missing_resource_fails_without_retrying);
     tcase_add_test(tc, too_many_requests_waits_for_retry_after);
     tcase_add_test(tc, oversize_event_is_an_error_and_relists);
+    tcase_add_test(tc, endless_continue_tokens_are_capped);
+    tcase_add_test(tc, endless_list_answer_is_capped);
+    tcase_add_test(tc, watch_expired_at_once_relists_with_backoff_not_a_flood);
+    tcase_add_test(tc, watch_ending_after_a_bookmark_is_reopened_after_backoff);
+    tcase_add_test(tc, huge_retry_after_is_capped);
+    tcase_add_test(tc, server_back_in_time_after_a_reconnect_is_listed_again);
+    tcase_add_test(tc, same_server_after_a_reconnect_resumes_the_watch);
+    tcase_add_test(tc, too_large_resource_version_lists_from_scratch);
+    tcase_add_test(tc, expired_right_after_a_failure_pause_relists_without_a_second_pause);
+    tcase_add_test(tc, a_watch_that_opens_then_expires_does_not_make_the_data_current);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

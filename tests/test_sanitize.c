@@ -125,6 +125,29 @@ START_TEST(cut_text_ends_in_an_ellipsis)
 }
 END_TEST
 
+/* Messages for stderr go through the same sanitiser as the screen: one line, no escape sequence,
+ * no C1 control, no bidi override or line separator from a server's Status or a kubeconfig. */
+START_TEST(messages_for_stderr_are_one_safe_line)
+{
+    char *m = san_message("cannot connect to %s: %s", "http://h/\x1b]0;pwned\x07x",
+                          "a\xc2\x9b"
+                          "31m \xe2\x80\xae"
+                          "evil \xe2\x80\xa8"
+                          "b\r\nveltop: fake");
+    ck_assert_str_eq(m, "veltop: cannot connect to http://h/^[]0;pwned^Gx: a\xef\xbf\xbd"
+                        "31m "
+                        "\xef\xbf\xbd"
+                        "evil \xef\xbf\xbd"
+                        "b^M^Jveltop: fake\n");
+    free(m);
+    san_set_ascii(1);
+    m = san_message("%s", "caf\xc3\xa9 \x1b[2J");
+    ck_assert_str_eq(m, "veltop: caf? ^[[2J\n");
+    free(m);
+    san_set_ascii(0);
+}
+END_TEST
+
 int main(void)
 {
     setlocale(LC_CTYPE, "C.UTF-8");
@@ -138,6 +161,7 @@ int main(void)
     tcase_add_test(tc, ascii_mode_replaces_every_non_ascii_character);
     tcase_add_test(tc, fit_cuts_at_columns_without_splitting_characters);
     tcase_add_test(tc, cut_text_ends_in_an_ellipsis);
+    tcase_add_test(tc, messages_for_stderr_are_one_safe_line);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -188,6 +188,57 @@ START_TEST(builtin_scenarios)
     ck_assert_int_ge(br, 1);
     ck_assert_int_ge(bd, 1);
     ck_assert_uint_gt(rest->n_volumes, 0);
+    /* every restore restores what its backup stored: each resource with all its items (the
+     * plugin-added ones too), but events and nodes (Velero never restores them), in Velero's
+     * order (CRDs, namespaces, ..., PVs, PVCs, ..., pods, replicasets.apps, endpoints, services,
+     * then the others by name) */
+    int restores = 0;
+    for (size_t i = 0; i < d->n_runs; i++) {
+        const scn_run *r = &d->runs[i], *b = NULL;
+        if (r->kind != SCN_RESTORE) continue;
+        restores++;
+        for (size_t j = 0; j < d->n_runs; j++)
+            if (d->runs[j].kind == SCN_BACKUP && !strcmp(d->runs[j].name, r->backup))
+                b = &d->runs[j];
+        ck_assert_ptr_nonnull(b);
+        /* Velero restores no Failed backup (the restore fails validation) */
+        ck_assert_msg(!b->outcome || strcmp(b->outcome, "Failed"), "%s restores a Failed backup",
+                      r->name);
+        size_t want = 0;
+        for (size_t k = 0; k < b->n_resources; k++) {
+            const char *nm = b->resources[k].name;
+            if (!strcmp(nm, "events") || !strcmp(nm, "nodes")) continue;
+            want++;
+            size_t at = 0;
+            while (at < r->n_resources && strcmp(r->resources[at].name, nm)) at++;
+            ck_assert_msg(at < r->n_resources, "%s: no %s", r->name, nm);
+            ck_assert_int_eq(r->resources[at].items, b->resources[k].items);
+            ck_assert_int_eq(r->resources[at].added, 0);
+        }
+        ck_assert_uint_eq(r->n_resources, want);
+        ck_assert_str_eq(r->resources[0].name, "namespaces");
+        const char *order[] = {"persistentvolumes", "persistentvolumeclaims",
+                               "serviceaccounts",   "secrets",
+                               "configmaps",        "pods"};
+        size_t last = 0;
+        for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+            for (size_t at = 0; at < r->n_resources; at++)
+                if (!strcmp(r->resources[at].name, order[o])) {
+                    ck_assert_msg(at > last, "%s: %s at %zu", r->name, order[o], at);
+                    last = at;
+                }
+        for (size_t at = last + 1; at + 1 < r->n_resources; at++)
+            if (strcmp(r->resources[at].name, "replicasets.apps") &&
+                strcmp(r->resources[at].name, "endpoints") &&
+                strcmp(r->resources[at].name, "services") &&
+                strcmp(r->resources[at + 1].name, "replicasets.apps") &&
+                strcmp(r->resources[at + 1].name, "endpoints") &&
+                strcmp(r->resources[at + 1].name, "services"))
+                ck_assert_msg(strcmp(r->resources[at].name, r->resources[at + 1].name) < 0,
+                              "%s: %s before %s", r->name, r->resources[at].name,
+                              r->resources[at + 1].name);
+    }
+    ck_assert_int_eq(restores, 3);
     scenario_free(d);
     scenario_free(d2);
     /* every seed has a Failed and a PartiallyFailed nightly in its history */
@@ -200,6 +251,12 @@ START_TEST(builtin_scenarios)
             p += x->runs[i].errors && !x->runs[i].outcome;
         }
         ck_assert_msg(f >= 1 && p >= 1, "seed %u: %d failed, %d partially failed", seed, f, p);
+        for (size_t i = 0; i < x->n_runs; i++) /* no restore of a Failed backup */
+            for (size_t j = 0; x->runs[i].kind == SCN_RESTORE && j < x->n_runs; j++)
+                ck_assert_msg(x->runs[j].kind != SCN_BACKUP ||
+                                  strcmp(x->runs[j].name, x->runs[i].backup) ||
+                                  !x->runs[j].outcome || strcmp(x->runs[j].outcome, "Failed"),
+                              "seed %u: %s restores a Failed backup", seed, x->runs[i].name);
         scenario_free(x);
     }
 }
@@ -225,6 +282,20 @@ START_TEST(sizes_and_durations)
     ck_assert_int_eq(scn_parse_duration("1d", &v), 0);
     ck_assert_double_eq(v, 86400);
     ck_assert_int_eq(scn_parse_duration("soon", &v), -1);
+    /* out of range or no number (found by fuzz_scenario: size 1.2e120 was cast to int64) */
+    ck_assert_int_eq(scn_parse_bytes("1.16508e+120", &v), -1);
+    ck_assert_int_eq(scn_parse_bytes("9e6Ti", &v), -1); /* past 8 EiB */
+    ck_assert_int_eq(scn_parse_bytes("inf", &v), -1);
+    ck_assert_int_eq(scn_parse_bytes("nan", &v), -1);
+    ck_assert_int_eq(scn_parse_bytes("8Ti", &v), 0);
+    ck_assert_int_eq(scn_parse_duration("1e300d", &v), -1);
+    ck_assert_int_eq(scn_parse_duration("nan", &v), -1);
+    ck_assert_int_eq(scn_parse_duration("-1e11", &v), -1);
+    ck_assert_int_eq(scn_parse_duration("3650d", &v), 0);
+    scn_cron c;
+    char err[128];
+    ck_assert_int_eq(scn_cron_parse("@every 1e300s", &c, err, sizeof err), -1);
+    ck_assert_int_eq(scn_cron_parse("@every 100000d", &c, err, sizeof err), -1);
 }
 END_TEST
 

@@ -394,6 +394,54 @@ START_TEST(discovery_table_and_headers)
     s = http("GET", "/openapi/v2", NULL, NULL, &code, NULL);
     ck_assert_int_eq(code, 404);
     free(s);
+    /* the cluster's other resources (simkinds.c): named as a 1.30 apiserver names them */
+    cJSON *d = http_json("GET", "/apis/apps/v1", NULL, NULL, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_str_eq(str_at(d, "groupVersion", NULL), "apps/v1");
+    const cJSON *dep = NULL, *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(d, "resources"))
+    {
+        if (!strcmp(str_at(e, "name", NULL), "deployments")) dep = e;
+    }
+    ck_assert_ptr_nonnull(dep);
+    ck_assert_str_eq(str_at(dep, "kind", NULL), "Deployment");
+    ck_assert_str_eq(str_at(dep, "singularName", NULL), "deployment");
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(dep, "namespaced")));
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(dep, "shortNames"), 0)->valuestring,
+                     "deploy");
+    cJSON_Delete(d);
+    d = http_json("GET", "/apis/rbac.authorization.k8s.io", NULL, NULL, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_str_eq(str_at(cJSON_GetObjectItem(d, "preferredVersion"), "groupVersion", NULL),
+                     "rbac.authorization.k8s.io/v1");
+    cJSON_Delete(d);
+    s = http("GET", "/apis/apps/v2", NULL, NULL, &code, NULL); /* no such version */
+    ck_assert_int_eq(code, 404);
+    free(s);
+    s = http("GET", "/api/v1", NULL, NULL, &code, NULL); /* core: ConfigMap, once each */
+    ck_assert_ptr_nonnull(strstr(s, "{\"name\":\"configmaps\",\"singularName\":\"configmap\","
+                                    "\"namespaced\":true,\"kind\":\"ConfigMap\""));
+    const char *pods = strstr(s, "\"name\":\"pods\"");
+    ck_assert_ptr_nonnull(pods);
+    ck_assert_ptr_null(strstr(pods + 1, "\"name\":\"pods\""));
+    free(s);
+    /* the sim holds none of them: a list is empty, a watch or a name is not found */
+    d = http_json("GET", "/apis/apps/v1/namespaces/shop/deployments", NULL, NULL, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_str_eq(str_at(d, "kind", NULL), "DeploymentList");
+    ck_assert_str_eq(str_at(d, "apiVersion", NULL), "apps/v1");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d, "items")), 0);
+    cJSON_Delete(d);
+    d = http_json("GET", "/api/v1/nodes", NULL, NULL, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_str_eq(str_at(d, "kind", NULL), "NodeList");
+    cJSON_Delete(d);
+    s = http("GET", "/apis/apps/v1/deployments?watch=true", NULL, NULL, &code, NULL);
+    ck_assert_int_eq(code, 404);
+    free(s);
+    s = http("GET", "/apis/apps/v1/namespaces/shop/deployments/web", NULL, NULL, &code, NULL);
+    ck_assert_int_eq(code, 404);
+    free(s);
     cJSON *j = http_json("GET", "/version", NULL, NULL, &code);
     ck_assert_str_eq(str_at(j, "minor", NULL), "30");
     cJSON_Delete(j);

@@ -339,6 +339,48 @@ START_TEST(once_table_has_the_columns_and_sanitised_names)
 }
 END_TEST
 
+/* Numbers at the int64 limit from the cluster: volume bytes sum saturating, an ETA too long to
+ * say is capped (as on screen) rather than cast to a wrapped negative, a start time that is no
+ * date is null. */
+START_TEST(extreme_numbers_saturate)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, VL_BACKUP, "huge", "InProgress", VL_PH_IN_PROGRESS, T0 - 10, 0, 5, INT64_MAX);
+    model_upsert_run(m, &r, 1.0, T0);
+    vl_run r2;
+    set_run(&r2, VL_BACKUP, "far", "Completed", VL_PH_COMPLETED, 1e300, 0, 1, 1);
+    model_upsert_run(m, &r2, 1.0, T0);
+    vl_volume v[2];
+    for (int i = 0; i < 2; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].kind = VL_PVB;
+        v[i].meta.name = (char *)(i ? "huge-b" : "huge-a");
+        v[i].run_name = (char *)"huge";
+        v[i].phase = (char *)"InProgress";
+        v[i].phase_id = VL_PH_IN_PROGRESS;
+        v[i].bytes_done = INT64_MAX;
+        v[i].bytes_total = INT64_MAX;
+        model_upsert_volume(m, &v[i], 1.0);
+    }
+    model_refresh_volumes(m);
+    model_run *mr = model_find_run(m, VL_BACKUP, "huge");
+    ck_assert_int_eq(mr->vols.bytes_done, INT64_MAX);
+    ck_assert_int_eq(mr->vols.bytes_total, INT64_MAX);
+    char *j = snapshot_json(m, "c", "s", "velero", T0);
+    ck_assert_msg(strstr(j, "\"etaSeconds\":172801,") != NULL, "%s", j);
+    ck_assert_msg(strstr(j, "\"name\":\"far\",\"phase\":\"Completed\",\"itemsDone\":1,"
+                            "\"itemsTotal\":1,\"itemsTotalEstimated\":false,\"started\":null,") != NULL,
+                  "%s", j);
+    free(j);
+    setenv("TZ", "UTC", 1);
+    char *t = snapshot_table(m, T0);
+    ck_assert_msg(strstr(t, "> 2d") != NULL, "%s", t);
+    free(t);
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("snapshot");
@@ -350,6 +392,7 @@ int main(void)
     tcase_add_test(tc, thousands_of_runs_are_found_and_removed_by_name);
     tcase_add_test(tc, once_json_is_exact);
     tcase_add_test(tc, once_table_has_the_columns_and_sanitised_names);
+    tcase_add_test(tc, extreme_numbers_saturate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 
 START_TEST(parses_rfc3339_utc_and_offsets)
@@ -19,6 +20,80 @@ START_TEST(parses_rfc3339_utc_and_offsets)
     char buf[32];
     kc_format_time(1704626519.0, buf, sizeof buf);
     ck_assert_str_eq(buf, "2024-01-07T11:21:59Z");
+}
+END_TEST
+
+/* Timestamps come from the cluster, logs and exec plugins: a malformed one is rejected without
+ * reading past its end, and only 4-digit years with in-range fields are accepted (so every
+ * accepted time fits time_t and prints as itself). */
+START_TEST(parse_time_rejects_malformed_without_overreading)
+{
+    double t = 42;
+    /* a short offset: sscanf("%2d:%2d") used to accept it and the parser stepped past the NUL */
+    char *s = xstrdup("2030-01-01T00:00:00+1:2");
+    ck_assert_int_eq(kc_parse_time(s, &t), -1);
+    free(s);
+    s = xstrdup("2030-01-01T00:00:00+01");
+    ck_assert_int_eq(kc_parse_time(s, &t), -1);
+    free(s);
+    /* a fraction that strtod would read as 0.9e300 */
+    ck_assert_int_eq(kc_parse_time("2030-01-01T00:00:00.9e300Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("2030-01-01T00:00:00.Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("2030-01-01T00:00:00.-5Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("+2030-01-01T00:00:00Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("99999999-01-01T00:00:00Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("2030-13-01T00:00:00Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("2030-01-01T24:00:00Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("2030-01-01T00:00:00+24:00", &t), -1);
+    ck_assert_int_eq(kc_parse_time(" 2030-01-01T00:00:00Z", &t), -1);
+    ck_assert_int_eq(kc_parse_time("2030-01-01T00:00:00Zjunk", &t), -1);
+    ck_assert_double_eq(t, 42); /* untouched on failure */
+    /* what Kubernetes, Go and logrus write still parses */
+    ck_assert_int_eq(kc_parse_time("2030-01-01T00:00:00.123456789Z", &t), 0);
+    ck_assert_double_eq_tol(t, 1893456000.123456789, 1e-6);
+    ck_assert_int_eq(kc_parse_time("2030-01-01T05:30:00+05:30", &t), 0);
+    ck_assert_double_eq(t, 1893456000.0);
+    ck_assert_int_eq(kc_parse_time("2029-12-31T23:00:00-01:00", &t), 0);
+    ck_assert_double_eq(t, 1893456000.0);
+    ck_assert_int_eq(kc_parse_time("0001-01-01T00:00:00Z", &t), 0); /* Go's zero time */
+    ck_assert_double_eq(t, -62135596800.0);
+}
+END_TEST
+
+/* A time that is not a date (NaN, past year 9999) prints as "?" rather than through a cast to
+ * time_t that overflows. */
+START_TEST(format_time_out_of_range_is_unknown)
+{
+    char buf[32];
+    kc_format_time(1e300, buf, sizeof buf);
+    ck_assert_str_eq(buf, "?");
+    kc_format_time(-1e300, buf, sizeof buf);
+    ck_assert_str_eq(buf, "?");
+    kc_format_time(0.0 / 0.0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "?");
+    kc_format_time(253402300799.0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "9999-12-31T23:59:59Z");
+}
+END_TEST
+
+/* Numbers from outside saturate instead of overflowing (undefined behaviour). */
+START_TEST(saturating_arithmetic)
+{
+    ck_assert_int_eq(kc_sat_add(INT64_MAX, 1), INT64_MAX);
+    ck_assert_int_eq(kc_sat_add(INT64_MAX, INT64_MAX), INT64_MAX);
+    ck_assert_int_eq(kc_sat_add(INT64_MIN, -1), INT64_MIN);
+    ck_assert_int_eq(kc_sat_add(40, 2), 42);
+    ck_assert_int_eq(kc_sat_sub(INT64_MAX, INT64_MIN), INT64_MAX);
+    ck_assert_int_eq(kc_sat_sub(INT64_MIN, INT64_MAX), INT64_MIN);
+    ck_assert_int_eq(kc_sat_sub(44, 2), 42);
+    ck_assert_double_eq(kc_i64_diff(INT64_MAX, INT64_MIN), 18446744073709551615.0);
+    ck_assert_double_eq(kc_i64_diff(9007199254740993, 9007199254740992), 1.0); /* exact */
+    ck_assert_int_eq(kc_sat_from_double(1e19), INT64_MAX);
+    ck_assert_int_eq(kc_sat_from_double(-1e300), INT64_MIN);
+    ck_assert_int_eq(kc_sat_from_double(0.0 / 0.0), 0);
+    ck_assert_int_eq(kc_sat_from_double(-42.9), -42);
+    ck_assert_int_eq(kc_sat_from_double(9223372036854775807.0), INT64_MAX);
+    ck_assert_int_eq(kc_sat_from_double(-9223372036854775808.0), INT64_MIN);
 }
 END_TEST
 
@@ -49,13 +124,60 @@ START_TEST(url_escape_encodes_selector_characters)
 }
 END_TEST
 
+/* Userinfo in a URL (a kubeconfig's server, a downloadURL) never reaches a message or the screen.
+ */
+START_TEST(url_redact_hides_userinfo)
+{
+    const char *cases[][2] = {
+        {"https://admin:S3cretPass@host:6443/api?x=1", "https://xxxxx@host:6443/api?x=1"},
+        {"http://token@h/p", "http://xxxxx@h/p"},
+        {"https://host:6443", "https://host:6443"},
+        {"https://host/a@b", "https://host/a@b"}, /* an @ in the path is not userinfo */
+        {"https://u:p@h?q=a@b", "https://xxxxx@h?q=a@b"},
+        {"https://a@b:c@h/", "https://xxxxx@h/"},
+        {"user:pass@host/x", "xxxxx@host/x"}, /* no scheme */
+        {"/api/v1/namespaces/kube-system/secrets", "/api/v1/namespaces/kube-system/secrets"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *r = kc_url_redact(cases[i][0]);
+        ck_assert_str_eq(r, cases[i][1]);
+        free(r);
+    }
+}
+END_TEST
+
+/* A name from the cluster put into a request path is one escaped segment, and never ".", ".." or
+ * one with a slash (Kubernetes' own rule for names in paths). */
+START_TEST(path_segment_escapes_and_refuses_traversal)
+{
+    char *s = kc_path_segment("velero-7d9f-abc.x_y");
+    ck_assert_str_eq(s, "velero-7d9f-abc.x_y");
+    free(s);
+    s = kc_path_segment("a b?c#d&e");
+    ck_assert_str_eq(s, "a%20b%3Fc%23d%26e");
+    free(s);
+    ck_assert_ptr_null(kc_path_segment("x/../../../api/v1/secrets"));
+    ck_assert_ptr_null(kc_path_segment(".."));
+    ck_assert_ptr_null(kc_path_segment("."));
+    ck_assert_ptr_null(kc_path_segment(""));
+    ck_assert_ptr_null(kc_path_segment("a%2Fb"));
+    ck_assert_ptr_null(kc_path_segment(NULL));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, parses_rfc3339_utc_and_offsets);
+    tcase_add_test(tc, parse_time_rejects_malformed_without_overreading);
+    tcase_add_test(tc, format_time_out_of_range_is_unknown);
+    tcase_add_test(tc, saturating_arithmetic);
     tcase_add_test(tc, base64_round_trip_and_rejects_garbage);
     tcase_add_test(tc, url_escape_encodes_selector_characters);
+    tcase_add_test(tc, url_redact_hides_userinfo);
+    tcase_add_test(tc, path_segment_escapes_and_refuses_traversal);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -105,7 +105,7 @@ app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *
     a->loop = loop;
     a->client = client;
     a->context = xstrdup(context ? context : "");
-    a->server = xstrdup(server ? server : "");
+    a->server = kc_url_redact(server ? server : ""); /* shown in the header and --once */
     a->ns = xstrdup(ns ? ns : "velero");
     a->model = model_new();
     a->hooks = xcalloc(APP_NREFL, sizeof(app_hook));
@@ -123,12 +123,14 @@ app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *
         kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
     }
     for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
+    a->liveness = kc_liveness_new(client, NULL);
     return a;
 }
 
 void app_free(app *a)
 {
     if (!a) return;
+    kc_liveness_free(a->liveness);
     for (int i = 0; i < APP_NREFL; i++) kc_reflector_free(a->refl[i]);
     /* the model borrows the stores' objects: free it first */
     model_free(a->model);
@@ -203,40 +205,47 @@ int app_volumes_listed(const app *a)
     return 1;
 }
 
-/* 1 once backups or restores were listed: there is data to call stale. */
-static int app_ever_listed(const app *a)
-{
-    for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++)
-        if (kc_reflector_status(a->refl[i])->synced) return 1;
-    return 0;
-}
-
 void app_connection(const app *a, double now, app_conn *out)
 {
     memset(out, 0, sizeof(*out));
     int live = 1;
-    int64_t now_ms = (int64_t)(now * 1000.0), next = 0;
+    int64_t now_ms = (int64_t)(now * 1000.0), next = 0, stale = 0;
+    int listed = 0;
     for (int i = 0; i < APP_NREFL; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        /* schedules and BSLs are not essential for the lamp when they fail for good */
-        if (app_optional_down(i, st)) continue;
+        /* schedules and locations are not essential for the lamp when they fail for good (while
+         * forbidden the lamp says retrying, with the reason); pods are no Velero data: when this
+         * user may not read them the runs are still live */
+        if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
+        if (i == APP_R_PODS && app_optional_down(i, st)) continue;
         if (st->state != KC_REFL_LIVE) live = 0;
-        if (st->state == KC_REFL_RETRYING) {
+        /* a re-list waiting its backoff is a retry too (not "connecting" for up to 30 s) */
+        if (st->state == KC_REFL_RETRYING ||
+            (st->state == KC_REFL_SYNCING && st->next_try_ms > now_ms)) {
             out->retrying = 1;
             if (st->attempt > out->attempt) out->attempt = st->attempt;
             if (!next || st->next_try_ms < next) next = st->next_try_ms;
         }
         if (st->last_error[0] && st->state != KC_REFL_LIVE && !out->error[0])
             snprintf(out->error, sizeof out->error, "%s", st->last_error);
+        /* staleness from what arrived, per resource: the runs and their volumes that were
+         * listed (data that was never there is not stale) and whose watch is not open */
+        if (i < APP_R_SCHEDULES) listed |= st->synced;
+        if (i < APP_R_SCHEDULES && st->synced && st->stale_since_ms &&
+            (!stale || st->stale_since_ms < stale))
+            stale = st->stale_since_ms;
+    }
+    int64_t silent = a->liveness ? kc_liveness_silent_ms(a->liveness, now_ms) : 0;
+    if (silent > 0) {
+        /* open watches say nothing when the server hangs: its data is as old as its last word */
+        live = 0;
+        out->silent_s = (double)silent / 1000.0;
+        if (listed && (!stale || now_ms - silent < stale)) stale = now_ms - silent;
     }
     out->live = live;
     out->next_try_s = next ? (double)(next - now_ms) / 1000.0 : 0;
-    app *mut = (app *)a;
-    if (live)
-        mut->down_since = 0;
-    else if (mut->down_since == 0 && (out->retrying || out->error[0]) && app_ever_listed(a))
-        mut->down_since = now; /* data that was never there is not stale */
-    out->stale_since = mut->down_since;
+    if (stale && (double)(now_ms - stale) >= APP_STALE_GRACE_S * 1000.0)
+        out->stale_since = (double)stale / 1000.0;
 }
 
 int app_no_velero(const app *a)

@@ -7,6 +7,7 @@
 #include "estimator.h"
 #include "kubeclient/client.h"
 #include "kubeclient/download.h"
+#include "kubeclient/liveness.h"
 #include "kubeclient/loop.h"
 #include "kubeclient/reflector.h"
 #include "kubeclient/store.h"
@@ -169,7 +170,7 @@ typedef struct app {
     kc_reflector *refl[APP_NREFL];
     model *model;
     unsigned long gen_status;     /* bumps when a reflector status changes */
-    double down_since;            /* monotonic seconds when the connection was lost; 0 while live */
+    kc_liveness *liveness;        /* is the server answering at all (liveness.h) */
     void (*on_change)(void *arg); /* called after any model or status change */
     void *on_change_arg;
     void *hooks;              /* private: per-store callback contexts */
@@ -202,11 +203,16 @@ int app_no_velero(const app *a);
 
 /* Connection summary for the header lamp. */
 typedef struct app_conn {
-    int live;           /* every reflector watching */
-    int retrying;       /* at least one waiting to retry */
-    int attempt;        /* the highest attempt among retrying ones */
-    double next_try_s;  /* seconds until the earliest next try */
-    char error[512];    /* the last error, "" when none */
-    double stale_since; /* monotonic seconds when data stopped being live; 0 while live */
+    int live;          /* every reflector watching and the server answering */
+    double silent_s;   /* > 0: the server has answered nothing for this long (liveness.h) */
+    int retrying;      /* at least one waiting to retry */
+    int attempt;       /* the highest attempt among retrying ones */
+    double next_try_s; /* seconds until the earliest next try */
+    char error[512];   /* the last error, "" when none */
+    /* monotonic seconds since when the runs' data is not known to be current: the oldest time a
+     * listed resource's watch stopped (and has not resumed), or the last answer of a silent
+     * server; 0 when current (gaps under APP_STALE_GRACE_S, a watch re-opening, are not stale) */
+    double stale_since;
 } app_conn;
+#define APP_STALE_GRACE_S 2.0
 void app_connection(const app *a, double now, app_conn *out);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 
 /* Rings start empty and grow on demand: most counters (volumes seen only when finished) never
@@ -212,16 +213,16 @@ static double est_slope(const est *e, int from, const est_pt *extra, double *spa
     double st = 0, sv = 0;
     for (int i = from; i < e->fine.n; i++) {
         st += est_at(e, i)->t - t0;
-        sv += (double)(est_at(e, i)->v - v0);
+        sv += kc_i64_diff(est_at(e, i)->v, v0);
     }
     if (extra) {
         st += extra->t - t0;
-        sv += (double)(extra->v - v0);
+        sv += kc_i64_diff(extra->v, v0);
     }
     double mt = st / m, mv = sv / m, stt = 0, stv = 0;
     for (int i = from; i <= e->fine.n - (extra ? 0 : 1); i++) {
         const est_pt *p = i < e->fine.n ? est_at(e, i) : extra;
-        double dt = p->t - t0 - mt, dv = (double)(p->v - v0) - mv;
+        double dt = p->t - t0 - mt, dv = kc_i64_diff(p->v, v0) - mv;
         stt += dt * dt;
         stv += dt * dv;
     }
@@ -297,7 +298,7 @@ double est_eta(const est *e, double now)
     double r = est_rate_at_last(e);
     if (!(r > 0)) return -1;
     /* finish time projected from the last change, so the ETA counts down between changes */
-    double eta = (double)(e->total - last->v) / r - (now - last->t);
+    double eta = kc_i64_diff(e->total, last->v) / r - (now - last->t);
     if (eta < 0) eta = 0;
     return eta > EST_ETA_CAP_S ? EST_ETA_CAP_S : eta;
 }
@@ -364,7 +365,7 @@ static double est_curve_at(const est_curve *c, double t)
             hi = mid;
     }
     double f = (t - c->p[lo].t) / (c->p[hi].t - c->p[lo].t);
-    return (double)c->p[lo].v + f * (double)(c->p[hi].v - c->p[lo].v);
+    return (double)c->p[lo].v + f * kc_i64_diff(c->p[hi].v, c->p[lo].v);
 }
 
 int est_rate_history(const est *e, double now, double bucket_s, double *out, int n)

@@ -6,9 +6,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "kubeclient/sat.h"
+#include "kubeclient/util.h"
+
 char *fmt_duration(char *buf, size_t n, double s)
 {
-    if (s < 0 || isnan(s)) {
+    if (!(s >= 0 && s < 1e15)) { /* unknown, NaN, or past any long long (inf): no duration */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -72,7 +75,7 @@ char *fmt_byte_rate(char *buf, size_t n, double r)
         return buf;
     }
     char b[32];
-    fmt_bytes(b, sizeof b, (int64_t)(r + 0.5));
+    fmt_bytes(b, sizeof b, kc_sat_from_double(r + 0.5));
     snprintf(buf, n, "%s/s", b);
     return buf;
 }
@@ -123,7 +126,7 @@ char *fmt_zone(char *buf, size_t n, double t)
 
 char *fmt_clock(char *buf, size_t n, double t, int with_date)
 {
-    if (t <= 0) {
+    if (!(t > 0 && t < KC_TIME_END)) { /* unknown, or past year 9999: no date */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -146,7 +149,7 @@ char *fmt_clock_since(char *buf, size_t n, double t, double ref)
 
 char *fmt_started(char *buf, size_t n, double t, double now)
 {
-    if (t <= 0) {
+    if (!(t > 0 && t < KC_TIME_END)) { /* unknown, or past year 9999: no date */
         snprintf(buf, n, "-");
         return buf;
     }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
 struct logbuf {
@@ -20,6 +21,7 @@ struct logbuf {
     uint8_t *lvl;
     size_t count, icap;
     size_t dropped;
+    size_t cut; /* lines cut at KC_CAP_LOG_LINE_BYTES */
     kc_buf partial;
     lp_level filter;
     uint32_t *view;
@@ -29,7 +31,7 @@ struct logbuf {
 logbuf *logbuf_new(size_t max_lines)
 {
     logbuf *b = xcalloc(1, sizeof *b);
-    b->max_lines = max_lines ? max_lines : 1000000;
+    b->max_lines = max_lines ? max_lines : KC_CAP_LOG_LINES;
     b->icap = 1024;
     b->off = xmalloc((b->icap + 1) * sizeof *b->off);
     b->lvl = xmalloc(b->icap);
@@ -50,7 +52,7 @@ void logbuf_free(logbuf *b)
 
 void logbuf_clear(logbuf *b)
 {
-    b->len = b->count = b->nview = b->dropped = 0;
+    b->len = b->count = b->nview = b->dropped = b->cut = 0;
     b->off[0] = 0;
     b->partial.len = 0;
 }
@@ -93,6 +95,10 @@ static void logbuf_drop(logbuf *b)
 
 void logbuf_append_line(logbuf *b, const char *line, size_t n)
 {
+    if (n > KC_CAP_LOG_LINE_BYTES) { /* caps.h: a line of gigabytes is not held (nor drawn) whole */
+        n = KC_CAP_LOG_LINE_BYTES;
+        b->cut++;
+    }
     while (n && line[n - 1] == '\r') n--;
     if (b->count >= b->max_lines) logbuf_drop(b);
     if (b->len + n + 1 > b->cap) {
@@ -116,17 +122,25 @@ void logbuf_append_line(logbuf *b, const char *line, size_t n)
     if (logbuf_passes(b, l)) logbuf_view_push(b, b->count - 1);
 }
 
+/* Adds to the partial line, holding at most KC_CAP_LOG_LINE_BYTES of it (one byte more marks it
+ * as cut when it is indexed). */
+static void logbuf_partial_add(logbuf *b, const char *data, size_t n)
+{
+    size_t room = KC_CAP_LOG_LINE_BYTES + 1 - b->partial.len;
+    kc_buf_append(&b->partial, data, n < room ? n : room);
+}
+
 void logbuf_append(logbuf *b, const char *data, size_t n)
 {
     while (n > 0) {
         const char *nl = memchr(data, '\n', n);
         if (!nl) {
-            kc_buf_append(&b->partial, data, n);
+            logbuf_partial_add(b, data, n);
             return;
         }
         size_t part = (size_t)(nl - data);
         if (b->partial.len) {
-            kc_buf_append(&b->partial, data, part);
+            logbuf_partial_add(b, data, part);
             logbuf_append_line(b, b->partial.data, b->partial.len);
             b->partial.len = 0;
         } else {
@@ -141,6 +155,11 @@ void logbuf_flush(logbuf *b)
 {
     if (b->partial.len) logbuf_append_line(b, b->partial.data, b->partial.len);
     b->partial.len = 0;
+}
+
+size_t logbuf_cut(const logbuf *b)
+{
+    return b->cut;
 }
 
 size_t logbuf_count(const logbuf *b)

@@ -9,7 +9,8 @@
 
 typedef struct logbuf logbuf;
 
-logbuf *logbuf_new(size_t max_lines); /* 0 = 1 000 000 */
+/* Lines longer than KC_CAP_LOG_LINE_BYTES (caps.h) are cut there. */
+logbuf *logbuf_new(size_t max_lines); /* 0 = KC_CAP_LOG_LINES */
 void logbuf_free(logbuf *b);
 void logbuf_clear(logbuf *b);
 
@@ -20,6 +21,7 @@ void logbuf_flush(logbuf *b); /* the input ended: index a last line without '\n'
 
 size_t logbuf_count(const logbuf *b);   /* lines held */
 size_t logbuf_dropped(const logbuf *b); /* oldest lines dropped so far (over max_lines) */
+size_t logbuf_cut(const logbuf *b);     /* lines cut at KC_CAP_LOG_LINE_BYTES so far */
 size_t logbuf_bytes(const logbuf *b);   /* text bytes held */
 const char *logbuf_line(const logbuf *b, size_t i, size_t *len); /* not NUL-terminated */
 lp_level logbuf_level(const logbuf *b, size_t i);

@@ -23,6 +23,7 @@ typedef struct ld_fetch {
     ld_fstate state;
     kc_download *dl;
     kc_buf body;                      /* the resource list's JSON once done */
+    char *note;                       /* FAILED: why (kc_download's message) */
     void (*done)(struct ld_fetch *f); /* the owner's: state is DONE or FAILED */
     void *owner;
 } ld_fetch;
@@ -117,7 +118,11 @@ static void ld_fetch_done(void *arg, const kc_err *err)
     ld_fetch *f = arg;
     logderive *d = f->d;
     f->state = err->msg[0] ? LD_F_FAILED : LD_F_DONE;
-    if (f->state == LD_F_FAILED) kc_buf_free(&f->body);
+    if (f->state == LD_F_FAILED) {
+        kc_buf_free(&f->body);
+        free(f->note);
+        f->note = xstrdup(err->msg); /* "downloading BackupResourceList: <why>", ... */
+    }
     if (f->state == LD_F_DONE) { /* ask discovery for its kinds now (--once waits for them) */
         vl_res_progress *res;
         size_t n = ld_rows(d, f, NULL, &res, NULL);
@@ -207,6 +212,7 @@ static void ld_fetch_free(ld_fetch *f)
     }
     kc_download_free(f->dl);
     kc_buf_free(&f->body);
+    free(f->note);
     free(f->target);
     free(f);
 }
@@ -511,6 +517,12 @@ const char *logderive_source(const logderive *d, const model_run *r)
 const char *logderive_note(const logderive *d, const model_run *r)
 {
     if (!d || !r || !r->run || r->n_res > 0) return NULL;
+    if (!r->n_derived)
+        for (size_t i = 0; i < d->nl; i++) { /* a finished run's list that failed to come */
+            const ld_list *l = d->lists[i];
+            if (l->kind == r->kind && !strcmp(l->name, r->name) && l->f->state == LD_F_FAILED)
+                return l->f->note;
+        }
     for (size_t i = 0; i < d->n; i++) {
         const ld_run *x = d->runs[i];
         if (x->kind != r->kind || strcmp(x->name, r->name)) continue;

@@ -34,8 +34,10 @@ int logderive_last_line(const logderive *d, const model_run *r, double *when, co
 
 /* What to show instead of per-resource rows of run r, or NULL: a run in progress whose items move
  * (status.progress) while the Velero server's log, read fine, has no per-item line of it: the
- * server runs above --log-level info, so the log cannot tell per-resource progress. d may be
- * NULL. */
+ * server runs above --log-level info, so the log cannot tell per-resource progress; a finished
+ * run whose resource list failed to download: the download's message ("downloading
+ * BackupResourceList: TLS verification of the object store ... failed: ...") (NULL while the list
+ * was never wanted or is still coming). d may be NULL. */
 const char *logderive_note(const logderive *d, const model_run *r);
 #define LOGDERIVE_SILENT_NOTE                                                                      \
     "the Velero server logs no per-item lines (--log-level above info): no per-resource progress"

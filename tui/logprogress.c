@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/sat.h"
+
 typedef struct lprog_ent {
     char *bare;       /* "deployments" */
     char *qualified;  /* "deployments.apps", NULL until known */
@@ -149,9 +151,9 @@ static int lprog_retrieved(lprog *p, const lp_line *l, const char *res, int64_t 
     } else {
         e = strchr(res, '.') ? lprog_qualified(p, res) : lprog_bare(p, res);
     }
-    e->total += n;
+    e->total = kc_sat_add(e->total, n);
     e->has_total = 1;
-    p->retrieved += n;
+    p->retrieved = kc_sat_add(p->retrieved, n);
     return 1;
 }
 

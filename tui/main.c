@@ -15,7 +15,9 @@
 #include "format.h"
 #include "logderive.h"
 #include "sanitize.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/kubeconfig.h"
+#include "kubeclient/util.h"
 #include "snapshot.h"
 #include "ui.h"
 #include "veltop_version.h"
@@ -63,29 +65,24 @@ static void usage(FILE *f)
     ui_keys_usage(f);
 }
 
-/* --cacert FILE: PEM certificates, read once into memory (handed to libcurl as a blob). */
+/* --cacert FILE: PEM certificates, read once into memory with the cap of every file veltop reads
+ * (caps.h), handed to libcurl as a blob. */
 static int read_cacert(const char *path, char **pem, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "veltop: --cacert %s: %s\n", path, strerror(errno));
+    char *data = kc_read_file(path, KC_CAP_FILE_BYTES, len);
+    if (!data) {
+        char why[128];
+        san_error(
+            "--cacert %s: %s", path,
+            kc_read_file_strerror(errno, KC_CAP_FILE_BYTES, "a certificate file", why, sizeof why));
         return -1;
     }
-    kc_buf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= (4u << 20))
-        kc_buf_append(&b, chunk, n);
-    fclose(f);
-    if (b.len > (4u << 20) ||
-        !memmem(b.data ? b.data : "", b.len, "-----BEGIN CERTIFICATE-----", 27)) {
-        fprintf(stderr, "veltop: --cacert %s: %s\n", path,
-                b.len > (4u << 20) ? "larger than 4 MiB" : "no PEM certificate in it");
-        kc_buf_free(&b);
+    if (!memmem(data, *len, "-----BEGIN CERTIFICATE-----", 27)) {
+        san_error("--cacert %s: no PEM certificate in it", path);
+        free(data);
         return -1;
     }
-    *len = b.len;
-    *pem = b.data;
+    *pem = data;
     return 0;
 }
 
@@ -104,19 +101,24 @@ static int once_ready(void *arg)
 static int run_once(app *a, int json)
 {
     kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS);
+    /* the real cause (403, 500, 429 with the server's message) of whichever list failed, not
+     * "timed out" because the other one was still on its way */
+    const kc_refl_status *failed = NULL;
+    int unlisted = 0;
     for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        if (!st->synced) {
-            fprintf(stderr, "veltop: %s\n",
-                    st->last_error[0] ? st->last_error : "timed out listing Velero's resources");
-            return 1;
-        }
+        if (st->synced) continue;
+        unlisted = 1;
+        if (!failed && st->last_error[0]) failed = st;
+    }
+    if (unlisted) {
+        san_error("%s", failed ? failed->last_error : "timed out listing Velero's resources");
+        return 1;
     }
     if (app_no_velero(a))
-        fprintf(stderr,
-                "veltop: no Velero found in namespace %s: no backup storage location, backup or "
-                "restore there (-n names Velero's namespace)\n",
-                a->ns);
+        san_error("no Velero found in namespace %s: no backup storage location, backup or restore "
+                  "there (-n names Velero's namespace)",
+                  a->ns);
     logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
     model_refresh_volumes(a->model);
     /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;
@@ -145,7 +147,7 @@ static int print_contexts(const char *kubeconfig)
     co.kubeconfig = kubeconfig;
     char **v = kc_config_contexts(&co, &n, &err);
     if (!v) {
-        fprintf(stderr, "veltop: %s\n", err.msg);
+        san_error("%s", err.msg);
         return 2;
     }
     for (size_t i = 0; i < n; i++) {
@@ -224,7 +226,7 @@ int main(int argc, char **argv)
             char *end;
             speed = strtod(optarg, &end);
             if (*end || speed < 0) {
-                fprintf(stderr, "veltop: invalid --speed '%s' (a number >= 0)\n", optarg);
+                san_error("invalid --speed '%s' (a number >= 0)", optarg);
                 return 2;
             }
             break;
@@ -266,16 +268,15 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "veltop: option '%s' needs a value (see veltop --help)\n",
-                    argv[optind - 1]);
+            san_error("option '%s' needs a value (see veltop --help)", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "veltop: unknown option '%s' (see veltop --help)\n", argv[optind - 1]);
+            san_error("unknown option '%s' (see veltop --help)", argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "veltop: unexpected argument '%s' (see veltop --help)\n", argv[optind]);
+        san_error("unexpected argument '%s' (see veltop --help)", argv[optind]);
         return 2;
     }
     if (wait_for && once) {
@@ -283,15 +284,15 @@ int main(int argc, char **argv)
         return 2;
     }
     if (json && !once) {
-        fprintf(stderr, "veltop: --json only goes with --once\n");
+        san_error("--json only goes with --once");
         return 2;
     }
     if ((scenario || speed > 0) && !demo) {
-        fprintf(stderr, "veltop: --scenario and --speed only go with --demo\n");
+        san_error("--scenario and --speed only go with --demo");
         return 2;
     }
     if (demo && (kubeconfig || context)) {
-        fprintf(stderr, "veltop: --demo uses its own cluster; drop --kubeconfig/--context\n");
+        san_error("--demo uses its own cluster; drop --kubeconfig/--context");
         return 2;
     }
     char *ca_pem = NULL;
@@ -301,6 +302,8 @@ int main(int argc, char **argv)
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
     setlocale(LC_ALL, "");
+    const char *cs0 = nl_langinfo(CODESET); /* stderr's messages: placeholders for this locale */
+    san_set_ascii(!(cs0 && (!strcasecmp(cs0, "UTF-8") || !strcasecmp(cs0, "utf8"))));
 
     kc_err err;
     kc_err_clear(&err);
@@ -313,20 +316,20 @@ int main(int argc, char **argv)
         co.context = context;
         cfg = kc_config_load(&co, &err);
         if (!cfg) {
-            fprintf(stderr, "veltop: %s\n", err.msg);
+            san_error("%s", err.msg);
             free(ca_pem);
             return 2;
         }
     }
     if (!once && !wait_for && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-        fprintf(stderr, "veltop: not a terminal (use --once for a one-shot table)\n");
+        san_error("not a terminal (use --once for a one-shot table)");
         kc_rest_config_free(cfg);
         free(ca_pem);
         return 2;
     }
     char twhy[256];
     if (!once && !wait_for && ui_terminal_check(twhy, sizeof twhy)) {
-        fprintf(stderr, "veltop: %s\n", twhy);
+        san_error("%s", twhy);
         kc_rest_config_free(cfg);
         return 2;
     }
@@ -340,7 +343,7 @@ int main(int argc, char **argv)
         so.quiet = 1;
         sim = vsim_start(&so, serr, sizeof serr);
         if (!sim) {
-            fprintf(stderr, "veltop: cannot start the demo cluster: %s\n", serr);
+            san_error("cannot start the demo cluster: %s", serr);
             curl_global_cleanup();
             free(ca_pem);
             return 2;
@@ -354,7 +357,7 @@ int main(int argc, char **argv)
     kc_loop *loop = kc_loop_new();
     kc_client *client = kc_client_new(loop, cfg, &err);
     if (!client) {
-        fprintf(stderr, "veltop: %s\n", err.msg[0] ? err.msg : "cannot create the client");
+        san_error("%s", err.msg[0] ? err.msg : "cannot create the client");
         kc_loop_free(loop);
         kc_rest_config_free(cfg);
         vsim_stop(sim);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 
 /* A chained hash index (kind, name) -> object: 10 000 runs and 50 000 volumes must not make
@@ -417,8 +418,8 @@ void model_refresh_volumes(model *m)
             s->n_active++;
         else
             s->n_pending++;
-        s->bytes_done += v->vol->bytes_done;
-        s->bytes_total += v->vol->bytes_total;
+        s->bytes_done = kc_sat_add(s->bytes_done, v->vol->bytes_done);
+        s->bytes_total = kc_sat_add(s->bytes_total, v->vol->bytes_total);
     }
     m->vols_dirty = 0;
 }

@@ -2,6 +2,9 @@
  * hand: the rules are terminal-specific (caret notation, C1, bidi) and no library does them. */
 #include "sanitize.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -195,4 +198,34 @@ int san_width(const char *safe)
         used += w;
     }
     return used;
+}
+
+static char *san_vmessage(const char *fmt, va_list ap)
+{
+    char *raw = xvasprintf(fmt, ap);
+    kc_buf b = {0};
+    kc_buf_append(&b, "veltop: ", 8);
+    san_append(&b, raw, strlen(raw));
+    kc_buf_append(&b, "\n", 1);
+    free(raw);
+    return b.data;
+}
+
+char *san_message(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *m = san_vmessage(fmt, ap);
+    va_end(ap);
+    return m;
+}
+
+void san_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *m = san_vmessage(fmt, ap);
+    va_end(ap);
+    fputs(m, stderr);
+    free(m);
 }

@@ -23,5 +23,10 @@ int san_fit(char *out, size_t outsz, const char *s, int cols);
 /* As san_fit, but text that does not fit ends in an ellipsis ("\u2026", "~" in ASCII mode) in the
  * last column, so a cut name is never mistaken for a whole one. */
 int san_fit_ellipsis(char *out, size_t outsz, const char *s, int cols);
+/* A message for stderr, "veltop: <text>\n" with the formatted text made safe as above (one line:
+ * CR and LF show as ^M ^J), malloc'd. Every message veltop writes to stderr goes through it. */
+char *san_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes san_message(fmt, ...) to stderr. */
+void san_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Terminal columns of an already safe string. */
 int san_width(const char *safe);

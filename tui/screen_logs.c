@@ -2,6 +2,7 @@
  * of a finished run, or the live log of the Velero server pod filtered to the run while it is in
  * progress; search, level filter, level colours, wrap, next error, follow, write to a file. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "kubeclient/client.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/download.h"
 #include "kubeclient/podlog.h"
 #include "kubeclient/util.h"
@@ -90,7 +92,8 @@ static void logs_start_stored(logs_state *st, app *a)
 {
     kc_download_opts o = {.ns = a->ns,
                           .kind = st->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
-                          .target = st->name};
+                          .target = st->name,
+                          .max_bytes = KC_CAP_LOG_BYTES};
     st->dl = app_download(a, &o, logs_dl_data, logs_dl_done, st);
 }
 
@@ -375,6 +378,30 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
     }
 }
 
+/* Draws a message over at most maxrows rows of width cols, cut at spaces (the last row ends in an
+ * ellipsis when it does not fit); returns the rows used. */
+static int logs_wrap_text(WINDOW *w, int y, int x, int cols, int maxrows, const char *msg, attr_t a)
+{
+    char row[1024];
+    const char *p = msg;
+    int used = 0;
+    while (*p && used < maxrows && cols > 0) {
+        size_t n = strlen(p);
+        if (n > (size_t)cols && used < maxrows - 1) {
+            size_t cut = (size_t)cols;
+            while (cut > 0 && p[cut] != ' ') cut--;
+            n = cut ? cut : (size_t)cols;
+        }
+        if (n >= sizeof row) n = sizeof row - 1;
+        memcpy(row, p, n);
+        row[n] = '\0';
+        w_text(w, y + used++, x, cols, row, a);
+        p += n;
+        while (*p == ' ') p++;
+    }
+    return used;
+}
+
 static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     logs_state *st = s->data;
@@ -394,11 +421,10 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     if (st->top >= nv) st->top = nv ? nv - 1 : 0;
     int y = 1;
-    if (st->dl_done && st->dl_err.msg[0]) {
+    if (st->dl_done && st->dl_err.msg[0] && st->dl_err.code != KC_ERR_CAPPED) {
         w_print(w, y, 0, cols, w_attr(W_BAD),
                 "cannot fetch the %s: ", st->desc_path ? "object" : "log");
-        w_text(w, y + 1, 2, cols - 2, st->dl_err.msg, w_attr(W_BAD));
-        y += 3;
+        y += 1 + logs_wrap_text(w, y + 1, 2, cols - 2, 4, st->dl_err.msg, w_attr(W_BAD)) + 1;
     }
     if (st->live && st->pl && kc_podlog_error(st->pl)[0]) {
         w_text(w, rows - 1, 0, cols, kc_podlog_error(st->pl), w_attr(W_WARN));
@@ -464,9 +490,18 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     } else if (!(st->live && st->pl && kc_podlog_error(st->pl)[0])) {
         size_t last = st->top + (size_t)body;
         if (last > nv) last = nv;
-        w_print(w, rows - 1, 0, cols, w_attr(W_DIM), "rows %zu-%zu of %zu%s%s",
-                nv ? st->top + 1 : 0, last, nv,
-                logbuf_dropped(st->lb) ? " (oldest lines dropped)" : "", st->wrap ? "  wrap" : "");
+        char cut[64] = "";
+        if (logbuf_cut(st->lb))
+            snprintf(cut, sizeof cut, " (%zu lines cut at %zu KiB)", logbuf_cut(st->lb),
+                     KC_CAP_LOG_LINE_BYTES >> 10);
+        int x = w_print(w, rows - 1, 0, cols, w_attr(W_DIM), "rows %zu-%zu of %zu%s%s%s",
+                        nv ? st->top + 1 : 0, last, nv,
+                        logbuf_dropped(st->lb) ? " (oldest lines dropped)" : "", cut,
+                        st->wrap ? "  wrap" : "");
+        if (st->dl_done && st->dl_err.code == KC_ERR_CAPPED) /* the stored log passed caps.h */
+            w_print(w, rows - 1, x, cols - x, w_attr(W_WARN),
+                    "  log truncated at %zu MiB, veltop's limit for a stored log",
+                    KC_CAP_LOG_BYTES >> 20);
     }
 }
 

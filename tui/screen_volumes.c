@@ -5,6 +5,7 @@
 
 #include "drill.h"
 #include "format.h"
+#include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 #include "runeta.h"
 #include "widgets.h"
@@ -92,8 +93,8 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     for (size_t i = 0; i < st->n; i++) {
         const vl_volume *v = st->rows[i]->vol;
         if (!v) continue;
-        done += v->bytes_done;
-        total += v->bytes_total;
+        done = kc_sat_add(done, v->bytes_done);
+        total = kc_sat_add(total, v->bytes_total);
         if (vl_phase_terminal(v->phase_id)) {
             finished++;
             failed += v->phase_id == VL_PH_FAILED;
@@ -120,7 +121,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     double agg_eta = -1;
     /* volumes move in parallel: the slowest one bounds the finish, and the summed rate must
      * still move the remaining bytes */
-    if (have_rate && rate > 0 && total > done && active) agg_eta = (double)(total - done) / rate;
+    if (have_rate && rate > 0 && total > done && active) agg_eta = kc_i64_diff(total, done) / rate;
     if (agg_eta >= 0 && max_eta > agg_eta) agg_eta = max_eta;
     x = w_print(w, y, 0, cols, A_BOLD, "All volumes ");
     int barw = cols >= 100 ? 30 : 16;

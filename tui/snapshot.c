@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator.h"
 #include "format.h"
 #include "runeta.h"
+#include "kubeclient/sat.h"
+#include "kubeclient/util.h"
 #include "sanitize.h"
 #include "ui.h"
 
@@ -44,7 +47,7 @@ static void snapshot_add_str(cJSON *o, const char *k, const char *v)
 static void snapshot_add_time(cJSON *o, const char *k, double t)
 {
     char b[40];
-    if (t <= 0) {
+    if (!(t > 0 && t < KC_TIME_END)) { /* unknown, or no date RFC3339 can write */
         cJSON_AddNullToObject(o, k);
         return;
     }

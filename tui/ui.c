@@ -168,9 +168,28 @@ model_run *ui_adjacent_run(ui *u, int delta)
     return NULL;
 }
 
+/* Every item of a run in progress is counted, done, by exact log-derived rows (none estimated)
+ * whose sum is both its totalItems and its items done: Velero has patched its last totals (a
+ * restore before waiting for its volumes, restore.go:659-667; a backup's cannot grow once every
+ * item is done). A transient done == total (Velero #5990) does not pass: its rows are not done. */
+static int ui_items_final(const model_run *r)
+{
+    size_t n;
+    int from_log;
+    const model_res *res = model_run_resources(r, &n, &from_log);
+    if (!from_log || !n) return 0;
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((res[i].flags & MODEL_RES_ESTIMATE) || res[i].done != res[i].total) return 0;
+        sum += res[i].total;
+    }
+    return sum == r->run->items_total && sum == r->run->items_done;
+}
+
 int ui_total_estimated(const model_run *r)
 {
     if (!r || !r->run || vl_phase_terminal(r->run->phase_id)) return 0;
+    if (ui_items_final(r)) return 0;
     return r->run->phase_id == VL_PH_IN_PROGRESS || est_total_estimated(r->items);
 }
 
@@ -322,8 +341,15 @@ static void ui_draw_header(ui *u)
     u->stale_since = c.stale_since;
     x = 0;
     const char *dot = u->utf8 ? "\u25cf" : "*";
-    if (c.live) {
+    if (c.silent_s > 0) {
+        char age[32];
+        x += w_print(w, 1, x, u->cols, w_attr(W_BAD) | A_BOLD, " %s not responding for %s", dot,
+                     fmt_duration(age, sizeof age, c.silent_s));
+    } else if (c.live) {
         x += w_print(w, 1, x, u->cols, w_attr(W_GOOD) | A_BOLD, " %s live", dot);
+    } else if (c.retrying && !c.attempt) {
+        x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD, " %s re-listing (next in %.0fs)",
+                     dot, c.next_try_s < 0 ? 0 : c.next_try_s);
     } else if (c.retrying) {
         x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD,
                      " %s retrying (attempt %d, next in %.0fs)", dot, c.attempt,
@@ -333,7 +359,7 @@ static void ui_draw_header(ui *u)
     } else {
         x += w_print(w, 1, x, u->cols, w_attr(W_DIM) | A_BOLD, " %s connecting", dot);
     }
-    if (c.stale_since > 0) {
+    if (c.stale_since > 0 && c.silent_s <= 0) {
         char age[32];
         x += w_print(w, 1, x, u->cols - x, w_attr(W_WARN), "  data stale for %s",
                      fmt_duration(age, sizeof age, u->now - c.stale_since));

@@ -138,7 +138,8 @@ int ui_color(ui *u); /* 1: colours in use */
 model_run *ui_current_run(ui *u);
 void ui_set_current_run(ui *u, vl_kind kind, const char *name);
 /* 1 while a run's item total is an estimate (shown "~N"): Velero re-estimates it throughout the
- * item pass (InProgress), and any total seen to change is one until the run ends. */
+ * item pass (InProgress), and any total seen to change is one until the run ends; not once exact
+ * log-derived rows count every item done (its last patch). */
 int ui_total_estimated(const model_run *r);
 /* The list's view (sort, filter, rows, selection); rebuilt by the framework when the model moves.
  */

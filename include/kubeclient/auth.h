@@ -30,5 +30,8 @@ int kc_auth_invalidate(kc_auth *a);
 void kc_auth_set_clocks(kc_auth *a, int64_t (*mono_ms)(void *), double (*wall)(void *), void *arg);
 /* The tokenFile re-read interval (default 60 000 ms, as client-go's cached file token source). */
 void kc_auth_set_token_file_interval(kc_auth *a, int64_t ms);
+/* How long an exec plugin may run before it is stopped (with its process group) and named in the
+ * error (default 60 000 ms; kubectl has none, see auth.c). */
+void kc_auth_set_exec_timeout(kc_auth *a, int64_t ms);
 /* How many times the exec plugin has been started (for tests and the debug screen). */
 unsigned kc_auth_exec_runs(const kc_auth *a);

@@ -2,6 +2,7 @@
  * TLS and credentials, Kubernetes Status errors turned into messages a person can act on. */
 #pragma once
 #include <stddef.h>
+#include <stdint.h>
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/loop.h"
 
@@ -13,11 +14,16 @@ kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err);
 void kc_client_free(kc_client *c);
 kc_loop *kc_client_loop(kc_client *c);
 const char *kc_client_server(kc_client *c);
+/* Monotonic ms when the API server last sent anything (a header or body byte of any answer,
+ * errors included); 0 = never. The liveness probe (liveness.h) reads it. */
+int64_t kc_client_last_heard(const kc_client *c);
 
 typedef struct kc_request_opts {
     const char *method; /* NULL = GET */
     const char *path;   /* "/apis/velero.io/v1/..." (with query), or an absolute URL (downloads:
                            then no credentials are sent unless it is the API server's host) */
+    int external;       /* 1: path is an absolute URL from outside (a downloadURL): never sent
+                           the API server's credentials, whatever its host */
     const char *body;
     size_t body_len;
     const char *content_type;    /* of the body */

@@ -23,7 +23,8 @@ typedef struct kc_download_opts {
     const char *kind;    /* target kind: "BackupLog", "RestoreResults", ... */
     const char *target;  /* the Backup's or Restore's name */
     long url_timeout_ms; /* waiting for the URL; 0 = 60 s (as `velero backup logs`) */
-    size_t max_bytes;    /* decompressed cap; 0 = 1 GiB */
+    size_t max_bytes;    /* decompressed cap; 0 = KC_CAP_BODY_BYTES (caps.h): past it the bytes
+                            that fit are delivered, then done() with err->code KC_ERR_CAPPED */
     /* PEM certificates the object store's TLS is also trusted with, beside the system roots (the
      * BSL's spec.objectStorage.caCert, --cacert), as the velero CLI does; copied. NULL: none.
      * No cluster credential is ever sent to the object store. */

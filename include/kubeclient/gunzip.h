@@ -8,7 +8,8 @@
 typedef struct kc_gunzip kc_gunzip;
 typedef void (*kc_gunzip_out_fn)(void *arg, const char *data, size_t n);
 
-/* max_out caps the decompressed size (0 = 1 GiB, as Velero's CLI). */
+/* max_out caps the decompressed size (0 = 1 GiB, as Velero's CLI): past it the bytes that fit
+ * are delivered, then the feed fails with err->code KC_ERR_CAPPED (caps.h). */
 kc_gunzip *kc_gunzip_new(size_t max_out, kc_gunzip_out_fn out, void *arg);
 void kc_gunzip_free(kc_gunzip *g);
 /* Feeds input bytes, any split. The first two bytes decide: 1f 8b is gzip (concatenated members

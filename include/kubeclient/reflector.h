@@ -23,6 +23,9 @@ typedef struct kc_refl_status {
     unsigned long events;    /* watch events applied */
     unsigned long malformed; /* watch lines that could not be decoded (skipped) */
     unsigned long relists;
+    /* monotonic ms since when the store is not known to be current (no watch open: a failure,
+     * a re-list, a pause before re-watching); 0 while a watch is open */
+    int64_t stale_since_ms;
 } kc_refl_status;
 
 typedef struct kc_reflector kc_reflector;
@@ -35,8 +38,10 @@ typedef struct kc_reflector_opts {
     const char *field_selector; /* NULL = none */
     int page_size;              /* 0 = 500 */
     size_t max_line;            /* 0 = 16 MiB */
-    /* Backoff after failures: base doubling to max, with jitter; reset after reset_ms without a
-     * failure. 0 = client-go's 800 ms, 30 s, 2 min. Tests make them small. */
+    int max_pages;              /* pages of one list (continue tokens); 0 = KC_CAP_LIST_PAGES */
+    long max_items;             /* objects of one list, pages together; 0 = KC_CAP_LIST_ITEMS */
+    /* Backoff (backoff.h) before every retry, re-list and re-watch of a watch that ended within
+     * a second. 0 = client-go's 800 ms, 30 s, 2 min. Tests make them small. */
     int64_t backoff_base_ms, backoff_max_ms, backoff_reset_ms;
 } kc_reflector_opts;
 

@@ -38,11 +38,28 @@ double kc_wall_now(void); /* CLOCK_REALTIME in seconds */
 
 /* RFC3339 <-> unix seconds (UTC). Returns 0 on success, -1 on a malformed string. */
 int kc_parse_time(const char *s, double *out);
-void kc_format_time(double t, char *buf, size_t n); /* "2024-01-07T11:21:59Z" */
+/* "2024-01-07T11:21:59Z"; "?" outside [KC_TIME_START, KC_TIME_END) (years 0001-9999) and for NaN */
+void kc_format_time(double t, char *buf, size_t n);
+#define KC_TIME_START (-62135596800.0) /* 0001-01-01T00:00:00Z */
+#define KC_TIME_END   253402300800.0   /* 10000-01-01T00:00:00Z */
 
 /* Base64 with OpenSSL's routines. Returns a malloc'd buffer, or NULL on bad input. */
 unsigned char *kc_base64_decode(const char *in, size_t *outlen);
 char *kc_base64_encode(const unsigned char *in, size_t len);
 
+/* Reads a whole file of at most cap bytes (caps.h) into a malloc'd, NUL-terminated buffer; *len
+ * (may be NULL) gets its size. NULL with errno set when it cannot: EFBIG past the cap, EISDIR for
+ * a directory (a device such as /dev/zero stops at the cap). */
+char *kc_read_file(const char *path, size_t cap, size_t *len);
+/* The reason for kc_read_file's errno: strerror, or for EFBIG "larger than 4 MiB, veltop's limit
+ * for <what>" (in buf). */
+const char *kc_read_file_strerror(int e, size_t cap, const char *what, char *buf, size_t n);
+
 /* URL-encodes a query parameter value (malloc'd). */
 char *kc_url_escape(const char *s);
+/* A URL for showing (messages, screen): userinfo ("user:password@") replaced by "xxxxx@"
+ * (malloc'd; NULL for NULL). */
+char *kc_url_redact(const char *url);
+/* A name from the cluster as one escaped path segment (malloc'd), or NULL when it cannot be one:
+ * empty, ".", "..", or holding '/' or '%' (Kubernetes' IsValidPathSegmentName). */
+char *kc_path_segment(const char *s);

@@ -14,6 +14,11 @@ tui_wait '^R restore-inprogress' 5
 tui_keys Enter
 tui_wait 'Resources .*derived from the Velero server log' 20
 tui_wait '^ +pods +.* [0-9]+ of 20 ' 20
+# every Kind of the list resolves through the sim's discovery (apps/v1 Deployment ->
+# deployments.apps): exact totals, no row marked "of ~"
+tui_wait '^ +deployments\.apps +.* [0-9]+ of 5 ' 10
+tui_wait '^ +configmaps +.* [0-9]+ of 10 ' 5
+tui_screen | grep -E '^  [a-z][a-z.]* +[^ ]+ +[0-9]+ of ~' && tui_fail "a restore row's total is marked an estimate"
 rows() { tui_screen | grep -E '^  [a-z][a-z.]* +[^ ]+ +[0-9]+ of ' | tr -s ' '; }
 before=$(rows)
 end=$((SECONDS + 30))

@@ -24,6 +24,25 @@ echo "ok: bad options refused"
 kt_start basic --scenario empty --passive --kube-version 1.30
 kt_expect "version picked" 'Server Version: v1\.30' "$(kubectl version 2>&1)"
 
+# discovery names the cluster's other resources too (sim/simkinds.c), with their real scope,
+# short names and Kinds; every group answers, so api-resources succeeds
+out=$(kubectl api-resources 2>&1) || kt_fail "api-resources failed: $out"
+kt_expect "api-resources: deployments" '^deployments +deploy +apps/v1 +true +Deployment$' "$out"
+kt_expect "api-resources: ingresses" '^ingresses +ing +networking\.k8s\.io/v1 +true +Ingress$' "$out"
+kt_expect "api-resources: clusterroles" '^clusterroles +rbac\.authorization\.k8s\.io/v1 +false +ClusterRole$' "$out"
+kt_expect "api-resources: crds" '^customresourcedefinitions +crd +apiextensions\.k8s\.io/v1 +false +CustomResourceDefinition$' "$out"
+kt_expect "api-resources: configmaps" '^configmaps +cm +v1 +true +ConfigMap$' "$out"
+kt_expect "api-resources: pods" '^pods +po +v1 +true +Pod$' "$out"
+kt_expect "api-resources: backups" '^backups +velero\.io/v1 +true +Backup$' "$out"
+[ "$(printf '%s\n' "$out" | grep -c '^pods ')" = 1 ] || kt_fail "pods listed twice"
+kt_expect "api-versions" '^storage\.k8s\.io/v1$' "$(kubectl api-versions 2>&1)"
+# the sim holds none of them: listing them finds none, as in a cluster without any
+out=$(kubectl get deployments -A 2>&1) || kt_fail "get deployments -A: $out"
+kt_expect "get deployments -A: none" '^No resources found$' "$out"
+out=$(kubectl get clusterroles.rbac.authorization.k8s.io 2>&1) || kt_fail "get clusterroles: $out"
+kt_expect "get clusterroles: none" '^No resources found' "$out"
+kt_expect "get deploy -o json: an empty list" '"items": \[\]' "$(kubectl get deploy -n velero -o json 2>&1)"
+
 kt_expect "no backups yet" 'No resources found in velero namespace' "$(kubectl -n velero get backups 2>&1)"
 kt_backup_yaml nightly-1 >"$KT_DIR/b.yaml"
 kt_expect "create" 'backup.velero.io/nightly-1 created' \

