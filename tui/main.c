@@ -249,7 +249,7 @@ int main(int argc, char **argv)
         case O_WAIT: {
             char werr[400];
             if (wait_parse(optarg, &wait_kind, wait_name, sizeof wait_name, werr, sizeof werr)) {
-                fprintf(stderr, "veltop: %s\n", werr);
+                san_error("%s", werr);
                 return 2;
             }
             wait_for = optarg;
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (wait_for && once) {
-        fprintf(stderr, "veltop: --wait and --once do not go together\n");
+        san_error("--wait and --once do not go together");
         return 2;
     }
     if (json && !once) {

@@ -3,6 +3,8 @@
 #include "wait.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,20 @@
 #include "kubeclient/util.h"
 #include "sanitize.h"
 #include "ui.h"
+
+/* A message for err, made safe as every stderr message of veltop (san_message). */
+static void wait_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void wait_error(FILE *err, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    char *m = san_message("%s", text);
+    fputs(m, err);
+    free(m);
+}
 
 #define WAIT_LIST_TIMEOUT_S 15.0 /* the first list (as --once) */
 #define WAIT_MISSING_S      15.0 /* the run must exist by then after the list */
@@ -98,9 +114,9 @@ int wait_run(app *a, vl_kind kind, const char *name, int tty, FILE *out, FILE *e
         if (!st->synced) {
             if (st->state == KC_REFL_FAILED || now - start > WAIT_LIST_TIMEOUT_S) {
                 if (shown) fputc('\n', out);
-                fprintf(err, "veltop: %s\n",
-                        st->last_error[0] ? st->last_error
-                                          : "timed out listing Velero's resources");
+                wait_error(err, "%s",
+                           st->last_error[0] ? st->last_error
+                                             : "timed out listing Velero's resources");
                 return WAIT_UNREACHABLE;
             }
             continue;
@@ -108,17 +124,15 @@ int wait_run(app *a, vl_kind kind, const char *name, int tty, FILE *out, FILE *e
         if (!synced_at) synced_at = now;
         if (conn.stale_since > 0 && now - conn.stale_since > WAIT_DOWN_S) {
             if (shown) fputc('\n', out);
-            fprintf(err, "veltop: the cluster has been unreachable for %.0f s: %s\n",
-                    now - conn.stale_since, conn.error[0] ? conn.error : "no answer");
+            wait_error(err, "the cluster has been unreachable for %.0f s: %s",
+                       now - conn.stale_since, conn.error[0] ? conn.error : "no answer");
             return WAIT_UNREACHABLE;
         }
         model_run *r = model_find_run(a->model, kind, name);
         if (!r || !r->run) {
             if (now - synced_at > WAIT_MISSING_S) {
-                char *nm = san_str(name);
-                fprintf(err, "veltop: %s %s not found in namespace %s\n",
-                        kind == VL_BACKUP ? "backup" : "restore", nm, a->ns);
-                free(nm);
+                wait_error(err, "%s %s not found in namespace %s",
+                           kind == VL_BACKUP ? "backup" : "restore", name, a->ns);
                 return WAIT_UNREACHABLE;
             }
             continue;
