@@ -489,6 +489,35 @@ START_TEST(jitter_and_single_bursts_are_no_change_of_rate)
 }
 END_TEST
 
+/* The same 30 % jitter with a lasting x3 from 600 s (and, on another counter, x0.3): the change is
+ * taken within 15 s and the rate is then the new pace within 15 %. */
+START_TEST(a_step_through_jitter_is_followed_within_15_s)
+{
+    static const double factor[] = {3, 0.3};
+    for (int k = 0; k < 2; k++) {
+        est *e = est_new(&items_opts);
+        uint64_t seed = 7;
+        double work = 0, f = 1, at = -1;
+        for (int t = 0; t <= 700; t++) {
+            if (t % 5 == 0) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                f = 1 + 0.3 * ((double)(seed >> 11) / 9007199254740992.0 * 2 - 1);
+            }
+            est_sample(e, t, (int64_t)floor(work * 4), 1000000);
+            double st;
+            if (t < 600)
+                ck_assert_msg(!est_shift(e, NULL, NULL), "taken for a change at %d s", t);
+            else if (at < 0 && est_shift(e, &st, NULL))
+                at = t;
+            work += f * (t >= 600 ? factor[k] : 1);
+        }
+        ck_assert_msg(at >= 600 && at <= 615, "x%g taken at %g s", factor[k], at);
+        ck_assert_near(est_rate(e, 700), 4 * factor[k], 0.15 * 4 * factor[k]);
+        est_free(e);
+    }
+}
+END_TEST
+
 /* A stall the counter comes back from is a pause, not a change of rate (the average with the
  * stalled time left out takes over, est_window_has_stall); a change before it is forgotten. */
 START_TEST(a_stall_is_no_change_of_rate)
@@ -529,6 +558,7 @@ int main(void)
     tcase_add_test(tc, a_lasting_rate_drop_is_followed_too);
     tcase_add_test(tc, jitter_and_single_bursts_are_no_change_of_rate);
     tcase_add_test(tc, a_stall_is_no_change_of_rate);
+    tcase_add_test(tc, a_step_through_jitter_is_followed_within_15_s);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

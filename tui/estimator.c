@@ -15,10 +15,11 @@
 #define EST_COARSE_STEP 10.0
 #define EST_GAPS        9 /* gaps between changes whose median is the observed update interval */
 /* A lasting change of rate: for at least EST_SHIFT_GAPS gaps between changes and EST_SHIFT_SPAN
- * seconds, every gap moved more than EST_SHIFT_F times faster (or slower) than the average over
- * the window before them, and faster (slower) than any gap in it. The rate then forgets what came
- * before (est_shift). A counter's usual jitter and bursts stay within what its window saw; a
- * real step (x3, x0.3) does not. */
+ * seconds, every gap moved faster (or slower) than the average over the window before them, and
+ * over those gaps the counter moved more than EST_SHIFT_F times faster (slower) than that average
+ * and than any single gap in the window. The rate then forgets what came before (est_shift). A
+ * counter's usual jitter and bursts stay within what its window saw; a real step (x3, x0.3) does
+ * not. */
 #define EST_SHIFT_F        1.5
 #define EST_SHIFT_GAPS     2
 #define EST_SHIFT_SPAN     10.0
@@ -141,11 +142,12 @@ static double est_gap_rate(const est *e, int i) /* over the gap ending at point 
     return (double)(b->v - a->v) / (b->t - a->t);
 }
 
-/* Before the change (t, value) is recorded: does the gap up to it move at another pace than
- * before? It does when it moved EST_SHIFT_F times faster (slower) than the average over the
- * window before the streak of such gaps, and faster (slower) than any gap in that window: a
- * counter's usual bursts are no change. Returns 1 when that has lasted long enough to be a
- * change of rate (est_shift). */
+/* Before the change (t, value) is recorded: do the gaps up to it move at another pace than
+ * before? A streak of gaps all faster (slower) than the average over the window before them is a
+ * change of pace when, over the streak, the counter moved EST_SHIFT_F times faster (slower) than
+ * that average and faster (slower) than any single gap in that window did: a counter's usual
+ * bursts and jitter are no change. Returns 1 when that has lasted long enough to be a change of
+ * rate (est_shift). */
 static int est_shift_check(est *e, double t, int64_t value)
 {
     const est_pt *last = est_last(e);
@@ -165,15 +167,20 @@ static int est_shift_check(est *e, double t, int64_t value)
             if (r > hi) hi = r;
         }
         const est_pt *a = est_at(e, from), *b = est_at(e, end);
+        if (b->t - a->t < 2 * EST_SHIFT_SPAN) continue; /* too little seen to judge against */
         double ref = (double)(b->v - a->v) / (b->t - a->t);
         if (!(ref > 0)) continue;
-        int dir = g > EST_SHIFT_F * ref && g > hi ? 1 : g < ref / EST_SHIFT_F && g < lo ? -1 : 0;
+        int dir = g > ref ? 1 : g < ref ? -1 : 0;
         if (!dir || (pass == 0 && dir != e->streak_dir)) continue;
         e->streak_dir = (int8_t)dir;
         e->streak = (uint8_t)(k + 1 < UINT8_MAX ? k + 1 : UINT8_MAX - 1);
-        /* the streak's gaps start at the point streak - 1 gaps before the last one */
+        /* the streak's gaps start at the point streak - 1 gaps before the last one; over them
+         * all, the counter moved at another pace than its window ever did */
         const est_pt *first = est_at(e, e->fine.n - e->streak);
-        if (e->streak < EST_SHIFT_GAPS || t - first->t < EST_SHIFT_SPAN) return 0;
+        double agg = (double)(value - first->v) / (t - first->t);
+        int beyond =
+            dir > 0 ? agg > EST_SHIFT_F * ref && agg > hi : agg < ref / EST_SHIFT_F && agg < lo;
+        if (!beyond || e->streak < EST_SHIFT_GAPS || t - first->t < EST_SHIFT_SPAN) return 0;
         /* the change came somewhere in the streak's first gap, partly at the old pace: the new
          * one is measured from the gap after it */
         first = est_at(e, e->fine.n - e->streak + 1);
