@@ -694,14 +694,14 @@ int main(int argc, char **argv)
            pool_below.n + pool_above.n, pool_below.n, 100 * dvec_pct(&pool_below, 50),
            100 * dvec_pct(&pool_below, 90), pool_above.n, 100 * dvec_pct(&pool_above, 50),
            100 * dvec_pct(&pool_above, 100));
-    free(pool_below.v);
-    free(pool_above.v);
-    free(pool_claims.v);
     printf(
         "set: over the %zu samples that were estimates or wrong bounds (the %zu right bounds left "
         "out): median %.1f%%, p90 %.1f%%\n",
         pool_claims.n, pool_below.n, 100 * dvec_pct(&pool_claims, 50),
         100 * dvec_pct(&pool_claims, 90));
+    free(pool_below.v);
+    free(pool_above.v);
+    free(pool_claims.v);
     for (size_t i = 0; i < ns; i++) free(sc[i].yaml);
     for (int j = 0; j < 4; j++) free(pool[j]);
     free(pool_est);
