@@ -30,13 +30,15 @@ typedef struct bscn {
     const char *name, *what;
     const char *kind; /* "Backup" or "Restore" */
     char *yaml;       /* built below */
+    double step_at;   /* s after the start of a lasting rate change to adapt to; 0 none */
 } bscn;
 
-/* A comparison, not in the set's figures: the scheduled run without its history. */
+/* Comparisons, not in the set's figures (named in brackets): the scheduled run without its
+ * history; a rate dropping for good (what believing a lasting change is worth). */
 #define BSCN_CONTROL "(same without history)"
 static int bscn_control(const bscn *s)
 {
-    return !strcmp(s->name, BSCN_CONTROL);
+    return s->name[0] == '(';
 }
 
 static char *many_small_volumes(void)
@@ -81,7 +83,8 @@ static void scenarios_build(bscn *s, size_t *n)
                             "    jitter: 0.3\n    resources:\n"
                             "      - {name: pods, items: 1000}\n"
                             "      - {name: configmaps, items: 1000}\n"
-                            "      - {name: secrets, items: 1000}\n")};
+                            "      - {name: secrets, items: 1000}\n"),
+                    0};
     s[k++] =
         (bscn){"pod-volumes-gate", "600 items in 60 s; PVBs 6Gi, 2Gi, 1Gi gate the end", "Backup",
                xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
@@ -93,7 +96,8 @@ static void scenarios_build(bscn *s, size_t *n)
                        "      - {pod: es-0, namespace: shop, volume: data, uploader: kopia, "
                        "size: 2Gi, rate: 8Mi}\n"
                        "      - {pod: mq-0, namespace: shop, volume: data, uploader: restic, "
-                       "size: 1Gi, rate: 4Mi}\n")};
+                       "size: 1Gi, rate: 4Mi}\n"),
+               0};
     s[k++] =
         (bscn){"data-mover-after-items", "items 120 s, PVB 1Gi; DataUpload 12Gi after", "Backup",
                xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
@@ -103,7 +107,8 @@ static void scenarios_build(bscn *s, size_t *n)
                        "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
                        "size: 1Gi, rate: 10Mi}\n"
                        "      - {pvc: orders, namespace: shop, uploader: datamover, "
-                       "size: 12Gi, rate: 20Mi}\n")};
+                       "size: 12Gi, rate: 20Mi}\n"),
+               0};
     s[k++] =
         (bscn){"rate-30%-then-3x", "2000 items + PVB 4Gi; x0.3 from 2 min, x3 from 5 min", "Backup",
                xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
@@ -112,7 +117,8 @@ static void scenarios_build(bscn *s, size_t *n)
                        "      - {name: pods, items: 1000}\n"
                        "      - {name: configmaps, items: 1000}\n    volumes:\n"
                        "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
-                       "size: 4Gi, rate: 8Mi}\n")};
+                       "size: 4Gi, rate: 8Mi}\n"),
+               300};
     s[k++] =
         (bscn){"volume-pauses-2m", "restore: 100 items; PVR 3Gi pauses 120 s at 40 %", "Restore",
                xstrdup("runs:\n  - kind: backup\n    name: src\n    start: -1d\n"
@@ -120,7 +126,8 @@ static void scenarios_build(bscn *s, size_t *n)
                        "  - kind: restore\n    name: target\n    backup: src\n    rate: 20\n"
                        "    resources:\n      - {name: pods, items: 100}\n    volumes:\n"
                        "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
-                       "size: 3Gi, rate: 10Mi, stall_after: 0.4, stall_for: 120}\n")};
+                       "size: 3Gi, rate: 10Mi, stall_after: 0.4, stall_for: 120}\n"),
+               0};
     s[k++] =
         (bscn){"volumes-start-late", "2000 items, then pods: 4 PVBs of 1.5Gi from ~200 s", "Backup",
                xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
@@ -135,14 +142,16 @@ static void scenarios_build(bscn *s, size_t *n)
                        "      - {pod: c-0, namespace: shop, volume: d, uploader: kopia, size: "
                        "1536Mi, rate: 6Mi}\n"
                        "      - {pod: d-0, namespace: shop, volume: d, uploader: kopia, size: "
-                       "1536Mi, rate: 6Mi}\n")};
+                       "1536Mi, rate: 6Mi}\n"),
+               0};
     char *vols = many_small_volumes();
     s[k++] = (bscn){"many-small-volumes", "500 items; 40 PVBs of 20-400Mi at 1-3Mi/s", "Backup",
                     xasprintf("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
                               "    jitter: 0.1\n    resources:\n"
                               "      - {name: pods, items: 100}\n"
                               "      - {name: configmaps, items: 400}\n    volumes:\n%s",
-                              vols)};
+                              vols),
+                    0};
     free(vols);
     char *hist = history_runs();
     s[k++] = (bscn){"scheduled-with-history",
@@ -153,7 +162,8 @@ static void scenarios_build(bscn *s, size_t *n)
                               "      - {name: pods, items: 40}\n    volumes:\n"
                               "      - {pod: db-0, namespace: shop, volume: data, uploader: "
                               "kopia, size: 3Gi, rate: 8Mi}\n",
-                              hist)};
+                              hist),
+                    0};
     free(hist);
     /* the same run without its history: what the prior is worth */
     s[k++] = (bscn){BSCN_CONTROL, "the scheduled run alone (no earlier runs)", "Backup",
@@ -162,7 +172,17 @@ static void scenarios_build(bscn *s, size_t *n)
                             "      - {name: configmaps, items: 1200}\n"
                             "      - {name: pods, items: 40}\n    volumes:\n"
                             "      - {pod: db-0, namespace: shop, volume: data, uploader: "
-                            "kopia, size: 3Gi, rate: 8Mi}\n")};
+                            "kopia, size: 3Gi, rate: 8Mi}\n"),
+                    0};
+    s[k++] = (bscn){"(rate-30%-stays)", "as rate-30%-then-3x, the x0.3 from 2 min lasts", "Backup",
+                    xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
+                            "    pace: [{at: 120, factor: 0.3}]\n"
+                            "    resources:\n"
+                            "      - {name: pods, items: 1000}\n"
+                            "      - {name: configmaps, items: 1000}\n    volumes:\n"
+                            "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                            "size: 4Gi, rate: 8Mi}\n"),
+                    120};
     *n = k;
 }
 
@@ -274,6 +294,12 @@ typedef struct result {
     int n;                           /* samples 20-90 % */
     double stall_latency;            /* s from the stop to the flag; -1 none expected, -2 missed */
     int false_stalls;
+    int bound_wrong;           /* lower bounds above the real end (the real end came sooner) */
+    double below50, below90;   /* right bounds: how far below the real end (share of time left) */
+    double above50, above_max; /* wrong bounds: how far above it */
+    double est_med, est_p90;   /* over the samples that were estimates (not bounds) */
+    double adapt_in;           /* s after step_at from which the ETA stays within 10 %; -1 n/a */
+    double adapt_first;        /* s after step_at of the first ETA within 10 %; -1 n/a */
 } result;
 
 static double rel_err(double left_pred, double t, double end)
@@ -283,18 +309,61 @@ static double rel_err(double left_pred, double t, double end)
     return fabs(pred_end - end) / left;
 }
 
+/* Signed: how far the predicted end is before the real end, as a share of the time left (> 0:
+ * the prediction is early, as a correct lower bound is). */
+static double early_by(double left_pred, double t, double end)
+{
+    double pred_end = t + (left_pred >= 0 ? left_pred : 0);
+    return (end - pred_end) / (end - t);
+}
+
+/* A growing array of doubles. */
+typedef struct dvec {
+    double *v;
+    size_t n;
+} dvec;
+
+static void dvec_add(dvec *d, double x)
+{
+    d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+    d->v[d->n++] = x;
+}
+
+/* "12.3%", or "-" for none; into one of 8 rotating buffers. */
+static const char *pct(double v)
+{
+    static char buf[8][16];
+    static int k;
+    char *b = buf[k++ % 8];
+    if (isnan(v))
+        snprintf(b, sizeof buf[0], "%6s", "-");
+    else
+        snprintf(b, sizeof buf[0], "%5.1f%%", 100 * v);
+    return b;
+}
+
+static double dvec_pct(const dvec *d, double p)
+{
+    return d->n ? bench_percentile(d->v, d->n, p) : NAN;
+}
+
 /* Every scenario's errors from 20 % on, pooled (j = ours, items-only, average, EMA). */
 static double *pool[4];
 static size_t npool, cap_pool;
 static double *pool_est; /* ours, samples that were estimates (not lower bounds) */
 static size_t npool_est;
+static dvec pool_below, pool_above; /* bounds right (below the real end) or wrong: how far */
+static dvec pool_claims; /* ours, every sample but the right bounds (what was claimed and wrong) */
 
-static void pool_add(const double v[4], int bound)
+static void pool_add(const double v[4], int bound, double early)
 {
     if (!bound) {
         pool_est = xrealloc(pool_est, (npool_est + 1) * sizeof(double));
         pool_est[npool_est++] = v[0];
+    } else {
+        dvec_add(early >= 0 ? &pool_below : &pool_above, fabs(early));
     }
+    if (!bound || early < 0) dvec_add(&pool_claims, v[0]);
     if (npool == cap_pool) {
         cap_pool = cap_pool ? cap_pool * 2 : 4096;
         for (int j = 0; j < 4; j++) pool[j] = xrealloc(pool[j], cap_pool * sizeof(double));
@@ -303,10 +372,36 @@ static void pool_add(const double v[4], int bound)
     npool++;
 }
 
-static void summarise(const sample *s, int n, double start, double end, int pooled, result *r)
+/* From when (s after start + at) the ETA is within 10 % of the truth to 90 % of the run, and
+ * when it first was; -1 never. */
+static void adaptation(const sample *s, int n, double start, double end, double at, result *r)
+{
+    r->adapt_in = r->adapt_first = -1;
+    if (!(at > 0)) return;
+    double t0 = start + at, last_bad = t0;
+    int any = 0, settled = 0;
+    for (int i = 0; i < n; i++) {
+        double f = (s[i].t - start) / (end - start);
+        if (s[i].t < t0 || f > 0.9) continue;
+        double err = s[i].stalled ? 1 : rel_err(s[i].ours, s[i].t, end);
+        settled = err <= 0.10;
+        if (!settled)
+            last_bad = s[i].t + 1;
+        else if (r->adapt_first < 0)
+            r->adapt_first = s[i].t - t0;
+        any = 1;
+    }
+    if (any && settled) r->adapt_in = last_bad - t0;
+}
+
+static void summarise(const sample *s, int n, double start, double end, int pooled,
+                      const char *name, result *r)
 {
     double *e[4], *e10[4];
+    dvec est = {0}, below = {0}, above = {0};
     int k = 0, k10 = 0;
+    const char *trace = getenv("BENCH_ETA_TRACE");
+    if (trace && *trace && strcmp(trace, name)) trace = NULL;
     for (int j = 0; j < 4; j++) {
         e[j] = xcalloc((size_t)n + 1, sizeof(double));
         e10[j] = xcalloc((size_t)n + 1, sizeof(double));
@@ -320,17 +415,33 @@ static void summarise(const sample *s, int n, double start, double end, int pool
         for (int j = 0; j < 4; j++) e10[j][k10] = rel_err(v[j], s[i].t, end);
         k10++;
         if (f < 0.2) continue;
-        if (getenv("BENCH_ETA_TRACE"))
+        if (trace)
             fprintf(stderr, "%.0f %.2f ours %.1f left %.1f err %.2f st %d b %d\n", s[i].t - start,
                     f, s[i].ours, end - s[i].t, rel_err(s[i].ours, s[i].t, end), s[i].stalled,
                     s[i].bound);
         double ev[4];
         for (int j = 0; j < 4; j++) e[j][k] = ev[j] = rel_err(v[j], s[i].t, end);
-        if (pooled) pool_add(ev, s[i].bound);
+        double early = early_by(s[i].ours, s[i].t, end);
+        if (pooled) pool_add(ev, s[i].bound, early);
         k++;
-        if (s[i].bound) r->bounded++;
+        if (s[i].bound) {
+            r->bounded++;
+            dvec_add(early >= 0 ? &below : &above, fabs(early));
+            if (early < 0) r->bound_wrong++;
+        } else {
+            dvec_add(&est, ev[0]);
+        }
     }
     r->n = k;
+    r->below50 = dvec_pct(&below, 50);
+    r->below90 = dvec_pct(&below, 90);
+    r->above50 = dvec_pct(&above, 50);
+    r->above_max = dvec_pct(&above, 100);
+    r->est_med = dvec_pct(&est, 50);
+    r->est_p90 = dvec_pct(&est, 90);
+    free(below.v);
+    free(above.v);
+    free(est.v);
     for (int j = 0; j < 4; j++) {
         r->med[j] = k ? bench_percentile(e[j], (size_t)k, 50) : NAN;
         r->p90[j] = k ? bench_percentile(e[j], (size_t)k, 90) : NAN;
@@ -449,7 +560,8 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
         fprintf(stderr, "bench_eta: %s: the target run did not end\n", sc->name);
         return -1;
     }
-    summarise(s, n, start, end, !bscn_control(sc), res);
+    summarise(s, n, start, end, !bscn_control(sc), sc->name, res);
+    adaptation(s, n, start, end, sc->step_at, res);
     /* stalls: a flag while something moved in the last 3 byte intervals (30 s) is a false
      * stall; each flagged stretch counts from the last move; a stretch of 45 s without a move
      * that is never flagged is a missed stall */
@@ -532,9 +644,10 @@ int main(int argc, char **argv)
         pp[j] = bench_percentile(pool[j], npool, 90);
     }
     int ok_med = pm[0] <= 0.10, ok_p90 = pp[0] <= 0.25, ok_3x = pm[1] >= 3 * pm[0];
-    printf("set (%zu samples pooled): run ETA median %.1f%% (target <= 10%%) %s, p90 %.1f%% "
+    printf("set (the issue's %d scenarios, %zu samples pooled): run ETA median %.1f%% (target <= "
+           "10%%) %s, p90 %.1f%% "
            "(target <= 25%%) %s; median of the scenarios' medians %.1f%%, worst p90 %.1f%%\n",
-           npool, 100 * pm[0], bench_verdict(ok_med), 100 * pp[0], bench_verdict(ok_p90),
+           nall, npool, 100 * pm[0], bench_verdict(ok_med), 100 * pp[0], bench_verdict(ok_p90),
            100 * med[0], 100 * p90[0]);
     printf("set: run ETA over the %zu samples that were estimates (not lower bounds): median "
            "%.1f%%, p90 %.1f%% %s\n",
@@ -550,6 +663,45 @@ int main(int argc, char **argv)
            blank, bench_verdict(blank == 0), worst_latency,
            bench_verdict(worst_latency <= 40 && !missed), missed, false_st,
            bench_verdict(false_st == 0));
+    /* the comparison runs, apart from the set */
+    for (size_t i = 0; i < ns; i++)
+        if (bscn_control(&sc[i]))
+            printf("comparison, not in the set: %s: run ETA median %.1f%%, p90 %.1f%% (%.0f%% "
+                   "of its samples bounds)\n",
+                   sc[i].name, 100 * r[i].med[0], 100 * r[i].p90[0],
+                   r[i].n ? 100.0 * r[i].bounded / r[i].n : 0);
+    /* lower bounds: right when the real end is at or after them (then: how far below it), wrong
+     * when the run ended sooner (how far above) */
+    printf("\n# per scenario, from 20 %% on: estimates (not bounds) med/p90; lower bounds ('>='): "
+           "count, wrong (real end < bound); right ones: how far below the real end med/p90, "
+           "wrong ones: how far above med/max (%% of the time left); after a rate step: s to the "
+           "first ETA within 10 %% / s from which it stays within 10 %% (to 90 %% of the run)\n");
+    printf("%-24s | %-15s | %5s %5s | %-15s | %-15s | %s\n", "scenario", "estimates", "bound",
+           "wrong", "right: below", "wrong: above", "adapt (first/stays)");
+    for (size_t i = 0; i < ns; i++) {
+        const result *x = &r[i];
+        char adapt[48] = "-";
+        if (sc[i].step_at > 0)
+            snprintf(adapt, sizeof adapt, "step at %.0fs: %.0fs / %.0fs", sc[i].step_at,
+                     x->adapt_first, x->adapt_in);
+        printf("%-24s | %s / %s | %5d %5d | %s / %s | %s / %s | %s\n", sc[i].name, pct(x->est_med),
+               pct(x->est_p90), x->bounded, x->bound_wrong, pct(x->below50), pct(x->below90),
+               pct(x->above50), pct(x->above_max), adapt);
+    }
+    printf("set: %zu lower bounds; right (real end >= bound) %zu, below the real end by median "
+           "%.1f%%, p90 %.1f%% of the time left; wrong (real end < bound) %zu, above it by median "
+           "%.1f%%, max %.1f%%\n",
+           pool_below.n + pool_above.n, pool_below.n, 100 * dvec_pct(&pool_below, 50),
+           100 * dvec_pct(&pool_below, 90), pool_above.n, 100 * dvec_pct(&pool_above, 50),
+           100 * dvec_pct(&pool_above, 100));
+    printf(
+        "set: over the %zu samples that were estimates or wrong bounds (the %zu right bounds left "
+        "out): median %.1f%%, p90 %.1f%%\n",
+        pool_claims.n, pool_below.n, 100 * dvec_pct(&pool_claims, 50),
+        100 * dvec_pct(&pool_claims, 90));
+    free(pool_below.v);
+    free(pool_above.v);
+    free(pool_claims.v);
     for (size_t i = 0; i < ns; i++) free(sc[i].yaml);
     for (int j = 0; j < 4; j++) free(pool[j]);
     free(pool_est);

@@ -438,6 +438,134 @@ START_TEST(counter_at_the_int64_extremes)
 }
 END_TEST
 
+/* A volume's bytes every 10 s at 2.4 MiB/s, then three times as fast for good (bench_eta's
+ * rate-30%-then-3x, whose ETA never came within 10 % of the truth before the run's 90 %): the
+ * rate is the new one two updates after the step, and the ETA within 10 % of the truth. */
+START_TEST(a_lasting_rate_step_is_followed_within_two_updates)
+{
+    est *e = est_new(&bytes_opts);
+    const double r0 = 2.4, r1 = 7.2; /* MiB/s */
+    const int64_t total = 4000;
+    double v = 0;
+    for (int t = 0; t <= 300; t += 10) est_sample(e, t, (int64_t)(v = r0 * t), total);
+    ck_assert_near(est_rate(e, 300), r0, 1e-3);
+    ck_assert_int_eq(est_shift(e, NULL, NULL), 0);
+    /* x3 from t = 305: the update at 310 carries half a gap of each */
+    double at305 = r0 * 305;
+    est_sample(e, 310, (int64_t)(at305 + r1 * 5), total);
+    ck_assert_int_eq(est_shift(e, NULL, NULL), 0); /* one gap is no change yet */
+    est_sample(e, 320, (int64_t)(at305 + r1 * 15), total);
+    double st;
+    int64_t sv;
+    ck_assert_int_eq(est_shift(e, &st, &sv), 1);
+    /* measured from the gap after the one the step fell in */
+    ck_assert_near(st, 310, 0);
+    ck_assert_int_eq(sv, (int64_t)(at305 + r1 * 5));
+    ck_assert_near(est_rate(e, 320), r1, 0.01);
+    double left = (total - (at305 + r1 * 15)) / r1;
+    ck_assert_near(est_eta(e, 320), left, 0.1 * left);
+    /* the rate keeps following the new pace as the window moves past the step */
+    for (int t = 330; t <= 400; t += 10) est_sample(e, t, (int64_t)(at305 + r1 * (t - 305)), total);
+    ck_assert_near(est_rate(e, 400), r1, 0.01);
+    ck_assert_int_eq(est_shift(e, &st, NULL), 1);
+    ck_assert_near(st, 310, 0);
+    est_free(e);
+}
+END_TEST
+
+/* ... and a lasting drop to 30 %, the same way (the slope over 60 s took minutes). */
+START_TEST(a_lasting_rate_drop_is_followed_too)
+{
+    est *e = est_new(&bytes_opts);
+    for (int t = 0; t <= 120; t += 10) est_sample(e, t, 8 * t, 100000);
+    for (int t = 130; t <= 150; t += 10) est_sample(e, t, 960 + (int64_t)(2.4 * (t - 120)), 100000);
+    ck_assert_int_eq(est_shift(e, NULL, NULL), 1);
+    ck_assert_near(est_rate(e, 150), 2.4, 0.01);
+    est_free(e);
+}
+END_TEST
+
+/* One fast or slow update is no change of rate, nor are bursts of a jittery counter: items every
+ * second at 4/s whose speed is drawn in 0.7-1.3 every 5 s (the sim's 'jitter: 0.3'), over 20
+ * minutes: never taken for a change, the ETA within 15 % of the time left at 4/s throughout. */
+START_TEST(jitter_and_single_bursts_are_no_change_of_rate)
+{
+    est *e = est_new(&bytes_opts);
+    for (int t = 0; t <= 100; t += 10) est_sample(e, t, 10 * t, 100000);
+    est_sample(e, 110, 1000 + 300, 100000); /* one update 3 x the pace */
+    for (int t = 120; t <= 200; t += 10) est_sample(e, t, 1300 + 10 * (t - 110), 100000);
+    ck_assert_int_eq(est_shift(e, NULL, NULL), 0);
+    est_free(e);
+
+    e = est_new(&items_opts);
+    const int total = 4800;
+    uint64_t seed = 42;
+    double work = 0, f = 1, worst = 0;
+    for (int t = 0; t <= 1200; t++) {
+        if (t % 5 == 0) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            f = 1 + 0.3 * ((double)(seed >> 11) / 9007199254740992.0 * 2 - 1);
+        }
+        int64_t done = (int64_t)floor(work * 4);
+        est_sample(e, t, done > total ? total : done, total);
+        ck_assert_msg(!est_shift(e, NULL, NULL), "taken for a change of rate at %d s", t);
+        double left = (total - work * 4) / 4; /* at 4/s, on average */
+        if (t >= 120 && left > 60) {
+            double err = fabs(est_eta(e, t) - left) / left;
+            if (err > worst) worst = err;
+        }
+        work += f;
+    }
+    ck_assert_msg(worst <= 0.15, "ETA off by %.1f %% of the time left", 100 * worst);
+    est_free(e);
+}
+END_TEST
+
+/* The same 30 % jitter with a lasting x3 from 600 s (and, on another counter, x0.3): the change is
+ * taken within 15 s and the rate is then the new pace within 15 %. */
+START_TEST(a_step_through_jitter_is_followed_within_15_s)
+{
+    static const double factor[] = {3, 0.3};
+    for (int k = 0; k < 2; k++) {
+        est *e = est_new(&items_opts);
+        uint64_t seed = 7;
+        double work = 0, f = 1, at = -1;
+        for (int t = 0; t <= 700; t++) {
+            if (t % 5 == 0) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                f = 1 + 0.3 * ((double)(seed >> 11) / 9007199254740992.0 * 2 - 1);
+            }
+            est_sample(e, t, (int64_t)floor(work * 4), 1000000);
+            double st;
+            if (t < 600)
+                ck_assert_msg(!est_shift(e, NULL, NULL), "taken for a change at %d s", t);
+            else if (at < 0 && est_shift(e, &st, NULL))
+                at = t;
+            work += f * (t >= 600 ? factor[k] : 1);
+        }
+        ck_assert_msg(at >= 600 && at <= 615, "x%g taken at %g s", factor[k], at);
+        ck_assert_near(est_rate(e, 700), 4 * factor[k], 0.15 * 4 * factor[k]);
+        est_free(e);
+    }
+}
+END_TEST
+
+/* A stall the counter comes back from is a pause, not a change of rate (the average with the
+ * stalled time left out takes over, est_window_has_stall); a change before it is forgotten. */
+START_TEST(a_stall_is_no_change_of_rate)
+{
+    est *e = est_new(&bytes_opts);
+    for (int t = 0; t <= 100; t += 10) est_sample(e, t, 10 * t, 100000);
+    for (int t = 110; t <= 140; t += 10) est_sample(e, t, 1000 + 40 * (t - 100), 100000);
+    ck_assert_int_eq(est_shift(e, NULL, NULL), 1);
+    /* stalled 2 min, then back at the same pace */
+    for (int t = 270; t <= 300; t += 10) est_sample(e, t, 2600 + 40 * (t - 260), 100000);
+    ck_assert_int_eq(est_shift(e, NULL, NULL), 0);
+    ck_assert_int_eq(est_window_has_stall(e), 1);
+    est_free(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -459,6 +587,11 @@ int main(void)
     tcase_add_test(tc, paused_time_is_counted);
     tcase_add_test(tc, sparkline_has_no_spike_after_attaching);
     tcase_add_test(tc, counter_at_the_int64_extremes);
+    tcase_add_test(tc, a_lasting_rate_step_is_followed_within_two_updates);
+    tcase_add_test(tc, a_lasting_rate_drop_is_followed_too);
+    tcase_add_test(tc, jitter_and_single_bursts_are_no_change_of_rate);
+    tcase_add_test(tc, a_stall_is_no_change_of_rate);
+    tcase_add_test(tc, a_step_through_jitter_is_followed_within_15_s);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -15,6 +15,16 @@
 #define EST_COARSE      64  /* thinned samples for the sparkline, one per EST_COARSE_STEP seconds */
 #define EST_COARSE_STEP 10.0
 #define EST_GAPS        9 /* gaps between changes whose median is the observed update interval */
+/* A lasting change of rate: for at least EST_SHIFT_GAPS gaps between changes and EST_SHIFT_SPAN
+ * seconds, every gap moved faster (or slower) than the average over the window before them, and
+ * over those gaps the counter moved more than EST_SHIFT_F times faster (slower) than that average
+ * and than any single gap in the window. The rate then forgets what came before (est_shift). A
+ * counter's usual jitter and bursts stay within what its window saw; a real step (x3, x0.3) does
+ * not. */
+#define EST_SHIFT_F        1.5
+#define EST_SHIFT_GAPS     2
+#define EST_SHIFT_SPAN     10.0
+#define EST_SHIFT_REF_GAPS 3 /* gaps before the streak it is judged against, at least */
 
 typedef struct est_pt {
     double t;
@@ -28,16 +38,20 @@ typedef struct est_ring {
 } est_ring;
 
 struct est {
-    est_opts o;
-    est_ring fine;    /* every change */
-    est_ring coarse;  /* thinned, for a sparkline longer than the fine ring */
-    int64_t total;    /* 0 = unknown */
-    double seed_rate; /* < 0: not seeded */
+    float window_s, interval_s; /* est_opts; floats, and paused: an estimator fits 104 bytes */
+    est_ring fine;              /* every change */
+    est_ring coarse;            /* thinned, for a sparkline longer than the fine ring */
+    int64_t total;              /* 0 = unknown */
+    double seed_rate;           /* < 0: not seeded */
     double finish_rate;
     double last_change; /* < 0: none */
-    double paused;      /* seconds spent stalled (gaps beyond the stall threshold) */
     double resumed;     /* time of the change that ended the last stall, < 0 none */
+    double shift_t;     /* the point a lasting change of rate began at, < 0 none (est_shift) */
+    int64_t shift_v;
+    float paused; /* seconds spent stalled (gaps beyond the stall threshold) */
     uint8_t total_changed, finished;
+    uint8_t streak; /* the last gaps that all moved faster (dir 1) or slower (-1) than the rate */
+    int8_t streak_dir;
 };
 
 static est_pt *est_ring_at(const est_ring *r, int i)
@@ -80,12 +94,13 @@ static const est_pt *est_last(const est *e)
 est *est_new(const est_opts *o)
 {
     est *e = xcalloc(1, sizeof *e);
-    e->o.window_s = o && o->window_s > 0 ? o->window_s : 60.0;
-    e->o.expected_interval_s = o && o->expected_interval_s > 0 ? o->expected_interval_s : 1.0;
+    e->window_s = (float)(o && o->window_s > 0 ? o->window_s : 60.0);
+    e->interval_s = (float)(o && o->expected_interval_s > 0 ? o->expected_interval_s : 1.0);
     e->seed_rate = -1;
     e->finish_rate = -1;
     e->last_change = -1;
     e->resumed = -1;
+    e->shift_t = -1;
     return e;
 }
 
@@ -106,6 +121,8 @@ static void est_reset(est *e)
     e->last_change = -1;
     e->paused = 0;
     e->resumed = -1;
+    e->shift_t = -1;
+    e->streak = 0;
 }
 
 static void est_push(est *e, double t, int64_t v)
@@ -118,6 +135,64 @@ static void est_push(est *e, double t, int64_t v)
 
 static double est_stall_after(const est *e);
 static double est_observed_interval(const est *e);
+static int est_window_start(const est *e, double end, int keep);
+
+static double est_gap_rate(const est *e, int i) /* over the gap ending at point i >= 1 */
+{
+    const est_pt *a = est_at(e, i - 1), *b = est_at(e, i);
+    return kc_i64_diff(b->v, a->v) / (b->t - a->t);
+}
+
+/* Before the change (t, value) is recorded: do the gaps up to it move at another pace than
+ * before? A streak of gaps all faster (slower) than the average over the window before them is a
+ * change of pace when, over the streak, the counter moved EST_SHIFT_F times faster (slower) than
+ * that average and faster (slower) than any single gap in that window did: a counter's usual
+ * bursts and jitter are no change. Returns 1 when that has lasted long enough to be a change of
+ * rate (est_shift). */
+static int est_shift_check(est *e, double t, int64_t value)
+{
+    const est_pt *last = est_last(e);
+    double g = kc_i64_diff(value, last->v) / (t - last->t);
+    for (int pass = 0; pass < 2; pass++) {
+        /* the streak this gap would extend (pass 0), or a new one (pass 1) */
+        int k = pass == 0 ? e->streak : 0;
+        if (pass == 0 && k == 0) continue;
+        int end = e->fine.n - 1 - k; /* the reference window ends where the streak starts */
+        if (end < EST_SHIFT_REF_GAPS) continue;
+        int from = est_window_start(e, est_at(e, end)->t, 2);
+        if (end - from < EST_SHIFT_REF_GAPS) continue;
+        double lo = INFINITY, hi = 0;
+        for (int i = from + 1; i <= end; i++) {
+            double r = est_gap_rate(e, i);
+            if (r < lo) lo = r;
+            if (r > hi) hi = r;
+        }
+        const est_pt *a = est_at(e, from), *b = est_at(e, end);
+        if (b->t - a->t < 2 * EST_SHIFT_SPAN) continue; /* too little seen to judge against */
+        double ref = kc_i64_diff(b->v, a->v) / (b->t - a->t);
+        if (!(ref > 0)) continue;
+        int dir = g > ref ? 1 : g < ref ? -1 : 0;
+        if (!dir || (pass == 0 && dir != e->streak_dir)) continue;
+        e->streak_dir = (int8_t)dir;
+        e->streak = (uint8_t)(k + 1 < UINT8_MAX ? k + 1 : UINT8_MAX - 1);
+        /* the streak's gaps start at the point streak - 1 gaps before the last one; over them
+         * all, the counter moved at another pace than its window ever did */
+        const est_pt *first = est_at(e, e->fine.n - e->streak);
+        double agg = kc_i64_diff(value, first->v) / (t - first->t);
+        int beyond =
+            dir > 0 ? agg > EST_SHIFT_F * ref && agg > hi : agg < ref / EST_SHIFT_F && agg < lo;
+        if (!beyond || e->streak < EST_SHIFT_GAPS || t - first->t < EST_SHIFT_SPAN) return 0;
+        /* the change came somewhere in the streak's first gap, partly at the old pace: the new
+         * one is measured from the gap after it */
+        first = est_at(e, e->fine.n - e->streak + 1);
+        e->shift_t = first->t;
+        e->shift_v = first->v;
+        e->streak = 0; /* the rate is now the new one's: the next gaps are compared with it */
+        return 1;
+    }
+    e->streak = 0;
+    return 0;
+}
 
 void est_sample(est *e, double t, int64_t value, int64_t total)
 {
@@ -137,9 +212,14 @@ void est_sample(est *e, double t, int64_t value, int64_t total)
             est_ring_at(&e->fine, e->fine.n - 1)->v = value;
             return;
         } else if (t - last->t > est_stall_after(e) && (e->fine.n > 1 || e->seed_rate >= 0)) {
-            /* it moves again after a stall: that time was no progress (est_paused) */
-            e->paused += t - last->t - est_observed_interval(e);
+            /* it moves again after a stall: that time was no progress (est_paused); the average
+             * with the stall left out takes over (est_window_has_stall), not a change of rate */
+            e->paused += (float)(t - last->t - est_observed_interval(e));
             e->resumed = t;
+            e->shift_t = -1;
+            e->streak = 0;
+        } else {
+            est_shift_check(e, t, value);
         }
     }
     est_push(e, t, value);
@@ -182,7 +262,7 @@ static double est_observed_interval(const est *e)
     int k = 0;
     for (int i = e->fine.n - 1; i > 0 && k < EST_GAPS; i--)
         gaps[k++] = est_at(e, i)->t - est_at(e, i - 1)->t;
-    if (k == 0) return e->o.expected_interval_s;
+    if (k == 0) return e->interval_s;
     for (int i = 1; i < k; i++) /* insertion sort: at most 9 values */
         for (int j = i; j > 0 && gaps[j - 1] > gaps[j]; j--) {
             double x = gaps[j];
@@ -195,13 +275,13 @@ static double est_observed_interval(const est *e)
 static double est_window(const est *e)
 {
     double w = 6 * est_observed_interval(e);
-    return w > e->o.window_s ? w : e->o.window_s;
+    return w > e->window_s ? w : e->window_s;
 }
 
 static double est_stall_after(const est *e)
 {
     double iv = est_observed_interval(e);
-    return 3 * (iv > e->o.expected_interval_s ? iv : e->o.expected_interval_s);
+    return 3 * (iv > e->interval_s ? iv : e->interval_s);
 }
 
 /* Least-squares slope of points [from, n) plus an optional extra point; *span = time covered. */
@@ -240,8 +320,10 @@ static int est_window_start(const est *e, double end, int keep)
     /* an idle start (first seen at a value long before it began to move) is no rate: the counter
      * started moving somewhere in that gap, so the first point would pull the slope down */
     if (i == 0 && e->fine.n >= 3 && e->fine.n - 1 >= keep && e->seed_rate < 0 &&
-        est_at(e, 1)->t - est_at(e, 0)->t > 3 * e->o.expected_interval_s)
+        est_at(e, 1)->t - est_at(e, 0)->t > 3 * e->interval_s)
         i = 1;
+    /* after a lasting change of rate, what came before it says nothing about the rate now */
+    while (e->shift_t >= 0 && i < e->fine.n - keep && est_at(e, i)->t < e->shift_t) i++;
     return i;
 }
 
@@ -253,7 +335,7 @@ static double est_rate_at_last(const est *e)
     if (e->fine.n == 1) return e->seed_rate;
     double span, r = est_slope(e, est_window_start(e, est_last(e)->t, 2), NULL, &span);
     if (r < 0) return e->seed_rate >= 0 ? e->seed_rate : r;
-    if (e->seed_rate >= 0) {
+    if (e->seed_rate >= 0 && e->shift_t < 0) {
         double a = span / est_window(e);
         if (a < 1) r = a * r + (1 - a) * e->seed_rate;
     }
@@ -321,6 +403,14 @@ double est_paused(const est *e)
     return e ? e->paused : 0;
 }
 
+int est_shift(const est *e, double *t, int64_t *v)
+{
+    if (!e || e->finished || e->shift_t < 0) return 0;
+    if (t) *t = e->shift_t;
+    if (v) *v = e->shift_v;
+    return 1;
+}
+
 int est_window_has_stall(const est *e)
 {
     /* the window ending at the last change reaches back over the stall's gap */
@@ -332,7 +422,7 @@ int est_confident(const est *e)
     if (!e) return 0;
     if (e->finished || e->seed_rate >= 0) return 1;
     /* two moves after the first sighting, over at least two update intervals */
-    return e->fine.n >= 3 && est_last(e)->t - est_at(e, 1)->t >= 2 * e->o.expected_interval_s;
+    return e->fine.n >= 3 && est_last(e)->t - est_at(e, 1)->t >= 2 * e->interval_s;
 }
 
 int est_total_estimated(const est *e)

@@ -44,6 +44,10 @@ int est_confident(const est *e);
 /* Seconds the counter spent stalled before it moved again (gaps past the stall threshold, less
  * one update interval each): an average since the start leaves them out. */
 double est_paused(const est *e);
+/* 1 once the counter's rate changed for good (for EST_SHIFT_GAPS gaps and 10 s, every gap moved
+ * 1.5x faster or slower than the rate before it): the rate is then taken from the changes since
+ * the point it began at, (*t, *v), which an average should start from too. */
+int est_shift(const est *e, double *t, int64_t *v);
 /* 1 while the rate's window still spans a stall the counter came back from (the slope then
  * understates how fast it moves). */
 int est_window_has_stall(const est *e);

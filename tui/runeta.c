@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/sat.h"
+
 /* The evidence (fraction of the run's time behind it) at which live rates alone are trusted. */
 #define RE_PRIOR_FADE 0.3
 
@@ -61,12 +63,25 @@ static double re_blend_rate(double recent, double avg)
     return recent > 0 ? recent : avg;
 }
 
-/* A volume's average since its startTimestamp, as of its last change; < 0 unknown. */
+/* The average of a counter since a lasting change of its rate (est_shift), as of its last change
+ * at last_change when it was at done; < 0 none. What came before the change is another pace. */
+static double re_avg_since_shift(const est *e, int64_t done, double last_change)
+{
+    double t;
+    int64_t v;
+    if (!est_shift(e, &t, &v) || !(last_change > t) || done <= v) return -1;
+    return kc_i64_diff(done, v) / (last_change - t);
+}
+
+/* A volume's average since its startTimestamp (or since its rate changed for good), as of its
+ * last change; < 0 unknown. */
 static double re_vol_avg(const model *m, const model_volume *mv, double now, double wall)
 {
     const vl_volume *v = mv->vol;
     double last = est_last_change(mv->bytes);
     if (v->started <= 0 || v->bytes_done <= 0 || last < 0) return -1;
+    double shifted = re_avg_since_shift(mv->bytes, v->bytes_done, last);
+    if (shifted > 0) return shifted;
     double at = model_cluster_now(m, wall - (now - last)); /* the cluster's clock then */
     double el = model_wall_span(m, at - v->started) - est_paused(mv->bytes);
     return el >= 1 ? (double)v->bytes_done / el : -1;
@@ -197,6 +212,8 @@ static void re_items(const model_run *r, double now, double elapsed, int pass_ov
     double lc = est_last_change(r->items);
     double moving = elapsed - (lc >= 0 && now > lc ? now - lc : 0) - est_paused(r->items);
     double avg = moving > 0 && s->done > 0 ? (double)s->done / moving : -1;
+    double shifted = re_avg_since_shift(r->items, s->done, lc);
+    if (shifted > 0) avg = shifted;
     if (s->rate <= 0 && avg > 0) s->rate = avg;
     double since;
     if (pass_over || (s->total > 0 && s->done >= s->total)) {
