@@ -805,21 +805,28 @@ static int logs_desc_next(ui *u, ui_screen *s)
     return drill_step(u, 1, screen_describe_run_new);
 }
 
-/* the pager's keys without those about logs (level, errors, live follow) */
+/* the pager's keys without those about logs (level, errors, live follow): the rows every
+ * describe screen has, first in its table (help lists them in this order); kept one row per
+ * line like the tables, hence clang-format off */
+// clang-format off
+#define DESC_PAGER_KEYS                                               \
+    {UI_C_DOWN, "scroll down", logs_down},                            \
+    {UI_C_UP, "scroll up", logs_up},                                  \
+    {UI_C_PGDN, NULL, logs_pgdn},                                     \
+    {UI_C_PGUP, NULL, logs_pgup},                                     \
+    {UI_C_TOP, "first line", logs_home},                              \
+    {UI_C_BOTTOM, "last line", logs_end},                             \
+    {UI_C_FIND, "search (smartcase)", logs_search},                   \
+    {UI_C_NEXT_MATCH, NULL, logs_next},                               \
+    {UI_C_PREV_MATCH, NULL, logs_prev},                               \
+    {UI_C_WRAP, NULL, logs_wrap},                                     \
+    {UI_C_LEFT, NULL, logs_left},                                     \
+    {UI_C_RIGHT, NULL, logs_right},                                   \
+    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write}
+// clang-format on
+
 static const ui_key desc_run_keys[] = {
-    {UI_C_DOWN, "scroll down", logs_down},
-    {UI_C_UP, "scroll up", logs_up},
-    {UI_C_PGDN, NULL, logs_pgdn},
-    {UI_C_PGUP, NULL, logs_pgup},
-    {UI_C_TOP, "first line", logs_home},
-    {UI_C_BOTTOM, "last line", logs_end},
-    {UI_C_FIND, "search (smartcase)", logs_search},
-    {UI_C_NEXT_MATCH, NULL, logs_next},
-    {UI_C_PREV_MATCH, NULL, logs_prev},
-    {UI_C_WRAP, NULL, logs_wrap},
-    {UI_C_LEFT, NULL, logs_left},
-    {UI_C_RIGHT, NULL, logs_right},
-    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write},
+    DESC_PAGER_KEYS,
     {UI_C_PREV_RUN, "describe the previous run (in the list's order)", logs_desc_prev},
     {UI_C_NEXT_RUN, "describe the next run", logs_desc_next},
     {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
@@ -828,19 +835,7 @@ static const ui_key desc_run_keys[] = {
     {UI_C_NONE, NULL, NULL},
 };
 static const ui_key desc_vol_keys[] = {
-    {UI_C_DOWN, "scroll down", logs_down},
-    {UI_C_UP, "scroll up", logs_up},
-    {UI_C_PGDN, NULL, logs_pgdn},
-    {UI_C_PGUP, NULL, logs_pgup},
-    {UI_C_TOP, "first line", logs_home},
-    {UI_C_BOTTOM, "last line", logs_end},
-    {UI_C_FIND, "search (smartcase)", logs_search},
-    {UI_C_NEXT_MATCH, NULL, logs_next},
-    {UI_C_PREV_MATCH, NULL, logs_prev},
-    {UI_C_WRAP, NULL, logs_wrap},
-    {UI_C_LEFT, NULL, logs_left},
-    {UI_C_RIGHT, NULL, logs_right},
-    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write},
+    DESC_PAGER_KEYS,
     {UI_C_NONE, NULL, NULL},
 };
 
