@@ -1104,9 +1104,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, tls_verification_failures_say_it_is_the_certificate);
     tcase_add_test(tc, no_key_or_certificate_is_written_to_a_file);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

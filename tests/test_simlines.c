@@ -13,6 +13,7 @@
 #include "simctl.h"
 #include "simlog.h"
 #include "simstore.h"
+#include "testutil.h"
 
 #define SCN FIXTURES_DIR "/scenarios/loglines.yaml"
 
@@ -330,9 +331,5 @@ int main(void)
     tcase_add_test(tc, failure_lines);
     tcase_add_test(tc, lines_json);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(su);
 }

@@ -19,6 +19,7 @@
 #include "simkinds.h"
 #include "simplan.h"
 #include "simstore.h"
+#include "testutil.h"
 
 #define SCN FIXTURES_DIR "/scenarios/truth.yaml"
 
@@ -320,9 +321,5 @@ int main(void)
     tcase_add_test(tc, backup_rows_are_the_truth);
     tcase_add_test(tc, restore_rows_are_the_truth);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(su);
 }
