@@ -5,6 +5,8 @@
 #include <stddef.h>
 
 #include "kubeclient/client.h"
+#include "simctl.h"
+#include "simstore.h"
 #include "vsim.h"
 
 char *tu_mkdtemp(void); /* malloc'd path of a new temp dir */
@@ -29,6 +31,12 @@ void tu_sim_start(tu_sim *t, vsim_opts o);
 void tu_sim_connect(tu_sim *t);
 /* Frees the client, the loop (if connected), the sim and the temp dir. */
 void tu_sim_stop(tu_sim *t);
+
+/* The artifact (kind: BackupLog, RestoreResourceList...) of target: a DownloadRequest named name
+ * created in store s, awaited until the controller gives it a URL, downloaded through c and
+ * gunzipped; malloc'd, NUL-terminated. Fails the test if a step does. */
+char *tu_sim_artifact(simstore *s, simctl *c, const char *name, const char *kind,
+                      const char *target);
 
 /* Runs suite s (CK_NORMAL); EXIT_SUCCESS when every test passed: main's return value. */
 int tu_run_suite(Suite *s);
