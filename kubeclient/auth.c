@@ -411,6 +411,10 @@ static void auth_finish_run(kc_auth *a, int status, int timed_out)
     if (timed_out) {
         kc_err_set(&err, "exec plugin \"%s\" did not answer within %g s (stopped)", cmd,
                    (double)a->exec_timeout_ms / 1000.0);
+    } else if (a->out.len > AUTH_EXEC_MAX_STDOUT) {
+        /* before the exit status: veltop killed it for this, the signal is ours */
+        kc_err_set(&err, "exec plugin \"%s\" printed more than %d bytes", cmd,
+                   AUTH_EXEC_MAX_STDOUT);
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         char *s = auth_stderr_summary(&a->err);
         if (*s)
@@ -422,9 +426,6 @@ static void auth_finish_run(kc_auth *a, int status, int timed_out)
         free(s);
     } else if (WIFSIGNALED(status)) {
         kc_err_set(&err, "exec plugin \"%s\" was killed by signal %d", cmd, WTERMSIG(status));
-    } else if (a->out.len > AUTH_EXEC_MAX_STDOUT) {
-        kc_err_set(&err, "exec plugin \"%s\" printed more than %d bytes", cmd,
-                   AUTH_EXEC_MAX_STDOUT);
     } else {
         auth_parse_cred(a, &err);
     }

@@ -412,6 +412,17 @@ START_TEST(failing_plugin_reports_status_and_stderr)
                                     "valid ExecCredential JSON");
     kc_auth_free(a);
     kc_rest_config_free(c);
+
+    /* stdout over the cap: veltop kills it, and says why (not "killed by signal 9") */
+    c = load(HTTPS, "    exec:\n"
+                    "      apiVersion: " V1 "\n"
+                    "      command: " PLUGINS "/flood-plugin.sh\n"
+                    "      interactiveMode: Never\n");
+    a = kc_auth_new(c, loop);
+    ck_assert_str_eq(wait_ready(a), "exec plugin \"" PLUGINS "/flood-plugin.sh\" printed more "
+                                    "than 1048576 bytes");
+    kc_auth_free(a);
+    kc_rest_config_free(c);
 }
 END_TEST
 
