@@ -57,44 +57,6 @@ static double sim_list_all(bench_sim *bs, const char *gv, const char *resource)
     return ok ? el : -1;
 }
 
-/* Runs kubectl get RESOURCE -o json > /dev/null against the sim with a fresh cache directory;
- * returns the wall seconds (-1 when kubectl is missing or fails), *maxrss_kb its peak RSS (through
- * GNU time when installed: wait4's figure for a child forked from this big process would count
- * the pages it had before exec), else -1. */
-static double kubectl_get(bench_sim *bs, const char *resource, long *maxrss_kb)
-{
-    char cache[256], rssfile[256];
-    snprintf(cache, sizeof cache, "%s/cache-%s", bs->dir, resource);
-    snprintf(rssfile, sizeof rssfile, "%s/rss-%s", bs->dir, resource);
-    int have_time = access("/usr/bin/time", X_OK) == 0;
-    *maxrss_kb = -1;
-    double t0 = bench_now();
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        setenv("KUBECONFIG", bs->kubeconfig, 1);
-        setenv("KUBECACHEDIR", cache, 1);
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) dup2(null, 1), dup2(null, 2);
-        if (have_time)
-            execl("/usr/bin/time", "time", "-f", "%M", "-o", rssfile, "kubectl", "get", resource,
-                  "-n", "velero", "-o", "json", (char *)NULL);
-        else
-            execlp("kubectl", "kubectl", "get", resource, "-n", "velero", "-o", "json",
-                   (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    double el = bench_now() - t0;
-    FILE *f = have_time ? fopen(rssfile, "r") : NULL;
-    if (f) {
-        if (fscanf(f, "%ld", maxrss_kb) != 1) *maxrss_kb = -1;
-        fclose(f);
-    }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? el : -1;
-}
-
 int main(int argc, char **argv)
 {
     int nb = argc > 1 ? atoi(argv[1]) : 10000;
@@ -179,9 +141,9 @@ int main(int argc, char **argv)
         return 0;
     }
     long rss_b = 0, rss_p = 0, rss_d = 0;
-    double kb = kubectl_get(&bs, "backups", &rss_b);
-    double kp = kubectl_get(&bs, "podvolumebackups", &rss_p);
-    double kd = kubectl_get(&bs, "datauploads", &rss_d);
+    double kb = bench_kubectl_get(&bs, "backups", &rss_b);
+    double kp = bench_kubectl_get(&bs, "podvolumebackups", &rss_p);
+    double kd = bench_kubectl_get(&bs, "datauploads", &rss_d);
     if (kb < 0)
         printf("kubectl side by side: kubectl missing or failed\n");
     else

@@ -44,29 +44,6 @@ static counters sim_counters(bench_sim *bs)
     return c;
 }
 
-/* kubectl get the three lists -o json through the link with a fresh cache; wall seconds or -1. */
-static double kubectl_get(bench_sim *bs)
-{
-    char cache[256];
-    snprintf(cache, sizeof cache, "%s/cache-wan", bs->dir);
-    double t0 = bench_now();
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        setenv("KUBECONFIG", bs->kubeconfig, 1);
-        setenv("KUBECACHEDIR", cache, 1);
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) dup2(null, 1), dup2(null, 2);
-        execlp("kubectl", "kubectl", "get", "backups,podvolumebackups,datauploads", "-n", "velero",
-               "-o", "json", (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    double el = bench_now() - t0;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? el : -1;
-}
-
 int main(int argc, char **argv)
 {
     int nb = argc > 1 ? atoi(argv[1]) : 10000;
@@ -132,7 +109,7 @@ int main(int argc, char **argv)
         return 0;
     }
     counters k0 = sim_counters(&bs);
-    double k = kubectl_get(&bs);
+    double k = bench_kubectl_get(&bs, "backups,podvolumebackups,datauploads", NULL);
     counters k1 = sim_counters(&bs);
     if (k < 0) {
         printf("%s: kubectl side by side: kubectl missing or failed\n", what);

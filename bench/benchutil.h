@@ -296,6 +296,45 @@ static inline int bench_sim_create(bench_sim *b, const char *plural, const char 
     return 0;
 }
 
+/* Runs kubectl get RESOURCE (one or more, comma-separated) -n velero -o json > /dev/null against
+ * the sim with a fresh cache directory; returns the wall seconds (-1 when kubectl is missing or
+ * fails). With maxrss_kb, *maxrss_kb gets its peak RSS through GNU time when installed (wait4's
+ * figure for a child forked from this big process would count the pages it had before exec),
+ * else -1. */
+static inline double bench_kubectl_get(bench_sim *bs, const char *resource, long *maxrss_kb)
+{
+    char cache[256], rssfile[256];
+    snprintf(cache, sizeof cache, "%s/cache-%s", bs->dir, resource);
+    snprintf(rssfile, sizeof rssfile, "%s/rss-%s", bs->dir, resource);
+    int have_time = maxrss_kb && access("/usr/bin/time", X_OK) == 0;
+    if (maxrss_kb) *maxrss_kb = -1;
+    double t0 = bench_now();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        setenv("KUBECONFIG", bs->kubeconfig, 1);
+        setenv("KUBECACHEDIR", cache, 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 1), dup2(null, 2);
+        if (have_time)
+            execl("/usr/bin/time", "time", "-f", "%M", "-o", rssfile, "kubectl", "get", resource,
+                  "-n", "velero", "-o", "json", (char *)NULL);
+        else
+            execlp("kubectl", "kubectl", "get", resource, "-n", "velero", "-o", "json",
+                   (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    double el = bench_now() - t0;
+    FILE *f = have_time ? fopen(rssfile, "r") : NULL;
+    if (f) {
+        if (fscanf(f, "%ld", maxrss_kb) != 1) *maxrss_kb = -1;
+        fclose(f);
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? el : -1;
+}
+
 /* ---- figures ---- */
 
 static inline int bench_cmp_double(const void *a, const void *b)

@@ -411,6 +411,10 @@ static void auth_finish_run(kc_auth *a, int status, int timed_out)
     if (timed_out) {
         kc_err_set(&err, "exec plugin \"%s\" did not answer within %g s (stopped)", cmd,
                    (double)a->exec_timeout_ms / 1000.0);
+    } else if (a->out.len > AUTH_EXEC_MAX_STDOUT) {
+        /* before the exit status: veltop killed it for this, the signal is ours */
+        kc_err_set(&err, "exec plugin \"%s\" printed more than %d bytes", cmd,
+                   AUTH_EXEC_MAX_STDOUT);
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         char *s = auth_stderr_summary(&a->err);
         if (*s)
@@ -422,9 +426,6 @@ static void auth_finish_run(kc_auth *a, int status, int timed_out)
         free(s);
     } else if (WIFSIGNALED(status)) {
         kc_err_set(&err, "exec plugin \"%s\" was killed by signal %d", cmd, WTERMSIG(status));
-    } else if (a->out.len > AUTH_EXEC_MAX_STDOUT) {
-        kc_err_set(&err, "exec plugin \"%s\" printed more than %d bytes", cmd,
-                   AUTH_EXEC_MAX_STDOUT);
     } else {
         auth_parse_cred(a, &err);
     }
@@ -456,10 +457,15 @@ static void auth_try_reap(void *arg)
     auth_finish(a, status);
 }
 
-static void auth_on_pipe(void *arg, int fd, short revents)
+/* What auth_read found. */
+enum { AUTH_PIPE_EMPTY, AUTH_PIPE_CLOSED, AUTH_PIPE_OVER };
+
+/* Reads what pipe fd (the plugin's stdout or stderr) holds now, without waiting, into its buffer:
+ * stderr keeps its first AUTH_EXEC_MAX_STDERR bytes, stdout one byte past its limit so the finish
+ * can report the size, and reading stops as soon as stdout is past it (AUTH_PIPE_OVER).
+ * AUTH_PIPE_EMPTY: nothing more for now; AUTH_PIPE_CLOSED: EOF or a read error. */
+static int auth_read(kc_auth *a, int fd)
 {
-    (void)revents;
-    kc_auth *a = arg;
     int is_out = fd == a->out_fd;
     kc_buf *b = is_out ? &a->out : &a->err;
     size_t cap = is_out ? AUTH_EXEC_MAX_STDOUT + 1 : AUTH_EXEC_MAX_STDERR;
@@ -469,16 +475,24 @@ static void auth_on_pipe(void *arg, int fd, short revents)
         if (n > 0) {
             size_t room = b->len < cap ? cap - b->len : 0;
             kc_buf_append(b, tmp, (size_t)n < room ? (size_t)n : room);
-            if (is_out && b->len > AUTH_EXEC_MAX_STDOUT) {
-                kill(a->pid, SIGKILL);
-                break; /* treat as closed: the finish reports the size */
-            }
+            if (is_out && b->len > AUTH_EXEC_MAX_STDOUT) return AUTH_PIPE_OVER;
             continue;
         }
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        break; /* EOF or error */
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return AUTH_PIPE_EMPTY;
+        return AUTH_PIPE_CLOSED;
     }
+}
+
+static void auth_on_pipe(void *arg, int fd, short revents)
+{
+    (void)revents;
+    kc_auth *a = arg;
+    int is_out = fd == a->out_fd;
+    int r = auth_read(a, fd);
+    if (r == AUTH_PIPE_EMPTY) return;
+    /* stdout past its limit: stop the plugin, treat as closed; the finish reports the size */
+    if (r == AUTH_PIPE_OVER) kill(a->pid, SIGKILL);
     if (is_out) {
         kc_loop_unwatch_fd(a->loop, a->out_watch);
         close(a->out_fd);
@@ -491,25 +505,6 @@ static void auth_on_pipe(void *arg, int fd, short revents)
     if (a->out_fd < 0 && a->err_fd < 0) {
         a->reap_delay = 0;
         auth_try_reap(a);
-    }
-}
-
-/* Reads what a pipe holds now without waiting; returns 1 at EOF. */
-static int auth_drain(kc_auth *a, int fd)
-{
-    int is_out = fd == a->out_fd;
-    kc_buf *b = is_out ? &a->out : &a->err;
-    size_t cap = is_out ? AUTH_EXEC_MAX_STDOUT + 1 : AUTH_EXEC_MAX_STDERR;
-    char tmp[8192];
-    for (;;) {
-        ssize_t n = read(fd, tmp, sizeof tmp);
-        if (n > 0) {
-            size_t room = b->len < cap ? cap - b->len : 0;
-            kc_buf_append(b, tmp, (size_t)n < room ? (size_t)n : room);
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        return n == 0;
     }
 }
 
@@ -534,8 +529,8 @@ static void auth_watch_exec(void *arg)
         while (waitpid(a->pid, &status, 0) < 0 && errno == EINTR) {
         }
     } else {
-        if (a->out_fd >= 0) auth_drain(a, a->out_fd);
-        if (a->err_fd >= 0) auth_drain(a, a->err_fd);
+        if (a->out_fd >= 0) auth_read(a, a->out_fd);
+        if (a->err_fd >= 0) auth_read(a, a->err_fd);
         if (r < 0) status = 0; /* ECHILD: SIGCHLD is ignored; judge by the output alone */
     }
     auth_close_child_fds(a);

@@ -10,37 +10,12 @@
 #include "testutil.h"
 #include "vsim.h"
 
-static vsim *sim;
-static char *dir;
-static kc_loop *loop;
-static kc_client *client;
+static tu_sim ts;
 
 static void start(const char *faults)
 {
-    dir = tu_mkdtemp();
-    char *kc = xasprintf("%s/kubeconfig", dir);
-    vsim_opts o = {.kubeconfig_out = kc, .scenario = "empty", .quiet = 1, .faults = faults};
-    char err[256] = "";
-    sim = vsim_start(&o, err, sizeof err);
-    ck_assert_msg(sim != NULL, "vsim_start: %s", err);
-    kc_config_opts co = {.kubeconfig = kc};
-    kc_err e = {0};
-    kc_rest_config *cfg = kc_config_load(&co, &e);
-    ck_assert_msg(cfg != NULL, "config: %s", e.msg);
-    loop = kc_loop_new();
-    client = kc_client_new(loop, cfg, &e);
-    ck_assert_msg(client != NULL, "client: %s", e.msg);
-    kc_rest_config_free(cfg);
-    free(kc);
-}
-
-static void stop(void)
-{
-    kc_client_free(client);
-    kc_loop_free(loop);
-    vsim_stop(sim);
-    tu_rmrf(dir);
-    free(dir);
+    tu_sim_start(&ts, (vsim_opts){.scenario = "empty", .faults = faults});
+    tu_sim_connect(&ts);
 }
 
 static int runs_live(void *arg)
@@ -63,11 +38,11 @@ static int never(void *arg)
 START_TEST(a_resource_never_watched_does_not_make_the_data_stale)
 {
     start("forbid=schedules");
-    app *a = app_new(loop, client, "ctx", "srv", "velero");
-    ck_assert(kc_loop_run_until(loop, runs_live, a, 10000));
+    app *a = app_new(ts.loop, ts.client, "ctx", "srv", "velero");
+    ck_assert(kc_loop_run_until(ts.loop, runs_live, a, 10000));
     app_conn c;
     for (int i = 0; i < 6; i++) {
-        kc_loop_run_until(loop, never, NULL, 500);
+        kc_loop_run_until(ts.loop, never, NULL, 500);
         app_connection(a, (double)kc_now_ms() / 1000.0, &c);
         ck_assert_msg(c.stale_since == 0, "stale since %.1f s ago",
                       (double)kc_now_ms() / 1000.0 - c.stale_since);
@@ -77,7 +52,7 @@ START_TEST(a_resource_never_watched_does_not_make_the_data_stale)
     ck_assert_msg(strstr(c.error, "schedules.velero.io is forbidden") != NULL, "%s", c.error);
     ck_assert(c.silent_s == 0);
     app_free(a);
-    stop();
+    tu_sim_stop(&ts);
 }
 END_TEST
 
@@ -85,9 +60,9 @@ END_TEST
 START_TEST(live_is_current)
 {
     start(NULL);
-    app *a = app_new(loop, client, "ctx", "srv", "velero");
-    ck_assert(kc_loop_run_until(loop, runs_live, a, 10000));
-    kc_loop_run_until(loop, never, NULL, 300);
+    app *a = app_new(ts.loop, ts.client, "ctx", "srv", "velero");
+    ck_assert(kc_loop_run_until(ts.loop, runs_live, a, 10000));
+    kc_loop_run_until(ts.loop, never, NULL, 300);
     app_conn c;
     app_connection(a, (double)kc_now_ms() / 1000.0, &c);
     ck_assert_int_eq(c.live, 1);
@@ -95,7 +70,7 @@ START_TEST(live_is_current)
     ck_assert(c.silent_s == 0);
     ck_assert_str_eq(c.error, "");
     app_free(a);
-    stop();
+    tu_sim_stop(&ts);
 }
 END_TEST
 
@@ -107,9 +82,5 @@ int main(void)
     tcase_add_test(tc, a_resource_never_watched_does_not_make_the_data_stale);
     tcase_add_test(tc, live_is_current);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

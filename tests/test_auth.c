@@ -412,6 +412,17 @@ START_TEST(failing_plugin_reports_status_and_stderr)
                                     "valid ExecCredential JSON");
     kc_auth_free(a);
     kc_rest_config_free(c);
+
+    /* stdout over the cap: veltop kills it, and says why (not "killed by signal 9") */
+    c = load(HTTPS, "    exec:\n"
+                    "      apiVersion: " V1 "\n"
+                    "      command: " PLUGINS "/flood-plugin.sh\n"
+                    "      interactiveMode: Never\n");
+    a = kc_auth_new(c, loop);
+    ck_assert_str_eq(wait_ready(a), "exec plugin \"" PLUGINS "/flood-plugin.sh\" printed more "
+                                    "than 1048576 bytes");
+    kc_auth_free(a);
+    kc_rest_config_free(c);
 }
 END_TEST
 
@@ -1104,9 +1115,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, tls_verification_failures_say_it_is_the_certificate);
     tcase_add_test(tc, no_key_or_certificate_is_written_to_a_file);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

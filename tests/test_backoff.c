@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "kubeclient/backoff.h"
+#include "testutil.h"
 
 START_TEST(client_go_defaults_double_with_jitter_to_the_cap)
 {
@@ -88,9 +89,5 @@ int main(void)
     tcase_add_test(tc, resets_after_sustained_success);
     tcase_add_test(tc, retry_after_obeyed_but_capped);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

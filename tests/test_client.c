@@ -10,6 +10,7 @@
 #include "kubeclient/caps.h"
 #include "kubeclient/client.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 /* ---- a canned-answer server: the path picks the answer ---- */
 
@@ -704,9 +705,5 @@ int main(void)
     tcase_add_test(tc, redirect_loop_is_capped);
     tcase_add_test(tc, messages_redact_userinfo);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -53,20 +53,10 @@ static int answered(void *arg)
 
 START_TEST(sim_is_asked_once_per_group_version)
 {
-    char *dir = tu_mkdtemp();
-    char *kc = xasprintf("%s/kubeconfig", dir);
-    vsim_opts o = {.kubeconfig_out = kc, .quiet = 1};
-    char err[256] = "";
-    vsim *sim = vsim_start(&o, err, sizeof err);
-    ck_assert_msg(sim != NULL, "vsim_start: %s", err);
-    kc_config_opts co = {.kubeconfig = kc};
-    kc_err e = {0};
-    kc_rest_config *cfg = kc_config_load(&co, &e);
-    ck_assert_msg(cfg != NULL, "config: %s", e.msg);
-    kc_loop *loop = kc_loop_new();
-    kc_client *client = kc_client_new(loop, cfg, &e);
-    kc_rest_config_free(cfg);
-    kc_discovery *d = kc_discovery_new(client);
+    tu_sim ts;
+    tu_sim_start(&ts, (vsim_opts){0});
+    tu_sim_connect(&ts);
+    kc_discovery *d = kc_discovery_new(ts.client);
     kc_discovery_on_change(d, on_change, NULL);
     const char *pl;
     changes = 0;
@@ -81,7 +71,7 @@ START_TEST(sim_is_asked_once_per_group_version)
     ck_assert_int_eq(kc_discovery_plural(d, "a/b/c", "Pod", &pl), -1);
     ck_assert_int_eq(kc_discovery_plural(d, "v1?watch=1", "Pod", &pl), -1);
     ck_assert_int_eq(kc_discovery_asking(d), 3);
-    ck_assert_int_eq(kc_loop_run_until(loop, answered, d, 10000), 1);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, answered, d, 10000), 1);
     ck_assert_int_eq(changes, 3);
     ck_assert_int_eq(kc_discovery_plural(d, "v1", "Pod", &pl), 1);
     ck_assert_str_eq(pl, "pods");
@@ -96,12 +86,7 @@ START_TEST(sim_is_asked_once_per_group_version)
     ck_assert_int_eq(kc_discovery_asking(d), 0);
     kc_discovery_free(d);
     kc_discovery_free(NULL);
-    kc_client_free(client);
-    kc_loop_free(loop);
-    vsim_stop(sim);
-    tu_rmrf(dir);
-    free(dir);
-    free(kc);
+    tu_sim_stop(&ts);
 }
 END_TEST
 
@@ -113,9 +98,5 @@ int main(void)
     tcase_add_test(tc, resource_list_parses_to_kinds_and_plurals);
     tcase_add_test(tc, sim_is_asked_once_per_group_version);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

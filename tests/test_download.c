@@ -13,40 +13,20 @@
 #include "testutil.h"
 #include "vsim.h"
 
-static vsim *sim;
-static char *dir;
-static kc_loop *loop;
-static kc_client *client;
+static tu_sim ts;
 static const char *faults; /* for the sim: NULL = none */
 
 static void setup(void)
 {
-    dir = tu_mkdtemp();
-    char *kc = xasprintf("%s/kubeconfig", dir);
     char *scen = xasprintf("%s/scenarios/basic.yaml", FIXTURES_DIR);
-    vsim_opts o = {.kubeconfig_out = kc, .scenario = scen, .quiet = 1, .faults = faults};
-    char err[256] = "";
-    sim = vsim_start(&o, err, sizeof err);
-    ck_assert_msg(sim != NULL, "vsim_start: %s", err);
-    kc_config_opts co = {.kubeconfig = kc};
-    kc_err e = {0};
-    kc_rest_config *cfg = kc_config_load(&co, &e);
-    ck_assert_msg(cfg != NULL, "config: %s", e.msg);
-    loop = kc_loop_new();
-    client = kc_client_new(loop, cfg, &e);
-    ck_assert_msg(client != NULL, "client: %s", e.msg);
-    kc_rest_config_free(cfg);
-    free(kc);
+    tu_sim_start(&ts, (vsim_opts){.scenario = scen, .faults = faults});
+    tu_sim_connect(&ts);
     free(scen);
 }
 
 static void teardown(void)
 {
-    kc_client_free(client);
-    kc_loop_free(loop);
-    vsim_stop(sim);
-    tu_rmrf(dir);
-    free(dir);
+    tu_sim_stop(&ts);
 }
 
 typedef struct fetch {
@@ -80,8 +60,8 @@ static kc_dl_state fetch_one(const char *kind, const char *target, long timeout_
     memset(f, 0, sizeof *f);
     kc_download_opts o = {
         .ns = "velero", .kind = kind, .target = target, .url_timeout_ms = timeout_ms};
-    kc_download *d = kc_download_start(client, &o, on_data, on_done, f);
-    ck_assert_int_eq(kc_loop_run_until(loop, is_done, f, 20000), 1);
+    kc_download *d = kc_download_start(ts.client, &o, on_data, on_done, f);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, is_done, f, 20000), 1);
     kc_dl_state st = kc_download_state(d);
     ck_assert_uint_eq(kc_download_bytes_out(d), f->data.len);
     if (st == KC_DL_DONE) ck_assert_uint_gt(kc_download_bytes_in(d), 0);
@@ -132,8 +112,8 @@ static int count_download_requests(void)
 {
     listed l = {0};
     kc_request_opts o = {.path = "/apis/velero.io/v1/namespaces/velero/downloadrequests"};
-    kc_client_request(client, &o, NULL, on_list, &l);
-    ck_assert_int_eq(kc_loop_run_until(loop, list_done, &l, 10000), 1);
+    kc_client_request(ts.client, &o, NULL, on_list, &l);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, list_done, &l, 10000), 1);
     ck_assert_int_eq(l.status, 200);
     return l.items;
 }
@@ -192,8 +172,8 @@ static void sim_stats(long *requests, long *watches)
 {
     listed l = {0};
     kc_request_opts o = {.path = "/debug/stats"};
-    kc_client_request(client, &o, NULL, on_stats, &l);
-    ck_assert_int_eq(kc_loop_run_until(loop, list_done, &l, 10000), 1);
+    kc_client_request(ts.client, &o, NULL, on_stats, &l);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, list_done, &l, 10000), 1);
     *requests = stats_requests;
     *watches = stats_watches;
 }
@@ -205,7 +185,7 @@ START_TEST(request_is_named_after_the_run_and_watched_not_polled)
     fetch f = {0};
     kc_download_opts o = {
         .ns = "velero", .kind = "BackupLog", .target = "no-such-backup", .url_timeout_ms = 2000};
-    kc_download *d = kc_download_start(client, &o, on_data, on_done, &f);
+    kc_download *d = kc_download_start(ts.client, &o, on_data, on_done, &f);
     /* <run>-<uuid v4>, as `velero backup logs` names it */
     const char *name = kc_download_name(d);
     ck_assert_uint_eq(strlen(name), strlen("no-such-backup-") + 36);
@@ -219,7 +199,7 @@ START_TEST(request_is_named_after_the_run_and_watched_not_polled)
     }
     ck_assert_int_eq(u[14], '4');                 /* version 4 */
     ck_assert_ptr_nonnull(strchr("89ab", u[19])); /* RFC 4122 variant */
-    ck_assert_int_eq(kc_loop_run_until(loop, is_done, &f, 20000), 1);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, is_done, &f, 20000), 1);
     ck_assert_str_eq(f.err.msg, KC_DL_URL_TIMEOUT_MSG);
     kc_download_free(d);
     sim_stats(&req1, &w1);
@@ -252,8 +232,8 @@ START_TEST(velero_pod_log_is_found_and_followed)
 {
     follow fl = {0};
     kc_podlog_opts o = {.ns = "velero", .since = kc_wall_now() - 3600};
-    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
-    ck_assert_int_eq(kc_loop_run_until(loop, three_items, &fl, 20000), 1);
+    kc_podlog *p = kc_podlog_start(ts.client, &o, on_line, NULL, &fl);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, three_items, &fl, 20000), 1);
     ck_assert_int_eq(kc_podlog_state(p), KC_PL_STREAMING);
     ck_assert_ptr_nonnull(kc_podlog_pod(p));
     ck_assert_int_eq(strncmp(kc_podlog_pod(p), "velero-", 7), 0);
@@ -274,8 +254,8 @@ START_TEST(names_that_are_not_one_path_segment_are_refused)
 {
     follow fl = {0};
     kc_podlog_opts o = {.ns = "velero", .pod = "x/../../../api/v1/namespaces/kube-system/secrets"};
-    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
-    ck_assert_int_eq(kc_loop_run_until(loop, podlog_failed, p, 10000), 1);
+    kc_podlog *p = kc_podlog_start(ts.client, &o, on_line, NULL, &fl);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, podlog_failed, p, 10000), 1);
     ck_assert_str_eq(kc_podlog_error(p), "the pod name \"x/../../../api/v1/namespaces/kube-system/"
                                          "secrets\" cannot be used in a request path");
     kc_podlog_free(p);
@@ -320,8 +300,8 @@ START_TEST(log_follow_obeys_retry_after)
     sim_stats(&req0, &w);
     follow fl = {0};
     kc_podlog_opts o = {.ns = "velero", .since = kc_wall_now() - 3600};
-    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
-    kc_loop_run_until(loop, never, NULL, 1700);
+    kc_podlog *p = kc_podlog_start(ts.client, &o, on_line, NULL, &fl);
+    kc_loop_run_until(ts.loop, never, NULL, 1700);
     ck_assert_int_eq(kc_podlog_state(p), KC_PL_RETRYING);
     ck_assert_msg(strstr(kc_podlog_error(p), "HTTP 429") != NULL, "%s", kc_podlog_error(p));
     sim_stats(&req1, &w);
@@ -340,8 +320,8 @@ START_TEST(download_watch_ending_at_once_is_not_a_flood)
     fetch f = {0};
     kc_download_opts o = {
         .ns = "velero", .kind = "BackupLog", .target = "no-such-backup", .url_timeout_ms = 3000};
-    kc_download *d = kc_download_start(client, &o, on_data, on_done, &f);
-    ck_assert_int_eq(kc_loop_run_until(loop, is_done, &f, 20000), 1);
+    kc_download *d = kc_download_start(ts.client, &o, on_data, on_done, &f);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, is_done, &f, 20000), 1);
     ck_assert_str_eq(f.err.msg, KC_DL_URL_TIMEOUT_MSG);
     kc_download_free(d);
     sim_stats(&req1, &w1);
@@ -356,8 +336,8 @@ START_TEST(log_follow_ending_at_once_backs_off)
 {
     follow fl = {0};
     kc_podlog_opts o = {.ns = "velero", .since = kc_wall_now() - 3600};
-    kc_podlog *p = kc_podlog_start(client, &o, on_line, NULL, &fl);
-    kc_loop_run_until(loop, never, NULL, 4500);
+    kc_podlog *p = kc_podlog_start(ts.client, &o, on_line, NULL, &fl);
+    kc_loop_run_until(ts.loop, never, NULL, 4500);
     long req, w;
     sim_stats(&req, &w);
     ck_assert_msg(stats_log_closes >= 2 && stats_log_closes <= 3, "%ld log requests",
@@ -391,9 +371,5 @@ int main(void)
     tcase_add_checked_fixture(t4, setup_429, teardown);
     tcase_add_test(t4, log_follow_obeys_retry_after);
     suite_add_tcase(s, t4);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

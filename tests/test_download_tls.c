@@ -141,9 +141,5 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, object_store_with_self_signed_ca);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "estimator.h"
+#include "testutil.h"
 
 static const est_opts items_opts = {60.0, 1.0};
 static const est_opts bytes_opts = {60.0, 10.0};
@@ -594,9 +595,5 @@ int main(void)
     tcase_add_test(tc, a_step_through_jitter_is_followed_within_15_s);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "format.h"
+#include "testutil.h"
 
 START_TEST(durations_pick_two_units)
 {
@@ -127,9 +128,5 @@ int main(void)
     tcase_add_test(tc, times_show_their_zone_and_utc_on_request);
     tcase_add_test(tc, huge_values_saturate);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -7,6 +7,7 @@
 
 #include "kubeclient/caps.h"
 #include "kubeclient/gunzip.h"
+#include "testutil.h"
 
 static void collect(void *arg, const char *d, size_t n)
 {
@@ -214,9 +215,5 @@ int main(void)
     tcase_add_test(tc, corrupt_gzip_gives_a_clear_error);
     tcase_add_test(tc, truncated_gzip_and_size_cap);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

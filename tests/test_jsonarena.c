@@ -270,9 +270,5 @@ int main(void)
     tcase_add_test(tc, prefix_parse_says_where_the_value_ends);
     tcase_add_test(tc, fixtures_and_a_big_page);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

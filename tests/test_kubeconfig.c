@@ -665,9 +665,5 @@ int main(void)
     tcase_add_test(tc, lists_context_names_of_merged_files);
     tcase_add_test(tc, outside_files_and_nesting_are_capped);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -7,6 +7,7 @@
 
 #include "kubeclient/listsplit.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 typedef struct {
     kc_buf all;  /* items joined by '|' */
@@ -223,9 +224,5 @@ int main(void)
     tcase_add_test(tc, what_is_not_a_list);
     tcase_add_test(tc, long_strings_with_an_escape_anywhere);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

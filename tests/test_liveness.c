@@ -31,14 +31,10 @@ static kc_client *client_for(kc_loop *loop, const char *server)
 
 START_TEST(answering_server_is_never_silent)
 {
-    char *dir = tu_mkdtemp();
-    char *kc = xasprintf("%s/kubeconfig", dir);
-    vsim_opts o = {.kubeconfig_out = kc, .scenario = "empty", .quiet = 1};
-    char err[256] = "";
-    vsim *sim = vsim_start(&o, err, sizeof err);
-    ck_assert_msg(sim != NULL, "%s", err);
+    tu_sim env;
+    tu_sim_start(&env, (vsim_opts){.scenario = "empty"});
     kc_loop *loop = kc_loop_new();
-    kc_client *c = client_for(loop, vsim_url(sim));
+    kc_client *c = client_for(loop, vsim_url(env.sim));
     kc_liveness_opts lo = {.interval_ms = 200, .silent_ms = 600};
     kc_liveness *l = kc_liveness_new(c, &lo);
     for (int i = 0; i < 6; i++) {
@@ -52,10 +48,7 @@ START_TEST(answering_server_is_never_silent)
     kc_liveness_free(l);
     kc_client_free(c);
     kc_loop_free(loop);
-    vsim_stop(sim);
-    tu_rmrf(dir);
-    free(dir);
-    free(kc);
+    tu_sim_stop(&env);
 }
 END_TEST
 
@@ -98,9 +91,5 @@ int main(void)
     tcase_add_test(tc, answering_server_is_never_silent);
     tcase_add_test(tc, hung_server_is_silent_after_the_threshold);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

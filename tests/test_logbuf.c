@@ -209,9 +209,5 @@ int main(void)
     tcase_add_test(tc, partial_lines_crlf_and_write);
     tcase_add_test(tc, long_lines_are_cut_at_the_cap);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

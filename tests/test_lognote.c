@@ -12,7 +12,7 @@
 #include "testutil.h"
 #include "vsim.h"
 
-static vsim *sim;
+static tu_sim env;
 static app *a;
 static logderive *d;
 
@@ -28,7 +28,7 @@ static void create_backup(const char *name, double started)
     cJSON *o = cJSON_Parse(j);
     int status = 0;
     char *msg = NULL;
-    cJSON *r = simstore_create(vsim_store(sim), "backups", "velero", o, &status, &msg);
+    cJSON *r = simstore_create(vsim_store(env.sim), "backups", "velero", o, &status, &msg);
     ck_assert_msg(r != NULL, "%d %s", status, msg ? msg : "");
     cJSON_Delete(r);
     free(msg);
@@ -37,7 +37,7 @@ static void create_backup(const char *name, double started)
 
 static void log_line(double when, const char *line)
 {
-    simstore_log_append(vsim_store(sim), sim_velero_pod_name(), when, line);
+    simstore_log_append(vsim_store(env.sim), sim_velero_pod_name(), when, line);
 }
 
 static const char *note_of(const char *name)
@@ -61,12 +61,7 @@ static int quiet_has_rows(void *arg)
 
 START_TEST(silent_server_log_is_said_not_zeros)
 {
-    char *dir = tu_mkdtemp();
-    char *kc = xasprintf("%s/kubeconfig", dir);
-    vsim_opts o = {.kubeconfig_out = kc, .quiet = 1};
-    char e[256];
-    sim = vsim_start(&o, e, sizeof e);
-    ck_assert_msg(sim != NULL, "%s", e);
+    tu_sim_start(&env, (vsim_opts){0});
     double t0 = kc_wall_now() - 60;
     create_backup("quiet", t0);
     create_backup("loud", t0);
@@ -82,16 +77,10 @@ START_TEST(silent_server_log_is_said_not_zeros)
                      "backup=velero/loud logSource=\"pkg/backup/item_backupper.go:186\" name=p0 "
                      "namespace=shop resource=pods");
 
-    kc_config_opts co = {.kubeconfig = kc};
-    kc_err err = {0};
-    kc_rest_config *cfg = kc_config_load(&co, &err);
-    ck_assert_msg(cfg != NULL, "%s", err.msg);
-    kc_loop *loop = kc_loop_new();
-    kc_client *client = kc_client_new(loop, cfg, &err);
-    a = app_new(loop, client, "c", cfg->server, "velero");
-    kc_rest_config_free(cfg);
+    tu_sim_connect(&env);
+    a = app_new(env.loop, env.client, "c", env.server, "velero");
     d = logderive_new(a);
-    ck_assert_int_eq(kc_loop_run_until(loop, quiet_noted, NULL, 20000), 1);
+    ck_assert_int_eq(kc_loop_run_until(env.loop, quiet_noted, NULL, 20000), 1);
     ck_assert_str_eq(note_of("quiet"), LOGDERIVE_SILENT_NOTE);
     ck_assert_ptr_null(note_of("loud"));
     const model_run *loud = model_find_run(a->model, VL_BACKUP, "loud");
@@ -103,17 +92,12 @@ START_TEST(silent_server_log_is_said_not_zeros)
     log_line(kc_wall_now(), "time=\"2026-12-01T02:01:00Z\" level=info msg=\"Backing up item\" "
                             "backup=velero/quiet logSource=\"pkg/backup/item_backupper.go:186\" "
                             "name=p1 namespace=shop resource=pods");
-    ck_assert_int_eq(kc_loop_run_until(loop, quiet_has_rows, NULL, 20000), 1);
+    ck_assert_int_eq(kc_loop_run_until(env.loop, quiet_has_rows, NULL, 20000), 1);
     ck_assert_ptr_null(logderive_note(NULL, NULL));
 
     logderive_free(d);
     app_free(a);
-    kc_client_free(client);
-    kc_loop_free(loop);
-    vsim_stop(sim);
-    tu_rmrf(dir);
-    free(dir);
-    free(kc);
+    tu_sim_stop(&env);
 }
 END_TEST
 
@@ -124,9 +108,5 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, silent_server_log_is_said_not_zeros);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

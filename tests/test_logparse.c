@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "logparse.h"
+#include "testutil.h"
 
 static lp_line L;
 
@@ -140,9 +141,5 @@ int main(void)
     tcase_add_test(tc, level_of_ignores_lookalike_keys);
     tcase_add_test(tc, key_with_a_space_is_one_key);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

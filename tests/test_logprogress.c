@@ -540,9 +540,5 @@ int main(void)
     tcase_add_test(tc, resource_list_counts_entries);
     tcase_add_test(tc, huge_counts_saturate);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "testutil.h"
 
 /* 63, 64 and 200 characters. Expected label values computed independently with coreutils:
  *   echo -n "$N64" | sha256sum   -> bb8e9944c9fa...  (first 6: bb8e99)
@@ -177,9 +178,5 @@ int main(void)
     tcase_add_test(tc, volumes_join_by_uid_when_both_have_one);
     tcase_add_test(tc, decoded_volume_keeps_its_run_uid_label);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

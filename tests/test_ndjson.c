@@ -6,6 +6,7 @@
 
 #include "kubeclient/ndjson.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 typedef struct {
     kc_buf out; /* lines joined with '|' */
@@ -157,9 +158,5 @@ int main(void)
     tcase_add_test(tc, garbage_line_is_passed_on_between_good_ones);
     tcase_add_test(tc, callback_can_stop_the_stream);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

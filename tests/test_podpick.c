@@ -7,6 +7,7 @@
 
 #include "kubeclient/podlog.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 /* One pod: name, labels (JSON object body), phase, Ready status ("True"/"False"/NULL: no
  * conditions), created, deleting. */
@@ -145,9 +146,5 @@ int main(void)
     tcase_add_test(tc, never_a_data_mover_pod);
     tcase_add_test(tc, newest_running_and_ready_of_several);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

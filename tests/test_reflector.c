@@ -12,6 +12,7 @@
 #include "kubeclient/caps.h"
 #include "kubeclient/reflector.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 /* ---- fake API server: one resource (backups in velero), pages of 2, one live watch ---- */
 
@@ -1112,9 +1113,5 @@ int main(void)
     tcase_add_test(tc, expired_right_after_a_failure_pause_relists_without_a_second_pause);
     tcase_add_test(tc, a_watch_that_opens_then_expires_does_not_make_the_data_current);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "runeta.h"
+#include "testutil.h"
 
 #define T0  1704626400.0 /* wall clock of monotonic 0 */
 #define MiB 1048576.0
@@ -547,9 +548,5 @@ int main(void)
     tcase_add_test(tc, speeded_up_clock_gives_wall_time_figures);
     tcase_add_test(tc, run_eta_follows_a_lasting_rate_step_within_two_updates);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

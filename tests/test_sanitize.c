@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sanitize.h"
+#include "testutil.h"
 
 static void check_san(const char *in, const char *want)
 {
@@ -163,9 +164,5 @@ int main(void)
     tcase_add_test(tc, cut_text_ends_in_an_ellipsis);
     tcase_add_test(tc, messages_for_stderr_are_one_safe_line);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

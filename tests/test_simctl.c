@@ -14,6 +14,7 @@
 #include "kubeclient/util.h"
 #include "simctl.h"
 #include "simstore.h"
+#include "testutil.h"
 
 #define SCN(f) FIXTURES_DIR "/scenarios/" f
 
@@ -1176,9 +1177,5 @@ int main(void)
     tcase_add_test(tc, backups_created_by_others_are_run);
     tcase_add_test(tc, restic_real_without_restic_falls_back_to_simulation);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

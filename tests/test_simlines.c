@@ -13,6 +13,7 @@
 #include "simctl.h"
 #include "simlog.h"
 #include "simstore.h"
+#include "testutil.h"
 
 #define SCN FIXTURES_DIR "/scenarios/loglines.yaml"
 
@@ -34,40 +35,7 @@ static simctl *start(simstore *s, int json)
 /* The stored log of a run: a DownloadRequest, processed by the controller, then its artifact. */
 static char *stored_log(simstore *s, simctl *c, const char *kind, const char *target)
 {
-    cJSON *dr = cJSON_CreateObject();
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(dr, "metadata"), "name", target);
-    cJSON *t = cJSON_AddObjectToObject(cJSON_AddObjectToObject(dr, "spec"), "target");
-    cJSON_AddStringToObject(t, "kind", kind);
-    cJSON_AddStringToObject(t, "name", target);
-    int st;
-    char *msg = NULL;
-    cJSON_Delete(simstore_create(s, "downloadrequests", "velero", dr, &st, &msg));
-    free(msg);
-    char *url = NULL;
-    for (int64_t deadline = kc_now_ms() + 10000; !url && kc_now_ms() < deadline;) {
-        int gone;
-        simstore_watch *w =
-            simstore_watch_open(s, "downloadrequests", "velero", NULL, NULL, simstore_rv(s), &gone);
-        cJSON *got = simstore_get(s, "downloadrequests", "velero", target);
-        cJSON *u = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(got, "status"),
-                                                    "downloadURL");
-        if (cJSON_IsString(u)) url = xstrdup(u->valuestring);
-        cJSON_Delete(got);
-        const char *type;
-        uint64_t rv;
-        if (!url) cJSON_Delete(simstore_watch_next(w, 50, &type, &rv));
-        simstore_watch_close(w);
-    }
-    ck_assert_ptr_nonnull(url);
-    unsigned char *gz;
-    size_t gzlen, len;
-    int status;
-    ck_assert_int_eq(simctl_download(c, strrchr(url, '/') + 1, &gz, &gzlen, &status), 0);
-    char *text = artifacts_gunzip(gz, gzlen, &len);
-    free(gz);
-    free(url);
-    ck_assert_ptr_nonnull(text);
-    return text;
+    return tu_sim_artifact(s, c, target, kind, target);
 }
 
 static char *pod_log(simstore *s)
@@ -330,9 +298,5 @@ int main(void)
     tcase_add_test(tc, failure_lines);
     tcase_add_test(tc, lines_json);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(su);
 }

@@ -17,6 +17,7 @@
 #include "kubeclient/util.h"
 #include "link.h"
 #include "vsim.h"
+#include "testutil.h"
 
 #define NSP      "/apis/velero.io/v1/namespaces/velero/backups"
 #define NBACKUPS 600 /* ~400 KB of list: over the gzip threshold */
@@ -478,10 +479,7 @@ int main(void)
     tcase_add_test(tc, client_gets_the_same_objects_in_fewer_bytes);
     tcase_add_test(tc, reflectors_over_tls_each_get_their_list);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int rc = tu_run_suite(s);
     curl_global_cleanup();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return rc;
 }

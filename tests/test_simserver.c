@@ -9,6 +9,7 @@
 
 #include "kubeclient/util.h"
 #include "vsim.h"
+#include "testutil.h"
 
 static vsim *sim;
 static char base[256];
@@ -1024,10 +1025,7 @@ int main(void)
     tcase_add_test(tc, fault_malformed_event_once);
     tcase_add_test(tc, fault_stall_delays_responses);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int rc = tu_run_suite(s);
     curl_global_cleanup();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "simstore.h"
+#include "testutil.h"
 
 static cJSON *mk(const char *name, const char *labels_json)
 {
@@ -541,9 +542,5 @@ int main(void)
     tcase_add_test(tc, log_append_and_read);
     tcase_add_test(tc, raw_pages_match_printed_pages);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "snapshot.h"
+#include "testutil.h"
 
 #define T0 1704626400.0 /* 2024-01-07T11:20:00Z */
 
@@ -370,7 +371,8 @@ START_TEST(extreme_numbers_saturate)
     char *j = snapshot_json(m, "c", "s", "velero", T0);
     ck_assert_msg(strstr(j, "\"etaSeconds\":172801,") != NULL, "%s", j);
     ck_assert_msg(strstr(j, "\"name\":\"far\",\"phase\":\"Completed\",\"itemsDone\":1,"
-                            "\"itemsTotal\":1,\"itemsTotalEstimated\":false,\"started\":null,") != NULL,
+                            "\"itemsTotal\":1,\"itemsTotalEstimated\":false,\"started\":null,") !=
+                      NULL,
                   "%s", j);
     free(j);
     setenv("TZ", "UTC", 1);
@@ -394,9 +396,5 @@ int main(void)
     tcase_add_test(tc, once_table_has_the_columns_and_sanitised_names);
     tcase_add_test(tc, extreme_numbers_saturate);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

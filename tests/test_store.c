@@ -7,6 +7,7 @@
 
 #include "kubeclient/store.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 typedef struct {
     char *name;
@@ -208,9 +209,5 @@ int main(void)
     tcase_add_test(tc, many_objects_grow_the_table);
     tcase_add_test(tc, objects_without_a_name_are_ignored);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -34,39 +34,30 @@ START_TEST(download_trusts_cacert_and_the_runs_bsl_ca)
     char e[256];
     ck_assert_msg(tlsgen_make(&t, "127.0.0.1", e, sizeof e) == 0, "%s", e);
     char *b64 = kc_base64_encode((const unsigned char *)t.ca_cert, strlen(t.ca_cert));
-    char *dir = tu_mkdtemp();
-    char *kc = xasprintf("%s/kubeconfig", dir);
-    vsim_opts o = {.kubeconfig_out = kc, .quiet = 1};
-    vsim *sim = vsim_start(&o, e, sizeof e);
-    ck_assert_msg(sim != NULL, "%s", e);
+    tu_sim env;
+    tu_sim_start(&env, (vsim_opts){0});
     char *bsl = xasprintf(
         "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"BackupStorageLocation\",\"metadata\":{"
         "\"name\":\"onprem\"},\"spec\":{\"provider\":\"aws\",\"objectStorage\":{\"bucket\":"
         "\"velero\",\"caCert\":\"%s\"}}}",
         b64);
-    create(sim, "backupstoragelocations", bsl);
-    create(sim, "backupstoragelocations",
+    create(env.sim, "backupstoragelocations", bsl);
+    create(env.sim, "backupstoragelocations",
            "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"BackupStorageLocation\",\"metadata\":{"
            "\"name\":\"bad\"},\"spec\":{\"objectStorage\":{\"bucket\":\"b\",\"caCert\":\"%%%\"}}}");
-    create(sim, "backups",
+    create(env.sim, "backups",
            "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\",\"metadata\":{\"name\":\"b1\"},"
            "\"spec\":{\"storageLocation\":\"onprem\"}}");
-    create(sim, "backups",
+    create(env.sim, "backups",
            "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\",\"metadata\":{\"name\":\"b2\"},"
            "\"spec\":{\"storageLocation\":\"bad\"}}");
-    create(sim, "restores",
+    create(env.sim, "restores",
            "{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Restore\",\"metadata\":{\"name\":\"r1\"},"
            "\"spec\":{\"backupName\":\"b1\"}}");
 
-    kc_config_opts co = {.kubeconfig = kc};
-    kc_err err = {0};
-    kc_rest_config *cfg = kc_config_load(&co, &err);
-    ck_assert_msg(cfg != NULL, "%s", err.msg);
-    kc_loop *loop = kc_loop_new();
-    kc_client *client = kc_client_new(loop, cfg, &err);
-    app *a = app_new(loop, client, "c", cfg->server, "velero");
-    kc_rest_config_free(cfg);
-    ck_assert_int_eq(kc_loop_run_until(loop, synced, a, 15000), 1);
+    tu_sim_connect(&env);
+    app *a = app_new(env.loop, env.client, "c", env.server, "velero");
+    ck_assert_int_eq(kc_loop_run_until(env.loop, synced, a, 15000), 1);
 
     kc_buf b = {0};
     app_download_trust(a, 0, "b1", &b); /* no --cacert: the BSL's CA alone */
@@ -91,12 +82,7 @@ START_TEST(download_trusts_cacert_and_the_runs_bsl_ca)
     free(both);
     free(only_mine);
     app_free(a);
-    kc_client_free(client);
-    kc_loop_free(loop);
-    vsim_stop(sim);
-    tu_rmrf(dir);
-    free(dir);
-    free(kc);
+    tu_sim_stop(&env);
     free(bsl);
     free(b64);
     tlsgen_free(&t);
@@ -110,9 +96,5 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, download_trusts_cacert_and_the_runs_bsl_ca);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

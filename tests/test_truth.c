@@ -19,6 +19,7 @@
 #include "simkinds.h"
 #include "simplan.h"
 #include "simstore.h"
+#include "testutil.h"
 
 #define SCN FIXTURES_DIR "/scenarios/truth.yaml"
 
@@ -26,42 +27,7 @@
  * then GET). */
 static char *resource_list(simstore *s, simctl *c, const char *kind, const char *target)
 {
-    cJSON *dr = cJSON_CreateObject();
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(dr, "metadata"), "name", kind);
-    cJSON *t = cJSON_AddObjectToObject(cJSON_AddObjectToObject(dr, "spec"), "target");
-    cJSON_AddStringToObject(t, "kind", kind);
-    cJSON_AddStringToObject(t, "name", target);
-    int st;
-    char *msg = NULL;
-    cJSON_Delete(simstore_create(s, "downloadrequests", "velero", dr, &st, &msg));
-    free(msg);
-    char *url = NULL;
-    for (int64_t deadline = kc_now_ms() + 10000; !url && kc_now_ms() < deadline;) {
-        cJSON *got = simstore_get(s, "downloadrequests", "velero", kind);
-        cJSON *u = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(got, "status"),
-                                                    "downloadURL");
-        if (cJSON_IsString(u)) url = xstrdup(u->valuestring);
-        cJSON_Delete(got);
-        if (!url) {
-            int gone;
-            simstore_watch *w = simstore_watch_open(s, "downloadrequests", "velero", NULL, NULL,
-                                                    simstore_rv(s), &gone);
-            const char *type;
-            uint64_t rv;
-            cJSON_Delete(simstore_watch_next(w, 50, &type, &rv));
-            simstore_watch_close(w);
-        }
-    }
-    ck_assert_ptr_nonnull(url);
-    unsigned char *gz;
-    size_t gzlen, len;
-    int status;
-    ck_assert_int_eq(simctl_download(c, strrchr(url, '/') + 1, &gz, &gzlen, &status), 0);
-    char *text = artifacts_gunzip(gz, gzlen, &len);
-    free(gz);
-    free(url);
-    ck_assert_ptr_nonnull(text);
-    return text;
+    return tu_sim_artifact(s, c, kind, kind, target);
 }
 
 /* The controller started on truth.yaml, its pod log (every line of the runs, with its simulated
@@ -320,9 +286,5 @@ int main(void)
     tcase_add_test(tc, backup_rows_are_the_truth);
     tcase_add_test(tc, restore_rows_are_the_truth);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(su);
 }

@@ -5,6 +5,7 @@
 
 #include "kubeclient/sat.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 START_TEST(parses_rfc3339_utc_and_offsets)
 {
@@ -179,9 +180,5 @@ int main(void)
     tcase_add_test(tc, url_redact_hides_userinfo);
     tcase_add_test(tc, path_segment_escapes_and_refuses_traversal);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -594,9 +594,5 @@ int main(void)
     tcase_add_test(tc, shared_strings_outlive_each_other_and_hand_built_structs_free);
     tcase_add_test(tc, timestamps_decode_exactly_as_kc_parse_time);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <wchar.h>
 
 #include "drill.h"
 #include "format.h"
@@ -189,33 +188,6 @@ static void logs_check_finished(logs_state *st, ui *u)
 
 /* ---- drawing ---- */
 
-/* Bytes of the safe string s that fit in cols columns; *used gets the columns. */
-static size_t logs_cut(const char *s, size_t n, int cols, int *used)
-{
-    mbstate_t ps;
-    memset(&ps, 0, sizeof ps);
-    size_t i = 0;
-    int c = 0;
-    while (i < n) {
-        wchar_t wc;
-        size_t k = mbrtowc(&wc, s + i, n - i, &ps);
-        if (k == (size_t)-1 || k == (size_t)-2) {
-            memset(&ps, 0, sizeof ps);
-            k = 1;
-            wc = '?';
-        } else if (k == 0) {
-            k = 1;
-        }
-        int wd = wcwidth(wc);
-        if (wd < 0) wd = 1;
-        if (c + wd > cols) break;
-        c += wd;
-        i += k;
-    }
-    if (used) *used = c;
-    return i;
-}
-
 static int logs_icase(const char *needle)
 {
     for (const char *p = needle; *p; p++)
@@ -296,7 +268,7 @@ static int logs_line_rows(logs_state *st, size_t vi, int cols)
     const char *s = logs_safe(st, logbuf_view_line(st->lb, vi), &n);
     int r = 0;
     do {
-        size_t k = logs_cut(s, n, cols, NULL);
+        size_t k = w_cut(s, n, cols, NULL);
         if (k == 0) k = n; /* a character wider than the screen */
         s += k;
         n -= k;
@@ -450,8 +422,8 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         const char *m = logs_find(s0, n, st->search, logs_icase(st->search));
         if (m) {
             int col, mw;
-            logs_cut(s0, (size_t)(m - s0), 1 << 30, &col);
-            logs_cut(m, strlen(st->search), 1 << 30, &mw);
+            w_cut(s0, (size_t)(m - s0), 1 << 30, &col);
+            w_cut(m, strlen(st->search), 1 << 30, &mw);
             if (col < st->hx || col + mw > st->hx + cols)
                 st->hx = col > cols / 3 ? col - cols / 3 : 0;
         }
@@ -463,16 +435,16 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         if ((long)vi == st->cur) a |= A_BOLD;
         const char *s0 = logs_safe(st, li, &n), *p = s0;
         if (!st->wrap) {
-            size_t skip = st->hx ? logs_cut(p, n, st->hx, NULL) : 0;
+            size_t skip = st->hx ? w_cut(p, n, st->hx, NULL) : 0;
             p += skip;
             n -= skip;
-            size_t k = logs_cut(p, n, cols, NULL);
+            size_t k = w_cut(p, n, cols, NULL);
             logs_put(st, w, y, 0, p, k, a);
             y++;
             continue;
         }
         do {
-            size_t k = logs_cut(p, n, cols, NULL);
+            size_t k = w_cut(p, n, cols, NULL);
             if (k == 0) k = n;
             logs_put(st, w, y, 0, p, k, a);
             p += k;
@@ -833,21 +805,28 @@ static int logs_desc_next(ui *u, ui_screen *s)
     return drill_step(u, 1, screen_describe_run_new);
 }
 
-/* the pager's keys without those about logs (level, errors, live follow) */
+/* the pager's keys without those about logs (level, errors, live follow): the rows every
+ * describe screen has, first in its table (help lists them in this order); kept one row per
+ * line like the tables, hence clang-format off */
+// clang-format off
+#define DESC_PAGER_KEYS                                               \
+    {UI_C_DOWN, "scroll down", logs_down},                            \
+    {UI_C_UP, "scroll up", logs_up},                                  \
+    {UI_C_PGDN, NULL, logs_pgdn},                                     \
+    {UI_C_PGUP, NULL, logs_pgup},                                     \
+    {UI_C_TOP, "first line", logs_home},                              \
+    {UI_C_BOTTOM, "last line", logs_end},                             \
+    {UI_C_FIND, "search (smartcase)", logs_search},                   \
+    {UI_C_NEXT_MATCH, NULL, logs_next},                               \
+    {UI_C_PREV_MATCH, NULL, logs_prev},                               \
+    {UI_C_WRAP, NULL, logs_wrap},                                     \
+    {UI_C_LEFT, NULL, logs_left},                                     \
+    {UI_C_RIGHT, NULL, logs_right},                                   \
+    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write}
+// clang-format on
+
 static const ui_key desc_run_keys[] = {
-    {UI_C_DOWN, "scroll down", logs_down},
-    {UI_C_UP, "scroll up", logs_up},
-    {UI_C_PGDN, NULL, logs_pgdn},
-    {UI_C_PGUP, NULL, logs_pgup},
-    {UI_C_TOP, "first line", logs_home},
-    {UI_C_BOTTOM, "last line", logs_end},
-    {UI_C_FIND, "search (smartcase)", logs_search},
-    {UI_C_NEXT_MATCH, NULL, logs_next},
-    {UI_C_PREV_MATCH, NULL, logs_prev},
-    {UI_C_WRAP, NULL, logs_wrap},
-    {UI_C_LEFT, NULL, logs_left},
-    {UI_C_RIGHT, NULL, logs_right},
-    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write},
+    DESC_PAGER_KEYS,
     {UI_C_PREV_RUN, "describe the previous run (in the list's order)", logs_desc_prev},
     {UI_C_NEXT_RUN, "describe the next run", logs_desc_next},
     {UI_C_VOLUMES, "volumes of this run", drill_open_volumes},
@@ -856,19 +835,7 @@ static const ui_key desc_run_keys[] = {
     {UI_C_NONE, NULL, NULL},
 };
 static const ui_key desc_vol_keys[] = {
-    {UI_C_DOWN, "scroll down", logs_down},
-    {UI_C_UP, "scroll up", logs_up},
-    {UI_C_PGDN, NULL, logs_pgdn},
-    {UI_C_PGUP, NULL, logs_pgup},
-    {UI_C_TOP, "first line", logs_home},
-    {UI_C_BOTTOM, "last line", logs_end},
-    {UI_C_FIND, "search (smartcase)", logs_search},
-    {UI_C_NEXT_MATCH, NULL, logs_next},
-    {UI_C_PREV_MATCH, NULL, logs_prev},
-    {UI_C_WRAP, NULL, logs_wrap},
-    {UI_C_LEFT, NULL, logs_left},
-    {UI_C_RIGHT, NULL, logs_right},
-    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write},
+    DESC_PAGER_KEYS,
     {UI_C_NONE, NULL, NULL},
 };
 

@@ -191,8 +191,7 @@ void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a)
     wattrset(w, A_NORMAL);
 }
 
-/* Bytes of the safe string s[0..n) that fit in cols columns; *used gets the columns. */
-static size_t w_cut(const char *s, size_t n, int cols, int *used)
+size_t w_cut(const char *s, size_t n, int cols, int *used)
 {
     mbstate_t ps;
     memset(&ps, 0, sizeof ps);

@@ -34,6 +34,9 @@ int w_wrap(WINDOW *w, int y, int x, int width, int skip, int max_rows, const cha
 /* Draws cluster text (sanitised) from its column `from` on, in at most maxcols columns (sideways
  * scroll). Returns the text's whole width in columns. */
 int w_text_from(WINDOW *w, int y, int x, int maxcols, int from, const char *s, attr_t a);
+/* Bytes of the safe (already sanitised) string s[0..n) that fit in cols columns; *used (if not
+ * NULL) gets the columns they take. Invalid bytes count one column each. */
+size_t w_cut(const char *s, size_t n, int cols, int *used);
 /* Draws program text (no sanitising needed; plain ASCII or our own UTF-8) likewise. */
 int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
