@@ -155,9 +155,5 @@ int main(void)
     tcase_add_test(tc, items_done_while_volumes_move_is_no_stall);
     tcase_add_test(tc, notify_runs_the_command_with_the_event);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cron.h"
+#include "testutil.h"
 
 /* "2012-03-11T00:00:00-0500" or "...Z" -> unix seconds */
 static double ts(const char *s)
@@ -195,9 +196,5 @@ int main(void)
     tcase_add_test(tc, bad_specs_say_why);
     tcase_add_test(tc, overdue_after_two_intervals_without_success);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -6,6 +6,7 @@
 
 #include "diagnose.h"
 #include "kubeclient/pod.h"
+#include "testutil.h"
 
 #define NOW  1780308000.0 /* 2026-06-01T10:00:00Z, wall */
 #define MONO 5000.0       /* monotonic "now" */
@@ -310,9 +311,5 @@ int main(void)
     tcase_add_test(tc, log_silent_while_in_progress);
     tcase_add_test(tc, all_done_but_phase_not_moved);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include "health.h"
 #include "kubeclient/pod.h"
 #include "kubeclient/util.h"
+#include "testutil.h"
 
 static kc_pod *pod(const char *json)
 {
@@ -252,9 +253,5 @@ int main(void)
     tcase_add_test(tc, server_pick_is_the_live_logs_rule);
     tcase_add_test(tc, health_flags_what_needs_attention);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -7,6 +7,7 @@
 
 #include "kubeclient/util.h"
 #include "scenario.h"
+#include "testutil.h"
 
 static char err[512];
 
@@ -378,9 +379,5 @@ int main(void)
     tcase_add_test(tc, cron_fires_when_expected);
     tcase_add_test(tc, pace_jitter_and_schedule_parse);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -11,6 +11,7 @@
 #include "kubeclient/util.h"
 #include "simctl.h"
 #include "simstore.h"
+#include "testutil.h"
 
 #define SCN(f) FIXTURES_DIR "/scenarios/" f
 
@@ -235,9 +236,5 @@ int main(void)
     tcase_add_test(tc, stuck_scenario_objects);
     tcase_add_test(tc, helm_layout_and_server_restart);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "wait.h"
+#include "testutil.h"
 
 START_TEST(targets_parse)
 {
@@ -39,9 +40,5 @@ int main(void)
     TCase *tc = tcase_create("wait");
     tcase_add_test(tc, targets_parse);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }
