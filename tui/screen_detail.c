@@ -242,6 +242,11 @@ static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, re_part p, const
             w_print(w, y, x, cols - x, w_attr(W_ACTIVE), "finalizing");
             break;
         }
+        if (!(s->rate > 0) && s->bound && s->eta < 1) {
+            /* in progress, no byte moved yet: no rate, and a bound of "0s" would say nothing */
+            w_print(w, y, x, cols - x, A_DIM, "starting");
+            break;
+        }
         fmt_eta(b4, sizeof b4, s->eta);
         w_print(w, y, x, cols - x, 0, "%s  ETA %s%s%s",
                 p == RE_ITEMS ? fmt_rate(b3, sizeof b3, s->rate)

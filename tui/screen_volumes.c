@@ -216,8 +216,12 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                      v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL, i == st->sel ? base : 0);
             x += c_bar + 1;
         }
-        w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
-                fmt_bytes(b2, sizeof b2, v->bytes_total));
+        if (v->bytes_total <= 0 && v->bytes_done <= 0 && !vl_phase_terminal(v->phase_id))
+            /* Velero sizes a volume once its upload starts: not "0 B / 0 B" before that */
+            w_print(w, y, x, w_bytes, base | A_DIM, "not sized yet");
+        else
+            w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
+                    fmt_bytes(b2, sizeof b2, v->bytes_total));
         x += w_bytes + 1;
         vols_rate_eta(u, mv, now, rb, sizeof rb, eb, sizeof eb);
         if (w_rate) w_print(w, y, x, w_rate - 1, base, "%s", rb);
