@@ -1,6 +1,6 @@
 #!/bin/sh
 # screenshots.sh BUILD: PNGs of the real veltop (list, detail, help, disconnected; 120x40 and
-# 80x24; list and detail at 200x50 and 60x16 too) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
+# 80x24; list and detail at 200x50 and 60x16 too; volumes, logs and health) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
 # keeps the colours, aha turns them into HTML and headless Chromium takes the picture.
 set -eu
 BUILD=${1:-build}
@@ -102,6 +102,16 @@ wait_for 'LIVE log|stored log'
 sleep 2
 shot logs-120x40 120 40
 tmux -L "$SOCK" send-keys -t shots Escape
+wait_for '^Resources'
+tmux -L "$SOCK" send-keys -t shots Escape
+wait_for 'NAME +PHASE'
+tmux -L "$SOCK" send-keys -t shots H
+wait_for '^Schedules'
+wait_for '^Velero server'
+shot health-120x40 120 40
+tmux -L "$SOCK" send-keys -t shots Escape
+wait_for 'NAME +PHASE'
+tmux -L "$SOCK" send-keys -t shots Enter
 wait_for '^Resources'
 resize 200 50
 wait_last '\[/\]:run'
