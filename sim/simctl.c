@@ -1048,12 +1048,15 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
     for (size_t i = 0; i < scn->n_schedules; i++) {
         scn_cron cron;
         char cerr[200];
-        /* as Velero: the next firing after the last backup it made (one missed while the server
-         * was away fires at once), else after the start */
+        /* as Velero: the next firing after the last backup it made, else after the start. One
+         * missed while the server was away is not caught up at its own time: v1.18.1's first
+         * reconcile finds the schedule due and makes one backup now, named for now
+         * (schedule_controller.go submitBackup: getBackup(schedule, c.clock.Now())) */
         double last = sched_last_run(c, scn->schedules[i].name);
         c->sched_next[i] = scn_cron_parse(scn->schedules[i].cron, &cron, cerr, sizeof cerr)
                                ? INFINITY
                                : scn_cron_next(&cron, c->epoch, last > 0 ? last : c->epoch);
+        if (c->sched_next[i] < c->epoch) c->sched_next[i] = c->epoch;
     }
     create_static(c);
     c->manual_now = c->epoch;

@@ -2,9 +2,14 @@
 # drill_derived.sh: with `veltop-sim --no-resource-progress` (stock Velero) the detail screen still
 # shows per-resource bars: for a running backup derived from the Velero pod's log (totals from
 # "Retrieved N items"), for a finished one from its BackupResourceList; totals equal basic.yaml's.
+# Once per install layout (velero install's labels, the Helm chart's): the same rows in each, and
+# the live log names the server pod it reads, not a node-agent or the running data-mover pod.
 source "$(dirname "$0")/tui_lib.bash"
+source "$(dirname "$0")/layout_lib.bash"
+layout_each
 
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --no-resource-progress
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --no-resource-progress --layout "$LAYOUT"
+layout_check_pods "$LAYOUT"
 tui_start 140 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'backup-inprogress' 15
 
@@ -20,6 +25,7 @@ tui_wait '^ +namespaces +.* 3 of 3 ' 5
 tui_wait '^ +persistentvolumes +.* [0-9]+ of 6 ' 5
 line=$(tui_line '^ +pods ')
 tui_wait_change '^ +pods ' "$line" 15 # processed moves with "Processing item" lines
+layout_check_log_pod backup backup-inprogress
 
 # a finished backup: totals from its resource list, and the label says so
 tui_keys Escape ; tui_keys / ; tui_keys C-u ; tui_keys "backup-done" Enter

@@ -3,10 +3,14 @@
 # detail screen shows per-resource rows derived from the Velero server log ("Restored N items"
 # lines), their totals from its backup's BackupResourceList narrowed by the restore's own spec
 # (basic.yaml: backup-done's 20 pods, all in the restore's namespaces shop and billing), and the
-# rows move.
+# rows move. Once per install layout (velero install's labels, the Helm chart's): the same rows
+# in each, and the live log names the server pod it reads, not a node-agent or data-mover pod.
 source "$(dirname "$0")/tui_lib.bash"
+source "$(dirname "$0")/layout_lib.bash"
+layout_each
 
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --no-resource-progress
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --no-resource-progress --layout "$LAYOUT"
+layout_check_pods "$LAYOUT"
 tui_start 140 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait 'restore-inprogress' 15
 tui_keys / ; tui_keys "restore-inprogress" Enter
@@ -26,6 +30,7 @@ while [ "$(rows)" = "$before" ]; do
     [ "$SECONDS" -le "$end" ] || tui_fail "no restore row moved in 30 s: $before"
     sleep 0.2
 done
+layout_check_log_pod restore restore-inprogress
 tui_keys q
 tui_wait_exit >/dev/null
 

@@ -6,10 +6,12 @@
 # --cacert naming yet another one) or removed, a download fails with a message naming TLS
 # verification of the object store, by its origin only, on the log screen and the detail screen;
 # nothing else is lost (the list, the live run, the connection); with the caCert back, downloads
-# work again without a restart.
+# work again without a restart. Once per install layout (velero install's labels, the Helm chart's).
 source "$(dirname "$0")/tui_lib.bash"
+source "$(dirname "$0")/layout_lib.bash"
+layout_each
 
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --tls --object-store-tls
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet --tls --object-store-tls --layout "$LAYOUT"
 KC="$TUI_DIR/kubeconfig"
 sed -n 's/^ *certificate-authority-data: //p' "$KC" | base64 -d >"$TUI_DIR/api-ca.pem"
 BSL="$TUI_SIM_URL/apis/velero.io/v1/namespaces/velero/backupstoragelocations/default"

@@ -2,12 +2,14 @@
 # long_name_volumes.sh: a backup named with 70 characters and a restore with 78 keep their volumes
 # (veltop-sim, stock by default, labels them as Velero does: GetValidName(name), 57 characters + 6
 # hex digits of the sha256, and the run's uid): the list, the detail screens and --once --json
-# show their bytes, exactly.
+# show their bytes, exactly. Once per install layout (velero install's labels, the Helm chart's).
 source "$(dirname "$0")/tui_lib.bash"
+source "$(dirname "$0")/layout_lib.bash"
+layout_each
 
 B=nightly-cluster-wide-backup-of-the-production-namespaces-2026120102000
 R=$B-restore
-tui_sim_start --scenario "$FIXTURES_DIR/scenarios/long-name.yaml" --quiet
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/long-name.yaml" --quiet --layout "$LAYOUT"
 KC="$TUI_DIR/kubeconfig"
 
 # the sim's stock default (no option): the runs carry no status.resourceProgress, as no Velero
