@@ -82,6 +82,11 @@ wait_for '[0-9]+s +[0-9:]+ '
 tmux -L "$SOCK" send-keys -t shots f
 sleep 3 # a few seconds of history for the rates and the sparkline (a picture, not a test)
 shot list-120x40 120 40
+# the detail, volumes and logs of the demo's restore drill (its pod volumes and data mover): when
+# the demo starts after 01:00 UTC, today's nightly is the newest run, above it
+if tmux -L "$SOCK" capture-pane -p -t shots | grep -q '^B nightly-.*InProgress'; then
+    tmux -L "$SOCK" send-keys -t shots j
+fi
 tmux -L "$SOCK" send-keys -t shots Enter
 wait_for '^Resources'
 sleep 2
