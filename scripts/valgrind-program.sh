@@ -42,11 +42,14 @@ wait_for() { # bounded polling of the screen for a pattern
 }
 keys() { tmux -L "$SOCK" send-keys -t 0 "$@"; }
 wait_for 'nightly-2026'
-# both lists in (rows show as each arrives, and the selection stays on its run as rows land
-# above it): from the top, the second row is full-cluster-migration, with volumes (not the nightly
-# the demo's schedule made at 01:00 today, without)
+# both lists in (rows show as each arrives); full-cluster-migration has volumes. It is picked by
+# name, not by row: where it stands depends on the clock (after 01:00 UTC the demo's schedule
+# makes today's nightly at the start, the newest row). The filter finds it, clearing the filter
+# keeps the selection on it, so [ and ] below have neighbours.
 wait_for 'payments-restore-drill'
-keys g j Enter;             wait_for '^Backup full-cluster-migration'
+keys / f u l l - c l u s t e r Enter; wait_for 'B full-cluster-migration'
+keys / Escape;              wait_for 'payments-restore-drill'
+keys Enter;                 wait_for '^Backup full-cluster-migration'
 keys ']';                   wait_for 'Resources'
 keys '[' v;                 wait_for 'POD/VOLUME'
 keys Escape l;              wait_for 'LIVE log'
