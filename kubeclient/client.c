@@ -262,14 +262,12 @@ static void trust_extra(CURL *e, const kc_buf *extra)
 #endif
     if (!sys) sys = "/etc/ssl/certs/ca-certificates.crt";
     kc_buf b = {0};
-    FILE *f = fopen(sys, "rb");
-    if (f) {
-        char chunk[16384];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (64u << 20))
-            kc_buf_append(&b, chunk, n);
-        fclose(f);
-    }
+    /* read as every file veltop reads, with the one cap (caps.h); unreadable: the extra ones only
+     */
+    size_t n = 0;
+    char *roots = kc_read_file(sys, KC_CAP_FILE_BYTES, &n);
+    if (roots) kc_buf_append(&b, roots, n);
+    free(roots);
     kc_buf_append(&b, "\n", 1);
     kc_buf_append(&b, extra->data, extra->len);
     struct curl_blob blob = {.data = b.data, .len = b.len, .flags = CURL_BLOB_COPY};

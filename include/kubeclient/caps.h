@@ -25,7 +25,8 @@
 #define KC_CAP_REDIRECTS 10L
 
 /* A file the kubeconfig names (certificate-authority, client-certificate, client-key,
- * tokenFile): PEM bundles and tokens are kilobytes; /dev/zero is not read forever. */
+ * tokenFile), --cacert, and the system CA bundle the object store's extra CAs join: PEM bundles
+ * and tokens are kilobytes (Debian's whole bundle ~220 KB); /dev/zero is not read forever. */
 #define KC_CAP_FILE_BYTES ((size_t)4 << 20) /* 4 MiB */
 
 /* A kubeconfig file itself, and how deeply its YAML may nest (real ones nest 4-6 levels). */
