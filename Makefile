@@ -34,7 +34,7 @@ valgrind: build
 	sh scripts/valgrind.sh $(BUILD)
 
 format:
-	clang-format -i include/*/*.h kubeclient/*.[ch] tui/*.[ch] sim/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] bench/*.[ch]
+	clang-format -i include/*/*.h kubeclient/*.[ch] core/*.[ch] tui/*.[ch] cli/*.[ch] sim/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] bench/*.[ch]
 
 bench: build
 	sh bench/run.sh $(BUILD)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagview.h"
 #include "drill.h"
 #include "format.h"
 #include "logderive.h"
@@ -457,7 +458,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, y, x, cols - x, run->backup_name, 0);
     }
     y++;
-    y = screen_diag_lines(u, w, y, cols, r);
+    y = diagview_lines(u, w, y, cols, r);
 
     /* overall bar */
     double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;
@@ -466,7 +467,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int barw = cols > 100 ? 40 : 24;
     w_bar(w, y, x, barw, frac, active ? W_BAR_FILL : w_phase_role(run->phase_id));
     x += barw + 1;
-    int est_total = ui_total_estimated(r);
+    int est_total = model_run_total_estimated(r);
     x += w_print(w, y, x, cols - x, A_BOLD, "%lld of %s%lld", (long long)run->items_done,
                  est_total ? "~" : "", (long long)run->items_total);
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);

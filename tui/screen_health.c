@@ -1,19 +1,15 @@
 /* screen_health.c: the health screen (`H` from the list): Schedules with their next run, overdue
  * state and the trend of their last runs; backup and volume snapshot locations; the Velero
- * server pod; node-agents per node. Also the one-line health summary of the list's header. */
+ * server pod; node-agents per node. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose.h"
 #include "format.h"
-#include "logderive.h"
 #include "health.h"
 #include "kubeclient/util.h"
 #include "ui.h"
 #include "widgets.h"
-
-static const health *sh_health(ui *u);
 
 typedef struct health_state {
     int top; /* first body line shown */
@@ -346,79 +342,4 @@ ui_screen *screen_health_new(void)
     s->hint = health_hint;
     s->data = xcalloc(1, sizeof(health_state));
     return s;
-}
-
-int screen_health_open(ui *u, ui_screen *s)
-{
-    (void)s;
-    ui_push(u, screen_health_new());
-    return UI_REDRAW;
-}
-
-int screen_health_summary(ui *u, WINDOW *w, int y, int cols)
-{
-    double wall = ui_wall(u);
-    char buf[256];
-    int bad;
-    health_summary(sh_health(u), wall, buf, sizeof buf, &bad);
-    int x = w_print(w, y, 0, cols, A_DIM, "health ");
-    x += w_print(w, y, x, cols - x, bad ? w_attr(W_BAD) | A_BOLD : w_attr(W_GOOD), "%s",
-                 bad ? "ATTENTION" : "OK");
-    w_print(w, y, x, cols - x - 1, bad ? w_attr(W_WARN) : A_DIM, "  %s  (H: details)", buf);
-    return y + 1;
-}
-
-/* ---- "why is it stuck?" on the list and detail screens ---- */
-
-/* One health picture per frame, shared by the list's summary, its markers and the detail
- * screen's diagnosis (ui_now identifies the frame). */
-static health *sh_frame;
-static double sh_frame_at = -1;
-
-static const health *sh_health(ui *u)
-{
-    if (!sh_frame || sh_frame_at != ui_now(u)) {
-        health_free(sh_frame);
-        sh_frame = health_of_app(ui_app(u), ui_wall(u));
-        sh_frame_at = ui_now(u);
-    }
-    return sh_frame;
-}
-
-void screen_health_release(void)
-{
-    health_free(sh_frame);
-    sh_frame = NULL;
-    sh_frame_at = -1;
-}
-
-size_t screen_diagnose(ui *u, const model_run *r, diag *out, size_t max)
-{
-    diag_ctx c = {ui_model(u), sh_health(u), ui_data_now(u), ui_wall(u)};
-    diag_log log = {0};
-    if (ui_stale(u) || !logderive_last_line(ui_app(u)->derive, r, &log.last_time, &log.last_line))
-        log.last_time = 0; /* no live evidence: no log-silent verdict */
-    return diag_run(&c, r, log.last_time > 0 ? &log : NULL, out, max);
-}
-
-void screen_diag_marker(ui *u, WINDOW *w, int y, int x, const model_run *r)
-{
-    diag d[1];
-    if (screen_diagnose(u, r, d, 1))
-        w_print(w, y, x, 1, w_attr(W_BAD) | A_BOLD, "%s", ui_utf8(u) ? "\u26a0" : "!");
-}
-
-int screen_diag_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r)
-{
-    diag d[DIAG_MAX];
-    size_t n = screen_diagnose(u, r, d, DIAG_MAX);
-    for (size_t i = 0; i < n; i++, y++) {
-        char clock[32];
-        int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Stuck? ");
-        if (d[i].since > 0)
-            x += w_print(w, y, x, cols - x, A_DIM, "since %s  ",
-                         fmt_clock(clock, sizeof clock, d[i].since, 0));
-        w_text(w, y, x, cols - x, d[i].message, w_attr(W_WARN));
-    }
-    return y;
 }

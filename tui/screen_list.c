@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagview.h"
 #include "drill.h"
 #include "format.h"
 #include "runeta.h"
@@ -69,8 +70,13 @@ static int list_open(ui *u, ui_screen *s)
     model_run *r = view_selected(ui_view(u));
     if (!r) return UI_NOTHING;
     ui_set_current_run(u, r->kind, r->name);
-    ui_push(u, screen_detail_new(r->kind, r->name));
+    ui_open(u, UI_S_DETAIL, s, r->kind, r->name);
     return UI_REDRAW;
+}
+
+static int list_open_health(ui *u, ui_screen *s)
+{
+    return ui_open(u, UI_S_HEALTH, s, VL_BACKUP, NULL);
 }
 
 static int list_filter(ui *u, ui_screen *s)
@@ -153,7 +159,7 @@ static const ui_key list_keys[] = {
     {UI_C_LOGS, "log of the selected run (live while in progress)", drill_open_logs},
     {UI_C_RESULTS, "results of the selected run: errors and warnings", drill_open_results},
     {UI_C_DESCRIBE, "describe the selected run", drill_open_describe},
-    {UI_C_HEALTH, "health: schedules, locations, server, node-agents", screen_health_open},
+    {UI_C_HEALTH, "health: schedules, locations, server, node-agents", list_open_health},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -322,7 +328,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     w_print(w, y, xp[C_KIND], 1, base | dim, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
     w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
     if (!x) return;
-    screen_diag_marker(u, w, y, xp[C_KIND] + 1, r);
+    diagview_marker(u, w, y, xp[C_KIND] + 1, r);
     w_text(w, y, xp[C_PHASE], wd[C_PHASE], list_phase_label(x->phase, wd[C_PHASE]),
            selected ? base : w_attr(w_phase_role(x->phase_id)));
     double frac = x->items_total > 0 ? (double)x->items_done / (double)x->items_total : -1;
@@ -331,7 +337,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
              vl_phase_terminal(x->phase_id) ? w_phase_role(x->phase_id) : W_BAR_FILL,
              selected ? base : 0);
     if (x->has_progress || x->items_total > 0) {
-        const char *tilde = ui_total_estimated(r) ? "~" : "";
+        const char *tilde = model_run_total_estimated(r) ? "~" : "";
         snprintf(buf, sizeof buf, "%lld/%s%lld", (long long)x->items_done, tilde,
                  (long long)x->items_total);
         if ((int)strlen(buf) > wd[C_ITEMS]) /* big counts: compact, never cut */
@@ -386,7 +392,7 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     list_state *st = list_of(s);
     view *v = ui_view(u);
     int wd[C_N], xp[C_N];
-    int y = screen_health_summary(u, w, 0, cols);
+    int y = diagview_health_summary(u, w, 0, cols);
     if (st->follow) {
         view_follow(v);
         list_sync_current(u);

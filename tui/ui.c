@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "alert.h"
+#include "diagnose.h"
 #include "format.h"
+#include "health.h"
 #include "logderive.h"
 #include "sanitize.h"
 #include "widgets.h"
@@ -50,14 +52,19 @@ struct ui {
     double msg_until;
     int sigpipe[2];
     int stdin_id, sig_id;
+    const ui_screen_ctor *screens;
+    struct health *health; /* the health picture of the frame at health_at (ui_health) */
+    double health_at;
 };
 
 static ui *ui_signal_target;
 
-ui *ui_new(app *a)
+ui *ui_new(app *a, const ui_screen_ctor *screens)
 {
     ui *u = xcalloc(1, sizeof(*u));
     u->app = a;
+    u->screens = screens;
+    u->health_at = -1;
     view_init(&u->view);
     u->sigpipe[0] = u->sigpipe[1] = -1;
     u->stdin_id = u->sig_id = -1;
@@ -75,7 +82,7 @@ void ui_free(ui *u)
         if (s->free) s->free(s);
     }
     view_clear(&u->view);
-    screen_health_release();
+    health_free(u->health);
     logderive_free(u->app->derive);
     u->app->derive = NULL;
     free(u);
@@ -168,29 +175,34 @@ model_run *ui_adjacent_run(ui *u, int delta)
     return NULL;
 }
 
-/* Every item of a run in progress is counted, done, by exact log-derived rows (none estimated)
- * whose sum is both its totalItems and its items done: Velero has patched its last totals (a
- * restore before waiting for its volumes, restore.go:659-667; a backup's cannot grow once every
- * item is done). A transient done == total (Velero #5990) does not pass: its rows are not done. */
-static int ui_items_final(const model_run *r)
+int ui_open(ui *u, ui_screen_kind k, const ui_screen *from, vl_kind kind, const char *name)
 {
-    size_t n;
-    int from_log;
-    const model_res *res = model_run_resources(r, &n, &from_log);
-    if (!from_log || !n) return 0;
-    int64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        if ((res[i].flags & MODEL_RES_ESTIMATE) || res[i].done != res[i].total) return 0;
-        sum += res[i].total;
-    }
-    return sum == r->run->items_total && sum == r->run->items_done;
+    if (!u->screens || k >= UI_S_N || !u->screens[k]) return UI_NOTHING;
+    ui_screen *s = u->screens[k](u, from, kind, name);
+    if (!s) return UI_NOTHING;
+    ui_push(u, s);
+    return UI_REDRAW;
 }
 
-int ui_total_estimated(const model_run *r)
+/* One health picture per frame, shared by the list's summary, its markers and the detail
+ * screen's diagnosis (ui_now identifies the frame). */
+const health *ui_health(ui *u)
 {
-    if (!r || !r->run || vl_phase_terminal(r->run->phase_id)) return 0;
-    if (ui_items_final(r)) return 0;
-    return r->run->phase_id == VL_PH_IN_PROGRESS || est_total_estimated(r->items);
+    if (!u->health || u->health_at != ui_now(u)) {
+        health_free(u->health);
+        u->health = health_of_app(ui_app(u), ui_wall(u));
+        u->health_at = ui_now(u);
+    }
+    return u->health;
+}
+
+size_t ui_diagnose(ui *u, const model_run *r, diag *out, size_t max)
+{
+    diag_ctx c = {ui_model(u), ui_health(u), ui_data_now(u), ui_wall(u)};
+    diag_log log = {0};
+    if (ui_stale(u) || !logderive_last_line(ui_app(u)->derive, r, &log.last_time, &log.last_line))
+        log.last_time = 0; /* no live evidence: no log-silent verdict */
+    return diag_run(&c, r, log.last_time > 0 ? &log : NULL, out, max);
 }
 
 ui_screen *ui_top(ui *u)
@@ -235,10 +247,7 @@ static int ui_act_quit(ui *u, ui_screen *s)
 
 static int ui_act_help(ui *u, ui_screen *s)
 {
-    ui_screen *h = screen_help_new();
-    screen_help_set(h, s);
-    ui_push(u, h);
-    return UI_REDRAW;
+    return ui_open(u, UI_S_HELP, s, VL_BACKUP, NULL);
 }
 
 static int ui_act_redraw(ui *u, ui_screen *s)
@@ -591,7 +600,7 @@ int ui_run(ui *u)
     u->app->on_change_arg = u;
 
     u->started = kc_now_ms() / 1000.0;
-    if (!u->depth) ui_push(u, screen_list_new());
+    if (!u->depth) ui_open(u, UI_S_LIST, NULL, VL_BACKUP, NULL);
     ui_windows(u);
     u->dirty = 1;
     u->seen_gen = (unsigned long)-1;

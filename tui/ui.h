@@ -108,8 +108,18 @@ struct ui_screen {
     void *data; /* the screen's own state */
 };
 
+/* The screens the framework and the screens open by kind, through a registry of constructors
+ * handed to ui_new (tui/screens.c fills it): no screen calls another's symbols, and ui.c none. */
+typedef enum { UI_S_LIST, UI_S_DETAIL, UI_S_HEALTH, UI_S_HELP, UI_S_N } ui_screen_kind;
+/* A constructor: from = the screen underneath (help shows its keys), kind/name = the run (detail).
+ */
+typedef ui_screen *(*ui_screen_ctor)(ui *u, const ui_screen *from, vl_kind kind, const char *name);
+extern const ui_screen_ctor tui_screens[UI_S_N]; /* screens.c: this program's screens */
+/* Pushes a new screen of that kind; returns UI_REDRAW (UI_NOTHING when none is registered). */
+int ui_open(ui *u, ui_screen_kind k, const ui_screen *from, vl_kind kind, const char *name);
+
 /* Creation and the main loop (main.c). ui takes nothing it does not own except the app. */
-ui *ui_new(app *a);
+ui *ui_new(app *a, const ui_screen_ctor *screens);
 void ui_free(ui *u);
 /* Runs curses until quit; returns 0. stdin is watched through the app's loop. */
 int ui_run(ui *u);
@@ -137,10 +147,6 @@ int ui_color(ui *u); /* 1: colours in use */
 /* The run the user is looking at (list selection or the detail screen's run); NULL if none. */
 model_run *ui_current_run(ui *u);
 void ui_set_current_run(ui *u, vl_kind kind, const char *name);
-/* 1 while a run's item total is an estimate (shown "~N"): Velero re-estimates it throughout the
- * item pass (InProgress), and any total seen to change is one until the run ends; not once exact
- * log-derived rows count every item done (its last patch). */
-int ui_total_estimated(const model_run *r);
 /* The list's view (sort, filter, rows, selection); rebuilt by the framework when the model moves.
  */
 view *ui_view(ui *u);
@@ -151,20 +157,19 @@ void ui_message(ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Asks for a redraw from outside a key handler (async data arrived). */
 void ui_invalidate(ui *u);
 
-/* Screens of this program (constructors). */
+/* The health picture of this frame (health.h), shared by every screen drawing it; and the
+ * "why is it stuck?" findings of run r (diagnose.h) on it, judged on data time. */
+struct health;
+struct diag;
+const struct health *ui_health(ui *u);
+size_t ui_diagnose(ui *u, const model_run *r, struct diag *out, size_t max);
+
+/* Screens of this program (constructors, registered in screens.c). */
 ui_screen *screen_list_new(void);
 ui_screen *screen_detail_new(vl_kind kind, const char *name);
 ui_screen *screen_help_new(void);
 void screen_help_set(ui_screen *help, const ui_screen *from); /* shows from's keys */
 ui_screen *screen_health_new(void);
-int screen_health_open(ui *u, ui_screen *s); /* key action: pushes the health screen */
-/* Draws the one-line health summary at line y of w; returns the next free line. */
-int screen_health_summary(ui *u, WINDOW *w, int y, int cols);
-/* "Why is it stuck?" (diagnose.h) for run r: a marker at y,x of the list's row; the findings as
- * lines from y on the detail screen (returns the next free line). */
-void screen_diag_marker(ui *u, WINDOW *w, int y, int x, const model_run *r);
-int screen_diag_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r);
-void screen_health_release(void); /* frees the per-frame health picture (ui_free) */
 
 /* The bindings of every screen (quit, help, back, redraw), shown last in help. */
 extern const ui_key ui_global_keys[];

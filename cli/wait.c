@@ -11,7 +11,6 @@
 #include "format.h"
 #include "kubeclient/util.h"
 #include "sanitize.h"
-#include "ui.h"
 
 /* A message for err, made safe as every stderr message of veltop (san_message). */
 static void wait_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -70,7 +69,7 @@ static void wait_line(app *a, model_run *r, double now, char *line, size_t n, ch
     free(sp);
     if (run->items_total > 0 || run->items_done > 0)
         snprintf(items, sizeof items, "  items %lld/%s%lld", (long long)run->items_done,
-                 ui_total_estimated(r) ? "~" : "", (long long)run->items_total);
+                 model_run_total_estimated(r) ? "~" : "", (long long)run->items_total);
     if (r->vols.n)
         snprintf(bytes, sizeof bytes, "  bytes %s/%s", fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
                  fmt_bytes(b2, sizeof b2, r->vols.bytes_total));

@@ -14,7 +14,6 @@
 #include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 #include "sanitize.h"
-#include "ui.h"
 
 /* The runs newest first (the list's default order). */
 static model_run **snapshot_order(const model *m, size_t *n)
@@ -153,7 +152,7 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         snapshot_add_num(o, "itemsDone", (double)r->items_done, hp);
         snapshot_add_num(o, "itemsTotal", (double)r->items_total, hp);
         /* the total is Velero's estimate while it may still change (shown "~N") */
-        cJSON_AddBoolToObject(o, "itemsTotalEstimated", hp && ui_total_estimated(mr));
+        cJSON_AddBoolToObject(o, "itemsTotalEstimated", hp && model_run_total_estimated(mr));
         snapshot_add_time(o, "started", r->started);
         snapshot_add_time(o, "completed", r->completed);
         cJSON_AddNumberToObject(o, "errors", (double)r->errors);
@@ -247,9 +246,10 @@ char *snapshot_table(const model *m, double wall)
             continue;
         }
         int hp = r->has_progress || r->items_total || r->items_done;
-        row[T_ITEMS] = hp ? xasprintf("%lld/%s%lld", (long long)r->items_done,
-                                      ui_total_estimated(mr) ? "~" : "", (long long)r->items_total)
-                          : xstrdup("-");
+        row[T_ITEMS] =
+            hp ? xasprintf("%lld/%s%lld", (long long)r->items_done,
+                           model_run_total_estimated(mr) ? "~" : "", (long long)r->items_total)
+               : xstrdup("-");
         char b2[32];
         row[T_VOLS] = mr->vols.n ? xasprintf("%s/%s", fmt_bytes(b, sizeof b, mr->vols.bytes_done),
                                              fmt_bytes(b2, sizeof b2, mr->vols.bytes_total))

@@ -121,6 +121,10 @@ double model_run_rate(const model_run *r, double now);
 double model_run_eta(const model_run *r, double now);
 /* Duration so far (in progress) or whole (finished), seconds; < 0 when not started. */
 double model_run_duration(const model_run *r, double wall);
+/* 1 while a run's item total is an estimate (shown "~N"): Velero re-estimates it throughout the
+ * item pass (InProgress), and any total seen to change is one until the run ends; not once exact
+ * log-derived rows count every item done (its last patch). */
+int model_run_total_estimated(const model_run *r);
 
 /* ---- list view: sort, filter, selection ---------------------------------------------------- */
 

@@ -643,3 +643,28 @@ int view_follow(view *v)
     view_select(v, best);
     return 1;
 }
+
+/* Every item of a run in progress is counted, done, by exact log-derived rows (none estimated)
+ * whose sum is both its totalItems and its items done: Velero has patched its last totals (a
+ * restore before waiting for its volumes, restore.go:659-667; a backup's cannot grow once every
+ * item is done). A transient done == total (Velero #5990) does not pass: its rows are not done. */
+static int model_items_final(const model_run *r)
+{
+    size_t n;
+    int from_log;
+    const model_res *res = model_run_resources(r, &n, &from_log);
+    if (!from_log || !n) return 0;
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((res[i].flags & MODEL_RES_ESTIMATE) || res[i].done != res[i].total) return 0;
+        sum += res[i].total;
+    }
+    return sum == r->run->items_total && sum == r->run->items_done;
+}
+
+int model_run_total_estimated(const model_run *r)
+{
+    if (!r || !r->run || vl_phase_terminal(r->run->phase_id)) return 0;
+    if (model_items_final(r)) return 0;
+    return r->run->phase_id == VL_PH_IN_PROGRESS || est_total_estimated(r->items);
+}

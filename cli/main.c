@@ -378,7 +378,7 @@ int main(int argc, char **argv)
     } else if (once) {
         rc = run_once(a, json);
     } else {
-        ui *u = ui_new(a);
+        ui *u = ui_new(a, tui_screens);
         rc = ui_run(u);
         ui_free(u);
     }

@@ -1,0 +1,43 @@
+/* diagview.c: the health picture and the "why is it stuck?" findings as the list and detail
+ * screens show them: the one-line health summary, a run's marker in the list, its Stuck? lines. */
+#include "diagview.h"
+
+#include "diagnose.h"
+#include "format.h"
+#include "health.h"
+#include "widgets.h"
+
+int diagview_health_summary(ui *u, WINDOW *w, int y, int cols)
+{
+    double wall = ui_wall(u);
+    char buf[256];
+    int bad;
+    health_summary(ui_health(u), wall, buf, sizeof buf, &bad);
+    int x = w_print(w, y, 0, cols, A_DIM, "health ");
+    x += w_print(w, y, x, cols - x, bad ? w_attr(W_BAD) | A_BOLD : w_attr(W_GOOD), "%s",
+                 bad ? "ATTENTION" : "OK");
+    w_print(w, y, x, cols - x - 1, bad ? w_attr(W_WARN) : A_DIM, "  %s  (H: details)", buf);
+    return y + 1;
+}
+
+void diagview_marker(ui *u, WINDOW *w, int y, int x, const model_run *r)
+{
+    diag d[1];
+    if (ui_diagnose(u, r, d, 1))
+        w_print(w, y, x, 1, w_attr(W_BAD) | A_BOLD, "%s", ui_utf8(u) ? "\u26a0" : "!");
+}
+
+int diagview_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r)
+{
+    diag d[DIAG_MAX];
+    size_t n = ui_diagnose(u, r, d, DIAG_MAX);
+    for (size_t i = 0; i < n; i++, y++) {
+        char clock[32];
+        int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Stuck? ");
+        if (d[i].since > 0)
+            x += w_print(w, y, x, cols - x, A_DIM, "since %s  ",
+                         fmt_clock(clock, sizeof clock, d[i].since, 0));
+        w_text(w, y, x, cols - x, d[i].message, w_attr(W_WARN));
+    }
+    return y;
+}

@@ -1,0 +1,36 @@
+/* screens.c: the registry of this program's screens that ui_open opens by kind, so that no
+ * screen (and not the framework) calls another screen's constructor. */
+#include "ui.h"
+
+static ui_screen *open_list(ui *u, const ui_screen *from, vl_kind kind, const char *name)
+{
+    (void)u, (void)from, (void)kind, (void)name;
+    return screen_list_new();
+}
+
+static ui_screen *open_detail(ui *u, const ui_screen *from, vl_kind kind, const char *name)
+{
+    (void)u, (void)from;
+    return name ? screen_detail_new(kind, name) : NULL;
+}
+
+static ui_screen *open_health(ui *u, const ui_screen *from, vl_kind kind, const char *name)
+{
+    (void)u, (void)from, (void)kind, (void)name;
+    return screen_health_new();
+}
+
+static ui_screen *open_help(ui *u, const ui_screen *from, vl_kind kind, const char *name)
+{
+    (void)u, (void)kind, (void)name;
+    ui_screen *h = screen_help_new();
+    if (from) screen_help_set(h, from);
+    return h;
+}
+
+const ui_screen_ctor tui_screens[UI_S_N] = {
+    [UI_S_LIST] = open_list,
+    [UI_S_DETAIL] = open_detail,
+    [UI_S_HEALTH] = open_health,
+    [UI_S_HELP] = open_help,
+};
