@@ -398,6 +398,11 @@ double est_last_change(const est *e)
     return e ? e->last_change : -1;
 }
 
+double est_last_move(const est *e)
+{
+    return e && e->fine.n >= 2 ? e->last_change : -1;
+}
+
 double est_paused(const est *e)
 {
     return e ? e->paused : 0;

@@ -36,7 +36,11 @@ double est_eta(const est *e, double now); /* seconds to reach total; < 0 when un
 /* Seconds since the counter last moved; stalled when that exceeds 3 x expected interval (and at
  * least the update cadence allows). Returns 1 if stalled and sets *since_s. */
 int est_stalled(const est *e, double now, double *since_s);
-double est_last_change(const est *e);  /* time of the last change, < 0 if none */
+double est_last_change(const est *e); /* time of the last change, < 0 if none */
+/* Time of the last change seen as a move (the counter went up after its first sighting), < 0 if
+ * it was never seen moving: the first sample (attach, seed) is where watching began, no
+ * evidence of progress. */
+double est_last_move(const est *e);
 int est_total_estimated(const est *e); /* 1 while the total has been seen to change (show "~N") */
 /* 1 once the rate means something: seeded, finished, or moved twice over two update intervals
  * (a row's first items give no rate: "2 of 16  0.0/s  ETA 1h14m" is noise). */

@@ -1,0 +1,153 @@
+/* answer.h: the one judgement of a run (design.md "One answer per run"): computed here, from the
+ * model and the evidence, and rendered by every surface (list, detail, volumes, --once, --wait,
+ * alerts, the health summary, metrics) without computing anything of its own. Unknown is a value:
+ * every figure says whether it is known, and when it is not, why.
+ *
+ * The critical-path arithmetic is runeta.h's; this adds what a surface must not decide for
+ * itself: whether the ETA is an estimate, a promise (a true lower bound) or none and why; last
+ * progress with its evidence (a change veltop saw, the API server's managedFields time, a log
+ * line's time) rather than the time veltop attached; stalled as yes / no / unknown; the data's
+ * freshness (while stale every answer is frozen as of the last fresh data); what the answer is
+ * missing (a forbidden or failing list); and the diagnosis. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app.h"
+#include "diagnose.h"
+#include "health.h"
+#include "runeta.h"
+
+typedef enum { ANS_NO = 0, ANS_YES = 1, ANS_UNKNOWN = -1 } ans_tri;
+
+typedef enum {
+    ANS_ETA_NONE,     /* no ETA: eta_why says why */
+    ANS_ETA_ESTIMATE, /* eta seconds: a projection (eta_caveat: it may grow) */
+    ANS_ETA_BOUND     /* eta seconds: a promise, the run will not end sooner */
+} ans_eta_kind;
+
+/* Why a figure is missing (an ETA none, stalled unknown). */
+typedef enum {
+    ANS_WHY_NONE,        /* the figure is there */
+    ANS_WHY_NOT_RUNNING, /* finished, or not started: nothing to predict */
+    ANS_WHY_STALLED,     /* nothing it waits on moves: no end can be predicted */
+    ANS_WHY_NO_RATE,     /* it waits on something whose progress is not visible (plugin
+                            operations, a phase change that is overdue) */
+    ANS_WHY_NO_EVIDENCE, /* nothing says yet (no rate, no timestamps to judge by) */
+    ANS_WHY_STALE,       /* the cluster's data is not current: frozen, no judgement */
+    ANS_WHY_INCOMPLETE   /* a list it needs is not visible (forbidden, failing) */
+} ans_why;
+
+/* Where "last progress" comes from. */
+typedef enum {
+    ANS_EV_NONE,           /* no evidence: unknown */
+    ANS_EV_WATCHED,        /* veltop saw a counter change */
+    ANS_EV_MANAGED_FIELDS, /* the API server's managedFields time of the last status write */
+    ANS_EV_LOG,            /* a log line's own time */
+    ANS_EV_TIMESTAMP       /* an object's own timestamp (a volume's completion) */
+} ans_evidence;
+
+/* Lists a run's answer may need: a bit each (ans_missing). */
+enum {
+    ANS_MISS_PVB = 1u << 0,
+    ANS_MISS_PVR = 1u << 1,
+    ANS_MISS_DU = 1u << 2,
+    ANS_MISS_DD = 1u << 3,
+    ANS_MISS_PODS = 1u << 4 /* the server pod and node-agents (health, diagnosis) */
+};
+
+typedef struct run_answer {
+    const model_run *run;
+    vl_kind kind;
+    vl_phase phase;
+    int active; /* in flight (New/Queued are not; InProgress ... Finalizing are) */
+
+    /* items: done / total (known: the server said), an estimate while it may still change */
+    int64_t items_done, items_total;
+    int items_known, items_estimated;
+    double items_rate; /* items/s: live rate in flight, whole-run average finished; < 0 unknown */
+
+    /* bytes over the run's volumes: bytes_total is known only while every volume is sized */
+    int64_t bytes_done, bytes_total;
+    int n_volumes, n_unsized;
+    int bytes_known, bytes_total_known;
+    double bytes_rate; /* bytes/s; < 0 unknown */
+
+    /* the critical path's parts (runeta.h) */
+    re_stage part[RE_NPARTS];
+
+    /* the ETA: seconds from `at` (the data's time), and the end as a unix time */
+    ans_eta_kind eta_kind;
+    double eta, eta_end;
+    ans_why eta_why;
+    const char *eta_caveat; /* an estimate that may grow: "volumes may still come"; NULL none */
+    int from_history;       /* the estimate leans on the schedule's history */
+
+    /* last progress: unix seconds (local clock) of the newest change of anything it waits on */
+    double last_progress;
+    ans_evidence last_progress_ev;
+
+    /* stalled: yes / no / unknown (stalled_why) */
+    ans_tri stalled;
+    ans_why stalled_why;
+    double stalled_for;              /* seconds, when yes */
+    re_part stalled_part;            /* what stalled */
+    const model_volume *stalled_vol; /* ... and the volume, when it is one */
+    int part_stalled;                /* a part stalled while others move: not a stalled run */
+
+    /* what the end waits on now */
+    re_part waiting;
+    const model_volume *waiting_vol;
+    int64_t waiting_left;
+    double waiting_rate;
+
+    /* what the answer lacks: ANS_MISS_* of the lists it needs that are not visible, and the
+     * sentence ("pod volumes not visible: podvolumebackups forbidden"); "" when complete */
+    unsigned missing;
+    char missing_text[256];
+
+    /* freshness: stale while the cluster's data is not current; `at` the data's time */
+    int stale;
+    double at;      /* unix seconds the answer holds for (the last fresh data while stale) */
+    double at_mono; /* the same, monotonic */
+
+    /* "why is it stuck?" */
+    diag diag[DIAG_MAX];
+    size_t n_diag;
+
+    /* the schedule's history: the run's duration against its usual (vs_usual = this / usual,
+     * 0 when there is nothing to compare: no history, or the run failed) */
+    re_history hist;
+    double vs_usual;
+} run_answer;
+
+/* What an answer is computed against: the model at a data time, the health picture, freshness,
+ * the lists not visible, and the log evidence. Built from an app (answer_ctx_of_app) or by hand in
+ * tests. */
+typedef struct ans_ctx {
+    const model *m;
+    const health *h;  /* may be NULL */
+    double now, wall; /* monotonic and unix seconds of the data (frozen while stale) */
+    int stale;
+    double stale_for; /* seconds the data has not been current */
+    unsigned missing; /* ANS_MISS_* lists not visible */
+    char missing_why[5][128];
+    const struct logderive *derive; /* live log evidence, may be NULL */
+} ans_ctx;
+
+/* The context of app a at monotonic now and unix wall (this instant): freshness from
+ * app_connection (while stale, now and wall go back to when the data was last current), the
+ * lists not visible from the reflectors. h may be NULL. */
+void answer_ctx_of_app(const app *a, const health *h, double now, double wall, ans_ctx *out);
+/* The answer for run r. */
+void answer_run(const ans_ctx *c, const model_run *r, run_answer *out);
+
+/* Words for the surfaces, so that each says the same: */
+const char *answer_why_text(ans_why w); /* "stalled", "no evidence yet", "data stale"... */
+const char *answer_eta_kind_name(ans_eta_kind k); /* "estimate", "lowerBound", "none" */
+const char *answer_evidence_name(ans_evidence e); /* "watched", "managedFields", "log", ... */
+/* The list's ETA cell: "3m12s", "≥ 3m" (utf8) / ">=3m", "stall", "stale", "?" ... into buf. */
+char *answer_eta_cell(char *buf, size_t n, const run_answer *a, int utf8);
+/* One line: "done in ~3m12s (at 21:25:22)", "≥ 3m", "stalled 3m, waiting on payments/x:data",
+ * "no ETA: waiting on plugin operations", "as of 21:24:34 (data stale)" */
+char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc);
