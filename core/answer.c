@@ -104,9 +104,11 @@ void answer_ctx_of_app(const app *a, const health *h, double now, double wall, a
 
 /* ---- one run ------------------------------------------------------------------------------ */
 
-/* Local unix seconds of a cluster timestamp t (the cluster's clock: model_cluster_now). */
+/* Local unix seconds of a cluster timestamp t (the cluster's clock: model_cluster_now); 0 for an
+ * unknown one. */
 static double ans_local(const ans_ctx *c, double t)
 {
+    if (!(t > 0)) return 0;
     return c->wall - model_wall_span(c->m, model_cluster_now(c->m, c->wall) - t);
 }
 
@@ -124,6 +126,12 @@ static void ans_evidence_of(const ans_ctx *c, double t, ans_evidence ev, run_ans
         a->last_progress = t;
         a->last_progress_ev = ev;
     }
+}
+
+/* The lists run r's answer needs. */
+static unsigned ans_needs(const model_run *r)
+{
+    return r->kind == VL_BACKUP ? ANS_MISS_PVB | ANS_MISS_DU : ANS_MISS_PVR | ANS_MISS_DD;
 }
 
 /* Volumes: counts, the unsized ones, and their evidence of progress. */
@@ -153,14 +161,9 @@ static void ans_volumes(const ans_ctx *c, const model_run *r, run_answer *a)
     if (vv != stack) free(vv);
     a->bytes_done = done;
     a->bytes_total = total;
-    a->bytes_known = a->n_volumes > 0;
-    a->bytes_total_known = a->n_volumes > 0 && a->n_unsized == 0;
-}
-
-/* The lists run r's answer needs that are not visible. */
-static unsigned ans_needs(const model_run *r)
-{
-    return r->kind == VL_BACKUP ? ANS_MISS_PVB | ANS_MISS_DU : ANS_MISS_PVR | ANS_MISS_DD;
+    /* with every volume list visible, a run without volumes has moved 0 bytes of 0 */
+    a->bytes_known = !(c->missing & ans_needs(r));
+    a->bytes_total_known = a->bytes_known && a->n_unsized == 0;
 }
 
 static void ans_missing(const ans_ctx *c, const model_run *r, run_answer *a)
@@ -215,7 +218,14 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     a->items_rate = model_run_rate(r, c->now);
     ans_volumes(c, r, a);
     ans_missing(c, r, a);
-    a->n_diag = diag_run(&(diag_ctx){c->m, c->h, c->now, c->wall}, r, NULL, a->diag, DIAG_MAX);
+    /* the live log's newest line of the run is the log-silent rule's evidence (none while the
+     * data is not current) */
+    diag_log log = {0};
+    if (c->stale || !c->derive ||
+        !logderive_last_line(c->derive, r, &log.last_time, &log.last_line))
+        log.last_time = 0;
+    a->n_diag = diag_run(&(diag_ctx){c->m, c->h, c->now, c->wall}, r,
+                         log.last_time > 0 ? &log : NULL, a->diag, DIAG_MAX);
 
     if (!a->active) {
         a->eta_why = ANS_WHY_NOT_RUNNING;
@@ -295,6 +305,12 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         a->eta_why = ANS_WHY_INCOMPLETE;
     } else if (fw > ANS_FINAL_OVERDUE_S) {
         a->eta_why = ANS_WHY_NO_RATE; /* its phase change is overdue: nothing says when */
+    } else if (a->last_progress <= 0 && a->part[RE_ITEMS].state == RE_DONE &&
+               (a->waiting == RE_FINAL ||
+                (a->waiting == RE_DATAMOVER && a->part[RE_DATAMOVER].state == RE_DONE))) {
+        /* everything done when first seen, and nothing says since when: it may end in a
+         * second or have been stuck for an hour */
+        a->eta_why = ANS_WHY_NO_EVIDENCE;
     } else if (e.eta < 0) {
         a->eta_why = e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT
                          ? ANS_WHY_NO_RATE
@@ -315,6 +331,10 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
                                                            : "more volumes may come";
         }
     }
+    /* against the schedule's usual: the run's duration so far, and as predicted */
+    double dur = model_run_duration(r, c->wall);
+    if (a->eta_kind != ANS_ETA_NONE) dur += a->eta;
+    if (a->hist.n && a->hist.dur_med > 0 && dur > 0) a->vs_usual = dur / a->hist.dur_med;
     if (c->stale) {
         /* frozen: the figures hold as of the last current data, and nothing is judged on data
          * that is not current */
@@ -366,8 +386,8 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
     }
     switch (a->eta_why) {
     case ANS_WHY_STALLED:
-        snprintf(buf, n, "none: stalled %s", fmt_duration(d, sizeof d, a->stalled_for));
-        break;
+        snprintf(buf, n, "none");
+        break; /* the stall itself is said beside */
     case ANS_WHY_STALE:
         snprintf(buf, n, "unknown: no current data since %s", fmt_clock(t, sizeof t, a->at, 0));
         break;

@@ -278,10 +278,35 @@ static double est_window(const est *e)
     return w > e->window_s ? w : e->window_s;
 }
 
+/* How long the counter may stay still before it is stalled: 3 of its update intervals (its
+ * observed median gap, at least the expected interval), and beyond what its own cadence makes
+ * likely: the mean of its recent gaps (but the stall it came back from) plus 10 of their standard
+ * deviations. A regular counter (Velero's 1 s item and 10 s byte patches) is judged as soon as
+ * before; a slow, irregular one (0.2 items/s with exponential gaps: an 11-mean gap happens once in
+ * 60 000) is no stall for an hour. Seeded on attaching with no gap seen yet, the seed's pace says
+ * how long one unit takes. */
+#define EST_CADENCE_GAPS 32
+#define EST_CADENCE_K    10.0
 static double est_stall_after(const est *e)
 {
-    double iv = est_observed_interval(e);
-    return 3 * (iv > e->interval_s ? iv : e->interval_s);
+    double iv = est_observed_interval(e), s = 0, ss = 0;
+    if (iv < e->interval_s) iv = e->interval_s;
+    int k = 0;
+    for (int i = e->fine.n - 1; i > 0 && k < EST_CADENCE_GAPS; i--) {
+        if (est_at(e, i)->t == e->resumed) continue; /* the stall itself */
+        double g = est_at(e, i)->t - est_at(e, i - 1)->t;
+        s += g;
+        ss += g * g;
+        k++;
+    }
+    if (k < 2 && e->seed_rate > 0 && 1 / e->seed_rate > iv) iv = 1 / e->seed_rate;
+    double after = 3 * iv;
+    if (k >= 2) {
+        double mean = s / k, var = ss / k - mean * mean;
+        double cad = mean + EST_CADENCE_K * (var > 0 ? sqrt(var) : 0);
+        if (cad > after) after = cad;
+    }
+    return after;
 }
 
 /* Least-squares slope of points [from, n) plus an optional extra point; *span = time covered. */

@@ -1,0 +1,309 @@
+/* test_answer.c: the one judgement of a run (answer.h) over synthetic sequences fed through the
+ * model: a slow steady run is never stalled; a stalled run has no ETA; a run with everything done
+ * whose phase never moves on is stuck, not "done in ~1s"; the attach time is no evidence of
+ * progress; stale data freezes every answer and judges nothing; a forbidden list makes the answer
+ * say what it lacks; an unsized volume leaves the bytes total unknown and the ETA an estimate
+ * that may grow; a part stalled while others move is not a stalled run. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answer.h"
+#include "testutil.h"
+
+#define T0  1704626400.0 /* wall clock of monotonic 0 */
+#define MiB 1048576.0
+
+static void set_run(vl_run *r, const char *name, vl_phase ph, double started, int64_t done,
+                    int64_t total)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = VL_BACKUP;
+    r->meta.name = (char *)name;
+    r->phase = (char *)(ph == VL_PH_FINALIZING ? "Finalizing" : "InProgress");
+    r->phase_id = ph;
+    r->started = started;
+    r->has_progress = 1;
+    r->items_done = done;
+    r->items_total = total;
+}
+
+static void set_vol(vl_volume *v, const char *name, const char *run, vl_phase ph, int64_t done,
+                    int64_t total)
+{
+    memset(v, 0, sizeof *v);
+    v->kind = VL_PVB;
+    v->meta.name = (char *)name;
+    v->run_name = (char *)run;
+    v->pod_ns = (char *)"payments";
+    v->pod_name = (char *)"postgres-0";
+    v->volume = (char *)"pgdata";
+    v->phase = (char *)(ph == VL_PH_COMPLETED ? "Completed" : "InProgress");
+    v->phase_id = ph;
+    v->bytes_done = done;
+    v->bytes_total = total;
+}
+
+static ans_ctx at(const model *m, double now)
+{
+    ans_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.now = now;
+    c.wall = T0 + now;
+    return c;
+}
+
+static void answer_at(const model *m, const model_run *r, double now, run_answer *a)
+{
+    ans_ctx c = at(m, now);
+    answer_run(&c, r, a);
+}
+
+/* 0.2 items/s for an hour with exponential gaps (a fixed pseudo-random sequence): never stalled,
+ * an ETA all along. */
+START_TEST(slow_steady_run_is_never_stalled)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "slow", VL_PH_IN_PROGRESS, T0, 0, 1000);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    unsigned seed = 12345;
+    double t = 0;
+    int stalls = 0, etas = 0, checks = 0;
+    while (t < 3600) {
+        seed = seed * 1103515245u + 12345u;
+        double u = ((seed >> 8) & 0xffff) / 65536.0;
+        double gap = -5.0 * log(1 - u); /* mean 5 s */
+        /* look every second inside the gap, as the screen does */
+        for (double s = t + 1; s < t + gap; s += 1) {
+            run_answer a;
+            answer_at(m, mr, s, &a);
+            checks++;
+            stalls += a.stalled == ANS_YES;
+            etas += a.eta_kind != ANS_ETA_NONE;
+        }
+        t += gap;
+        r.items_done++;
+        model_upsert_run(m, &r, t, T0 + t);
+    }
+    ck_assert_int_gt(checks, 3000);
+    ck_assert_int_eq(stalls, 0);
+    ck_assert_int_gt(etas, checks * 9 / 10);
+    model_free(m);
+}
+END_TEST
+
+/* Items move every second, then stop: stalled, no ETA on any surface, last progress when they
+ * last moved (watched). */
+START_TEST(stalled_run_has_no_eta)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    for (int t = 1; t <= 20; t++) {
+        r.items_done = t;
+        model_upsert_run(m, &r, t, T0 + t);
+    }
+    run_answer a;
+    answer_at(m, mr, 21, &a);
+    ck_assert_int_eq(a.stalled, ANS_NO);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert(a.eta > 70 && a.eta < 90);
+    ck_assert_int_eq(a.last_progress_ev, ANS_EV_WATCHED);
+    ck_assert(fabs(a.last_progress - (T0 + 20)) < 1e-6);
+    answer_at(m, mr, 200, &a);
+    ck_assert_int_eq(a.stalled, ANS_YES);
+    ck_assert(fabs(a.stalled_for - 180) < 1e-6);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_STALLED);
+    char buf[64];
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "stall");
+    model_free(m);
+}
+END_TEST
+
+/* Every item and the volume done minutes ago, the phase never moving on: no "done in ~1s" rolling
+ * forward, but no ETA and, past DIAG_DONE_WAIT_S, stalled on the phase change. */
+START_TEST(stuck_run_is_not_done_in_a_second)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "stuck", VL_PH_IN_PROGRESS, T0, 0, 50);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    for (int t = 1; t <= 50; t++) {
+        r.items_done = t;
+        model_upsert_run(m, &r, t, T0 + t);
+    }
+    run_answer a;
+    answer_at(m, mr, 52, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE); /* just done: Finalizing's second or so */
+    answer_at(m, mr, 50 + 30, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE); /* overdue: nothing says when */
+    ck_assert_int_eq(a.eta_why, ANS_WHY_NO_RATE);
+    ck_assert_int_ne(a.stalled, ANS_YES);
+    answer_at(m, mr, 50 + 360, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.stalled, ANS_YES);
+    ck_assert(fabs(a.stalled_for - 360) < 1e-6);
+    model_free(m);
+}
+END_TEST
+
+/* Attached to a run in flight: the sighting is no progress. With nothing else to go by, last
+ * progress is unknown and the run is not called moving or stalled at once. */
+START_TEST(attach_time_is_no_evidence)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "old", VL_PH_IN_PROGRESS, T0 - 600, 40, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    run_answer a;
+    answer_at(m, mr, 0, &a);
+    ck_assert(a.last_progress == 0);
+    ck_assert_int_eq(a.last_progress_ev, ANS_EV_NONE);
+    ck_assert_int_eq(a.stalled, ANS_UNKNOWN);
+    ck_assert_int_eq(a.stalled_why, ANS_WHY_NO_EVIDENCE);
+    model_free(m);
+}
+END_TEST
+
+/* While the data is not current: the answer is as of the last current data, with no ETA and no
+ * stall judged. */
+START_TEST(stale_data_freezes_and_judges_nothing)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    for (int t = 1; t <= 20; t++) {
+        r.items_done = t;
+        model_upsert_run(m, &r, t, T0 + t);
+    }
+    ans_ctx c = at(m, 20);
+    c.stale = 1;
+    c.stale_for = 300;
+    run_answer a;
+    answer_run(&c, mr, &a);
+    ck_assert_int_eq(a.stale, 1);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_STALE);
+    ck_assert_int_eq(a.stalled, ANS_UNKNOWN);
+    ck_assert_int_eq(a.stalled_why, ANS_WHY_STALE);
+    char buf[64];
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "stale");
+    model_free(m);
+}
+END_TEST
+
+/* PodVolumeBackups forbidden: the answer says so and gives no ETA (the volumes it may wait on
+ * cannot be seen); bytes unknown. */
+START_TEST(forbidden_list_is_said)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    for (int t = 1; t <= 20; t++) {
+        r.items_done = t;
+        model_upsert_run(m, &r, t, T0 + t);
+    }
+    ans_ctx c = at(m, 21);
+    c.missing = ANS_MISS_PVB;
+    snprintf(c.missing_why[0], sizeof c.missing_why[0], "podvolumebackups forbidden");
+    run_answer a;
+    answer_run(&c, mr, &a);
+    ck_assert_uint_eq(a.missing, ANS_MISS_PVB);
+    ck_assert_str_eq(a.missing_text,
+                     "pod volumes and data uploads not visible: podvolumebackups forbidden");
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_INCOMPLETE);
+    ck_assert_int_eq(a.bytes_known, 0);
+    /* a restore needs PodVolumeRestores, not these */
+    vl_run rr;
+    set_run(&rr, "rs", VL_PH_IN_PROGRESS, T0, 1, 100);
+    rr.kind = VL_RESTORE;
+    model_run *mrr = model_upsert_run(m, &rr, 21, T0 + 21);
+    answer_run(&c, mrr, &a);
+    ck_assert_uint_eq(a.missing, 0);
+    model_free(m);
+}
+END_TEST
+
+/* A volume InProgress with bytes done and no totalBytes (omitempty: not sized yet): the bytes
+ * total is unknown, the ETA an estimate that may grow. */
+START_TEST(unsized_volume_leaves_the_total_unknown)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    for (int t = 1; t <= 20; t++) {
+        r.items_done = t;
+        model_upsert_run(m, &r, t, T0 + t);
+    }
+    vl_volume v;
+    set_vol(&v, "b-v", "b", VL_PH_IN_PROGRESS, 634, 0);
+    model_upsert_volume(m, &v, 20);
+    run_answer a;
+    answer_at(m, mr, 21, &a);
+    ck_assert_int_eq(a.n_volumes, 1);
+    ck_assert_int_eq(a.n_unsized, 1);
+    ck_assert_int_eq(a.bytes_known, 1);
+    ck_assert_int_eq(a.bytes_done, 634);
+    ck_assert_int_eq(a.bytes_total_known, 0);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_str_eq(a.eta_caveat, "volumes not sized yet");
+    char buf[64];
+    answer_eta_cell(buf, sizeof buf, &a, 1);
+    ck_assert_msg(buf[strlen(buf) - 1] == '+', "%s", buf);
+    model_free(m);
+}
+END_TEST
+
+/* One volume stalls while another moves at speed: a part stalled, not a stalled run; the ETA an
+ * estimate that says a volume is stalled. */
+START_TEST(part_stalled_is_not_a_stalled_run)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 100, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_volume v1, v2;
+    set_vol(&v1, "b-1", "b", VL_PH_IN_PROGRESS, 0, (int64_t)(100000 * MiB));
+    set_vol(&v2, "b-2", "b", VL_PH_IN_PROGRESS, 0, (int64_t)(100000 * MiB));
+    v2.pod_name = (char *)"postgres-1";
+    for (int t = 0; t <= 300; t += 10) {
+        v1.bytes_done = (int64_t)(t * 138 * MiB);
+        model_upsert_volume(m, &v1, t);
+        v2.bytes_done = (int64_t)((t < 60 ? t : 60) * 10 * MiB);
+        model_upsert_volume(m, &v2, t);
+    }
+    run_answer a;
+    answer_at(m, mr, 301, &a);
+    ck_assert_int_eq(a.stalled, ANS_NO);
+    ck_assert_int_eq(a.part_stalled, 1);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_ptr_nonnull(a.stalled_vol);
+    ck_assert_str_eq(a.stalled_vol->name, "b-2");
+    model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("answer");
+    TCase *tc = tcase_create("answer");
+    tcase_add_test(tc, slow_steady_run_is_never_stalled);
+    tcase_add_test(tc, stalled_run_has_no_eta);
+    tcase_add_test(tc, stuck_run_is_not_done_in_a_second);
+    tcase_add_test(tc, attach_time_is_no_evidence);
+    tcase_add_test(tc, stale_data_freezes_and_judges_nothing);
+    tcase_add_test(tc, forbidden_list_is_said);
+    tcase_add_test(tc, unsized_volume_leaves_the_total_unknown);
+    tcase_add_test(tc, part_stalled_is_not_a_stalled_run);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
