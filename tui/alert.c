@@ -91,26 +91,7 @@ int alert_reap(void)
     return (int)j;
 }
 
-/* Stalled: the items have not moved (or are all done) and no volume still in progress has
- * moved either; a backup whose items are done while its volumes upload is not stalled, nor is one
- * with everything done (that is the diagnosis' all-done-phase-stuck). */
-static int alert_run_stalled(const model *m, const model_run *r, double now)
-{
-    double since;
-    int items_done = r->run->items_total > 0 && r->run->items_done >= r->run->items_total;
-    if (!items_done && !est_stalled(r->items, now, &since)) return 0;
-    model_volume *vols[256];
-    size_t n = model_run_volumes(m, r, vols, 256), active = 0;
-    if (n > 256) n = 256;
-    for (size_t i = 0; i < n; i++) {
-        if (!vols[i]->vol || !vl_phase_active(vols[i]->vol->phase_id)) continue;
-        active++;
-        if (!est_stalled(vols[i]->bytes, now, &since)) return 0;
-    }
-    return items_done ? active > 0 : 1;
-}
-
-int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *bell)
+int alert_scan(const ans_ctx *c, model *m, char *title, size_t titlen, int *bell)
 {
     int fired = 0;
     if (bell) *bell = 0;
@@ -118,7 +99,13 @@ int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int 
         model_run *r = m->runs[i];
         if (!r->run) continue;
         vl_phase ph = r->run->phase_id;
-        int stalled = !stale && vl_phase_active(ph) && alert_run_stalled(m, r, now);
+        /* stalled as the run's answer says (never judged on data that is not current) */
+        int stalled = 0;
+        if (!c->stale && vl_phase_active(ph)) {
+            run_answer a;
+            answer_run(c, r, &a);
+            stalled = a.stalled == ANS_YES;
+        }
         if (!r->alert_seen) {
             r->alert_seen = 1;
             r->alert_phase = (int)ph;
@@ -126,8 +113,16 @@ int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int 
             continue;
         }
         alert_event e = alert_classify((vl_phase)r->alert_phase, r->alert_stalled, ph, stalled);
+        int resumed = !c->stale && r->alert_stalled && !stalled && ph == (vl_phase)r->alert_phase;
         r->alert_phase = (int)ph;
-        if (!stale) r->alert_stalled = stalled;
+        if (!c->stale) r->alert_stalled = stalled;
+        if (resumed && title && titlen) {
+            /* the title said it stalled: it says it moves again (no bell, no --notify) */
+            char *nm = san_str(r->name);
+            snprintf(title, titlen, "veltop: %s %s moving again",
+                     r->kind == VL_BACKUP ? "backup" : "restore", nm);
+            free(nm);
+        }
         if (e == ALERT_NONE) continue;
         fired++;
         if (bell) *bell = alert_cfg.bell;
@@ -144,11 +139,12 @@ int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int 
     return fired;
 }
 
-void alert_ui_tick(model *m, double now, int stale)
+void alert_ui_tick(const ans_ctx *c, model *m)
 {
     char title[300] = "";
     int bell = 0;
-    if (!alert_scan(m, now, stale, title, sizeof title, &bell) || !alert_cfg.bell) return;
+    alert_scan(c, m, title, sizeof title, &bell);
+    if (!alert_cfg.bell || !title[0]) return;
     if (bell) beep();
     if (title[0]) { /* OSC 2: the window title; the text is sanitised, BEL ends it */
         printf("\033]2;%s\007", title);

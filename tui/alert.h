@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "answer.h"
 #include "app.h"
 
 typedef enum { ALERT_NONE, ALERT_FINISHED, ALERT_FAILED, ALERT_STALLED } alert_event;
@@ -17,14 +18,14 @@ const char *alert_event_name(alert_event e); /* "finished", "failed", "stalled" 
 
 void alert_configure(int ring, const char *notify_cmd); /* notify_cmd NULL: none (copied) */
 
-/* One pass over the model (now: monotonic data time; stale: no stall judgements; stalled: the
- * items and every volume still in progress have not moved for their intervals): fires the
- * events since the last pass, and reaps finished --notify children. Returns the events fired;
- * title gets the last one's text ("veltop: backup b1 Failed") when title != NULL. A run seen for
- * the first time fires nothing (veltop starting is no news). */
-int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *ring);
+/* One pass over the model m with the answers' context c (stalled is the run answer's; while
+ * c->stale nothing is judged): fires the events since the last pass, and reaps finished --notify
+ * children. Returns the events fired; title gets the last one's text ("veltop: backup b1
+ * Failed"), or "... moving again" when a run that stalled moves again (no event), when title !=
+ * NULL. A run seen for the first time fires nothing (veltop starting is no news). */
+int alert_scan(const ans_ctx *c, model *m, char *title, size_t titlen, int *ring);
 /* For the full screen: alert_scan, then the bell (curses beep) and the title (OSC 2). */
-void alert_ui_tick(model *m, double now, int stale);
+void alert_ui_tick(const ans_ctx *c, model *m);
 /* Starts cmd for an event; returns the child's pid (> 0) or -1. Reaped by alert_reap. */
 pid_t alert_notify(const char *cmd, alert_event e, vl_kind kind, const char *run,
                    const char *phase);

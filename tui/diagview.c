@@ -2,6 +2,7 @@
  * screens show them: the one-line health summary, a run's marker in the list, its Stuck? lines. */
 #include "diagview.h"
 
+#include "answer.h"
 #include "diagnose.h"
 #include "format.h"
 #include "health.h"
@@ -20,18 +21,16 @@ int diagview_health_summary(ui *u, WINDOW *w, int y, int cols)
     return y + 1;
 }
 
-void diagview_marker(ui *u, WINDOW *w, int y, int x, const model_run *r)
+void diagview_marker(ui *u, WINDOW *w, int y, int x, const run_answer *a)
 {
-    diag d[1];
-    if (ui_diagnose(u, r, d, 1))
-        w_print(w, y, x, 1, w_attr(W_BAD) | A_BOLD, "%s", ui_utf8(u) ? "\u26a0" : "!");
+    if (a->n_diag) w_print(w, y, x, 1, w_attr(W_BAD) | A_BOLD, "%s", ui_utf8(u) ? "\u26a0" : "!");
 }
 
-int diagview_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r)
+int diagview_lines(ui *u, WINDOW *w, int y, int cols, const run_answer *a)
 {
-    diag d[DIAG_MAX];
-    size_t n = ui_diagnose(u, r, d, DIAG_MAX);
-    for (size_t i = 0; i < n; i++, y++) {
+    (void)u;
+    const diag *d = a->diag;
+    for (size_t i = 0; i < a->n_diag; i++, y++) {
         char clock[32];
         int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Stuck? ");
         if (d[i].since > 0)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "diagview.h"
 #include "drill.h"
 #include "format.h"
@@ -248,11 +249,13 @@ static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, re_part p, const
             w_print(w, y, x, cols - x, A_DIM, "starting");
             break;
         }
+        /* a part's ETA is an estimate; "+" when what is not known yet can only add to it */
+        (void)u;
         fmt_eta(b4, sizeof b4, s->eta);
         w_print(w, y, x, cols - x, 0, "%s  ETA %s%s%s",
                 p == RE_ITEMS ? fmt_rate(b3, sizeof b3, s->rate)
                               : fmt_byte_rate(b3, sizeof b3, s->rate),
-                s->bound && s->eta >= 0 ? (ui_utf8(u) ? "\u2265" : ">=") : "", b4,
+                b4, s->bound && s->eta >= 0 && b4[0] != '>' ? "+" : "",
                 s->n_stalled ? "  (one stalled)" : "");
     }
 }
@@ -268,25 +271,20 @@ static char *detail_typical(char *buf, size_t n, double s)
 }
 
 /* "usually 41m (last 7: 38m-45m)", and how this run compares. */
-static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const model_run *r,
-                               const runeta *e)
+static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const run_answer *a)
 {
     char b1[32], b2[32], b3[32];
-    const re_history *h = &e->hist;
+    const re_history *h = &a->hist;
     x += w_print(w, y, x, cols - x, 0, "usually %s (last %d: %s%s%s)",
                  detail_typical(b1, sizeof b1, h->dur_med), h->n,
                  detail_typical(b2, sizeof b2, h->dur_min), ui_utf8(u) ? "\u2013" : "-",
                  detail_typical(b3, sizeof b3, h->dur_max));
-    double dur = model_run_duration(r, ui_wall(u));
-    if (e->active && e->eta >= 0 && !e->stalled) dur += e->eta; /* as predicted */
-    if (dur > 0 && h->dur_med > 0) {
-        double f = dur / h->dur_med;
-        const char *mul = ui_utf8(u) ? "\u00d7" : "x";
-        if (f >= 1.5)
-            x += w_print(w, y, x, cols - x, w_attr(W_WARN), "   %.1f%s slower than usual", f, mul);
-        else if (f <= 1 / 1.5)
-            x += w_print(w, y, x, cols - x, 0, "   %.1f%s faster than usual", 1 / f, mul);
-    }
+    double f = a->vs_usual; /* 0: nothing to compare (a failed run, no estimate) */
+    const char *mul = ui_utf8(u) ? "\u00d7" : "x";
+    if (f >= 1.5)
+        x += w_print(w, y, x, cols - x, w_attr(W_WARN), "   %.1f%s slower than usual", f, mul);
+    else if (f > 0 && f <= 1 / 1.5)
+        x += w_print(w, y, x, cols - x, 0, "   %.1f%s faster than usual", 1 / f, mul);
     return x;
 }
 
@@ -335,84 +333,87 @@ static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, c
 
 /* The run's end: rate, ETA and finish time, last progress or stall; what it waits on; a line per
  * part of its critical path; the schedule's history; the rate sparklines. Returns the next y. */
-static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, model_run *r)
+static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, model_run *r,
+                               const run_answer *e)
 {
     const vl_run *run = r->run;
-    int active = vl_phase_active(run->phase_id);
-    double now = ui_data_now(u), wall = ui_wall(u);
+    int active = e->active;
+    double now = e->at_mono;
     char b1[64], b2[64], b3[64], who[160];
-    runeta e;
-    runeta_compute(ui_model(u), r, now, wall, &e);
     int x = detail_label(w, y, 0, "Rate ");
-    x += w_print(w, y, x, 14, A_BOLD, "%s", fmt_rate(b1, sizeof b1, model_run_rate(r, now)));
-    if (active && e.bytes_rate > 0 && cols >= 100) /* narrower: on the parts' lines only */
-        x += w_print(w, y, x, 16, A_BOLD, "  %s", fmt_byte_rate(b1, sizeof b1, e.bytes_rate));
+    x += w_print(w, y, x, 14, A_BOLD, "%s", fmt_rate(b1, sizeof b1, e->items_rate));
+    if (active && e->bytes_rate > 0 && cols >= 100) /* narrower: on the parts' lines only */
+        x += w_print(w, y, x, 16, A_BOLD, "  %s", fmt_byte_rate(b1, sizeof b1, e->bytes_rate));
     if (active) {
         x += detail_label(w, y, x + 2, "ETA") + 2;
-        if (e.eta >= 0 && !e.stalled) {
-            fmt_eta(b2, sizeof b2, e.eta);
-            x += w_print(w, y, x, 30, A_BOLD, "done in %s%s",
-                         e.bound ? (ui_utf8(u) ? "\u2265 " : ">= ") : "~", b2);
-            /* the finish clock time as of the data (now - now: 0 while live) */
-            double at = wall - (ui_now(u) - now) + e.eta;
-            if (e.eta < 2 * 86400)
-                x += w_print(w, y, x, 24, 0, " (at %s)", fmt_clock(b3, sizeof b3, at, 0));
-            if (e.from_history) /* little live evidence yet: the schedule's typical run */
-                x += w_print(w, y, x, 16, A_DIM, " from history");
-        } else {
-            x += w_print(w, y, x, 12, A_BOLD, "-");
-        }
-        if (e.stalled)
+        x += w_print(w, y, x, cols - x, e->eta_kind != ANS_ETA_NONE ? A_BOLD : A_DIM, "%s",
+                     answer_eta_line(b3, sizeof b3, e, 0));
+        if (e->eta_kind != ANS_ETA_NONE && e->from_history)
+            x += w_print(w, y, x, 16, A_DIM, " from history");
+        if (e->stale)
+            x += w_print(w, y, x, cols - x, w_attr(W_WARN), "  as of %s",
+                         fmt_clock(b1, sizeof b1, e->at, 0));
+        else if (e->stalled == ANS_YES)
             x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s (%s)",
-                         fmt_duration(b1, sizeof b1, e.stalled_for),
-                         runeta_part_name(e.stalled_part));
-        else if (e.last_progress >= 0)
-            x += w_print(w, y, x, cols - x, ui_stale(u) ? A_DIM : w_attr(W_GOOD),
-                         "  last progress %s", fmt_ago(b1, sizeof b1, ui_now(u) - e.last_progress));
+                         fmt_duration(b1, sizeof b1, e->stalled_for),
+                         runeta_part_name(e->stalled_part));
+        else if (e->last_progress > 0)
+            x += w_print(w, y, x, cols - x, w_attr(W_GOOD), "  last progress %s%s",
+                         fmt_ago(b1, sizeof b1, e->at - e->last_progress),
+                         e->last_progress_ev == ANS_EV_MANAGED_FIELDS ? " (server's write time)"
+                         : e->last_progress_ev == ANS_EV_LOG          ? " (log)"
+                                                                      : "");
+        else
+            x += w_print(w, y, x, cols - x, A_DIM, "  last progress unknown (%s)",
+                         answer_why_text(e->stalled_why));
     } else if (run->started > 0) {
         x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
     }
     y++;
+    if (active && e->missing) {
+        w_text(w, y++, 0, cols, e->missing_text, w_attr(W_WARN) | A_BOLD);
+    }
     if (active) {
         /* what the end waits on */
         x = detail_label(w, y, 0, "Waiting on");
-        if (e.waiting_vol) {
-            x +=
-                w_text(w, y, x, cols / 2, runeta_vol_label(who, sizeof who, e.waiting_vol), A_BOLD);
-            if (e.waiting_vol->vol->bytes_total > 0)
+        if (e->waiting_vol) {
+            x += w_text(w, y, x, cols / 2, runeta_vol_label(who, sizeof who, e->waiting_vol),
+                        A_BOLD);
+            if (e->waiting_vol->vol->bytes_total > 0)
                 x += w_print(w, y, x, cols - x, 0, ", %s left at %s",
-                             fmt_bytes(b1, sizeof b1, e.waiting_left),
-                             fmt_byte_rate(b2, sizeof b2, e.waiting_rate));
+                             fmt_bytes(b1, sizeof b1, e->waiting_left),
+                             fmt_byte_rate(b2, sizeof b2, e->waiting_rate));
             else
                 x += w_print(w, y, x, cols - x, A_DIM, " (not sized yet)");
-        } else if (e.waiting == RE_ITEMS) {
+        } else if (e->waiting == RE_ITEMS) {
             x += w_print(w, y, x, cols - x, A_BOLD, "items");
-            x += w_print(w, y, x, cols - x, 0, ", %lld left at %s", (long long)e.waiting_left,
-                         fmt_rate(b1, sizeof b1, e.waiting_rate));
-        } else if (e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT) {
+            x += w_print(w, y, x, cols - x, 0, ", %lld left at %s", (long long)e->waiting_left,
+                         fmt_rate(b1, sizeof b1, e->waiting_rate));
+        } else if (e->waiting == RE_DATAMOVER && e->part[RE_DATAMOVER].state == RE_ABSENT) {
             /* another plugin's operations: only their counts are ours to see */
             x += w_print(w, y, x, cols - x, A_BOLD, "plugin operations");
             x += w_print(w, y, x, cols - x, 0, ", %lld of %lld completed",
                          (long long)run->ops_completed, (long long)run->ops_attempted);
         } else {
-            x += w_print(w, y, x, cols - x, A_BOLD, "%s", runeta_part_name(e.waiting));
+            x += w_print(w, y, x, cols - x, A_BOLD, "%s", runeta_part_name(e->waiting));
         }
-        if ((e.stalled || e.part_stalled) && e.stalled_vol && e.stalled_vol != e.waiting_vol) {
+        if ((e->stalled == ANS_YES || e->part_stalled) && e->stalled_vol &&
+            e->stalled_vol != e->waiting_vol) {
             x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled: ");
-            w_text(w, y, x, cols - x, runeta_vol_label(who, sizeof who, e.stalled_vol),
+            w_text(w, y, x, cols - x, runeta_vol_label(who, sizeof who, e->stalled_vol),
                    w_attr(W_WARN));
-        } else if (e.part_stalled) {
-            w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  %s stalled %s",
-                    runeta_part_name(e.stalled_part), fmt_duration(b1, sizeof b1, e.stalled_for));
+        } else if (e->part_stalled) {
+            w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  %s stalled",
+                    runeta_part_name(e->stalled_part));
         }
         y++;
         for (int p = RE_ITEMS; p < RE_NPARTS; p++)
-            if (e.part[p].state != RE_ABSENT)
-                detail_draw_part(u, w, y++, cols, (re_part)p, &e.part[p]);
+            if (e->part[p].state != RE_ABSENT)
+                detail_draw_part(u, w, y++, cols, (re_part)p, &e->part[p]);
     }
-    if (e.hist.n) {
+    if (e->hist.n) {
         x = detail_label(w, y, 0, "History");
-        detail_draw_history(u, w, y, x, cols, r, &e);
+        detail_draw_history(u, w, y, x, cols, e);
         y++;
     }
     /* sparklines of the rates over the last minutes, with their scale (not in a compact, short
@@ -423,9 +424,9 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         if (width > 60) width = 60;
         if (width < 8) width = 8;
         int ni = est_rate_history(r->items, now, 5.0, hi, width);
-        int nb = e.bytes_total > 0 ? detail_bytes_history(u, r, now, hb, width) : 0;
+        int nb = e->bytes_total > 0 ? detail_bytes_history(u, r, now, hb, width) : 0;
         x = detail_spark(w, y, 0, width, "Items/s", hi, ni, 0);
-        if (e.bytes_total > 0) detail_spark(w, y, x + 3, width, "Bytes/s", hb, nb, 1);
+        if (e->bytes_total > 0) detail_spark(w, y, x + 3, width, "Bytes/s", hb, nb, 1);
         y++;
     }
     return y;
@@ -458,7 +459,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, y, x, cols - x, run->backup_name, 0);
     }
     y++;
-    y = diagview_lines(u, w, y, cols, r);
+    run_answer ans;
+    ui_answer(u, r, &ans);
+    y = diagview_lines(u, w, y, cols, &ans);
 
     /* overall bar */
     double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;
@@ -473,7 +476,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
     y++;
 
-    y = detail_draw_run_end(u, w, y, rows, cols, r);
+    y = detail_draw_run_end(u, w, y, rows, cols, r, &ans);
 
     /* bottom block first: we know its height, resources get the rest */
     /* the failure reason and validation errors wrap (up to 4 rows each; y shows all of it) */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "diagview.h"
 #include "drill.h"
 #include "format.h"
@@ -282,35 +283,23 @@ static const char *list_phase_label(const char *phase, int width)
     return phase;
 }
 
-/* RATE and ETA: the run's answers over everything its end waits on (runeta.h): "stalled 45s"
- * across both cells when nothing it waits on moves, whatever part stalled; the ETA is the end
- * of its critical path, ">=" when only a lower bound, "stall" while one part it needs is stalled
- * and others still move. */
-static void list_draw_eta(ui *u, WINDOW *w, int y, model_run *r, int selected, attr_t base,
+/* RATE and ETA: the run's answer (answer.h): "stalled 45s" across both cells when nothing it
+ * waits on moves; else the rate and the ETA cell (an estimate, "+" when it may grow, "stale"
+ * while the data is not current, "?" when unknown), in the warning colour while one part it
+ * needs is stalled and others still move. */
+static void list_draw_eta(ui *u, WINDOW *w, int y, const run_answer *a, int selected, attr_t base,
                           const int *wd, const int *xp)
 {
-    double now = ui_data_now(u);
-    char buf[64], b2[32];
-    runeta e;
-    int active = r->run && vl_phase_active(r->run->phase_id);
-    if (active) runeta_compute(ui_model(u), r, now, ui_wall(u), &e);
-    if (active && e.stalled) {
+    char buf[64];
+    if (a->active && a->stalled == ANS_YES) {
         w_print(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
                 (selected ? base : w_attr(W_WARN)) | A_BOLD, "stalled %s",
-                fmt_duration(buf, sizeof buf, e.stalled_for));
+                fmt_duration(buf, sizeof buf, a->stalled_for));
         return;
     }
-    w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s",
-            fmt_rate(buf, sizeof buf, model_run_rate(r, now)));
-    if (!active) {
-        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "-");
-    } else if (e.part_stalled) {
-        w_print(w, y, xp[C_ETA], wd[C_ETA], (selected ? base : w_attr(W_WARN)) | A_BOLD, "stall");
-    } else {
-        fmt_eta(b2, sizeof b2, e.eta);
-        w_print(w, y, xp[C_ETA], wd[C_ETA], base, "%s%s",
-                e.bound && e.eta >= 0 ? (ui_utf8(u) ? "\u2265" : ">") : "", b2);
-    }
+    w_print(w, y, xp[C_RATE], wd[C_RATE], base, "%s", fmt_rate(buf, sizeof buf, a->items_rate));
+    attr_t ea = a->part_stalled && !selected ? w_attr(W_WARN) | A_BOLD : base;
+    w_print(w, y, xp[C_ETA], wd[C_ETA], ea, "%s", answer_eta_cell(buf, sizeof buf, a, ui_utf8(u)));
 }
 
 /* vols_listed: 0 while the volume lists still arrive (the bytes say "loading", not a sum of
@@ -328,7 +317,9 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     w_print(w, y, xp[C_KIND], 1, base | dim, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
     w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
     if (!x) return;
-    diagview_marker(u, w, y, xp[C_KIND] + 1, r);
+    run_answer ans;
+    ui_answer(u, r, &ans);
+    diagview_marker(u, w, y, xp[C_KIND] + 1, &ans);
     w_text(w, y, xp[C_PHASE], wd[C_PHASE], list_phase_label(x->phase, wd[C_PHASE]),
            selected ? base : w_attr(w_phase_role(x->phase_id)));
     double frac = x->items_total > 0 ? (double)x->items_done / (double)x->items_total : -1;
@@ -346,7 +337,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%s", buf);
     } else
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | dim, "-");
-    list_draw_eta(u, w, y, r, selected, base, wd, xp);
+    list_draw_eta(u, w, y, &ans, selected, base, wd, xp);
     if (wd[C_STARTED]) {
         /* on our clock (a --demo --speed N cluster's runs ahead), like DUR beside it */
         const model *m = ui_model(u);

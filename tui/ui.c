@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "alert.h"
+#include "answer.h"
 #include "diagnose.h"
 #include "format.h"
 #include "health.h"
@@ -55,6 +56,8 @@ struct ui {
     const ui_screen_ctor *screens;
     struct health *health; /* the health picture of the frame at health_at (ui_health) */
     double health_at;
+    ans_ctx actx; /* what the frame's run answers are computed against (ui_answer) */
+    double actx_at;
 };
 
 static ui *ui_signal_target;
@@ -65,6 +68,7 @@ ui *ui_new(app *a, const ui_screen_ctor *screens)
     u->app = a;
     u->screens = screens;
     u->health_at = -1;
+    u->actx_at = -1;
     view_init(&u->view);
     u->sigpipe[0] = u->sigpipe[1] = -1;
     u->stdin_id = u->sig_id = -1;
@@ -196,13 +200,18 @@ const health *ui_health(ui *u)
     return u->health;
 }
 
-size_t ui_diagnose(ui *u, const model_run *r, diag *out, size_t max)
+const ans_ctx *ui_answer_ctx(ui *u)
 {
-    diag_ctx c = {ui_model(u), ui_health(u), ui_data_now(u), ui_wall(u)};
-    diag_log log = {0};
-    if (ui_stale(u) || !logderive_last_line(ui_app(u)->derive, r, &log.last_time, &log.last_line))
-        log.last_time = 0; /* no live evidence: no log-silent verdict */
-    return diag_run(&c, r, log.last_time > 0 ? &log : NULL, out, max);
+    if (u->actx_at != ui_now(u)) {
+        answer_ctx_of_app(u->app, ui_health(u), ui_now(u), ui_wall(u), &u->actx);
+        u->actx_at = ui_now(u);
+    }
+    return &u->actx;
+}
+
+void ui_answer(ui *u, const model_run *r, run_answer *out)
+{
+    answer_run(ui_answer_ctx(u), r, out);
 }
 
 ui_screen *ui_top(ui *u)
@@ -427,13 +436,14 @@ static void ui_draw_footer(ui *u)
     int x = w_print(w, 0, 1, u->cols - 2, h, "%s", fit) + 1;
     /* right: what is moving and what is stuck, over every run (filter or not) */
     model *m = ui_model(u);
-    double now = ui_data_now(u), since;
     size_t running = 0, stalled = 0;
     for (size_t i = 0; i < m->n_runs; i++) {
         const model_run *r = m->runs[i];
         if (!r->run || !vl_phase_active(r->run->phase_id)) continue;
         running++;
-        stalled += est_stalled(r->items, now, &since);
+        run_answer a;
+        ui_answer(u, r, &a);
+        stalled += a.stalled == ANS_YES;
     }
     char st[32] = "", total[32];
     if (stalled) snprintf(st, sizeof st, "  %zu stalled", stalled);
@@ -481,7 +491,7 @@ static void ui_draw(ui *u)
         doupdate();
         return;
     }
-    alert_ui_tick(u->app->model, ui_data_now(u), ui_stale(u)); /* bell, title, --notify */
+    alert_ui_tick(ui_answer_ctx(u), u->app->model); /* bell, title, --notify */
     ui_draw_header(u);
     werase(u->body);
     ui_screen *s = ui_top(u);

@@ -157,12 +157,15 @@ void ui_message(ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Asks for a redraw from outside a key handler (async data arrived). */
 void ui_invalidate(ui *u);
 
-/* The health picture of this frame (health.h), shared by every screen drawing it; and the
- * "why is it stuck?" findings of run r (diagnose.h) on it, judged on data time. */
+/* The health picture of this frame (health.h), shared by every screen drawing it. */
 struct health;
-struct diag;
+struct ans_ctx;
+struct run_answer;
 const struct health *ui_health(ui *u);
-size_t ui_diagnose(ui *u, const model_run *r, struct diag *out, size_t max);
+/* The one judgement of run r (answer.h) at this frame: every screen renders it, none computes
+ * its own; and the context the frame's answers are computed against. */
+void ui_answer(ui *u, const model_run *r, struct run_answer *out);
+const struct ans_ctx *ui_answer_ctx(ui *u);
 
 /* Screens of this program (constructors, registered in screens.c). */
 ui_screen *screen_list_new(void);
