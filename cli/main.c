@@ -11,8 +11,11 @@
 #include <unistd.h>
 
 #include "alert.h"
+#include "answer.h"
 #include "app.h"
+#include "cron.h"
 #include "format.h"
+#include "health.h"
 #include "logderive.h"
 #include "sanitize.h"
 #include "kubeclient/caps.h"
@@ -25,6 +28,9 @@
 #include "wait.h"
 
 #define ONCE_TIMEOUT_MS 15000
+/* --once read the runs, but a list their answers need (pod volumes, data movers, pods) could
+ * not be read: the output says what is missing, and so does this status */
+#define ONCE_EXIT_INCOMPLETE 5
 
 /* "kubectl veltop" when run as the kubectl plugin (kubectl-veltop), else "veltop" */
 static const char *prog = "veltop";
@@ -54,12 +60,14 @@ static void usage(FILE *f)
         "  --wait backup/NAME    no full screen: follow one backup (or restore/NAME) to its end,\n"
         "                        printing progress; exit 0 Completed, 3 PartiallyFailed,\n"
         "                        4 Failed, 1 unreachable or not found\n"
+        "  --timeout DURATION    with --wait: give up after DURATION (90s, 10m, 1h30m): exit 6\n"
         "  --no-bell             no terminal bell or title when a run finishes, fails or stalls\n"
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
         "\n"
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait), 2 usage or configuration\n"
-        "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed.\n"
+        "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed, 6 --timeout passed;\n"
+        "--once: 5 printed, but a list the answers need could not be read (stderr says which).\n"
         "\n"
         "Keys (the same meaning on every screen; ? shows the current screen's):\n");
     ui_keys_usage(f);
@@ -98,6 +106,15 @@ static int once_ready(void *arg)
     return 0;
 }
 
+/* Monotonic time of the snapshot: the newest sighting of a run (--once lists once). */
+static double once_mono(const model *m)
+{
+    double now = 0;
+    for (size_t i = 0; i < m->n_runs; i++)
+        if (m->runs[i]->attached > now) now = m->runs[i]->attached;
+    return now > 0 ? now : (double)kc_now_ms() / 1000.0;
+}
+
 static int run_once(app *a, int json)
 {
     kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS);
@@ -126,15 +143,24 @@ static int run_once(app *a, int json)
     const char *cs = nl_langinfo(CODESET);
     san_set_ascii(!json && !(cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"))));
     double wall = kc_wall_now();
-    char *out = json ? snapshot_json(a->model, a->context, a->server, a->ns, wall)
-                     : snapshot_table(a->model, wall);
-    if (json) { /* health and diagnosis (issue 12) */
-        char *full = snapshot_health_json(a, out, (double)kc_now_ms() / 1000.0, wall);
+    health *h = health_of_app(a, wall);
+    ans_ctx c;
+    answer_ctx_of_app(a, h, once_mono(a->model), wall, &c);
+    char *out = json ? snapshot_json(&c, a->context, a->server, a->ns) : snapshot_table(&c);
+    if (json) { /* health (issue 12) */
+        char *full = snapshot_health_json(h, out);
         free(out);
         out = full;
     }
     fputs(out, stdout);
     free(out);
+    health_free(h);
+    /* an answer that lacks a list says so, and a script can tell (README: exit status) */
+    char inc[640];
+    if (snapshot_incomplete(&c, inc, sizeof inc)) {
+        san_error("incomplete: not visible: %s", inc);
+        return ONCE_EXIT_INCOMPLETE;
+    }
     return 0;
 }
 
@@ -175,7 +201,7 @@ int main(int argc, char **argv)
         O_UTC,
         O_LIST_CONTEXTS
     };
-    enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY }; /* issue 12 */
+    enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT }; /* issue 12, 16 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -189,6 +215,7 @@ int main(int argc, char **argv)
         {"list-contexts", no_argument, NULL, O_LIST_CONTEXTS},
         {"version", no_argument, NULL, O_VERSION},
         {"wait", required_argument, NULL, O_WAIT},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
         {"no-bell", no_argument, NULL, O_NO_BELL},
         {"notify", required_argument, NULL, O_NOTIFY},
         {"cacert", required_argument, NULL, O_CACERT},
@@ -199,6 +226,7 @@ int main(int argc, char **argv)
     double speed = 0;
     int demo = 0, once = 0, json = 0, list_contexts = 0, c;
     const char *wait_for = NULL, *notify = NULL;
+    double wait_timeout = 0; /* --timeout: seconds, 0 none */
     int bell = 1;
     vl_kind wait_kind = VL_BACKUP;
     char wait_name[300];
@@ -255,6 +283,13 @@ int main(int argc, char **argv)
             wait_for = optarg;
             break;
         }
+        case O_TIMEOUT:
+            if (cron_parse_duration(optarg, &wait_timeout) || !(wait_timeout > 0)) {
+                san_error("invalid --timeout '%s': expected a duration such as 90s, 10m or 1h30m",
+                          optarg);
+                return 2;
+            }
+            break;
         case O_NO_BELL:
             bell = 0;
             break;
@@ -281,6 +316,10 @@ int main(int argc, char **argv)
     }
     if (wait_for && once) {
         san_error("--wait and --once do not go together");
+        return 2;
+    }
+    if (wait_timeout > 0 && !wait_for) {
+        san_error("--timeout only goes with --wait");
         return 2;
     }
     if (json && !once) {
@@ -374,7 +413,7 @@ int main(int argc, char **argv)
     int rc;
     alert_configure(bell, notify);
     if (wait_for) {
-        rc = wait_run(a, wait_kind, wait_name, isatty(STDOUT_FILENO), stdout, stderr);
+        rc = wait_run(a, wait_kind, wait_name, wait_timeout, isatty(STDOUT_FILENO), stdout, stderr);
     } else if (once) {
         rc = run_once(a, json);
     } else {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "estimator.h"
 #include "format.h"
 #include "runeta.h"
@@ -68,78 +69,103 @@ static int snapshot_vol_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Monotonic time of the snapshot: the newest sighting of a run (--once lists once). */
-static double snapshot_mono(const model *m)
+static void snapshot_add_tri(cJSON *o, const char *k, ans_tri v)
 {
-    double now = 0;
-    for (size_t i = 0; i < m->n_runs; i++)
-        if (m->runs[i]->attached > now) now = m->runs[i]->attached;
-    return now;
+    if (v == ANS_UNKNOWN)
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddBoolToObject(o, k, v == ANS_YES);
 }
 
-/* The run's answers (runeta.h): etaSeconds is the end of its critical path, whole seconds rounded
- * up (never 0 while time is left), with whether it is only a lower bound; the volume bytes, their
- * rate (live: from the trackers, seeded from startTimestamp; finished: the whole-run average),
- * whether it is stalled, and what its end waits on. */
-static void snapshot_run_end(const model *m, const model_run *mr, double mono, double wall,
-                             runeta *e)
+/* The run's answer (answer.h), as every surface gives it: etaSeconds the end of its critical
+ * path in whole seconds rounded up (never 0 while time is left), null when there is none, with
+ * its kind and the reason; bytes null while unknown; stalled true / false / null (unknown) with
+ * the reason; last progress with its evidence; what its end waits on; what the answer lacks. */
+static void snapshot_add_answer(cJSON *o, const run_answer *e)
 {
-    if (mr->run && vl_phase_active(mr->run->phase_id)) {
-        runeta_compute(m, mr, mono, wall, e);
-        return;
-    }
-    /* not in flight: only the volume sums (model_refresh_volumes ran), no per-run scan of every
-     * volume and run (10 000 finished runs) */
-    memset(e, 0, sizeof *e);
-    e->eta = -1;
-    e->bytes_done = mr->vols.bytes_done;
-    e->bytes_total = mr->vols.bytes_total;
-    e->bytes_rate = -1;
-}
-
-static void snapshot_add_run_end(cJSON *o, const model *m, const model_run *mr, double mono,
-                                 double wall)
-{
-    runeta e;
-    snapshot_run_end(m, mr, mono, wall, &e);
-    int eta_known = e.active && e.eta >= 0;
-    snapshot_add_num(o, "etaSeconds", eta_known ? ceil(e.eta) : 0, eta_known);
-    cJSON_AddBoolToObject(o, "etaLowerBound", eta_known && e.bound);
-    cJSON_AddNumberToObject(o, "bytesDone", (double)e.bytes_done);
-    cJSON_AddNumberToObject(o, "bytesTotal", (double)e.bytes_total);
-    double bps = e.active ? e.bytes_rate : -1;
-    double dur = model_run_duration(mr, wall);
-    if (!e.active && mr->run->completed > 0 && dur > 0 && e.bytes_done > 0)
-        bps = (double)e.bytes_done / dur;
-    snapshot_add_num(o, "bytesPerSecond", bps, bps >= 0);
-    cJSON_AddBoolToObject(o, "stalled", e.active && e.stalled);
-    if (!e.active) {
+    int eta_known = e->eta_kind != ANS_ETA_NONE;
+    snapshot_add_num(o, "etaSeconds", eta_known ? ceil(e->eta) : 0, eta_known);
+    if (eta_known)
+        cJSON_AddBoolToObject(o, "etaLowerBound", e->eta_kind == ANS_ETA_BOUND);
+    else
+        cJSON_AddNullToObject(o, "etaLowerBound");
+    cJSON_AddStringToObject(o, "etaKind", answer_eta_kind_name(e->eta_kind));
+    if (e->eta_kind == ANS_ETA_NONE && e->eta_why != ANS_WHY_NONE)
+        cJSON_AddStringToObject(o, "etaReason", answer_why_text(e->eta_why));
+    else
+        cJSON_AddNullToObject(o, "etaReason");
+    if (eta_known && e->eta_caveat)
+        cJSON_AddStringToObject(o, "etaCaveat", e->eta_caveat);
+    else
+        cJSON_AddNullToObject(o, "etaCaveat");
+    snapshot_add_num(o, "bytesDone", (double)e->bytes_done, e->bytes_known);
+    snapshot_add_num(o, "bytesTotal", (double)e->bytes_total, e->bytes_total_known);
+    snapshot_add_num(o, "bytesPerSecond", e->bytes_rate, e->bytes_rate >= 0);
+    snapshot_add_tri(o, "stalled", e->stalled);
+    if (e->stalled == ANS_UNKNOWN)
+        cJSON_AddStringToObject(o, "stalledReason", answer_why_text(e->stalled_why));
+    else
+        cJSON_AddNullToObject(o, "stalledReason");
+    snapshot_add_num(o, "stalledSeconds", floor(e->stalled_for), e->stalled == ANS_YES);
+    snapshot_add_time(o, "lastProgress", e->last_progress);
+    if (e->last_progress > 0)
+        cJSON_AddStringToObject(o, "lastProgressEvidence",
+                                answer_evidence_name(e->last_progress_ev));
+    else
+        cJSON_AddNullToObject(o, "lastProgressEvidence");
+    if (!e->active) {
         cJSON_AddNullToObject(o, "waitingOn");
-        return;
-    }
-    static const char *part_kind[RE_NPARTS] = {"Items", "PodVolumes", "PluginOperations",
-                                               "Finalizing"};
-    cJSON *w = cJSON_AddObjectToObject(o, "waitingOn");
-    if (e.waiting_vol) {
-        cJSON_AddStringToObject(w, "kind", vl_kind_name(e.waiting_vol->kind));
-        snapshot_add_str(w, "name", e.waiting_vol->name);
     } else {
-        cJSON_AddStringToObject(w, "kind", part_kind[e.waiting]);
-        cJSON_AddNullToObject(w, "name");
+        static const char *part_kind[RE_NPARTS] = {"Items", "PodVolumes", "PluginOperations",
+                                                   "Finalizing"};
+        cJSON *w = cJSON_AddObjectToObject(o, "waitingOn");
+        if (e->waiting_vol) {
+            cJSON_AddStringToObject(w, "kind", vl_kind_name(e->waiting_vol->kind));
+            snapshot_add_str(w, "name", e->waiting_vol->name);
+        } else {
+            cJSON_AddStringToObject(w, "kind", part_kind[e->waiting]);
+            cJSON_AddNullToObject(w, "name");
+        }
+    }
+    if (e->missing)
+        cJSON_AddStringToObject(o, "incomplete", e->missing_text);
+    else
+        cJSON_AddNullToObject(o, "incomplete");
+    cJSON *arr = cJSON_AddArrayToObject(o, "diagnosis");
+    for (size_t i = 0; i < e->n_diag; i++) {
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "code", e->diag[i].code);
+        snapshot_add_str(d, "message", e->diag[i].message);
+        snapshot_add_time(d, "since", e->diag[i].since);
+        cJSON_AddItemToArray(arr, d);
     }
 }
 
-char *snapshot_json(const model *m, const char *context, const char *server, const char *ns,
-                    double wall)
+const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n)
 {
+    buf[0] = 0;
+    size_t o = 0;
+    for (size_t i = 0; i < sizeof c->missing_why / sizeof c->missing_why[0]; i++) {
+        if (!c->missing_why[i][0] || o >= n) continue;
+        o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", c->missing_why[i]);
+    }
+    return buf[0] ? buf : NULL;
+}
+
+char *snapshot_json(const ans_ctx *c, const char *context, const char *server, const char *ns)
+{
+    const model *m = c->m;
+    double wall = c->wall;
     cJSON *root = cJSON_CreateObject();
     snapshot_add_str(root, "context", context);
     snapshot_add_str(root, "server", server);
     snapshot_add_str(root, "namespace", ns);
+    cJSON *inc = cJSON_AddArrayToObject(root, "incomplete");
+    for (size_t i = 0; i < sizeof c->missing_why / sizeof c->missing_why[0]; i++)
+        if (c->missing_why[i][0]) cJSON_AddItemToArray(inc, cJSON_CreateString(c->missing_why[i]));
     cJSON *runs = cJSON_AddArrayToObject(root, "runs");
     size_t n;
     model_run **order = snapshot_order(m, &n);
-    double mono = snapshot_mono(m);
     for (size_t i = 0; i < n; i++) {
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
@@ -160,7 +186,9 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         snapshot_add_str(o, "failureReason", r->failure_reason);
         double rate = snapshot_rate(mr, wall);
         snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
-        snapshot_add_run_end(o, m, mr, mono, wall);
+        run_answer ans;
+        answer_run(c, mr, &ans);
+        snapshot_add_answer(o, &ans);
         cJSON *res = cJSON_AddArrayToObject(o, "resources");
         size_t nres;
         const model_res *mres = model_run_resources(mr, &nres, NULL);
@@ -223,14 +251,15 @@ enum {
     T_N
 };
 
-char *snapshot_table(const model *m, double wall)
+char *snapshot_table(const ans_ctx *c)
 {
+    const model *m = c->m;
+    double wall = c->wall;
     static const char *titles[T_N] = {"NAME",      "KIND",         "PHASE",  "ITEMS",
                                       "RESOURCES", "VOLUME BYTES", "RATE",   "ETA",
                                       "STARTED",   "DURATION",     "ERRORS", "WARNINGS"};
     size_t n;
     model_run **order = snapshot_order(m, &n);
-    double mono = snapshot_mono(m);
     char **cells = xcalloc((n + 1) * T_N, sizeof(char *));
     size_t width[T_N] = {0};
     for (int c = 0; c < T_N; c++) cells[c] = xstrdup(titles[c]);
@@ -250,20 +279,22 @@ char *snapshot_table(const model *m, double wall)
             hp ? xasprintf("%lld/%s%lld", (long long)r->items_done,
                            model_run_total_estimated(mr) ? "~" : "", (long long)r->items_total)
                : xstrdup("-");
-        char b2[32];
-        row[T_VOLS] = mr->vols.n ? xasprintf("%s/%s", fmt_bytes(b, sizeof b, mr->vols.bytes_done),
-                                             fmt_bytes(b2, sizeof b2, mr->vols.bytes_total))
-                                 : xstrdup("-");
         size_t nres, done = 0;
         const model_res *res = model_run_resources(mr, &nres, NULL);
         for (size_t j = 0; j < nres; j++) done += res[j].total > 0 && res[j].done >= res[j].total;
         row[T_RES] = nres ? xasprintf("%zu/%zu", done, nres) : xstrdup("-");
         double rate = snapshot_rate(mr, wall);
         row[T_RATE] = xstrdup(fmt_rate(b, sizeof b, rate));
-        runeta e;
-        snapshot_run_end(m, mr, mono, wall, &e);
-        fmt_eta(b, sizeof b, e.active && !e.stalled ? e.eta : -1);
-        row[T_ETA] = e.active && e.bound && e.eta >= 0 ? xasprintf(">=%s", b) : xstrdup(b);
+        run_answer ans;
+        answer_run(c, mr, &ans);
+        row[T_ETA] = xstrdup(answer_eta_cell(b, sizeof b, &ans, 0));
+        char b2[32];
+        /* volume bytes as the answer knows them: "?" for a total not known yet */
+        row[T_VOLS] =
+            ans.n_volumes
+                ? xasprintf("%s/%s", fmt_bytes(b, sizeof b, ans.bytes_done),
+                            ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total) : "?")
+                : xstrdup("-");
         if (r->started > 0) {
             kc_format_time(r->started, b, sizeof b);
             row[T_STARTED] = xstrdup(b);

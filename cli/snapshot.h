@@ -1,12 +1,15 @@
 /* snapshot.h: --once output of the model: a plain table or one JSON object (sanitised, runs
  * newest first, rates as averages since startTimestamp). */
 #pragma once
+#include "answer.h"
 #include "app.h"
 
-/* Both return malloc'd text ending in a newline. wall = unix seconds "now". */
-char *snapshot_json(const model *m, const char *context, const char *server, const char *ns,
-                    double wall);
-char *snapshot_table(const model *m, double wall);
-/* snapshot_health.c: snapshot_json's text plus "schedules", "storageLocations", "velero",
- * "nodeAgents" and per run "diagnosis" from a's stores (now: monotonic seconds). */
-char *snapshot_health_json(app *a, const char *snapshot, double now, double wall);
+/* Both return malloc'd text ending in a newline: every run's figures are its answer (answer.h)
+ * in context c (the model, the time, what is not visible). */
+char *snapshot_json(const ans_ctx *c, const char *context, const char *server, const char *ns);
+char *snapshot_table(const ans_ctx *c);
+/* The lists not visible ("podvolumebackups forbidden, pods forbidden") into buf; NULL none. */
+const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n);
+/* snapshot_health.c: snapshot_json's text plus "schedules", "storageLocations", "velero" and
+ * "nodeAgents" from the health picture h. */
+char *snapshot_health_json(const health *h, const char *snapshot);

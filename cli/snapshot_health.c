@@ -90,43 +90,13 @@ static void sh_pods(cJSON *root, const health *h)
     }
 }
 
-static void sh_diagnosis(cJSON *root, app *a, const health *h, double now, double wall)
-{
-    cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs"), *ro;
-    diag_ctx c = {a->model, h, now, wall};
-    cJSON_ArrayForEach(ro, runs)
-    {
-        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ro, "kind"));
-        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ro, "name"));
-        cJSON *arr = cJSON_AddArrayToObject(ro, "diagnosis");
-        if (!kind || !name) continue;
-        /* names in the snapshot are sanitised: find the run by the same form */
-        const model_run *r = NULL;
-        vl_kind k = strcmp(kind, "Restore") ? VL_BACKUP : VL_RESTORE;
-        r = model_find_run(a->model, k, name);
-        if (!r) continue;
-        diag d[DIAG_MAX];
-        size_t n = diag_run(&c, r, NULL, d, DIAG_MAX);
-        for (size_t i = 0; i < n; i++) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "code", d[i].code);
-            sh_str(o, "message", d[i].message);
-            sh_time(o, "since", d[i].since);
-            cJSON_AddItemToArray(arr, o);
-        }
-    }
-}
-
-char *snapshot_health_json(app *a, const char *snapshot, double now, double wall)
+char *snapshot_health_json(const health *h, const char *snapshot)
 {
     cJSON *root = cJSON_Parse(snapshot);
     if (!root) return xstrdup(snapshot);
-    health *h = health_of_app(a, wall);
     sh_schedules(root, h);
     sh_locations(root, h);
     sh_pods(root, h);
-    sh_diagnosis(root, a, h, now, wall);
-    health_free(h);
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     char *out = xasprintf("%s\n", txt);

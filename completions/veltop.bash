@@ -4,7 +4,7 @@
 _veltop() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} kc="" i
     local opts="--kubeconfig --context -n --namespace --cacert --demo --scenario --speed --once --json
---utc --list-contexts --wait --no-bell --notify --version -h --help"
+--utc --list-contexts --wait --timeout --no-bell --notify --version -h --help"
     case $prev in
     --context)
         for ((i = 1; i < COMP_CWORD - 1; i++)); do
@@ -29,7 +29,7 @@ _veltop() {
         compopt -o nospace 2>/dev/null
         return 0
         ;;
-    -n | --namespace | --speed | --notify)
+    -n | --namespace | --speed | --notify | --timeout)
         return 0
         ;;
     esac

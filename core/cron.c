@@ -133,7 +133,7 @@ static int cron_field(const char *f, size_t n, const cron_bounds *b, uint64_t *b
 }
 
 /* Go's time.ParseDuration: [-+]?([0-9]*(\.[0-9]*)?[a-z]+)+ with ns us µs ms s m h; "0". */
-static int cron_go_duration(const char *s, double *out)
+int cron_parse_duration(const char *s, double *out)
 {
     double total = 0;
     int neg = 0;
@@ -226,7 +226,7 @@ int cron_parse(const char *spec, cron_spec *out, char *err, size_t errlen)
             }
         if (!strncmp(spec, "@every ", 7)) {
             double d;
-            if (cron_go_duration(spec + 7, &d))
+            if (cron_parse_duration(spec + 7, &d))
                 return cron_err(err, errlen,
                                 "failed to parse duration %s: time: invalid duration \"%s\"", spec,
                                 spec + 7);

@@ -35,3 +35,6 @@ typedef struct cron_due {
  * Paused schedules are never overdue. */
 void cron_due_eval(const cron_spec *c, int paused, double last_fire, double created,
                    double last_success, double grace, double now, cron_due *out);
+/* Go's time.ParseDuration ("90s", "10m", "1h30m", "1.5h"; as kubectl's --timeout): seconds into
+ * *out; 0 ok, -1 not a duration. */
+int cron_parse_duration(const char *s, double *out);

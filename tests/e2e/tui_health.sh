@@ -49,9 +49,13 @@ done
 # and the health line says nothing about a server it cannot see
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/health.yaml" --faults forbid=pods --quiet
 t0=$SECONDS
-"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once --json >"$TUI_DIR/once.json" || tui_fail "--once with pods forbidden"
+# ... but it says what it could not read, on stderr, in JSON, and in its exit status (5)
+"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once --json >"$TUI_DIR/once.json" 2>"$TUI_DIR/once.err"; st=$?
+[ "$st" = 5 ] || tui_fail "--once with pods forbidden: status $st, $(cat "$TUI_DIR/once.err")"
 [ $((SECONDS - t0)) -lt 10 ] || tui_fail "--once waited $((SECONDS - t0)) s for forbidden pods"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["velero"] is None and d["nodeAgents"] == [], d' \
+grep -qx 'veltop: incomplete: not visible: pods forbidden' "$TUI_DIR/once.err" ||
+    tui_fail "--once stderr: $(cat "$TUI_DIR/once.err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["velero"] is None and d["nodeAgents"] == [] and d["incomplete"] == ["pods forbidden"], d' \
     "$TUI_DIR/once.json" || tui_fail "--once --json with pods forbidden"
 tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '● live'

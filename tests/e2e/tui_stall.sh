@@ -33,7 +33,7 @@ tui_wait 'B stuck-run +InProgress +.* 40/~100 +0\.[67]/s +1m[0-9]{2}s '
 tui_wait 'B stuck-run +InProgress +.* 40/~100 +stalled [3-9]s '
 tui_keys Enter
 tui_wait '^Items .* 40 of ~100 +40%'
-tui_wait '^Rate .* ETA - .*stalled [0-9]+s'
+tui_wait '^Rate .* ETA none .*stalled [0-9]+s'
 # it moves again: no stall, an ETA and "last progress"
 api PATCH "$B/stuck-run" '{"status":{"progress":{"itemsBackedUp":50}}}'
 tui_wait '^Items .* 50 of ~100 +50%'

@@ -36,8 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)model_run_eta(m->runs[i], 101.0);
         (void)model_run_duration(m->runs[i], 1.8e9 + 1);
     }
-    free(snapshot_json(m, "c", "s", "velero", 1.8e9 + 1));
-    free(snapshot_table(m, 1.8e9 + 1));
+    ans_ctx c = {.m = m, .now = 101.0, .wall = 1.8e9 + 1};
+    free(snapshot_json(&c, "c", "s", "velero"));
+    free(snapshot_table(&c));
     model_free(m);
     vl_release_run(b);
     vl_release_run(r);
