@@ -93,7 +93,11 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
 static void app_on_status(void *arg, const kc_refl_status *st)
 {
     app_hook *h = arg;
-    (void)st;
+    /* one of them is back: the server answers, so the others need not wait out their backoff
+     * (the header recovers on the first fresh answer, not 30 s later) */
+    if (st->state == KC_REFL_LIVE)
+        for (int i = 0; i < APP_NREFL; i++)
+            if (i != h->which) kc_reflector_retry_now(h->a->refl[i]);
     h->a->gen_status++;
     app_changed(h->a);
 }

@@ -54,6 +54,8 @@ struct kc_reflector {
      * now is about the time we spent waiting, not a server that expires every watch */
     int after_pause;
     int paused;       /* the timer set is a backoff pause */
+    int kickable;     /* the pause is our own backoff after a connection failure or a 5xx (not a
+                         Retry-After, not a refusal): kc_reflector_retry_now may cut it short */
     uint64_t confirm; /* a watch that stands for a second makes the store current */
 };
 
@@ -187,12 +189,21 @@ static void fail(kc_reflector *r, next_step next, const char *msg, int status, l
     if (next == NEXT_WATCH && r->st.synced && r->st.resource_version[0]) next = NEXT_CHECK;
     r->st.attempt++;
     r->st.next_try_ms = now + d;
+    r->kickable = retry_after < 0 && (status == 0 || status >= 500);
     copy_str(r->st.last_error, sizeof r->st.last_error, msg);
     r->st.last_status = status;
     if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
     r->st.state = KC_REFL_RETRYING;
     notify(r);
     schedule(r, next, d);
+}
+
+void kc_reflector_retry_now(kc_reflector *r)
+{
+    if (!r || r->st.state != KC_REFL_RETRYING || !r->timer || !r->paused || !r->kickable) return;
+    r->kickable = 0;
+    r->st.next_try_ms = kc_now_ms();
+    schedule(r, r->next, 0);
 }
 
 /* The resource does not exist (404): nothing to retry. */

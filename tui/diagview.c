@@ -12,6 +12,15 @@ int diagview_health_summary(ui *u, WINDOW *w, int y, int cols)
 {
     double wall = ui_wall(u);
     char buf[256];
+    if (ui_stale(u)) {
+        /* nothing current to judge by: not "OK" on what may no longer hold */
+        const ans_ctx *c = ui_answer_ctx(u);
+        int x = w_print(w, y, 0, cols, A_DIM, "health ");
+        x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "unknown");
+        w_print(w, y, x, cols - x - 1, A_DIM, "  no current data since %s  (H: details)",
+                fmt_clock(buf, sizeof buf, c->wall, 0));
+        return y + 1;
+    }
     int bad;
     health_summary(ui_health(u), wall, buf, sizeof buf, &bad);
     int x = w_print(w, y, 0, cols, A_DIM, "health ");

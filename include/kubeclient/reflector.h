@@ -49,6 +49,10 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *opts, kc_s
 void kc_reflector_start(kc_reflector *r);
 void kc_reflector_free(kc_reflector *r);
 const kc_refl_status *kc_reflector_status(const kc_reflector *r);
+/* The server answers again (another reflector of it is back): a reflector waiting out its own
+ * backoff after a connection failure or a 5xx tries now, once (its backoff keeps growing if it
+ * fails again); a Retry-After or a refusal (4xx) is still waited out. */
+void kc_reflector_retry_now(kc_reflector *r);
 /* Called whenever the status changes (state, attempt, error). */
 void kc_reflector_on_status(kc_reflector *r, void (*fn)(void *arg, const kc_refl_status *st),
                             void *arg);

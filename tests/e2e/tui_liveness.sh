@@ -37,12 +37,16 @@ tui_screen | grep -q '● live' && tui_fail "still live"
 # well past the 3 s stall threshold: the run is not called stalled, its row is kept
 tui_wait 'not responding for 1[4-9]s' 10
 tui_screen | grep -q 'stalled' && tui_fail "a run was called stalled while the server does not answer"
-tui_wait 'B run +InProgress +.* 50/~100 '
+# frozen, not counting down: no ETA on data that is not current, and health is not "OK"
+tui_wait 'B run +InProgress +.* 50/~100 +[0-9.]+/s +stale '
+tui_wait '^health unknown +no current data since [0-9:]+'
 
 kill -CONT "$TUI_SIM_PID"
 tui_wait '● live' 15
 api PATCH "$B/run" '{"status":{"progress":{"itemsBackedUp":60}}}'
 tui_wait 'B run +InProgress +.* 60/~100 ' 10
+tui_wait '^health OK' 10
+tui_screen | grep -q 'B run .* stale ' && tui_fail "still stale once live"
 
 tui_keys q
 status=$(tui_wait_exit)
