@@ -619,6 +619,20 @@ static sp_run *find_run(simctl *c, int restore, const char *name)
     return NULL;
 }
 
+/* When the newest status write of a planned run or of its volumes happens, for a run that comes
+ * to rest (idle_for implies hang): the run's and each volume's last change long after they do. */
+static double run_rest_time(const simctl *c, const sp_run *r)
+{
+    double far = r->t0 + 400 * 86400.0, last = last_change(c, r, NULL, run_status_at, r->t0, far);
+    for (size_t i = 0; i < r->nvols; i++) {
+        const sp_vol *v = &r->vols[i];
+        if (!isfinite(v->t_create)) continue;
+        double t = last_change(c, r, v, vol_status_at, v->t_create, far);
+        if (t > last) last = t;
+    }
+    return last;
+}
+
 static void add_run(simctl *c, const scn_run *src)
 {
     sp_run *r = xcalloc(1, sizeof *r);
@@ -629,7 +643,20 @@ static void add_run(simctl *c, const scn_run *src)
                  .rng = &c->rng,
                  .log_json = c->opts.log_json,
                  .seed = c->opts.seed};
+    uint64_t rng0 = c->rng;
     sp_plan_run(&pc, r);
+    if (r->sr.idle_for > 0) {
+        /* plan it again (the same draws) started so that it rests idle_for before the start */
+        /* +20 ms: the rest found to 10 ms lands within the second idle_for names, not before */
+        double shift = c->epoch - r->sr.idle_for - run_rest_time(c, r) + 0.02;
+        sp_run *again = xcalloc(1, sizeof *again);
+        scn_run_copy(&again->sr, &r->sr);
+        again->sr.start += shift;
+        sp_run_free(r);
+        r = again;
+        c->rng = rng0;
+        sp_plan_run(&pc, r);
+    }
     if (r->sr.queued && !r->is_restore) {
         r->queue_pos = 1;
         for (size_t i = 0; i < c->nruns; i++) r->queue_pos += c->runs[i]->sr.queued;
