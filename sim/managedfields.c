@@ -239,6 +239,12 @@ void sim_mf_stamp(cJSON *next, const cJSON *prev, const sim_mf_writer *w)
     if (!cJSON_IsObject(md)) return;
     const cJSON *pmd = prev ? cJSON_GetObjectItemCaseSensitive(prev, "metadata") : NULL;
     const cJSON *pmf = cJSON_GetObjectItemCaseSensitive(pmd, "managedFields");
+    const char *op0 = w && w->operation ? w->operation : "Update";
+    if (prev && cJSON_GetArraySize(pmf) == 0 && strcmp(op0, "Apply") != 0) {
+        /* an object nobody tracks stays untracked through updates (skipnonapplied.go) */
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "managedFields");
+        return;
+    }
     cJSON *mf = cJSON_IsArray(pmf) ? cJSON_Duplicate(pmf, 1) : cJSON_CreateArray();
 
     cJSON *changed = cJSON_CreateObject(), *removed = cJSON_CreateObject();

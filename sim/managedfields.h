@@ -23,7 +23,9 @@ typedef struct sim_mf_writer {
  * every manager; a manager left with no fields loses its entry; w's entry (one per manager,
  * operation, apiVersion for Update, subresource) gets time only when the write changed a field
  * it would own (a no-op write moves no time). The entries are sorted as the apiserver sorts them.
- * prev's managedFields are the starting point; next's own are replaced. The object's identity
+ * prev's managedFields are the starting point; next's own are replaced; an update of an object
+ * that has none leaves it without (skipnonapplied.go: untracked objects stay so until an
+ * Apply). The object's identity
  * (apiVersion, kind, metadata name, namespace, uid, resourceVersion, generation,
  * creationTimestamp, selfLink, managedFields) is owned by nobody. */
 void sim_mf_stamp(cJSON *next, const cJSON *prev, const sim_mf_writer *w);

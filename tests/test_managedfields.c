@@ -410,6 +410,21 @@ START_TEST(removed_fields_leave_their_owners)
 }
 END_TEST
 
+/* An object created untracked (an apiserver before 1.18) stays untracked through updates. */
+START_TEST(untracked_objects_stay_untracked)
+{
+    cJSON *o = cJSON_Parse("{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Backup\",\"metadata\":{"
+                           "\"name\":\"b\"},\"spec\":{\"ttl\":\"1h\"}}");
+    cJSON *next = cJSON_Duplicate(o, 1);
+    cJSON_AddObjectToObject(next, "status");
+    sim_mf_writer w = {.manager = "velero-server", .operation = "Update", .time = T0};
+    sim_mf_stamp(next, o, &w);
+    ck_assert_ptr_null(mf_of(next));
+    cJSON_Delete(next);
+    cJSON_Delete(o);
+}
+END_TEST
+
 START_TEST(manager_from_field_manager_or_user_agent)
 {
     char b[160];
@@ -532,6 +547,7 @@ int main(void)
     tcase_add_test(st, each_manager_owns_what_it_changed);
     tcase_add_test(st, writes_of_one_manager_merge);
     tcase_add_test(st, removed_fields_leave_their_owners);
+    tcase_add_test(st, untracked_objects_stay_untracked);
     tcase_add_test(st, manager_from_field_manager_or_user_agent);
     tcase_add_test(st, store_writes_stamp_the_writer);
     tcase_add_test(st, sim_world_with_a_run_idle_for_6_minutes);
