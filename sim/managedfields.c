@@ -35,6 +35,7 @@ static void fs_add_sorted(cJSON *parent, const char *key, cJSON *item)
         cJSON_AddItemToObject(parent, key, item);
         return;
     }
+    if (!(item->type & cJSON_StringIsConst)) free(item->string); /* a duplicate's own key */
     item->string = xstrdup(key); /* cJSON frees it with free(): no hooks are set */
     item->type &= ~cJSON_StringIsConst;
     /* linked by hand: Debian's cJSON 1.7.15 refuses cJSON_InsertItemInArray into an object */
