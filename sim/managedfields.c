@@ -354,8 +354,12 @@ double sim_mf_status_time(const cJSON *obj, const char **manager)
 void sim_mf_stamp_created(cJSON *obj, const char *creator, double t_create, const char *status_mgr,
                           double t_status)
 {
-    cJSON *st = cJSON_DetachItemFromObjectCaseSensitive(obj, "status");
     sim_mf_writer wc = {.manager = creator, .operation = "Update", .time = t_create};
+    if (!(t_status > t_create)) { /* its status has not changed since: the creator's too */
+        sim_mf_stamp(obj, NULL, &wc);
+        return;
+    }
+    cJSON *st = cJSON_DetachItemFromObjectCaseSensitive(obj, "status");
     sim_mf_stamp(obj, NULL, &wc);
     if (!st) return;
     cJSON *before = cJSON_Duplicate(obj, 1);

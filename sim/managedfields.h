@@ -41,6 +41,8 @@ double sim_mf_status_time(const cJSON *obj, const char **manager);
 
 /* Stamps obj (not yet stored) as written first by creator at t_create (all but .status: a create
  * as Velero's clients send it) and then, when it has a status, by status_mgr at t_status (the
- * status as that manager's writes left it). For objects whose history precedes the sim's start. */
+ * status as that manager's writes left it); with t_status <= t_create, the status is the
+ * creator's too (nobody has changed it since the create). For objects whose history precedes
+ * the sim's start. */
 void sim_mf_stamp_created(cJSON *obj, const char *creator, double t_create, const char *status_mgr,
                           double t_status);

@@ -983,8 +983,7 @@ static void adopt(simctl *c, int restore, const cJSON *obj, double now)
     free(nr->uid);
     nr->uid = xstrdup(uid ? uid : "");
     nr->exists = 1; /* already in the store: only its status is ours */
-    if (!restore)   /* the backup controller labels it at validation */
-    {
+    if (!restore) { /* the backup controller labels it at validation */
         sim_mf_writer w = writer(MGR_SERVER, now);
         simstore_mutate_as(c->store, "backups", c->ns, name, &w, label_storage_location,
                            nr->sr.storage_location);

@@ -528,6 +528,37 @@ START_TEST(sim_world_with_a_run_idle_for_6_minutes)
 }
 END_TEST
 
+/* A pod volume nobody accepted (no node-agent on its node): the server created it, nobody has
+ * written its status since, so no node-agent entry. */
+START_TEST(sim_volume_no_node_agent_wrote)
+{
+    char *path = xasprintf("%s/scenarios/stuck.yaml", FIXTURES_DIR);
+    simstore *s = simstore_new(1 << 14);
+    simctl_opts o = {
+        .scenario = path, .speed = 1, .seed = 1, .ns = "velero", .quiet = 1, .manual = 1};
+    char err[512] = "";
+    simctl *c = simctl_start(s, &o, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    simctl_advance(c, simctl_epoch(c));
+    cJSON *l = simstore_list(s, "podvolumebackups", "velero", "velero.io/backup-name=no-agent",
+                             NULL, NULL, NULL, NULL);
+    ck_assert_int_eq(cJSON_GetArraySize(l), 1);
+    const cJSON *v = cJSON_GetArrayItem(l, 0);
+    ck_assert_ptr_null(entry_of(v, "node-agent-server"));
+    const char *who;
+    double t = sim_mf_status_time(v, &who);
+    ck_assert_str_eq(who, "velero-server");
+    char *created = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(v, "metadata"), "creationTimestamp")));
+    ck_assert_double_eq(t, ts(created));
+    free(created);
+    cJSON_Delete(l);
+    simctl_stop(c);
+    simstore_free(s);
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("managedfields");
@@ -551,6 +582,7 @@ int main(void)
     tcase_add_test(st, manager_from_field_manager_or_user_agent);
     tcase_add_test(st, store_writes_stamp_the_writer);
     tcase_add_test(st, sim_world_with_a_run_idle_for_6_minutes);
+    tcase_add_test(st, sim_volume_no_node_agent_wrote);
     suite_add_tcase(s, st);
     return tu_run_suite(s);
 }
