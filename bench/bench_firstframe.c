@@ -16,6 +16,8 @@ static size_t collect(char *ptr, size_t sz, size_t n, void *arg)
 
 /* Lists RESOURCE in pages of 500 as a reflector does (no decoding): what serving the list costs
  * the sim alone, the floor under any client's first frame. Returns seconds, -1 on an error. */
+static double list_bytes; /* the JSON bytes of the lists sim_list_all fetched (uncompressed) */
+
 static double sim_list_all(bench_sim *bs, const char *gv, const char *resource)
 {
     CURL *c = curl_easy_init();
@@ -31,6 +33,7 @@ static double sim_list_all(bench_sim *bs, const char *gv, const char *resource)
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
         curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
         ok = curl_easy_perform(c) == CURLE_OK;
+        list_bytes += (double)body.len;
         free(url);
         free(cont);
         cont = NULL;
@@ -133,8 +136,9 @@ int main(int argc, char **argv)
     double lp = sim_list_all(&bs, "velero.io/v1", "podvolumebackups");
     double ld = sim_list_all(&bs, "velero.io/v2alpha1", "datauploads");
     printf("%s: the sim alone serves the paginated lists (limit=500, no decoding) in %.3f s "
-           "(backups %.3f, podvolumebackups %.3f, datauploads %.3f)\n",
-           what, lb + lp + ld, lb, lp, ld);
+           "(backups %.3f, podvolumebackups %.3f, datauploads %.3f), %.1f MB of JSON%s\n",
+           what, lb + lp + ld, lb, lp, ld, list_bytes / 1e6,
+           getenv("BENCH_NO_MANAGED_FIELDS") ? " (no managedFields)" : " with managedFields");
     if (getenv("BENCH_NO_KUBECTL")) {
         free(veltop);
         bench_sim_stop(&bs);

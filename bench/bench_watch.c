@@ -47,15 +47,33 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     return ret;
 }
 
+/* The managedFields kube-apiserver sends with a PodVolumeBackup the server created and the
+ * node-agent updates (doc/managedfields.md); BENCH_NO_MANAGED_FIELDS=1 leaves them out. */
+static const char mf_fmt[] =
+    "\"managedFields\":[{\"manager\":\"velero-server\",\"operation\":\"Update\",\"apiVersion\":"
+    "\"velero.io/v1\",\"time\":\"2026-11-30T10:00:00Z\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{"
+    "\"f:metadata\":{\"f:generateName\":{},\"f:labels\":{\".\":{},\"f:velero.io/backup-name\":{},"
+    "\"f:velero.io/backup-uid\":{}},\"f:ownerReferences\":{}},\"f:spec\":{\".\":{},\"f:node\":{},"
+    "\"f:pod\":{},\"f:uploaderType\":{},\"f:volume\":{}},\"f:status\":{\".\":{},\"f:progress\":{}}}"
+    "},"
+    "{\"manager\":\"node-agent-server\",\"operation\":\"Update\",\"apiVersion\":\"velero.io/v1\","
+    "\"time\":\"2026-11-30T10:%02d:%02dZ\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:status\":{"
+    "\"f:phase\":{},\"f:progress\":{\"f:bytesDone\":{},\"f:totalBytes\":{}},\"f:startTimestamp\":{}"
+    "}}}],";
+
 static void build_stream(int n, int objects)
 {
     kc_buf b = {0};
+    int mf = getenv("BENCH_NO_MANAGED_FIELDS") == NULL;
     for (int i = 0; i < n; i++) {
         int k = i % objects;
+        kc_buf_printf(&b,
+                      "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"velero.io/v1\",\"kind\":"
+                      "\"PodVolumeBackup\",\"metadata\":{");
+        if (mf) kc_buf_printf(&b, mf_fmt, (i / 60) % 60, i % 60);
         kc_buf_printf(
             &b,
-            "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"velero.io/v1\",\"kind\":"
-            "\"PodVolumeBackup\",\"metadata\":{\"name\":\"nightly-20261130-%05d\","
+            "\"name\":\"nightly-20261130-%05d\","
             "\"namespace\":\"velero\",\"uid\":\"0c7a4e1e-%08d\",\"resourceVersion\":\"%d\","
             "\"labels\":{\"velero.io/backup-name\":\"nightly-20261130\","
             "\"velero.io/backup-uid\":\"5f1d\"}},\"spec\":{\"node\":\"worker-%d\","

@@ -7,14 +7,27 @@
 #include "format.h"
 
 static int vols_per_backup = 5; /* 4 PodVolumeBackups + 1 DataUpload by default */
+
+/* Objects carry metadata.managedFields as kube-apiserver stamps them for Velero's writers
+ * (doc/managedfields.md): the creator's entry and the status writer's. BENCH_NO_MANAGED_FIELDS=1
+ * leaves them out (the figures before the sim stamped them). */
+static inline void stamp(cJSON *o, const char *creator, double t0, const char *status_mgr,
+                         double t1)
+{
+    static int off = -1;
+    if (off < 0) off = getenv("BENCH_NO_MANAGED_FIELDS") != NULL;
+    if (!off) sim_mf_stamp_created(o, creator, t0, status_mgr, t1);
+}
 #define GIB 1073741824.0
 
 /* Creates an object as bench_sim_create does and copies the uid the sim gave it. */
 static inline int create_uid(bench_sim *bs, const char *plural, const char *json, char *uid,
-                             size_t n)
+                             size_t n, const char *creator, double t0, const char *status_mgr,
+                             double t1)
 {
     cJSON *o = cJSON_Parse(json);
     if (!o) return -1;
+    stamp(o, creator, t0, status_mgr, t1);
     int status = 0;
     char *msg = NULL;
     cJSON *r = simstore_create(vsim_store(bs->sim), plural, "velero", o, &status, &msg);
@@ -54,8 +67,10 @@ static inline int populate(bench_sim *bs, int nb)
             "\"backupItemOperationsCompleted\":1,\"hookStatus\":{}}}",
             i, start, done, exp, 1200 + i % 300, 1200 + i % 300, i % 7 == 0 ? 2 : 0);
         /* the volumes carry the backup's uid, as Velero labels them (veltop joins by it) */
-        char uid[64];
-        if (create_uid(bs, "backups", kc_buf_cstr(&b), uid, sizeof uid)) return -1;
+        char uid[64], vuid[64];
+        if (create_uid(bs, "backups", kc_buf_cstr(&b), uid, sizeof uid, "velero-server", t,
+                       "velero-server", t + 420))
+            return -1;
         for (int v = 0; v < vols_per_backup; v++) {
             /* the newest backup's volumes add up to a size no other row shows */
             long long size = i == nb - 1 ? 246913578LL : (long long)(10 * GIB);
@@ -78,7 +93,9 @@ static inline int populate(bench_sim *bs, int nb)
                     "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
                     i, 'a' + v, i & 0xffff, i, i, uid, i, v, v % 4, v, i, i, v, start, done,
                     i * 7919u, v * 104729u, size, size);
-                if (bench_sim_create(bs, "podvolumebackups", "velero", kc_buf_cstr(&b))) return -1;
+                if (create_uid(bs, "podvolumebackups", kc_buf_cstr(&b), vuid, sizeof vuid,
+                               "velero-server", t + 5, "node-agent-server", t + 420))
+                    return -1;
             } else {
                 kc_buf_printf(
                     &b,
@@ -96,7 +113,9 @@ static inline int populate(bench_sim *bs, int nb)
                     "\"completionTimestamp\":\"%s\",\"snapshotID\":\"%08x\",\"progress\":{"
                     "\"totalBytes\":%lld,\"bytesDone\":%lld}}}",
                     i, i & 0xffff, i, uid, i, i, start, done, i * 7919u, size, size);
-                if (bench_sim_create(bs, "datauploads", "velero", kc_buf_cstr(&b))) return -1;
+                if (create_uid(bs, "datauploads", kc_buf_cstr(&b), vuid, sizeof vuid, "velero",
+                               t + 5, "node-agent-server", t + 420))
+                    return -1;
             }
         }
     }

@@ -343,6 +343,8 @@ static void vl_pack_free(char *const f[VL_NPACK])
     vl_str_free(base);
 }
 
+static double vl_status_write(const cJSON *mf, char **manager);
+
 static void vl_meta_decode(vl_meta *m, const cJSON *obj, const char *extra, char **extra_out)
 {
     const cJSON *md = vl_get(obj, "metadata");
@@ -355,6 +357,7 @@ static void vl_meta_decode(vl_meta *m, const cJSON *obj, const char *extra, char
     m->ns = vl_shared(md, "namespace");
     m->created = vl_time(md, "creationTimestamp");
     m->deleted = vl_time(md, "deletionTimestamp");
+    m->status_time = vl_status_write(vl_get(md, "managedFields"), &m->status_manager);
     const cJSON *labels = vl_get(md, "labels");
     int n = cJSON_IsObject(labels) ? cJSON_GetArraySize(labels) : 0;
     if (n <= 0) return;
@@ -380,6 +383,7 @@ static void vl_meta_free(vl_meta *m, char *extra)
     char *const f[VL_NPACK] = {m->name, m->uid, m->resource_version, extra};
     vl_pack_free(f);
     vl_str_free(m->ns);
+    vl_str_free(m->status_manager);
     for (size_t i = 0; i < m->nlabels; i++) {
         vl_str_free(m->label_keys[i]);
         vl_str_free(m->label_values[i]);
@@ -557,14 +561,46 @@ static double vl_ts(const cJSON *v)
     return kc_parse_time(s, &t) == 0 ? t : 0;
 }
 
+/* The evidence of the last status change in metadata.managedFields (velero.h, vl_meta): the
+ * newest time among entries whose fieldsV1 has a top-level f:status, and its manager (interned;
+ * NULL with 0). Entries that are not objects, have another fieldsType, no fieldsV1 object or no
+ * readable time are skipped. One pass over each entry's members and over fieldsV1's top level:
+ * f:status's subtree is never walked. */
+static double vl_status_write(const cJSON *mf, char **manager)
+{
+    *manager = NULL;
+    if (!cJSON_IsArray(mf)) return 0;
+    static const char *const keys[] = {"manager", "time", "fieldsType", "fieldsV1"};
+    double best = 0;
+    const char *who = NULL;
+    for (const cJSON *e = mf->child; e; e = e->next) {
+        const cJSON *f[4];
+        vl_pick(e, keys, f, 4);
+        if (!cJSON_IsObject(f[3])) continue;
+        if (f[2] && !(cJSON_IsString(f[2]) && strcmp(f[2]->valuestring, "FieldsV1") == 0)) continue;
+        int status = 0;
+        for (const cJSON *c = f[3]->child; c && !status; c = c->next)
+            status = c->string && c->string[0] == 'f' && strcmp(c->string, "f:status") == 0;
+        if (!status) continue;
+        double t = vl_ts(f[1]);
+        if (t > best) {
+            best = t;
+            who = vl_text(f[0]);
+        }
+    }
+    *manager = vl_intern(who);
+    return who || best > 0 ? best : 0;
+}
+
 /* A label's value: any string, empty too; NULL when absent or not a string. */
 static const char *vl_label_text(const cJSON *v)
 {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-enum { VM_NAME, VM_NS, VM_LABELS, VM_CREATED, VM_N };
-static const char *const vl_vm_keys[VM_N] = {"name", "namespace", "labels", "creationTimestamp"};
+enum { VM_NAME, VM_NS, VM_LABELS, VM_CREATED, VM_MF, VM_N };
+static const char *const vl_vm_keys[VM_N] = {"name", "namespace", "labels", "creationTimestamp",
+                                             "managedFields"};
 enum { VS_NODE, VS_POD, VS_VOLUME, VS_UPLOADER, VS_SRC_NS, VS_SRC_PVC, VS_TARGET, VS_DM, VS_N };
 static const char *const vl_vs_keys[VS_N] = {
     "node",      "pod",          "volume",   "uploaderType", "sourceNamespace",
@@ -594,6 +630,7 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
     vl_volume *v = xcalloc(1, sizeof *v + nl);
     if (name) v->meta.name = memcpy((char *)(v + 1), name, nl);
     v->meta.ns = vl_text_shared(md[VM_NS]);
+    v->meta.status_time = vl_status_write(md[VM_MF], &v->meta.status_manager);
     v->kind = kind;
 
     int restore = kind == VL_PVR || kind == VL_DD;
@@ -655,6 +692,7 @@ void vl_volume_free(vl_volume *v)
     if (!v) return;
     if (v->meta.name != (char *)(v + 1)) vl_str_free(v->meta.name); /* hand-built */
     vl_str_free(v->meta.ns);
+    vl_str_free(v->meta.status_manager);
     vl_str_free(v->run_name);
     vl_str_free(v->node);
     vl_str_free(v->pod_ns);

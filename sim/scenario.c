@@ -540,6 +540,10 @@ static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
             if (get_bool(p, v, k, &r->queued)) return -1;
         } else if (!strcmp(k, "hang")) {
             if (get_bool(p, v, k, &r->hang)) return -1;
+        } else if (!tmpl && !strcmp(k, "idle_for")) {
+            if (get_dur(p, v, k, &r->idle_for)) return -1;
+            if (!(r->idle_for > 0)) return perr(p, v, "idle_for: expected a duration above 0");
+            r->hang = 1;
         } else if (!strcmp(k, "hooks")) {
             if (expect_map(p, v, "hooks")) return -1;
             const char *hk;

@@ -57,6 +57,9 @@ typedef struct scn_run {
     size_t n_volumes;
     int queued; /* backups: stays Queued for good, behind the runs in progress */
     int hang;   /* stays in its phase for good once all items and volumes are done */
+    /* (mf) > 0: the run hangs (as hang) and its last status write, and its volumes', was this
+     * many seconds before the sim's start: start is moved back so that it is. */
+    double idle_for;
     /* Pacing over the run's life (i9): from pace_at[i] seconds after its items start, items and
      * bytes move at pace_factor[i] x their rates; jitter j multiplies that by a seeded factor in
      * [1 - j, 1 + j] drawn per 5 s (the same for the same seed and run name). */

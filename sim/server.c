@@ -1406,6 +1406,15 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
     }
     cJSON *body = rq->body.len ? cJSON_ParseWithLength(rq->body.data, rq->body.len) : NULL;
     enum MHD_Result r;
+    /* who writes, as kube-apiserver records it in managedFields */
+    char mgr[160];
+    sim_mf_writer w = {
+        .manager = sim_mf_manager(arg(c, "fieldManager"),
+                                  MHD_lookup_connection_value(c, MHD_HEADER_KIND, "User-Agent"),
+                                  mgr, sizeof mgr),
+        .operation = "Update",
+        .subresource = t->sub,
+        .time = server_now(s)};
     if (!strcmp(method, "POST")) {
         if (t->name) {
             cJSON_Delete(body);
@@ -1422,7 +1431,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
         const cJSON *bn = path(body, "metadata", "name", NULL);
         target named = *t;
         named.name = cJSON_IsString(bn) ? xstrdup(bn->valuestring) : NULL;
-        cJSON *o = simstore_create(st, t->res->plural, t->ns, body, &code, &msg);
+        cJSON *o = simstore_create_as(st, t->res->plural, t->ns, body, &w, &code, &msg);
         if (!o) {
             r = store_error(c, code, msg, &named);
             free(named.name);
@@ -1466,8 +1475,8 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
             cJSON_Delete(body);
             return send_status(c, 400, "the body of the request was in an unknown format", NULL);
         }
-        cJSON *o =
-            simstore_update_ex(st, t->res->plural, t->ns, t->name, body, status_only, &code, &msg);
+        cJSON *o = simstore_update_as(st, t->res->plural, t->ns, t->name, body, status_only, &w,
+                                      &code, &msg);
         if (!o) return store_error(c, code, msg, t);
         return send_obj(s, c, 200, t->res, o);
     }
@@ -1484,8 +1493,8 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
             cJSON_Delete(body);
             return send_status(c, 400, "the body of the request was in an unknown format", NULL);
         }
-        cJSON *o = simstore_merge_patch_ex(st, t->res->plural, t->ns, t->name, body, status_only,
-                                           &code, &msg);
+        cJSON *o = simstore_merge_patch_as(st, t->res->plural, t->ns, t->name, body, status_only,
+                                           &w, &code, &msg);
         cJSON_Delete(body);
         if (!o) return store_error(c, code, msg, t);
         return send_obj(s, c, 200, t->res, o);

@@ -78,6 +78,20 @@ static void add_time(cJSON *o, const char *key, double t)
     cJSON_AddStringToObject(o, key, ts);
 }
 
+/* ---- who writes (managedFields; doc/managedfields.md) ----
+ * As Velero names its clients: the server `velero server` as "velero-server", the node-agent
+ * `velero node-agent server` as "node-agent-server" (pkg/cmd/server/server.go,
+ * pkg/cmd/cli/nodeagent/server.go: SetBasename(parent-name)), the CLI and the plugins (`velero
+ * run-plugins`, which create DataUploads/DataDownloads) as the binary's name, "velero". */
+#define MGR_SERVER "velero-server"
+#define MGR_AGENT  "node-agent-server"
+#define MGR_CLI    "velero"
+
+static sim_mf_writer writer(const char *manager, double t)
+{
+    return (sim_mf_writer){.manager = manager, .operation = "Update", .time = t};
+}
+
 /* ---- desired state at a simulated time ---- */
 
 static cJSON *run_status(const simctl *c, const sp_run *r, double t)
@@ -269,7 +283,12 @@ static void owner_ref(cJSON *o, const sp_run *r)
     cJSON_AddItemToArray(refs, ref);
 }
 
-/* Creates obj (taken) in the store; returns the stored uid (malloc'd) or NULL on failure. */
+/* Creates obj (taken) in the store, its managedFields stamped as the creator's write at
+ * t_create (all but .status) followed by status_mgr's write of .status at t_status; returns the
+ * stored uid (malloc'd) or NULL on failure. */
+static char *store_create_by(simctl *c, const char *plural, cJSON *obj, const char *creator,
+                             double t_create, const char *status_mgr, double t_status);
+
 static char *store_create(simctl *c, const char *plural, cJSON *obj)
 {
     int status = 0;
@@ -281,6 +300,65 @@ static char *store_create(simctl *c, const char *plural, cJSON *obj)
     char *uid = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "uid")));
     cJSON_Delete(created);
     return uid ? uid : xstrdup("");
+}
+
+static char *store_create_by(simctl *c, const char *plural, cJSON *obj, const char *creator,
+                             double t_create, const char *status_mgr, double t_status)
+{
+    sim_mf_stamp_created(obj, creator, t_create, status_mgr, t_status);
+    return store_create(c, plural, obj);
+}
+
+/* When a status that is a pure function of time last changed before hi: the first moment in
+ * [lo, hi] from which it equals its value at hi (its values never come back: counters grow,
+ * phases move on), to 10 ms. For objects first written at the sim's start with a history behind
+ * them: their managedFields time is when their writer last changed them, not the start. */
+typedef cJSON *(*status_at_fn)(const simctl *c, const sp_run *r, const sp_vol *v, double t);
+
+static int status_same(const simctl *c, const sp_run *r, const sp_vol *v, status_at_fn f, double t,
+                       const cJSON *want)
+{
+    cJSON *st = f(c, r, v, t);
+    int same = cJSON_Compare(st, want, 1);
+    cJSON_Delete(st);
+    return same;
+}
+
+static double last_change(const simctl *c, const sp_run *r, const sp_vol *v, status_at_fn f,
+                          double lo, double hi)
+{
+    if (!(lo < hi)) return hi;
+    cJSON *want = f(c, r, v, hi);
+    double t = hi;
+    if (status_same(c, r, v, f, lo, want)) {
+        t = lo;
+    } else {
+        double bad = lo;
+        while (t - bad > 0.01) {
+            double mid = bad + (t - bad) / 2;
+            if (status_same(c, r, v, f, mid, want))
+                t = mid;
+            else
+                bad = mid;
+        }
+    }
+    cJSON_Delete(want);
+    return t;
+}
+
+static cJSON *run_status(const simctl *c, const sp_run *r, double t);
+static cJSON *vol_status(const sp_run *r, const sp_vol *v, double t);
+
+static cJSON *run_status_at(const simctl *c, const sp_run *r, const sp_vol *v, double t)
+{
+    (void)v;
+    return run_status(c, r, t);
+}
+
+static cJSON *vol_status_at(const simctl *c, const sp_run *r, const sp_vol *v, double t)
+{
+    (void)c;
+    return vol_status(r, v, t);
 }
 
 static cJSON *run_object(simctl *c, const sp_run *r, double t)
@@ -541,6 +619,20 @@ static sp_run *find_run(simctl *c, int restore, const char *name)
     return NULL;
 }
 
+/* When the newest status write of a planned run or of its volumes happens, for a run that comes
+ * to rest (idle_for implies hang): the run's and each volume's last change long after they do. */
+static double run_rest_time(const simctl *c, const sp_run *r)
+{
+    double far = r->t0 + 400 * 86400.0, last = last_change(c, r, NULL, run_status_at, r->t0, far);
+    for (size_t i = 0; i < r->nvols; i++) {
+        const sp_vol *v = &r->vols[i];
+        if (!isfinite(v->t_create)) continue;
+        double t = last_change(c, r, v, vol_status_at, v->t_create, far);
+        if (t > last) last = t;
+    }
+    return last;
+}
+
 static void add_run(simctl *c, const scn_run *src)
 {
     sp_run *r = xcalloc(1, sizeof *r);
@@ -551,7 +643,20 @@ static void add_run(simctl *c, const scn_run *src)
                  .rng = &c->rng,
                  .log_json = c->opts.log_json,
                  .seed = c->opts.seed};
+    uint64_t rng0 = c->rng;
     sp_plan_run(&pc, r);
+    if (r->sr.idle_for > 0) {
+        /* plan it again (the same draws) started so that it rests idle_for before the start */
+        /* +20 ms: the rest found to 10 ms lands within the second idle_for names, not before */
+        double shift = c->epoch - r->sr.idle_for - run_rest_time(c, r) + 0.02;
+        sp_run *again = xcalloc(1, sizeof *again);
+        scn_run_copy(&again->sr, &r->sr);
+        again->sr.start += shift;
+        sp_run_free(r);
+        r = again;
+        c->rng = rng0;
+        sp_plan_run(&pc, r);
+    }
     if (r->sr.queued && !r->is_restore) {
         r->queue_pos = 1;
         for (size_t i = 0; i < c->nruns; i++) r->queue_pos += c->runs[i]->sr.queued;
@@ -566,14 +671,15 @@ static void add_run(simctl *c, const scn_run *src)
     pthread_mutex_unlock(&c->mu);
 }
 
-static void write_status(simctl *c, const char *plural, const char *name, cJSON **last,
-                         cJSON *desired, int *gone)
+static void write_status(simctl *c, const char *plural, const char *name, const char *manager,
+                         double now, cJSON **last, cJSON *desired, int *gone)
 {
     if (*last && cJSON_Compare(*last, desired, 1)) {
         cJSON_Delete(desired);
         return;
     }
-    if (!simstore_mutate(c->store, plural, c->ns, name, replace_status, desired)) *gone = 1;
+    sim_mf_writer w = writer(manager, now);
+    if (!simstore_mutate_as(c->store, plural, c->ns, name, &w, replace_status, desired)) *gone = 1;
     cJSON_Delete(*last);
     *last = desired;
 }
@@ -585,7 +691,10 @@ static void step_run(simctl *c, sp_run *r, double now, line_batch *lines, double
         if (now < r->t0) return;
         cJSON *o = run_object(c, r, now);
         r->last = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(o, "status"), 1);
-        char *uid = store_create(c, plural, o);
+        /* backups of a schedule are the server's; others the CLI's (velero backup create) */
+        char *uid =
+            store_create_by(c, plural, o, !r->is_restore && r->sr.schedule ? MGR_SERVER : MGR_CLI,
+                            r->t0, MGR_SERVER, last_change(c, r, NULL, run_status_at, r->t0, now));
         if (!uid) {
             r->gone = 1; /* someone else owns that name */
             return;
@@ -594,7 +703,8 @@ static void step_run(simctl *c, sp_run *r, double now, line_batch *lines, double
         r->uid = uid;
         r->exists = 1;
     } else {
-        write_status(c, plural, r->sr.name, &r->last, run_status(c, r, now), &r->gone);
+        write_status(c, plural, r->sr.name, MGR_SERVER, now, &r->last, run_status(c, r, now),
+                     &r->gone);
         if (r->gone) return;
     }
     int all_done = 1;
@@ -611,7 +721,12 @@ static void step_run(simctl *c, sp_run *r, double now, line_batch *lines, double
         if (!v->exists) {
             cJSON *o = vol_object(c, r, v, now);
             v->last = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(o, "status"), 1);
-            char *uid = store_create(c, vp, o);
+            /* the server creates pod volumes, the CSI plugin (velero run-plugins) data movers;
+             * the node-agent writes their progress */
+            double t_cr = fmin(v->t_create, now);
+            char *uid =
+                store_create_by(c, vp, o, v->sv->uploader == SCN_DATAMOVER ? MGR_CLI : MGR_SERVER,
+                                t_cr, MGR_AGENT, last_change(c, r, v, vol_status_at, t_cr, now));
             if (!uid) {
                 /* name taken: pick another suffix next tick */
                 char suf[8];
@@ -625,7 +740,7 @@ static void step_run(simctl *c, sp_run *r, double now, line_batch *lines, double
             free(uid);
             v->exists = 1;
         } else {
-            write_status(c, vp, v->name, &v->last, vol_status(r, v, now), &v->gone);
+            write_status(c, vp, v->name, MGR_AGENT, now, &v->last, vol_status(r, v, now), &v->gone);
         }
         const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v->last, "phase"));
         if (v->sv->uploader == SCN_DATAMOVER && v->last)
@@ -679,7 +794,8 @@ static void step_schedules(simctl *c, double now)
             cJSON_AddStringToObject(st, "phase", "Enabled");
             double last = c->runs[c->nruns - 1]->t0;
             add_time(st, "lastBackup", last);
-            simstore_mutate(c->store, "schedules", c->ns, sc->name, replace_status, st);
+            sim_mf_writer w = writer(MGR_SERVER, now);
+            simstore_mutate_as(c->store, "schedules", c->ns, sc->name, &w, replace_status, st);
             cJSON_Delete(st);
         }
     }
@@ -794,7 +910,8 @@ static void step_downloads(simctl *c)
         cJSON_AddStringToObject(nst, "phase", "Processed");
         cJSON_AddStringToObject(nst, "downloadURL", url);
         add_time(nst, "expiration", wall + DR_TTL);
-        simstore_mutate(c->store, "downloadrequests", c->ns, name, dr_process, nst);
+        sim_mf_writer w = writer(MGR_SERVER, sim_now(c));
+        simstore_mutate_as(c->store, "downloadrequests", c->ns, name, &w, dr_process, nst);
         cJSON_Delete(nst);
     }
     cJSON_Delete(list);
@@ -866,9 +983,11 @@ static void adopt(simctl *c, int restore, const cJSON *obj, double now)
     free(nr->uid);
     nr->uid = xstrdup(uid ? uid : "");
     nr->exists = 1; /* already in the store: only its status is ours */
-    if (!restore)   /* the backup controller labels it at validation */
-        simstore_mutate(c->store, "backups", c->ns, name, label_storage_location,
-                        nr->sr.storage_location);
+    if (!restore) { /* the backup controller labels it at validation */
+        sim_mf_writer w = writer(MGR_SERVER, now);
+        simstore_mutate_as(c->store, "backups", c->ns, name, &w, label_storage_location,
+                           nr->sr.storage_location);
+    }
 }
 
 static void step_adopt(simctl *c, double now)
@@ -917,7 +1036,9 @@ static void tick(simctl *c)
     if (now - c->last_bsl >= 60) {
         char ts[40];
         fmt_time(now, ts, sizeof ts);
-        simstore_mutate(c->store, "backupstoragelocations", c->ns, "default", bsl_validated, ts);
+        sim_mf_writer w = writer(MGR_SERVER, now);
+        simstore_mutate_as(c->store, "backupstoragelocations", c->ns, "default", &w, bsl_validated,
+                           ts);
         c->last_bsl = now;
     }
     if (downloads_changed(c)) step_downloads(c);
@@ -988,7 +1109,9 @@ static void create_static(simctl *c)
         cJSON_AddStringToObject(st, "phase", "Available");
         add_time(st, "lastValidationTime", now);
         add_time(st, "lastSyncedTime", now);
-        free(store_create(c, "backupstoragelocations", o));
+        /* velero install applies it as "velero-cli" (pkg/install/install.go) */
+        free(store_create_by(c, "backupstoragelocations", o, "velero-cli", now - 86400 * 60,
+                             MGR_SERVER, now));
     }
     cJSON_Delete(got);
     simpods_create(c->pods, now);
@@ -1008,7 +1131,9 @@ static void create_static(simctl *c)
         cJSON_AddStringToObject(st, "phase", "Enabled");
         double last = sched_last_run(c, sc->name);
         if (last > 0) add_time(st, "lastBackup", last);
-        free(store_create(c, "schedules", o));
+        double made = now + sc->created;
+        free(store_create_by(c, "schedules", o, MGR_CLI, made, MGR_SERVER,
+                             last > made ? last : made));
     }
 }
 

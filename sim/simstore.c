@@ -565,6 +565,12 @@ static void now_rfc3339(char *buf, size_t n)
 cJSON *simstore_create(simstore *s, const char *plural, const char *ns, cJSON *obj, int *status,
                        char **msg)
 {
+    return simstore_create_as(s, plural, ns, obj, NULL, status, msg);
+}
+
+cJSON *simstore_create_as(simstore *s, const char *plural, const char *ns, cJSON *obj,
+                          const sim_mf_writer *w, int *status, char **msg)
+{
     size_t ri = res_index(plural);
     if (ri == NRES) {
         cJSON_Delete(obj);
@@ -651,6 +657,7 @@ cJSON *simstore_create(simstore *s, const char *plural, const char *ns, cJSON *o
         set_str(md, "creationTimestamp", ts);
     }
     set_num(md, "generation", 1);
+    if (w) sim_mf_stamp(obj, NULL, w);
     if (o->n == o->cap) {
         o->cap = o->cap ? o->cap * 2 : 64;
         o->items = xrealloc(o->items, o->cap * sizeof *o->items);
@@ -729,7 +736,8 @@ static int same_but_metadata(const cJSON *a, const cJSON *b)
 
 /* Replaces e->obj by next (taken), keeping identity fields; status_only keeps all but .status.
  * Bumps generation on spec changes; records MODIFIED. Returns a copy. */
-static cJSON *commit_change(simstore *s, size_t ri, sim_entry *e, cJSON *next, int status_only)
+static cJSON *commit_change(simstore *s, size_t ri, sim_entry *e, cJSON *next, int status_only,
+                            const sim_mf_writer *w)
 {
     cJSON *cur = e->obj;
     if (status_only) {
@@ -762,6 +770,16 @@ static cJSON *commit_change(simstore *s, size_t ri, sim_entry *e, cJSON *next, i
         same_spec = same_but_metadata(cur, next);
     }
     set_num(md, "generation", same_spec ? gen : gen + 1);
+    /* the live object's field ownership, updated for this write (a request's own managedFields
+     * are not honoured: doc/managedfields.md) */
+    if (w) {
+        sim_mf_stamp(next, cur, w);
+    } else {
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "managedFields");
+        const cJSON *cmf = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(cur, "metadata"), "managedFields");
+        if (cmf) cJSON_AddItemToObject(md, "managedFields", cJSON_Duplicate(cmf, 1));
+    }
     /* an unchanged object is not a new version (as the apiserver's no-op update) */
     set_str(md, "resourceVersion", md_str(cur, "resourceVersion"));
     if (cJSON_Compare(cur, next, 1)) {
@@ -779,6 +797,13 @@ static cJSON *commit_change(simstore *s, size_t ri, sim_entry *e, cJSON *next, i
 
 cJSON *simstore_update_ex(simstore *s, const char *plural, const char *ns, const char *name,
                           cJSON *obj, int status_only, int *status, char **msg)
+{
+    return simstore_update_as(s, plural, ns, name, obj, status_only, NULL, status, msg);
+}
+
+cJSON *simstore_update_as(simstore *s, const char *plural, const char *ns, const char *name,
+                          cJSON *obj, int status_only, const sim_mf_writer *w, int *status,
+                          char **msg)
 {
     size_t ri = res_index(plural);
     if (!cJSON_IsObject(obj)) {
@@ -807,7 +832,7 @@ cJSON *simstore_update_ex(simstore *s, const char *plural, const char *ns, const
         cJSON_Delete(obj);
         return NULL;
     }
-    cJSON *copy = commit_change(s, ri, e, obj, status_only);
+    cJSON *copy = commit_change(s, ri, e, obj, status_only, w);
     pthread_mutex_unlock(&s->mu);
     if (status) *status = 200;
     return copy;
@@ -844,6 +869,13 @@ static cJSON *merge_patch(cJSON *target, const cJSON *patch)
 cJSON *simstore_merge_patch_ex(simstore *s, const char *plural, const char *ns, const char *name,
                                const cJSON *patch, int status_only, int *status, char **msg)
 {
+    return simstore_merge_patch_as(s, plural, ns, name, patch, status_only, NULL, status, msg);
+}
+
+cJSON *simstore_merge_patch_as(simstore *s, const char *plural, const char *ns, const char *name,
+                               const cJSON *patch, int status_only, const sim_mf_writer *w,
+                               int *status, char **msg)
+{
     size_t ri = res_index(plural);
     if (!cJSON_IsObject(patch)) {
         set_err(status, msg, 400, xstrdup("the body of the request is not a json object"));
@@ -864,7 +896,7 @@ cJSON *simstore_merge_patch_ex(simstore *s, const char *plural, const char *ns, 
         return NULL;
     }
     cJSON *next = merge_patch(cJSON_Duplicate(e->obj, 1), patch);
-    cJSON *copy = commit_change(s, ri, e, next, status_only);
+    cJSON *copy = commit_change(s, ri, e, next, status_only, w);
     pthread_mutex_unlock(&s->mu);
     if (status) *status = 200;
     return copy;
@@ -905,6 +937,12 @@ cJSON *simstore_delete(simstore *s, const char *plural, const char *ns, const ch
 int simstore_mutate(simstore *s, const char *plural, const char *ns, const char *name,
                     simstore_mutate_fn fn, void *arg)
 {
+    return simstore_mutate_as(s, plural, ns, name, NULL, fn, arg);
+}
+
+int simstore_mutate_as(simstore *s, const char *plural, const char *ns, const char *name,
+                       const sim_mf_writer *w, simstore_mutate_fn fn, void *arg)
+{
     size_t ri = res_index(plural);
     pthread_mutex_lock(&s->mu);
     sim_entry *e = lookup(s, ri, ns, name, NULL, NULL);
@@ -912,7 +950,11 @@ int simstore_mutate(simstore *s, const char *plural, const char *ns, const char 
         pthread_mutex_unlock(&s->mu);
         return 0;
     }
-    if (fn(e->obj, arg)) {
+    cJSON *before = w ? cJSON_Duplicate(e->obj, 1) : NULL;
+    int changed = fn(e->obj, arg);
+    if (changed && w) sim_mf_stamp(e->obj, before, w);
+    cJSON_Delete(before);
+    if (changed) {
         s->rv++;
         set_rv(e->obj, s->rv);
         entry_serialize(e);

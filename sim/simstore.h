@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "managedfields.h"
+
 typedef struct simstore simstore;
 
 typedef struct sim_resource {
@@ -117,3 +119,18 @@ cJSON *simstore_list_page_raw(simstore *s, const char *plural, const char *ns,
                               const char *after_ns, const char *after_name, uint64_t *rv,
                               char **next_ns, char **next_name, long *remaining, int *status,
                               char **msg);
+
+/* ---- additions (mf): writes that stamp metadata.managedFields as kube-apiserver does ----
+ * The same as the calls above, written by w (managedfields.h: manager, operation, subresource,
+ * time on the cluster's clock). The calls above without _as keep the object's managedFields as
+ * they are (objects created so carry none). */
+cJSON *simstore_create_as(simstore *s, const char *plural, const char *ns, cJSON *obj /* taken */,
+                          const sim_mf_writer *w, int *status, char **msg);
+cJSON *simstore_update_as(simstore *s, const char *plural, const char *ns, const char *name,
+                          cJSON *obj /* taken */, int status_only, const sim_mf_writer *w,
+                          int *status, char **msg);
+cJSON *simstore_merge_patch_as(simstore *s, const char *plural, const char *ns, const char *name,
+                               const cJSON *patch, int status_only, const sim_mf_writer *w,
+                               int *status, char **msg);
+int simstore_mutate_as(simstore *s, const char *plural, const char *ns, const char *name,
+                       const sim_mf_writer *w, simstore_mutate_fn fn, void *arg);

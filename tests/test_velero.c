@@ -434,12 +434,13 @@ START_TEST(duplicate_keys_take_the_first)
 }
 END_TEST
 
-/* 50 000 volumes are held at once: the decoded record stays within two cache lines (it was 216
- * bytes plus 4-7 more allocations before it dropped uid, resourceVersion, labels, timestamps,
- * snapshot ID, storage location and incremental bytes, which nothing shows). */
+/* 50 000 volumes are held at once: the decoded record stays small (it was 216 bytes plus 4-7 more
+ * allocations before it dropped uid, resourceVersion, labels, timestamps, snapshot ID, storage
+ * location and incremental bytes, which nothing shows; two cache lines, 128 bytes, until the
+ * managedFields evidence of its last progress write, a time and a pooled manager, joined it). */
 START_TEST(volume_record_stays_small)
 {
-    ck_assert_uint_le(sizeof(vl_volume), 128);
+    ck_assert_uint_le(sizeof(vl_volume), 144);
 }
 END_TEST
 

@@ -55,9 +55,23 @@ int vl_phase_terminal(
 int vl_phase_active(
     vl_phase p); /* running: InProgress .. Finalizing*, Accepted, Prepared, Canceling */
 
+/* Evidence of last change, from metadata.managedFields (kube-apiserver stamps an entry per
+ * manager, operation, apiVersion and subresource; its `time` moves only when that manager's write
+ * changed a field: doc/managedfields.md). status_time is the newest `time` (unix seconds, on the
+ * cluster's clock: compare it with the server's Date, not the local clock) among the entries
+ * whose fieldsV1 holds f:status, whatever their subresource or operation: when the object's
+ * status (its progress, phase, counters) last changed. 0 when unknown: no managedFields (an
+ * apiserver before 1.18, or a proxy that strips them), no entry touching status (a run no
+ * controller has picked up yet), or entries without a readable time. status_manager is that
+ * entry's manager ("velero-server", "node-agent-server", "kubectl-patch", ...), NULL when
+ * unknown; on a tie of seconds the entry listed first. Velero's own writers: "velero-server"
+ * (backups, restores, schedules, BSLs), "node-agent-server" (PodVolumeBackup/Restore and
+ * DataUpload/Download progress). */
 typedef struct vl_meta {
     char *name, *ns, *uid, *resource_version;
     double created, deleted; /* creationTimestamp, deletionTimestamp */
+    double status_time;      /* see above; 0 unknown */
+    char *status_manager;    /* see above; NULL unknown */
     size_t nlabels;
     char **label_keys, **label_values;
 } vl_meta;
@@ -102,9 +116,11 @@ typedef struct vl_run {
 
 /* What a volume keeps of its metadata. 50 000 volume objects are held at once, so a volume keeps
  * no uid, resourceVersion, timestamps or labels (no screen or --once output shows them; the run's
- * name is taken from its label into run_name). */
+ * name is taken from its label into run_name), but the evidence of its last progress write. */
 typedef struct vl_volume_meta {
     char *name, *ns;
+    double status_time;   /* as vl_meta.status_time: the newest managedFields write of status */
+    char *status_manager; /* as vl_meta.status_manager ("node-agent-server" for Velero's) */
 } vl_volume_meta;
 
 /* PodVolumeBackup / PodVolumeRestore / DataUpload / DataDownload: one allocation with its name
@@ -123,7 +139,7 @@ typedef struct vl_volume {
     /* Since when it waits: creationTimestamp while New, status.acceptedTimestamp (v1.16+; else
      * creation) while Accepted or Prepared, else startTimestamp. One field: 50 000 of these. */
     double waiting_since;
-    vl_kind kind : 8; /* 8 bits each: the record stays within 128 bytes (test_velero) */
+    vl_kind kind : 8; /* 8 bits each: the record stays within 144 bytes (test_velero) */
     vl_phase phase_id : 8;
     /* vl_uid_hash of the label velero.io/backup-uid or velero.io/restore-uid, 0 when absent: a
      * hash, not the text, since 50 000 volumes of 10 000 runs would keep 10 000 uid strings */
