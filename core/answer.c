@@ -270,6 +270,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
 
     /* stalled: the trackers' verdict where they saw the run move; at first sight the evidence's
      * age; otherwise unknown */
+    double fw = ans_final_wait(c, a);
     if (e.stalled) {
         a->stalled = ANS_YES;
         a->stalled_for = quiet > e.stalled_for ? quiet : e.stalled_for;
@@ -289,7 +290,6 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         a->stalled_why = ANS_WHY_NO_EVIDENCE;
     }
     /* everything done and the phase not moving on for long: stuck, whatever the trackers say */
-    double fw = ans_final_wait(c, a);
     if (a->stalled != ANS_YES && fw >= DIAG_DONE_WAIT_S) {
         a->stalled = ANS_YES;
         a->stalled_for = fw;

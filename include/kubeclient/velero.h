@@ -218,11 +218,9 @@ void vl_release_bsl(void *p);
  * server stamped on the newest write that touched the object's status (metadata.managedFields). */
 static inline double vl_run_status_time(const vl_run *r)
 {
-    (void)r;
-    return 0;
+    return r ? r->meta.status_time : 0;
 }
 static inline double vl_volume_status_time(const vl_volume *v)
 {
-    (void)v;
-    return 0;
+    return v ? v->meta.status_time : 0;
 }

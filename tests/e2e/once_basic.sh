@@ -67,8 +67,8 @@ assert b["bytesPerSecond"] > 0, b
 # in flight: what its end waits on, and the volumes' bytes summed
 assert ip["waitingOn"] and ip["waitingOn"]["kind"] in ("Items", "PodVolumeBackup", "DataUpload"), ip
 assert ip["bytesTotal"] == sum(x["bytesTotal"] for x in ip["volumes"]), ip
-# one list is no evidence of motion by itself: known only from the server's write times
-assert ip["stalled"] is False or (ip["stalled"] is None and ip["stalledReason"] == "no evidence yet"), ip
+# one list is no evidence of motion by itself: the server's write times (managedFields) are
+assert ip["stalled"] is False and ip["lastProgressEvidence"] == "managedFields", ip
 assert ip["etaKind"] == "estimate" and ip["etaLowerBound"] is False, ip
 PY
 

@@ -47,8 +47,8 @@ d = runs[("Restore", "drill")]
 assert d["phase"] == "InProgress" and d["itemsDone"] == d["itemsTotal"] == 20, d
 assert isinstance(d["etaSeconds"], int) and 10 <= d["etaSeconds"] <= 300, d["etaSeconds"]
 assert d["etaLowerBound"] is False and d["etaKind"] == "estimate", d
-# one list: whether it moves is known only from the server's write times (managedFields)
-assert d["stalled"] is False or (d["stalled"] is None and d["stalledReason"] == "no evidence yet"), d
+# one list: whether it moves is known from the server's write times (managedFields)
+assert d["stalled"] is False and d["lastProgressEvidence"] == "managedFields", d
 assert d["bytesTotal"] == 6 << 30 and 0 < d["bytesDone"] < d["bytesTotal"], d
 assert 15 * (1 << 20) < d["bytesPerSecond"] < 30 * (1 << 20), d["bytesPerSecond"]
 assert d["waitingOn"]["kind"] == "PodVolumeRestore" and d["waitingOn"]["name"].startswith("drill-"), d
