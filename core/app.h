@@ -135,9 +135,10 @@ typedef struct view {
     char filter[128]; /* substring of name, phase or schedule (case-insensitive); "" = all */
     model_run **rows; /* the visible rows in order (pointers into the model) */
     size_t n_rows, cap_rows;
-    int sel;                 /* index into rows, -1 when empty */
-    int top;                 /* first row shown */
-    char sel_kind_name[300]; /* "B/name" or "R/name" of the selected run: selection follows it */
+    int sel;          /* index into rows, -1 when empty */
+    int top;          /* first row shown */
+    vl_kind sel_kind; /* the selected run (sel_name malloc'd, NULL when none): selection follows */
+    char *sel_name;   /* it, whatever the length of its name */
 } view;
 
 void view_init(view *v);

@@ -512,6 +512,8 @@ void view_clear(view *v)
     free(v->rows);
     v->rows = NULL;
     v->n_rows = v->cap_rows = 0;
+    free(v->sel_name);
+    v->sel_name = NULL;
 }
 
 static double view_start_key(const model_run *r)
@@ -581,11 +583,6 @@ static int view_matches(const view *v, const model_run *r)
     return 0;
 }
 
-static void view_key_of(const model_run *r, char *out, size_t n)
-{
-    snprintf(out, n, "%c/%s", r->kind == VL_BACKUP ? 'B' : 'R', r->name);
-}
-
 void view_rebuild(view *v, const model *m)
 {
     if (v->cap_rows < m->n_runs) {
@@ -597,13 +594,9 @@ void view_rebuild(view *v, const model *m)
         if (view_matches(v, m->runs[i])) v->rows[v->n_rows++] = m->runs[i];
     view_qsort_by = v->sort;
     if (v->n_rows > 1) qsort(v->rows, v->n_rows, sizeof(*v->rows), view_qsort_cmp);
-    if (v->sel_kind_name[0] && v->sel_kind_name[1] == '/') {
-        /* the key is "B/name" or "R/name" (view_key_of): compared in place, as this runs per
-         * frame over every row */
-        vl_kind kind = v->sel_kind_name[0] == 'B' ? VL_BACKUP : VL_RESTORE;
-        const char *name = v->sel_kind_name + 2;
+    if (v->sel_name) {
         for (size_t i = 0; i < v->n_rows; i++) {
-            if (v->rows[i]->kind == kind && !strcmp(v->rows[i]->name, name)) {
+            if (v->rows[i]->kind == v->sel_kind && !strcmp(v->rows[i]->name, v->sel_name)) {
                 v->sel = (int)i;
                 return;
             }
@@ -622,7 +615,11 @@ void view_select(view *v, int idx)
     if (idx < 0) idx = 0;
     if (idx >= (int)v->n_rows) idx = (int)v->n_rows - 1;
     v->sel = idx;
-    view_key_of(v->rows[idx], v->sel_kind_name, sizeof v->sel_kind_name);
+    const model_run *r = v->rows[idx];
+    if (v->sel_name && v->sel_kind == r->kind && !strcmp(v->sel_name, r->name)) return;
+    free(v->sel_name);
+    v->sel_kind = r->kind;
+    v->sel_name = xstrdup(r->name);
 }
 
 model_run *view_selected(const view *v)

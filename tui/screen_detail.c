@@ -16,7 +16,7 @@
 
 typedef struct detail_state {
     vl_kind kind;
-    char name[256];
+    char *name;   /* malloc'd: names of any length (a server may break the 253 limit) */
     int scroll;   /* first resource row shown */
     int res_rows; /* resource rows visible at the last draw */
 } detail_state;
@@ -38,7 +38,8 @@ static int detail_step(ui *u, ui_screen *s, int delta)
     model_run *r = drill_adjacent(u, delta);
     if (!r) return UI_REDRAW;
     d->kind = r->kind;
-    snprintf(d->name, sizeof d->name, "%s", r->name);
+    free(d->name);
+    d->name = xstrdup(r->name);
     d->scroll = 0;
     return UI_REDRAW;
 }
@@ -692,6 +693,7 @@ static void detail_enter(ui_screen *s, ui *u)
 static void detail_free(ui_screen *s)
 {
     if (!s) return;
+    if (s->data) free(detail_of(s)->name);
     free(s->data);
     free(s);
 }
@@ -701,7 +703,7 @@ ui_screen *screen_detail_new(vl_kind kind, const char *name)
     ui_screen *s = xcalloc(1, sizeof(*s));
     detail_state *d = xcalloc(1, sizeof(*d));
     d->kind = kind;
-    snprintf(d->name, sizeof d->name, "%s", name ? name : "");
+    d->name = xstrdup(name ? name : "");
     s->title = "Detail";
     s->keys = detail_keys;
     s->draw = detail_draw;
