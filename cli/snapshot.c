@@ -161,10 +161,18 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         double rate = snapshot_rate(mr, wall);
         snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
         snapshot_add_run_end(o, m, mr, mono, wall);
-        cJSON *res = cJSON_AddArrayToObject(o, "resources");
         size_t nres;
         const model_res *mres = model_run_resources(mr, &nres, NULL);
-        for (size_t j = 0; j < nres; j++) {
+        /* no rows of a run without resourceProgress: unknown (null), with why, never [] */
+        int unknown = !nres && !r->has_resource_progress;
+        cJSON *res = unknown ? cJSON_AddNullToObject(o, "resources")
+                             : cJSON_AddArrayToObject(o, "resources");
+        snapshot_add_str(o, "resourcesNote",
+                         mr->res_note ? mr->res_note
+                         : unknown    ? "no per-resource progress: the server gives no "
+                                        "status.resourceProgress for this run"
+                                      : NULL);
+        for (size_t j = 0; j < nres; j++) { /* none when unknown */
             cJSON *ro = cJSON_CreateObject();
             snapshot_add_str(ro, "resource", mres[j].resource);
             cJSON_AddNumberToObject(ro, "done", (double)mres[j].done);

@@ -166,6 +166,7 @@ static void model_run_free(model_run *r, const est *idle)
     if (r->items != idle) est_free(r->items);
     model_res_free(r->res, r->n_res, idle);
     model_res_free(r->derived, r->n_derived, idle);
+    free(r->res_note);
     free(MODEL_BLOCK_OF(model_run_block, r, r));
 }
 
@@ -443,6 +444,12 @@ void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, s
     r->n_derived = k;
     r->derived_from_log = 1;
     m->gen++;
+}
+
+void model_run_set_note(model_run *r, const char *note)
+{
+    free(r->res_note);
+    r->res_note = note ? xstrdup(note) : NULL;
 }
 
 const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log)

@@ -509,7 +509,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int from_log;
     logderive_want(ui_app(u)->derive, r); /* finished runs: totals from the resource list */
     const model_res *res = model_run_resources(r, &nres, &from_log);
-    const char *note = logderive_note(ui_app(u)->derive, r);
+    const char *note = logderive_note(ui_app(u)->derive, r), *loading;
+    char lbuf[160];
     if (note) nres = 0; /* zeros would say nothing moves: say why there is nothing to show */
     size_t done_n = 0;
     for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
@@ -520,6 +521,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                 src ? "  (" : "", src ? src : "", src ? ")" : "");
     else if (note)
         w_print(w, y, x, cols - x, w_attr(W_WARN), "  %s", note);
+    else if ((loading = logderive_loading(ui_app(u)->derive, r, lbuf, sizeof lbuf)))
+        w_print(w, y, x, cols - x, A_DIM, "  %s", loading);
     else
         w_print(w, y, x, cols - x, A_DIM, "  %s",
                 run->has_resource_progress ? "none yet"

@@ -46,5 +46,11 @@
  * so. The bytes of the list are KC_CAP_BODY_BYTES at most. */
 #define KC_CAP_RESOURCE_ROWS 4096
 
+/* An artifact download (stored log, results, resource list) slower than KC_CAP_DL_MIN_BPS bytes a
+ * second over KC_CAP_DL_SLOW_SECS seconds is given up with a message: a store dripping a few
+ * bytes a second (or answering and then sending nothing) would hold "downloading" for good. */
+#define KC_CAP_DL_MIN_BPS   256L
+#define KC_CAP_DL_SLOW_SECS 15L
+
 /* kc_err.code when a cap above was hit (not an HTTP status). */
 #define KC_ERR_CAPPED (-2)
