@@ -540,6 +540,10 @@ static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
             if (get_bool(p, v, k, &r->queued)) return -1;
         } else if (!strcmp(k, "hang")) {
             if (get_bool(p, v, k, &r->hang)) return -1;
+        } else if (!strcmp(k, "extra_list_keys")) {
+            if (get_int(p, v, k, &r->extra_list_keys)) return -1;
+            if (r->extra_list_keys < 0 || r->extra_list_keys > 10000000)
+                return perr(p, v, "extra_list_keys: 0 to 10000000");
         } else if (!strcmp(k, "hooks")) {
             if (expect_map(p, v, "hooks")) return -1;
             const char *hk;

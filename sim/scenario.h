@@ -51,6 +51,7 @@ typedef struct scn_run {
     char **namespaces;
     size_t n_namespaces;
     int hooks_attempted, hooks_failed;
+    int extra_list_keys; /* a hostile artifact: this many more keys in its resource list */
     scn_resource *resources;
     size_t n_resources;
     scn_volume *volumes;
