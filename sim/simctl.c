@@ -1179,7 +1179,7 @@ int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *
             if (!r->lines[i].live_only) kc_buf_printf(&b, "%s\n", r->lines[i].text);
         content = kc_buf_cstr(&b);
     } else if (!strcmp(k, "ResourceList")) {
-        content = resource_list_json(r);
+        content = r->sr.list_text ? xstrdup(r->sr.list_text) : resource_list_json(r);
     } else if (!strcmp(k, "Results")) {
         cJSON *o = artifacts_results(r->errs, (size_t)r->errors, r->warns, (size_t)r->sr.warnings);
         content = cJSON_PrintUnformatted(o);
