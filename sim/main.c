@@ -54,6 +54,8 @@ static const char usage[] =
     "  --bandwidth BYTES_PER_S   emulate a slow link: pace every connection's answers\n"
     "  --no-gzip                 never gzip answers (as kube-apiserver does by default for\n"
     "                            lists and objects over 128 KiB when the client accepts gzip)\n"
+    "  --rv0-limit               resourceVersion=0 lists honour limit and page (as a server\n"
+    "                            that lists from storage, not a watch cache, does)\n"
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
     "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
         {"latency", required_argument, NULL, 'D'},
         {"bandwidth", required_argument, NULL, 'B'},
         {"no-gzip", no_argument, NULL, 'Z'},
+        {"rv0-limit", no_argument, NULL, '0'},
         {"no-resource-progress", no_argument, NULL, 'n'},
         {"log-format", required_argument, NULL, 'L'},
         {"object-store-tls", no_argument, NULL, 'O'},
@@ -182,6 +185,9 @@ int main(int argc, char **argv)
             break;
         case 'Z':
             o.no_gzip = 1;
+            break;
+        case '0':
+            o.rv0_limit = 1;
             break;
         case 'n':
             o.resource_progress = 0;

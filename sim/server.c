@@ -75,6 +75,7 @@ struct simserver {
     char *host;
     atomic_int stopping;
     atomic_long requests, watches, api_requests;
+    atomic_int rv0_limit;       /* resourceVersion=0 lists honour limit */
     atomic_long dr_created;     /* DownloadRequests created (GET /debug/stats) */
     atomic_int dl_expired_done; /* artifact GETs answered 403 expired so far */
     atomic_long fired[F_COUNT];
@@ -1257,9 +1258,16 @@ static int parse_continue(const char *tok, uint64_t *rv, char **ns, char **name)
  * RV == 0"; so since 1.13, PR #70735, through 1.33): the whole list in one answer, no continue.
  * Consistent reads (no resourceVersion) and exact ones page, from etcd or (1.31+, consistent
  * reads from cache) from the cache, in every version the sim reports. */
-static int list_honours_limit(const char *rv)
+static int list_honours_limit(simserver *s, const char *rv)
 {
-    return !(rv && !strcmp(rv, "0"));
+    /* --rv0-limit: a server that serves every list from storage (an aggregated API server,
+     * kube-apiserver with the watch cache off) pages resourceVersion=0 lists too */
+    return atomic_load(&s->rv0_limit) || !(rv && !strcmp(rv, "0"));
+}
+
+void simserver_set_rv0_limit(simserver *s, int on)
+{
+    atomic_store(&s->rv0_limit, on ? 1 : 0);
 }
 
 static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const target *t)
@@ -1282,7 +1290,7 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     if (arg(c, "sendInitialEvents"))
         return send_status(c, 422, "sendInitialEvents is forbidden for list", NULL);
     long limit = lim && *lim ? atol(lim) : 0;
-    if (limit < 0 || !list_honours_limit(rvq)) limit = 0;
+    if (limit < 0 || !list_honours_limit(s, rvq)) limit = 0;
     uint64_t crv = 0;
     char *after_ns = NULL, *after_name = NULL;
     if (cont && *cont) {
@@ -1798,6 +1806,7 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
 {
     simserver *s = xcalloc(1, sizeof *s);
     s->o = *opts;
+    atomic_store(&s->rv0_limit, opts->rv0_limit ? 1 : 0);
     if (faults_parse(opts->faults, &s->f, err, errlen)) {
         free(s);
         return NULL;
