@@ -141,7 +141,7 @@ static void ld_scan_slice(void *arg)
     size_t n = f->body.len - f->scanned;
     if (n > LD_SCAN_SLICE) n = LD_SCAN_SLICE;
     kc_err e = {0};
-    int bad = reslist_feed(f->rl, f->body.data + f->scanned, n, &e);
+    int bad = reslist_feed(f->rl, f->body.data ? f->body.data + f->scanned : "", n, &e);
     f->scanned += n;
     if (!bad && f->scanned < f->body.len) {
         f->scan_timer = kc_loop_timer(d->a->loop, 0, ld_scan_slice, f);
