@@ -3,7 +3,7 @@
 # veltop-sim's object-store faults (dl-hang: the store answers and sends nothing; dl-drip: 2 bytes
 # a second; dl-expired: S3's 403 "Request has expired"): --once --details at its deadline and on
 # SIGTERM/SIGHUP; the full screen on Esc from a log and from results while the download hangs, on
-# q and on SIGTERM during a download. After each: 0 DownloadRequests left in the cluster. A
+# q and on SIGTERM/SIGHUP during a download. After each: 0 DownloadRequests left in the cluster. A
 # dripping store is given up with a message; an expired link is renewed once, then told.
 source "$(dirname "$0")/tui_lib.bash"
 
@@ -104,19 +104,21 @@ tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "q did not exit 0"
 wait_none_left "q during a download"
 
-# ---- the full screen: SIGTERM during a download ----
-tui_server_stop
-tui_start 140 40 --kubeconfig "$KC"
-tui_wait 'backup-done' 15
-tui_keys / ; tui_keys "backup-done" Enter
-tui_keys l
-tui_wait 'Log of backup backup-done +downloading' 20
-pane=$(tmux -L "$TUI_SOCK" display-message -p -t veltop '#{pane_pid}')
-vpid=$(pgrep -P "$pane" -x veltop)
-[ -n "$vpid" ] || tui_fail "veltop's pid not found"
-kill -TERM "$vpid"
-tui_wait_exit >/dev/null
-wait_none_left "SIGTERM on the full screen during a download"
+# ---- the full screen: SIGTERM and SIGHUP during a download ----
+for sig in TERM HUP; do
+    tui_server_stop
+    tui_start 140 40 --kubeconfig "$KC"
+    tui_wait 'backup-done' 15
+    tui_keys / ; tui_keys "backup-done" Enter
+    tui_keys l
+    tui_wait 'Log of backup backup-done +downloading' 20
+    pane=$(tmux -L "$TUI_SOCK" display-message -p -t veltop '#{pane_pid}')
+    vpid=$(pgrep -P "$pane" -x veltop)
+    [ -n "$vpid" ] || tui_fail "veltop's pid not found"
+    kill -"$sig" "$vpid"
+    tui_wait_exit >/dev/null
+    wait_none_left "SIG$sig on the full screen during a download"
+done
 tui_server_stop
 
 # ---- a store dripping 2 bytes a second is given up, with a message ----
