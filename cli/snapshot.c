@@ -22,7 +22,8 @@ static model_run **snapshot_order(const model *m, size_t *n)
     view_init(&v);
     view_rebuild(&v, m);
     *n = v.n_rows;
-    return v.rows; /* ownership passes to the caller */
+    free(v.sel_name); /* the rest of the view: only its rows are kept */
+    return v.rows;    /* ownership passes to the caller */
 }
 
 /* Items per second since the start (in our time: model_run_duration); < 0 when unknown. */
