@@ -12,6 +12,7 @@
 #include "format.h"
 #include "runeta.h"
 #include "kubeclient/sat.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 #include "sanitize.h"
 
@@ -168,11 +169,18 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
         int unknown = !nres && !r->has_resource_progress;
         cJSON *res = unknown ? cJSON_AddNullToObject(o, "resources")
                              : cJSON_AddArrayToObject(o, "resources");
+        char *cut = r->resources_cut && mr->n_res
+                        ? xasprintf("status.resourceProgress cut at %d resource types: %zu "
+                                    "more left out",
+                                    KC_CAP_RESOURCE_ROWS, r->resources_cut)
+                        : NULL;
         snapshot_add_str(o, "resourcesNote",
-                         mr->res_note ? mr->res_note
-                         : unknown    ? "no per-resource progress: the server gives no "
-                                        "status.resourceProgress for this run"
-                                      : NULL);
+                         cut            ? cut
+                         : mr->res_note ? mr->res_note
+                         : unknown      ? "no per-resource progress: the server gives no "
+                                          "status.resourceProgress for this run"
+                                        : NULL);
+        free(cut);
         for (size_t j = 0; j < nres; j++) { /* none when unknown */
             cJSON *ro = cJSON_CreateObject();
             snapshot_add_str(ro, "resource", mres[j].resource);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kubeclient/caps.h"
+#include "app.h"
 #include "kubeclient/util.h"
 #include "reslist.h"
 #include "testutil.h"
@@ -174,6 +175,40 @@ START_TEST(broken_lists_say_what_is_wrong)
 }
 END_TEST
 
+/* The capped rows into the model: found by name (sorted), not by a search per row; new names in
+ * input order, a name given twice updates one row, rows no longer given go. */
+START_TEST(capped_rows_set_into_the_model)
+{
+    model *m = model_new();
+    vl_run run = {.kind = VL_BACKUP,
+                  .meta.name = (char *)"big",
+                  .phase = (char *)"Completed",
+                  .phase_id = VL_PH_COMPLETED};
+    model_run *mr = model_upsert_run(m, &run, 100, 1e9);
+    size_t n = KC_CAP_RESOURCE_ROWS;
+    vl_res_progress *in = xcalloc(n + 1, sizeof *in);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (vl_res_progress){xasprintf("r%05zu.example.com", n - i), 1, 1};
+    in[n] = (vl_res_progress){xstrdup("r00001.example.com"), 7, 9}; /* again: the last wins */
+    model_run_set_derived(m, mr, in, n + 1, NULL, 100);
+    size_t got;
+    const model_res *rows = model_run_resources(mr, &got, NULL);
+    ck_assert_uint_eq(got, n);
+    ck_assert_str_eq(rows[0].resource, "r04096.example.com"); /* input order */
+    ck_assert_str_eq(rows[n - 1].resource, "r00001.example.com");
+    ck_assert_int_eq(rows[n - 1].done, 7);
+    ck_assert_int_eq(rows[n - 1].total, 9);
+    /* again with half of them: the others go, the kept ones keep their place */
+    model_run_set_derived(m, mr, in + n / 2, n / 2 + 1, NULL, 101);
+    rows = model_run_resources(mr, &got, NULL);
+    ck_assert_uint_eq(got, n / 2);
+    ck_assert_str_eq(rows[0].resource, "r02048.example.com");
+    ck_assert_int_eq(rows[got - 1].done, 7);
+    lprog_res_free(in, n + 1);
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reslist");
@@ -185,6 +220,7 @@ int main(void)
     tcase_add_test(tc, slices_of_any_size_agree);
     tcase_add_test(tc, filter_counts_namespaces_while_scanning);
     tcase_add_test(tc, broken_lists_say_what_is_wrong);
+    tcase_add_test(tc, capped_rows_set_into_the_model);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include "diagview.h"
 #include "drill.h"
 #include "format.h"
+#include "kubeclient/caps.h"
 #include "logderive.h"
 #include "runeta.h"
 #include "sanitize.h"
@@ -516,6 +517,12 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
     x = w_print(w, y, 0, cols, A_BOLD | A_UNDERLINE, "Resources");
     const char *src = from_log ? logderive_source(ui_app(u)->derive, r) : NULL;
+    char cutbuf[120];
+    if (!from_log && run->resources_cut) { /* caps.h: say so, never a silent cut */
+        snprintf(cutbuf, sizeof cutbuf, "cut at %d resource types: %zu more left out",
+                 KC_CAP_RESOURCE_ROWS, run->resources_cut);
+        src = cutbuf;
+    }
     if (nres)
         w_print(w, y, x, cols - x, A_DIM, "  %zu of %zu types done%s%s%s", done_n, nres,
                 src ? "  (" : "", src ? src : "", src ? ")" : "");
