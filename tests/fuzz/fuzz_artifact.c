@@ -42,11 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     n2 = rows_sliced(data, size, slice, NULL, &ok);
     if (ok != whole || (ok && n2 != n)) abort(); /* slicing changed the answer */
     char *inc_ns[] = {"shop", "we*"}, *exc_res[] = {"secrets"};
-    lprog_filter f = {.inc_ns = inc_ns,
-                      .n_inc_ns = 2,
-                      .exc_res = exc_res,
-                      .n_exc_res = 1,
-                      .include_cluster = -1};
+    lprog_filter f = {
+        .inc_ns = inc_ns, .n_inc_ns = 2, .exc_res = exc_res, .n_exc_res = 1, .include_cluster = -1};
     rows_sliced(data, size, slice, &f, &ok);
     return 0;
 }
