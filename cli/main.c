@@ -1,6 +1,9 @@
 /* main.c: the veltop program's entry point: options, configuration, then either one snapshot
  * (--once) or the full-screen event loop; --demo watches an in-process veltop-sim. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -53,6 +56,9 @@ static void usage(FILE *f)
         "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
         "  --once                print a table of the runs once and exit\n"
         "  --json                with --once: print one JSON object instead of a table\n"
+        "  --details             with --once: also fetch the per-resource rows of the 10 newest\n"
+        "                        finished runs (creates a DownloadRequest each; without it a\n"
+        "                        snapshot only reads the cluster)\n"
         "  --utc                 show times in UTC (default: the local zone, shown beside them)\n"
         "  --list-contexts       print the kubeconfig's context names and exit\n"
         "  --version             print the version and exit\n"
@@ -94,10 +100,63 @@ static int read_cacert(const char *path, char **pem, size_t *len)
     return 0;
 }
 
+/* --once and --wait: SIGTERM, SIGHUP and SIGINT end the waits through a self-pipe the loop
+ * watches, so what was started (DownloadRequests) is deleted before the exit */
+static int stop_pipe[2] = {-1, -1};
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    int saved = errno;
+    stop_signal = sig;
+    ssize_t r = write(stop_pipe[1], "x", 1);
+    (void)r;
+    errno = saved;
+}
+
+static void on_stop_pipe(void *arg, int fd, short revents)
+{
+    (void)revents;
+    char b[16];
+    while (read(fd, b, sizeof b) > 0) {
+    }
+    ((app *)arg)->stop = 1;
+}
+
+static int stop_watch(app *a)
+{
+    if (pipe(stop_pipe)) return -1;
+    for (int i = 0; i < 2; i++) {
+        fcntl(stop_pipe[i], F_SETFL, O_NONBLOCK);
+        fcntl(stop_pipe[i], F_SETFD, FD_CLOEXEC);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    return kc_loop_watch_fd(a->loop, stop_pipe[0], POLLIN, on_stop_pipe, a);
+}
+
+static int no_pending(void *arg)
+{
+    return kc_download_pending(arg) == 0;
+}
+
+/* Before the exit: the DownloadRequests given up on the way out (Esc, q, a deadline, a signal)
+ * are deleted, best effort within 2 s, as the velero CLI deletes its own. */
+static void drain_downloads(kc_loop *loop, kc_client *client)
+{
+    if (kc_download_pending(client)) kc_loop_run_until(loop, no_pending, client, 2000);
+    kc_download_abandon(client);
+}
+
 static int once_ready(void *arg)
 {
     app *a = arg;
-    if (app_synced(a)) return 1;
+    if (a->stop || app_synced(a)) return 1;
     /* the runs themselves cannot be listed: give up at once with the reason */
     for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
@@ -115,9 +174,20 @@ static double once_mono(const model *m)
     return now > 0 ? now : (double)kc_now_ms() / 1000.0;
 }
 
-static int run_once(app *a, int json)
+/* --once: a resource list that --details asked for and did not get */
+static void once_list_failed(void *arg, const model_run *r, const char *why)
+{
+    (void)arg;
+    char *name = san_str(r->name);
+    san_error("%s %s: per-resource rows unknown: %s", r->kind == VL_BACKUP ? "backup" : "restore",
+              name, why);
+    free(name);
+}
+
+static int run_once(app *a, int json, int details)
 {
     kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS);
+    if (a->stop) return 128 + stop_signal;
     /* the real cause (403, 500, 429 with the server's message) of whichever list failed, not
      * "timed out" because the other one was still on its way */
     const kc_refl_status *failed = NULL;
@@ -136,7 +206,10 @@ static int run_once(app *a, int json)
         san_error("no Velero found in namespace %s: no backup storage location, backup or restore "
                   "there (-n names Velero's namespace)",
                   a->ns);
-    logderive_once(a, 5000); /* per-resource rows for runs without resourceProgress */
+    /* per-resource rows for runs without resourceProgress: from the log (reads); finished runs'
+     * resource lists only with --details (a DownloadRequest each: a write) */
+    logderive_once(a, 5000, details, once_list_failed, NULL);
+    if (a->stop) return 128 + stop_signal; /* nothing printed: the snapshot is not whole */
     model_refresh_volumes(a->model);
     /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;
      * JSON is UTF-8 whatever the locale */
@@ -199,7 +272,8 @@ int main(int argc, char **argv)
         O_VERSION,
         O_CACERT,
         O_UTC,
-        O_LIST_CONTEXTS
+        O_LIST_CONTEXTS,
+        O_DETAILS
     };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT }; /* issue 12, 16 */
     static const struct option opts[] = {
@@ -211,6 +285,7 @@ int main(int argc, char **argv)
         {"speed", required_argument, NULL, O_SPEED},
         {"once", no_argument, NULL, O_ONCE},
         {"json", no_argument, NULL, O_JSON},
+        {"details", no_argument, NULL, O_DETAILS},
         {"utc", no_argument, NULL, O_UTC},
         {"list-contexts", no_argument, NULL, O_LIST_CONTEXTS},
         {"version", no_argument, NULL, O_VERSION},
@@ -224,7 +299,7 @@ int main(int argc, char **argv)
     };
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
-    int demo = 0, once = 0, json = 0, list_contexts = 0, c;
+    int demo = 0, once = 0, json = 0, details = 0, list_contexts = 0, c;
     const char *wait_for = NULL, *notify = NULL;
     double wait_timeout = 0; /* --timeout: seconds, 0 none */
     int bell = 1;
@@ -264,6 +339,9 @@ int main(int argc, char **argv)
             break;
         case O_JSON:
             json = 1;
+            break;
+        case O_DETAILS:
+            details = 1;
             break;
         case O_LIST_CONTEXTS:
             list_contexts = 1;
@@ -324,6 +402,10 @@ int main(int argc, char **argv)
     }
     if (json && !once) {
         san_error("--json only goes with --once");
+        return 2;
+    }
+    if (details && !once) {
+        san_error("--details only goes with --once");
         return 2;
     }
     if ((scenario || speed > 0) && !demo) {
@@ -412,16 +494,23 @@ int main(int argc, char **argv)
     if (sim && speed > 0) model_set_clock(a->model, kc_wall_now(), vsim_clock(sim), speed);
     int rc;
     alert_configure(bell, notify);
+    int stop_id = once ? stop_watch(a) : -1;
     if (wait_for) {
         rc = wait_run(a, wait_kind, wait_name, wait_timeout, isatty(STDOUT_FILENO), stdout, stderr);
     } else if (once) {
-        rc = run_once(a, json);
+        rc = run_once(a, json, details);
     } else {
         ui *u = ui_new(a, tui_screens);
         rc = ui_run(u);
         ui_free(u);
     }
+    if (stop_id >= 0) {
+        kc_loop_unwatch_fd(loop, stop_id);
+        close(stop_pipe[0]);
+        close(stop_pipe[1]);
+    }
     app_free(a);
+    drain_downloads(loop, client);
     kc_client_free(client);
     kc_loop_free(loop);
     kc_rest_config_free(cfg);

@@ -13,6 +13,7 @@
 #include "format.h"
 #include "runeta.h"
 #include "kubeclient/sat.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 #include "sanitize.h"
 
@@ -23,7 +24,8 @@ static model_run **snapshot_order(const model *m, size_t *n)
     view_init(&v);
     view_rebuild(&v, m);
     *n = v.n_rows;
-    return v.rows; /* ownership passes to the caller */
+    free(v.sel_name); /* the rest of the view: only its rows are kept */
+    return v.rows;    /* ownership passes to the caller */
 }
 
 /* Items per second since the start (in our time: model_run_duration); < 0 when unknown. */
@@ -189,10 +191,25 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
         run_answer ans;
         answer_run(c, mr, &ans);
         snapshot_add_answer(o, &ans);
-        cJSON *res = cJSON_AddArrayToObject(o, "resources");
         size_t nres;
         const model_res *mres = model_run_resources(mr, &nres, NULL);
-        for (size_t j = 0; j < nres; j++) {
+        /* no rows of a run without resourceProgress: unknown (null), with why, never [] */
+        int unknown = !nres && !r->has_resource_progress;
+        cJSON *res = unknown ? cJSON_AddNullToObject(o, "resources")
+                             : cJSON_AddArrayToObject(o, "resources");
+        char *cut = r->resources_cut && mr->n_res
+                        ? xasprintf("status.resourceProgress cut at %d resource types: %zu "
+                                    "more left out",
+                                    KC_CAP_RESOURCE_ROWS, r->resources_cut)
+                        : NULL;
+        snapshot_add_str(o, "resourcesNote",
+                         cut            ? cut
+                         : mr->res_note ? mr->res_note
+                         : unknown      ? "no per-resource progress: the server gives no "
+                                          "status.resourceProgress for this run"
+                                        : NULL);
+        free(cut);
+        for (size_t j = 0; j < nres; j++) { /* none when unknown */
             cJSON *ro = cJSON_CreateObject();
             snapshot_add_str(ro, "resource", mres[j].resource);
             cJSON_AddNumberToObject(ro, "done", (double)mres[j].done);

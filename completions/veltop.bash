@@ -4,7 +4,7 @@
 _veltop() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} kc="" i
     local opts="--kubeconfig --context -n --namespace --cacert --demo --scenario --speed --once --json
---utc --list-contexts --wait --timeout --no-bell --notify --version -h --help"
+--details --utc --list-contexts --wait --timeout --no-bell --notify --version -h --help"
     case $prev in
     --context)
         for ((i = 1; i < COMP_CWORD - 1; i++)); do

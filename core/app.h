@@ -58,7 +58,10 @@ typedef struct model_run {
     model_res *derived;
     size_t n_derived;
     int derived_from_log; /* 1 once derived rows were set: the detail screen says so */
-    model_vol_sum vols;   /* recomputed by model_refresh_volumes */
+    /* Why the per-resource rows are missing or incomplete (malloc'd, NULL: nothing to say), for
+     * --once: "not fetched: ...", a download's error, "cut at ..." (model_run_set_note). */
+    char *res_note;
+    model_vol_sum vols; /* recomputed by model_refresh_volumes */
     /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
     int alert_seen, alert_phase, alert_stalled;
     size_t pos; /* private: index in model.runs */
@@ -108,6 +111,8 @@ void model_refresh_volumes(model *m);
  * (MODEL_RES_* per row) may be NULL. */
 void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, size_t n,
                            const unsigned char *flags, double now);
+/* Replaces r->res_note with a copy of note (NULL clears it). */
+void model_run_set_note(model_run *r, const char *note);
 /* The rows the detail screen shows: res when the server gives resourceProgress, else derived. */
 const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log);
 
@@ -135,9 +140,10 @@ typedef struct view {
     char filter[128]; /* substring of name, phase or schedule (case-insensitive); "" = all */
     model_run **rows; /* the visible rows in order (pointers into the model) */
     size_t n_rows, cap_rows;
-    int sel;                 /* index into rows, -1 when empty */
-    int top;                 /* first row shown */
-    char sel_kind_name[300]; /* "B/name" or "R/name" of the selected run: selection follows it */
+    int sel;          /* index into rows, -1 when empty */
+    int top;          /* first row shown */
+    vl_kind sel_kind; /* the selected run (sel_name malloc'd, NULL when none): selection follows */
+    char *sel_name;   /* it, whatever the length of its name */
 } view;
 
 void view_init(view *v);
@@ -180,6 +186,7 @@ typedef struct app {
     void *hooks;              /* private: per-store callback contexts */
     struct logderive *derive; /* log-derived per-resource progress (logderive.h; set by ui_new) */
     char *cacert;             /* --cacert FILE's PEM text (owned), NULL when none */
+    int stop; /* a signal asked the program to end: --once's waits give up at once */
     size_t cacert_len;
 } app;
 

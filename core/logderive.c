@@ -1,19 +1,33 @@
 /* logderive.c: log-derived per-resource progress for runs without status.resourceProgress. */
 #include "logderive.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/discovery.h"
 #include "kubeclient/download.h"
 #include "kubeclient/podlog.h"
 #include "kubeclient/util.h"
 #include "logprogress.h"
+#include "reslist.h"
 
 /* Resource-list downloads in flight at once (each is a DownloadRequest and a GET). */
 #define LD_PARALLEL 4
 
-typedef enum { LD_F_QUEUED, LD_F_RUNNING, LD_F_DONE, LD_F_FAILED } ld_fstate;
+/* Bytes of a downloaded resource list scanned per loop turn: a few ms, so keys, signals and
+ * deadlines are seen while a 64 MiB list is read (reslist.h). */
+#define LD_SCAN_SLICE ((size_t)1 << 20)
+
+typedef enum {
+    LD_F_QUEUED,   /* waiting for a download slot */
+    LD_F_RUNNING,  /* downloading */
+    LD_F_FETCHED,  /* downloaded; a restore's totals wait for its filter before the scan */
+    LD_F_SCANNING, /* read in slices from the loop */
+    LD_F_DONE,
+    LD_F_FAILED
+} ld_fstate;
 
 /* One resource-list artifact to fetch: queued until fewer than LD_PARALLEL run. */
 typedef struct ld_fetch {
@@ -22,7 +36,11 @@ typedef struct ld_fetch {
     char *target;
     ld_fstate state;
     kc_download *dl;
-    kc_buf body;                      /* the resource list's JSON once done */
+    kc_buf body;                      /* the resource list's JSON until scanned */
+    reslist *rl;                      /* its counts (SCANNING, DONE) */
+    size_t scanned;                   /* bytes of body scanned */
+    uint64_t scan_timer;              /* the next slice */
+    int need_filter;                  /* a restore's totals: scanned with its filter */
     char *note;                       /* FAILED: why (kc_download's message) */
     void (*done)(struct ld_fetch *f); /* the owner's: state is DONE or FAILED */
     void *owner;
@@ -49,6 +67,7 @@ typedef struct ld_list {
     char *name;
     int applied; /* set as the run's rows at least once: the rows come from the artifact */
     ld_fetch *f;
+    char *label; /* logderive_source's text for it */
 } ld_list;
 
 struct logderive {
@@ -62,7 +81,8 @@ struct logderive {
     size_t nl, capl;
     ld_fetch **queue; /* fetches waiting for a slot, in order */
     size_t nq, capq;
-    int active; /* fetches running */
+    int active;   /* fetches running */
+    int scanning; /* fetches being scanned */
     uint64_t scan_timer, push_timer;
     kc_discovery *disc; /* Kind -> plural for resource lists */
     int once;           /* --once: no follow, only the runs logderive_once picked */
@@ -113,28 +133,67 @@ static void ld_fetch_data(void *arg, const char *data, size_t n)
     kc_buf_append(&f->body, data, n);
 }
 
+static void ld_scan_slice(void *arg)
+{
+    ld_fetch *f = arg;
+    logderive *d = f->d;
+    f->scan_timer = 0;
+    size_t n = f->body.len - f->scanned;
+    if (n > LD_SCAN_SLICE) n = LD_SCAN_SLICE;
+    kc_err e = {0};
+    int bad = reslist_feed(f->rl, f->body.data ? f->body.data + f->scanned : "", n, &e);
+    f->scanned += n;
+    if (!bad && f->scanned < f->body.len) {
+        f->scan_timer = kc_loop_timer(d->a->loop, 0, ld_scan_slice, f);
+        return;
+    }
+    if (!bad) bad = reslist_finish(f->rl, &e);
+    d->scanning--;
+    kc_buf_free(&f->body);
+    if (bad) {
+        f->state = LD_F_FAILED;
+        free(f->note);
+        f->note = xasprintf("the %s is not usable: %s", f->kind, e.msg);
+    } else { /* ask discovery for its kinds now (--once waits for them) */
+        f->state = LD_F_DONE;
+        vl_res_progress *res;
+        size_t rn = ld_rows(d, f, NULL, &res, NULL);
+        lprog_res_free(res, rn);
+    }
+    if (f->done) f->done(f);
+}
+
+/* Reads the downloaded list in slices from the loop; filter: a restore's (borrowed). */
+static void ld_scan_start(ld_fetch *f, const lprog_filter *filter)
+{
+    f->rl = reslist_new(filter);
+    f->state = LD_F_SCANNING;
+    f->d->scanning++;
+    f->scan_timer = kc_loop_timer(f->d->a->loop, 0, ld_scan_slice, f);
+}
+
 static void ld_fetch_done(void *arg, const kc_err *err)
 {
     ld_fetch *f = arg;
     logderive *d = f->d;
-    f->state = err->msg[0] ? LD_F_FAILED : LD_F_DONE;
-    if (f->state == LD_F_FAILED) {
-        kc_buf_free(&f->body);
-        free(f->note);
-        f->note = xstrdup(err->msg); /* "downloading BackupResourceList: <why>", ... */
-    }
-    if (f->state == LD_F_DONE) { /* ask discovery for its kinds now (--once waits for them) */
-        vl_res_progress *res;
-        size_t n = ld_rows(d, f, NULL, &res, NULL);
-        lprog_res_free(res, n);
-    }
     kc_download_free(f->dl);
     f->dl = NULL;
     d->active--;
     /* --once: Velero does not answer DownloadRequests (server down, BSL unavailable); the
      * others would wait as long */
     if (d->once && !strcmp(err->msg, KC_DL_URL_TIMEOUT_MSG)) ld_drop_queue(d);
-    if (f->done) f->done(f);
+    if (err->msg[0]) {
+        f->state = LD_F_FAILED;
+        kc_buf_free(&f->body);
+        free(f->note);
+        f->note = xstrdup(err->msg); /* "downloading BackupResourceList: <why>", ... */
+        if (f->done) f->done(f);
+    } else if (f->need_filter) {
+        f->state = LD_F_FETCHED;
+        if (f->done) f->done(f); /* the owner starts the scan once it has the filter */
+    } else {
+        ld_scan_start(f, NULL);
+    }
     ld_pump(d);
 }
 
@@ -148,6 +207,8 @@ static void ld_fetch_run(ld_fetch *f)
         int64_t left = d->deadline - kc_now_ms() - 500;
         if (left < 300) {
             f->state = LD_F_FAILED;
+            free(f->note);
+            f->note = xasprintf("%s not fetched: no time left before the --once deadline", f->kind);
             if (f->done) f->done(f);
             return;
         }
@@ -164,6 +225,9 @@ static void ld_drop_queue(logderive *d)
     while (d->nq) {
         ld_fetch *f = d->queue[--d->nq];
         f->state = LD_F_FAILED;
+        free(f->note);
+        f->note =
+            xasprintf("%s not fetched: Velero did not answer an earlier DownloadRequest", f->kind);
         if (f->done) f->done(f);
     }
 }
@@ -209,7 +273,11 @@ static void ld_fetch_free(ld_fetch *f)
             }
     } else if (f->state == LD_F_RUNNING) {
         d->active--;
+    } else if (f->state == LD_F_SCANNING) {
+        d->scanning--;
     }
+    if (f->scan_timer) kc_loop_cancel(d->a->loop, f->scan_timer);
+    reslist_free(f->rl);
     kc_download_free(f->dl);
     kc_buf_free(&f->body);
     free(f->note);
@@ -300,11 +368,9 @@ static size_t ld_rows(logderive *d, const ld_fetch *f, const lprog_filter *filte
                       vl_res_progress **res, unsigned char **estimate)
 {
     size_t n = 0;
-    kc_err e = {0};
     if (estimate) *estimate = NULL;
-    if (f->state != LD_F_DONE || lprog_rows_from_list(f->body.data ? f->body.data : "", f->body.len,
-                                                      filter, ld_resolve, d, res, &n, estimate, &e))
-        *res = NULL, n = 0;
+    *res = NULL;
+    if (f->state == LD_F_DONE) reslist_rows(f->rl, filter, ld_resolve, d, res, &n, estimate);
     return n;
 }
 
@@ -312,7 +378,9 @@ static size_t ld_rows(logderive *d, const ld_fetch *f, const lprog_filter *filte
  * again when discovery names more kinds. */
 static void ld_run_totals(ld_run *r)
 {
-    if (!r->totals || r->totals->state != LD_F_DONE || !r->have_filter) return;
+    if (!r->totals || !r->have_filter) return;
+    if (r->totals->state == LD_F_FETCHED) ld_scan_start(r->totals, &r->filter);
+    if (r->totals->state != LD_F_DONE) return;
     vl_res_progress *res;
     unsigned char *est;
     size_t n = ld_rows(r->d, r->totals, &r->filter, &res, &est);
@@ -398,6 +466,7 @@ static ld_run *ld_run_add(logderive *d, model_run *mr)
     if (mr->kind == VL_RESTORE && mr->run->backup_name) {
         r->totals =
             ld_fetch_new(d, "BackupResourceList", mr->run->backup_name, ld_run_totals_done, r);
+        r->totals->need_filter = 1;
         char *ns = kc_url_escape(mr->run->meta.ns ? mr->run->meta.ns : d->a->ns),
              *name = kc_url_escape(mr->name);
         char *path = xasprintf("/apis/velero.io/v1/namespaces/%s/restores/%s", ns, name);
@@ -506,12 +575,48 @@ const char *logderive_source(const logderive *d, const model_run *r)
 {
     if (!r || r->n_res > 0 || !r->derived_from_log || !r->n_derived) return NULL;
     for (size_t i = 0; d && i < d->nl; i++) {
-        const ld_list *l = d->lists[i];
-        if (l->applied && l->kind == r->kind && !strcmp(l->name, r->name))
-            return r->kind == VL_BACKUP ? "from the BackupResourceList artifact"
-                                        : "from the RestoreResourceList artifact";
+        ld_list *l = d->lists[i];
+        if (!l->applied || l->kind != r->kind || strcmp(l->name, r->name)) continue;
+        size_t cut = l->f->rl ? reslist_dropped(l->f->rl) : 0;
+        if (!l->label)
+            l->label = cut ? xasprintf("from the %s artifact, cut at %d resource types: %zu more "
+                                       "left out",
+                                       l->f->kind, KC_CAP_RESOURCE_ROWS, cut)
+                           : xasprintf("from the %s artifact", l->f->kind);
+        return l->label;
     }
     return "derived from the Velero server log";
+}
+
+const char *logderive_loading(const logderive *d, const model_run *r, char *buf, size_t n)
+{
+    if (!d || !r || !r->run || r->n_res > 0) return NULL;
+    for (size_t i = 0; i < d->nl; i++) {
+        const ld_list *l = d->lists[i];
+        if (l->kind != r->kind || strcmp(l->name, r->name)) continue;
+        const ld_fetch *f = l->f;
+        switch (f->state) {
+        case LD_F_QUEUED:
+            snprintf(buf, n, "loading the %s: waiting for other downloads", f->kind);
+            return buf;
+        case LD_F_RUNNING:
+            if (f->dl && kc_download_state(f->dl) == KC_DL_FETCHING)
+                snprintf(buf, n, "loading the %s: downloading, %zu bytes received", f->kind,
+                         kc_download_bytes_in(f->dl));
+            else
+                snprintf(buf, n, "loading the %s: %s", f->kind,
+                         f->dl ? kc_download_state_name(kc_download_state(f->dl)) : "starting");
+            return buf;
+        case LD_F_FETCHED:
+        case LD_F_SCANNING:
+            snprintf(buf, n, "loading the %s: reading it, %zu of %zu KiB", f->kind,
+                     f->scanned >> 10, f->body.len >> 10);
+            return buf;
+        default:
+            return NULL;
+        }
+    }
+    return NULL;
 }
 
 const char *logderive_note(const logderive *d, const model_run *r)
@@ -575,6 +680,7 @@ void logderive_free(logderive *d)
     for (size_t i = 0; i < d->nl; i++) {
         ld_list *l = d->lists[i];
         ld_fetch_free(l->f);
+        free(l->label);
         free(l->name);
         free(l);
     }
@@ -603,7 +709,8 @@ static void ld_pick(model_run **best, size_t *n, size_t max, model_run *mr)
 static int ld_once_done(void *arg)
 {
     logderive *d = arg;
-    if (d->nq || d->active || kc_discovery_asking(d->disc)) return 0;
+    if (d->a->stop) return 1;
+    if (d->nq || d->active || d->scanning || kc_discovery_asking(d->disc)) return 0;
     for (size_t i = 0; i < d->n; i++)
         if (d->runs[i]->spec_req) return 0;
     if (d->pl) {
@@ -613,7 +720,23 @@ static int ld_once_done(void *arg)
     return 1;
 }
 
-int logderive_once(app *a, int64_t timeout_ms)
+/* Why an --once list that did not come is missing. */
+static void ld_once_list_note(const ld_list *l, char *buf, size_t n)
+{
+    const ld_fetch *f = l->f;
+    if (f->state == LD_F_FAILED && f->note)
+        snprintf(buf, n, "%s", f->note);
+    else if (f->state == LD_F_FAILED)
+        snprintf(buf, n, "%s not fetched", f->kind);
+    else
+        snprintf(buf, n, "%s not in before the --once deadline (%s)", f->kind,
+                 f->state == LD_F_QUEUED ? "queued"
+                 : f->state == LD_F_RUNNING
+                     ? (f->dl ? kc_download_state_name(kc_download_state(f->dl)) : "starting")
+                     : "being read");
+}
+
+int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn failed, void *arg)
 {
     logderive *d = ld_new(a);
     d->once = 1;
@@ -623,10 +746,17 @@ int logderive_once(app *a, int64_t timeout_ms)
     size_t nlive = 0, ndone = 0;
     for (size_t i = 0; i < m->n_runs; i++) {
         model_run *mr = m->runs[i];
-        if (ld_needs_log(mr))
+        model_run_set_note(mr, NULL);
+        if (ld_needs_log(mr)) {
             ld_pick(live, &nlive, LOGDERIVE_ONCE_MAX, mr);
-        else if (ld_needs_list(mr))
-            ld_pick(done, &ndone, LOGDERIVE_ONCE_MAX, mr);
+            model_run_set_note(mr, "not derived: only the newest 10 runs in progress are read from "
+                                   "the Velero server log");
+        } else if (ld_needs_list(mr)) {
+            if (details) ld_pick(done, &ndone, LOGDERIVE_ONCE_MAX, mr);
+            model_run_set_note(mr, details ? "not fetched: --details fetches the resource lists of "
+                                             "the newest 10 finished runs"
+                                           : LOGDERIVE_NOT_FETCHED_NOTE);
+        }
     }
     for (size_t i = 0; i < nlive; i++) ld_run_add(d, live[i]);
     for (size_t i = 0; i < ndone; i++) ld_list_get(d, done[i]->kind, done[i]->name, 1);
@@ -638,16 +768,35 @@ int logderive_once(app *a, int64_t timeout_ms)
     ld_push(d);
     for (size_t i = 0; i < d->n; i++) {
         model_run *mr = model_find_run(m, d->runs[i]->kind, d->runs[i]->name);
-        filled += mr && mr->derived_from_log && mr->n_derived;
+        if (!mr) continue;
+        if (mr->derived_from_log && mr->n_derived) {
+            filled++;
+            model_run_set_note(mr, NULL);
+            continue;
+        }
+        const char *silent = logderive_note(d, mr);
+        model_run_set_note(mr, silent ? silent
+                                      : "not derived: the Velero server log has no per-resource "
+                                        "line of this run");
     }
+    char why[600];
     for (size_t i = 0; i < d->nl; i++) {
         ld_list *l = d->lists[i];
         model_run *mr = model_find_run(m, l->kind, l->name);
-        if (!mr || l->f->state != LD_F_DONE) continue;
+        if (!mr) continue;
+        if (l->f->state != LD_F_DONE) {
+            ld_once_list_note(l, why, sizeof why);
+            model_run_set_note(mr, why);
+            if (failed) failed(arg, mr, why);
+            continue;
+        }
         vl_res_progress *res;
         size_t n = ld_rows(d, l->f, NULL, &res, NULL);
         model_run_set_derived(m, mr, res, n, NULL, ld_mono());
         lprog_res_free(res, n);
+        l->applied = 1;
+        const char *src = logderive_source(d, mr);
+        model_run_set_note(mr, src && strstr(src, "cut at") ? src : NULL);
         filled++;
     }
     logderive_free(d);

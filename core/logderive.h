@@ -21,10 +21,16 @@ void logderive_free(logderive *d); /* NULL is a no-op */
  * per-resource totals. Cheap to call on every draw. d may be NULL. */
 void logderive_want(logderive *d, model_run *r);
 
+/* While the resource list of finished run r is on its way (queued, downloading, being read): what
+ * is being done, in buf ("loading the BackupResourceList: waiting for the download URL"); NULL
+ * when it is not (never wanted, in, or failed: logderive_note). d may be NULL. */
+const char *logderive_loading(const logderive *d, const model_run *r, char *buf, size_t n);
+
 /* Where the derived rows run r shows came from, for the detail screen's label:
  * "from the BackupResourceList artifact" / "from the RestoreResourceList artifact" (a finished
- * run) or "derived from the Velero server log" (a run in progress, or a finished one whose list is
- * not in yet); NULL when r shows status.resourceProgress or has no derived rows. d may be NULL. */
+ * run; ", cut at 4096 resource types: N more left out" past KC_CAP_RESOURCE_ROWS) or "derived from
+ * the Velero server log" (a run in progress, or a finished one whose list is not in yet); NULL when
+ * r shows status.resourceProgress or has no derived rows. d may be NULL. */
 const char *logderive_source(const logderive *d, const model_run *r);
 
 /* The newest line of run r in the live log being followed (its time= in unix seconds and its
@@ -45,10 +51,20 @@ const char *logderive_note(const logderive *d, const model_run *r);
 /* Runs --once derives rows for, per source. */
 #define LOGDERIVE_ONCE_MAX 10
 
+/* --once's note on a finished run whose resource list a snapshot does not fetch. */
+#define LOGDERIVE_NOT_FETCHED_NOTE                                                                 \
+    "not fetched: a snapshot only reads the cluster; --details fetches the per-resource rows of "  \
+    "finished runs (a DownloadRequest each)"
+
+/* A resource list --once wanted and did not get: the run and why (a download's message). */
+typedef void (*logderive_fail_fn)(void *arg, const model_run *r, const char *why);
+
 /* For --once: fills derived per-resource progress of runs without resourceProgress, bounded so a
  * cluster with thousands of finished runs costs no more than a few requests: the newest
  * LOGDERIVE_ONCE_MAX runs in progress (by start time) from one read of the Velero pod's log so far,
- * and the newest LOGDERIVE_ONCE_MAX finished runs from their resource-list artifacts, at most 4
- * downloads at once; everything stops after timeout_ms (rows not in by then stay empty). Runs a's
- * loop. Returns the number of runs filled. */
-int logderive_once(app *a, int64_t timeout_ms);
+ * and with details (--details: DownloadRequests, writes to the cluster) the newest
+ * LOGDERIVE_ONCE_MAX finished runs from their resource-list artifacts, at most 4 downloads at
+ * once; everything stops after timeout_ms (rows not in by then stay empty). Every run without
+ * rows gets a res_note saying why (model_run_set_note); failed (may be NULL) hears of each list
+ * that failed or did not come in time. Runs a's loop. Returns the number of runs filled. */
+int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn failed, void *arg);

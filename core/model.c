@@ -166,6 +166,7 @@ static void model_run_free(model_run *r, const est *idle)
     if (r->items != idle) est_free(r->items);
     model_res_free(r->res, r->n_res, idle);
     model_res_free(r->derived, r->n_derived, idle);
+    free(r->res_note);
     free(MODEL_BLOCK_OF(model_run_block, r, r));
 }
 
@@ -197,31 +198,96 @@ model_run *model_find_run(const model *m, vl_kind kind, const char *name)
 }
 
 /* Finds or adds the tracked row of one resource. */
-static model_res *model_res_get(model_res **res, size_t *n, const char *name, est *idle)
+/* A row name and where it is (rows or input), for the sorted lookups below. */
+typedef struct model_key {
+    const char *name;
+    size_t pos;
+} model_key;
+
+static int model_key_cmp(const void *a, const void *b)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*res)[i].resource, name)) return &(*res)[i];
-    *res = xrealloc(*res, (*n + 1) * sizeof(model_res));
-    model_res *r = &(*res)[(*n)++];
-    r->resource = xstrdup(name);
-    r->done = r->total = 0;
-    r->est = idle ? idle : est_new(&model_items_opts);
-    r->flags = 0;
-    return r;
+    const model_key *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* idle: the shared tracker for rows of a finished run (no history needed), NULL otherwise. */
+/* in's names sorted (with their positions; NULL names left out): for bsearch. */
+static model_key *model_keys_of(const vl_res_progress *in, size_t nin, size_t *nk)
+{
+    model_key *k = xmalloc((nin ? nin : 1) * sizeof *k);
+    *nk = 0;
+    for (size_t i = 0; i < nin; i++)
+        if (in[i].resource) k[(*nk)++] = (model_key){in[i].resource, i};
+    qsort(k, *nk, sizeof *k, model_key_cmp);
+    return k;
+}
+
+static const model_key *model_keys_find(const model_key *k, size_t nk, const char *name)
+{
+    size_t lo = 0, hi = nk;
+    while (lo < hi) { /* the first of that name */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(k[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nk && !strcmp(k[lo].name, name) ? &k[lo] : NULL;
+}
+
+/* idle: the shared tracker for rows of a finished run (no history needed), NULL otherwise.
+ * Rows are found by name through sorted indexes, O((rows + nin) log): a list of thousands of
+ * resource types (KC_CAP_RESOURCE_ROWS) costs no quadratic search. New names are appended in
+ * input order; a name given twice updates its row twice, the last one wins. */
 static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in, size_t nin,
                            const unsigned char *flags, double now, est *idle, const est *shared)
 {
+    size_t n0 = *n, nk;
+    model_key *old = xmalloc((n0 ? n0 : 1) * sizeof *old);
+    for (size_t i = 0; i < n0; i++) old[i] = (model_key){(*res)[i].resource, i};
+    qsort(old, n0, sizeof *old, model_key_cmp);
+    model_key *ink = model_keys_of(in, nin, &nk);
+    /* per input position: its row (an existing one), or SIZE_MAX and the first position of its
+     * name (lead), whose row is made when the input reaches it */
+    size_t *row = xmalloc((nin ? nin : 1) * 2 * sizeof *row), *lead = row + (nin ? nin : 1);
+    for (size_t i = 0; i < nin; i++) row[i] = lead[i] = SIZE_MAX;
+    for (size_t a = 0; a < nk;) {
+        size_t b = a + 1;
+        while (b < nk && !strcmp(ink[b].name, ink[a].name)) b++;
+        const model_key *o = model_keys_find(old, n0, ink[a].name);
+        for (size_t g = a; g < b; g++) {
+            if (o)
+                row[ink[g].pos] = o->pos;
+            else
+                lead[ink[g].pos] = ink[a].pos; /* sorted by position within the name */
+        }
+        a = b;
+    }
+    free(old);
+    free(ink);
+    if (nin) *res = xrealloc(*res, (n0 + nin) * sizeof(model_res));
     for (size_t i = 0; i < nin; i++) {
         if (!in[i].resource) continue;
-        model_res *r = model_res_get(res, n, in[i].resource, idle);
+        if (row[i] == SIZE_MAX) {
+            size_t l = lead[i];
+            if (l == i) { /* a new name: its row, in input order */
+                model_res *r = &(*res)[*n];
+                r->resource = xstrdup(in[i].resource);
+                r->done = r->total = 0;
+                r->est = idle ? idle : est_new(&model_items_opts);
+                r->flags = 0;
+                row[i] = (*n)++;
+            } else {
+                row[i] = row[l];
+            }
+        }
+        model_res *r = &(*res)[row[i]];
         r->done = in[i].processed;
         r->total = in[i].total;
         r->flags = flags ? flags[i] : 0;
         if (r->est != shared) est_sample(r->est, now, r->done, r->total);
     }
+    free(row);
 }
 
 model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
@@ -429,20 +495,26 @@ void model_run_set_derived(model *m, model_run *r, const vl_res_progress *res, s
 {
     model_res_feed(&r->derived, &r->n_derived, res, n, flags, now, NULL, m->idle_est);
     /* rows no longer given (a guessed name replaced by the server's) go */
-    size_t k = 0;
+    size_t k = 0, nk;
+    model_key *given = model_keys_of(res, n, &nk);
     for (size_t i = 0; i < r->n_derived; i++) {
-        size_t j = 0;
-        while (j < n && (!res[j].resource || strcmp(res[j].resource, r->derived[i].resource))) j++;
-        if (j < n) {
+        if (model_keys_find(given, nk, r->derived[i].resource)) {
             r->derived[k++] = r->derived[i];
         } else {
             free(r->derived[i].resource);
             if (r->derived[i].est != m->idle_est) est_free(r->derived[i].est);
         }
     }
+    free(given);
     r->n_derived = k;
     r->derived_from_log = 1;
     m->gen++;
+}
+
+void model_run_set_note(model_run *r, const char *note)
+{
+    free(r->res_note);
+    r->res_note = note ? xstrdup(note) : NULL;
 }
 
 const model_res *model_run_resources(const model_run *r, size_t *n, int *from_log)
@@ -512,6 +584,8 @@ void view_clear(view *v)
     free(v->rows);
     v->rows = NULL;
     v->n_rows = v->cap_rows = 0;
+    free(v->sel_name);
+    v->sel_name = NULL;
 }
 
 static double view_start_key(const model_run *r)
@@ -581,11 +655,6 @@ static int view_matches(const view *v, const model_run *r)
     return 0;
 }
 
-static void view_key_of(const model_run *r, char *out, size_t n)
-{
-    snprintf(out, n, "%c/%s", r->kind == VL_BACKUP ? 'B' : 'R', r->name);
-}
-
 void view_rebuild(view *v, const model *m)
 {
     if (v->cap_rows < m->n_runs) {
@@ -597,13 +666,9 @@ void view_rebuild(view *v, const model *m)
         if (view_matches(v, m->runs[i])) v->rows[v->n_rows++] = m->runs[i];
     view_qsort_by = v->sort;
     if (v->n_rows > 1) qsort(v->rows, v->n_rows, sizeof(*v->rows), view_qsort_cmp);
-    if (v->sel_kind_name[0] && v->sel_kind_name[1] == '/') {
-        /* the key is "B/name" or "R/name" (view_key_of): compared in place, as this runs per
-         * frame over every row */
-        vl_kind kind = v->sel_kind_name[0] == 'B' ? VL_BACKUP : VL_RESTORE;
-        const char *name = v->sel_kind_name + 2;
+    if (v->sel_name) {
         for (size_t i = 0; i < v->n_rows; i++) {
-            if (v->rows[i]->kind == kind && !strcmp(v->rows[i]->name, name)) {
+            if (v->rows[i]->kind == v->sel_kind && !strcmp(v->rows[i]->name, v->sel_name)) {
                 v->sel = (int)i;
                 return;
             }
@@ -622,7 +687,11 @@ void view_select(view *v, int idx)
     if (idx < 0) idx = 0;
     if (idx >= (int)v->n_rows) idx = (int)v->n_rows - 1;
     v->sel = idx;
-    view_key_of(v->rows[idx], v->sel_kind_name, sizeof v->sel_kind_name);
+    const model_run *r = v->rows[idx];
+    if (v->sel_name && v->sel_kind == r->kind && !strcmp(v->sel_name, r->name)) return;
+    free(v->sel_name);
+    v->sel_kind = r->kind;
+    v->sel_name = xstrdup(r->name);
 }
 
 model_run *view_selected(const view *v)

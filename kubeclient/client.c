@@ -31,7 +31,7 @@ struct kc_request {
     kc_buf extra_ca; /* opts.extra_ca_pem (copied) */
     size_t body_len;
     int stream, api;
-    long timeout_ms, low_speed_secs;
+    long timeout_ms, low_speed_secs, low_speed_bytes;
     void (*on_headers)(void *arg, long status);
     kc_data_fn on_data;
     kc_done_fn on_done;
@@ -318,7 +318,8 @@ static void setup_easy(kc_request *r)
     curl_easy_setopt(e, CURLOPT_USERAGENT, "veltop/" VELTOP_VERSION);
     if (r->timeout_ms > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r->timeout_ms);
     if (r->low_speed_secs > 0) {
-        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT,
+                         r->low_speed_bytes > 0 ? r->low_speed_bytes : 1L);
         curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, r->low_speed_secs);
     }
     if (strcmp(r->method, "GET") != 0) {
@@ -438,6 +439,7 @@ kc_request *kc_client_request(kc_client *c, const kc_request_opts *o, kc_data_fn
     r->stream = o->stream && on_data;
     r->timeout_ms = o->timeout_ms;
     r->low_speed_secs = o->low_speed_secs;
+    r->low_speed_bytes = o->low_speed_bytes;
     r->on_headers = o->on_headers;
     r->on_data = on_data;
     r->on_done = on_done;

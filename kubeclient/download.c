@@ -37,7 +37,16 @@ struct kc_download {
     kc_backoff backoff;
     uint64_t rewatch;
     int64_t watch_started;
+    int64_t fetch_started;
+    int renewed; /* a new DownloadRequest was made once for an expired link */
+    int renew;   /* the cleanup is of an expired link's request: a new one follows */
+    /* The owner let go (kc_download_free) while the request existed: it goes on alone until its
+     * DELETE is answered, listed in dl_orphans for the program's exit (kc_download_pending). */
+    int orphan;
+    struct kc_download *onext;
 };
+
+static kc_download *dl_orphans;
 
 enum { DL_NEXT_NONE, DL_NEXT_FETCH, DL_NEXT_FAIL };
 
@@ -65,9 +74,25 @@ static char *dl_random_name(const char *target)
                      r[11], r[12], r[13], r[14], r[15]);
 }
 
+static void dl_free_now(kc_download *d);
+static void dl_create(kc_download *d);
+
 static void dl_finish(kc_download *d)
 {
     d->state = d->err.msg[0] ? KC_DL_FAILED : KC_DL_DONE;
+    if (d->orphan) {
+        kc_download **p = &dl_orphans;
+        while (*p && *p != d) p = &(*p)->onext;
+        if (*p) *p = d->onext;
+        dl_free_now(d);
+        return;
+    }
+    if (d->renew) { /* the expired link's request is gone: ask for a new one */
+        d->renew = 0;
+        kc_err_clear(&d->err);
+        dl_create(d);
+        return;
+    }
     kc_err e = d->err;
     if (d->done) d->done(d->arg, &e); /* may free d */
 }
@@ -154,7 +179,28 @@ static void dl_fetch_done(void *arg, const kc_response *resp, const kc_err *err)
     if (d->step) kc_loop_cancel(d->loop, d->step);
     d->step = 0;
     if (!d->err.msg[0]) {
-        if (err->msg[0]) {
+        int64_t took = kc_now_ms() - d->fetch_started;
+        if (err->msg[0] && resp->status == 403 && resp->body &&
+            strstr(resp->body, "Request has expired")) {
+            /* a signed URL past its lifetime (S3's answer): one new DownloadRequest signs
+             * another, as the link may have waited in a queue or a slow create */
+            if (!d->renewed) {
+                d->renewed = d->renew = 1;
+                kc_err_set(&d->err, "the download link expired");
+            } else {
+                kc_err_set(&d->err,
+                           "downloading %s: the download link expired before it was used, twice "
+                           "(the object store answered 403 \"Request has expired\"; is its "
+                           "clock or Velero's off?)",
+                           d->kind);
+            }
+        } else if (err->msg[0] && resp->status != 404 && strstr(err->msg, "timed out") &&
+                   took >= KC_CAP_DL_SLOW_SECS * 1000) {
+            kc_err_set(&d->err,
+                       "downloading %s: the object store sent %zu bytes in %lld s, under %ld "
+                       "bytes a second: given up",
+                       d->kind, d->in_bytes, (long long)(took / 1000), KC_CAP_DL_MIN_BPS);
+        } else if (err->msg[0]) {
             if (resp->status == 404)
                 kc_err_set(&d->err, "%s of %s not found in the backup storage location", d->kind,
                            d->target);
@@ -180,13 +226,16 @@ static void dl_fetch(kc_download *d)
     if (d->timer) kc_loop_cancel(d->loop, d->timer);
     d->timer = 0;
     d->state = KC_DL_FETCHING;
+    d->fetch_started = kc_now_ms();
+    kc_gunzip_free(d->gz);
     d->gz = kc_gunzip_new(d->max_bytes, dl_gz_out, d);
     kc_request_opts o = {.path = d->url,
                          .external = 1, /* never the API server's credentials */
                          .accept = "*/*",
                          .accept_encoding = "identity",
                          .stream = 1,
-                         .low_speed_secs = 30,
+                         .low_speed_secs = KC_CAP_DL_SLOW_SECS,
+                         .low_speed_bytes = KC_CAP_DL_MIN_BPS,
                          .extra_ca_pem = d->ca.data,
                          .extra_ca_len = d->ca.len};
     d->req = kc_client_request(d->c, &o, dl_fetch_data, dl_fetch_done, d);
@@ -332,6 +381,10 @@ static void dl_created(void *arg, const kc_response *resp, const kc_err *err)
         dl_fail(d, "creating the download request: %s", err->msg);
         return;
     }
+    if (d->orphan) { /* let go while it was being created: delete it at once */
+        dl_cleanup(d);
+        return;
+    }
     d->state = KC_DL_WAITING_URL;
     d->timer = kc_loop_timer(d->loop, d->url_timeout_ms, dl_timeout, d);
     cJSON *obj = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->body_len);
@@ -373,6 +426,17 @@ kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_downl
         dl_defer(d, DL_NEXT_FAIL); /* reported from the loop, after this returns */
         return d;
     }
+    dl_create(d);
+    return d;
+}
+
+/* POSTs a DownloadRequest of a new name. */
+static void dl_create(kc_download *d)
+{
+    free(d->name);
+    d->name = dl_random_name(d->target);
+    free(d->rv);
+    d->rv = NULL;
     cJSON *body = cJSON_CreateObject();
     cJSON_AddStringToObject(body, "apiVersion", "velero.io/v1");
     cJSON_AddStringToObject(body, "kind", "DownloadRequest");
@@ -391,14 +455,60 @@ kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_downl
                           .body_len = strlen(text),
                           .content_type = "application/json",
                           .timeout_ms = 30000};
-    d->req = kc_client_request(c, &ro, NULL, dl_created, d);
+    d->req = kc_client_request(d->c, &ro, NULL, dl_created, d);
     cJSON_free(text);
-    return d;
 }
 
 void kc_download_free(kc_download *d)
 {
     if (!d) return;
+    /* the request exists, or may (its POST is on its way): it is deleted on every path out,
+     * as the velero CLI deletes its own; d goes on alone until the DELETE is answered */
+    int exists = d->state == KC_DL_WAITING_URL || d->state == KC_DL_FETCHING ||
+                 d->state == KC_DL_CLEANING || (d->state == KC_DL_CREATING && d->req);
+    if (exists && !d->orphan) {
+        d->orphan = 1;
+        d->data = NULL;
+        d->done = NULL;
+        d->onext = dl_orphans;
+        dl_orphans = d;
+        if (d->timer) kc_loop_cancel(d->loop, d->timer);
+        if (d->step) kc_loop_cancel(d->loop, d->step);
+        if (d->rewatch) kc_loop_cancel(d->loop, d->rewatch);
+        d->timer = d->step = d->rewatch = 0;
+        d->renew = 0;
+        if (d->state == KC_DL_WAITING_URL || d->state == KC_DL_FETCHING) {
+            if (d->req) kc_request_cancel(d->req);
+            d->req = NULL;
+            dl_cleanup(d);
+        } /* CREATING: dl_created deletes it; CLEANING: the DELETE is on its way */
+        return;
+    }
+    dl_free_now(d);
+}
+
+size_t kc_download_pending(const kc_client *c)
+{
+    size_t n = 0;
+    for (const kc_download *d = dl_orphans; d; d = d->onext) n += !c || d->c == c;
+    return n;
+}
+
+void kc_download_abandon(kc_client *c)
+{
+    for (kc_download **p = &dl_orphans; *p;) {
+        kc_download *d = *p;
+        if (c && d->c != c) {
+            p = &d->onext;
+            continue;
+        }
+        *p = d->onext;
+        dl_free_now(d);
+    }
+}
+
+static void dl_free_now(kc_download *d)
+{
     if (d->req) kc_request_cancel(d->req);
     if (d->timer) kc_loop_cancel(d->loop, d->timer);
     if (d->step) kc_loop_cancel(d->loop, d->step);

@@ -376,12 +376,18 @@ static void start_list(kc_reflector *r)
     }
     if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
     if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
-    kc_buf_printf(&q, "limit=%d", r->page_size);
+    /* the first list (resourceVersion=0, from the server's cache) asks for everything at once:
+     * it streams through the item splitter whatever its size, and a server that honours limit
+     * there (one serving lists from storage) would otherwise take a round trip per page;
+     * relists stay paged and consistent */
+    int whole = !r->cont && !strcmp(r->list_rv, "0");
+    if (!whole) kc_buf_printf(&q, "limit=%d&", r->page_size);
     if (!r->cont && r->list_rv[0]) {
         char *v = kc_url_escape(r->list_rv);
-        kc_buf_printf(&q, "&resourceVersion=%s", v);
+        kc_buf_printf(&q, "resourceVersion=%s&", v);
         free(v);
     }
+    q.data[--q.len] = 0; /* the last '&' (or the '?' of a bare list) */
     if (r->st.state != KC_REFL_SYNCING && r->st.state != KC_REFL_RETRYING)
         set_state(r, KC_REFL_SYNCING);
     if (!r->cont) {

@@ -2,6 +2,8 @@
  * from cJSON into compact C structs that keep only the fields veltop shows. */
 #include "kubeclient/velero.h"
 
+#include "kubeclient/caps.h"
+
 #include <math.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -408,11 +410,16 @@ static void vl_res_progress_decode(vl_run *r, const cJSON *rp)
     r->has_resource_progress = 1;
     int n = cJSON_GetArraySize(rp);
     if (n <= 0) return;
+    if (n > KC_CAP_RESOURCE_ROWS) n = KC_CAP_RESOURCE_ROWS; /* caps.h: rows past it are counted */
     r->resources = xcalloc((size_t)n, sizeof *r->resources);
     const cJSON *it;
     cJSON_ArrayForEach(it, rp)
     {
         if (!it->string) continue;
+        if (r->n_resources == (size_t)n) {
+            r->resources_cut++;
+            continue;
+        }
         vl_res_progress *p = &r->resources[r->n_resources++];
         p->resource = vl_intern(it->string);
         p->processed = vl_int(it, "processed");

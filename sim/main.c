@@ -43,12 +43,19 @@ static const char usage[] =
     "late\n"
     "                              malformed-event  write one malformed line into a watch\n"
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
+    "                              dl-drip=BPS      the object store sends artifacts at BPS\n"
+    "                                               bytes a second\n"
+    "                              dl-hang          the object store answers 200, then nothing\n"
+    "                              dl-expired=N     the first N artifact GETs answer S3's 403\n"
+    "                                               \"Request has expired\"\n"
     "  --latency MS              emulate a slow link: one-way delay of MS ms (every answer\n"
     "                            starts a round trip after its request, a new connection's\n"
     "                            first one more round trip later, two with --tls)\n"
     "  --bandwidth BYTES_PER_S   emulate a slow link: pace every connection's answers\n"
     "  --no-gzip                 never gzip answers (as kube-apiserver does by default for\n"
     "                            lists and objects over 128 KiB when the client accepts gzip)\n"
+    "  --rv0-limit               resourceVersion=0 lists honour limit and page (as a server\n"
+    "                            that lists from storage, not a watch cache, does)\n"
     "  --bookmark-interval MS    BOOKMARK events every MS ms on watches that allow them\n"
     "                            (default 60000)\n"
     "  --resource-progress       write status.resourceProgress (per-resource counts that no\n"
@@ -90,6 +97,7 @@ int main(int argc, char **argv)
         {"latency", required_argument, NULL, 'D'},
         {"bandwidth", required_argument, NULL, 'B'},
         {"no-gzip", no_argument, NULL, 'Z'},
+        {"rv0-limit", no_argument, NULL, '0'},
         {"no-resource-progress", no_argument, NULL, 'n'},
         {"log-format", required_argument, NULL, 'L'},
         {"object-store-tls", no_argument, NULL, 'O'},
@@ -177,6 +185,9 @@ int main(int argc, char **argv)
             break;
         case 'Z':
             o.no_gzip = 1;
+            break;
+        case '0':
+            o.rv0_limit = 1;
             break;
         case 'n':
             o.resource_progress = 0;

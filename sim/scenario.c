@@ -96,6 +96,7 @@ void scn_run_copy(scn_run *d, const scn_run *s)
     d->name = xstrdup(s->name);
     d->outcome = xstrdup(s->outcome);
     d->failure_reason = xstrdup(s->failure_reason);
+    d->list_text = s->list_text ? xstrdup(s->list_text) : NULL;
     d->storage_location = xstrdup(s->storage_location);
     d->backup = xstrdup(s->backup);
     d->schedule = xstrdup(s->schedule);
@@ -116,6 +117,7 @@ void scn_run_clear(scn_run *r)
     free(r->name);
     free(r->outcome);
     free(r->failure_reason);
+    free(r->list_text);
     free(r->storage_location);
     free(r->backup);
     free(r->schedule);
@@ -544,6 +546,12 @@ static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
             if (get_dur(p, v, k, &r->idle_for)) return -1;
             if (!(r->idle_for > 0)) return perr(p, v, "idle_for: expected a duration above 0");
             r->hang = 1;
+        } else if (!strcmp(k, "list_text")) {
+            if (get_str(p, v, k, &r->list_text)) return -1;
+        } else if (!strcmp(k, "extra_list_keys")) {
+            if (get_int(p, v, k, &r->extra_list_keys)) return -1;
+            if (r->extra_list_keys < 0 || r->extra_list_keys > 10000000)
+                return perr(p, v, "extra_list_keys: 0 to 10000000");
         } else if (!strcmp(k, "hooks")) {
             if (expect_map(p, v, "hooks")) return -1;
             const char *hk;

@@ -51,6 +51,8 @@ typedef struct scn_run {
     char **namespaces;
     size_t n_namespaces;
     int hooks_attempted, hooks_failed;
+    int extra_list_keys; /* a hostile artifact: this many more keys in its resource list */
+    char *list_text;     /* a broken artifact: its resource list is this text instead */
     scn_resource *resources;
     size_t n_resources;
     scn_volume *volumes;

@@ -36,11 +36,15 @@ enum fault_kind {
     F_BOOKMARK_CLOSE,
     F_CLOSE_LOGS,
     F_EXPIRE_ALWAYS,
+    F_DL_DRIP,
+    F_DL_HANG,
+    F_DL_EXPIRED,
     F_COUNT
 };
 static const char *fault_names[F_COUNT] = {
     "error500",        "error429", "close-watch",    "expire",     "stall",
-    "malformed-event", "forbid",   "bookmark-close", "close-logs", "expire-always"};
+    "malformed-event", "forbid",   "bookmark-close", "close-logs", "expire-always",
+    "dl-drip",         "dl-hang",  "dl-expired"};
 
 typedef struct faults {
     int error500, error429; /* every Nth request */
@@ -52,6 +56,9 @@ typedef struct faults {
     int bookmark_close; /* every watch ends at once (after one BOOKMARK when allowed) */
     int close_logs;     /* every followed log ends after what it had */
     int expire_always;  /* every watch from a resourceVersion gets 410 Expired at once */
+    int dl_drip;        /* the object store sends artifacts at this many bytes a second */
+    int dl_hang;        /* the object store answers 200 and then sends nothing */
+    int dl_expired;     /* the first N artifact GETs answer S3's 403 "Request has expired" */
     char *retry_after;  /* Retry-After of an injected 429, as given (NULL: "1") */
     char *slow;         /* requests on this resource (plural) answer 1.5 s late */
     char *forbid[MAX_FORBID];
@@ -68,6 +75,9 @@ struct simserver {
     char *host;
     atomic_int stopping;
     atomic_long requests, watches, api_requests;
+    atomic_int rv0_limit;       /* resourceVersion=0 lists honour limit */
+    atomic_long dr_created;     /* DownloadRequests created (GET /debug/stats) */
+    atomic_int dl_expired_done; /* artifact GETs answered 403 expired so far */
     atomic_long fired[F_COUNT];
     atomic_int malformed_done, expire_done;
     atomic_int faults_off; /* POST /debug/faults-off: behave from now on as without --faults */
@@ -140,18 +150,24 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
             f->expire_always = 1;
             continue;
         }
+        if (!strcmp(t, "dl-hang") && !val) {
+            f->dl_hang = 1;
+            continue;
+        }
         int *slot = !strcmp(t, "error500")       ? &f->error500
                     : !strcmp(t, "error429")     ? &f->error429
                     : !strcmp(t, "close-watch")  ? &f->close_watch_s
                     : !strcmp(t, "expire-every") ? &f->expire_every_s
                     : !strcmp(t, "stall")        ? &f->stall_ms
+                    : !strcmp(t, "dl-drip")      ? &f->dl_drip
+                    : !strcmp(t, "dl-expired")   ? &f->dl_expired
                                                  : NULL;
         if (!slot || !val || n <= 0) {
             snprintf(err, errlen,
                      "bad fault '%s%s%s': expected error500=N, error429=N, "
                      "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
-                     "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event or "
-                     "forbid=RESOURCE",
+                     "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event, "
+                     "forbid=RESOURCE, dl-drip=BYTES_PER_S, dl-hang or dl-expired=N",
                      t, val ? "=" : "", val ? val : "");
             free(copy);
             faults_free(f);
@@ -1242,9 +1258,16 @@ static int parse_continue(const char *tok, uint64_t *rv, char **ns, char **name)
  * RV == 0"; so since 1.13, PR #70735, through 1.33): the whole list in one answer, no continue.
  * Consistent reads (no resourceVersion) and exact ones page, from etcd or (1.31+, consistent
  * reads from cache) from the cache, in every version the sim reports. */
-static int list_honours_limit(const char *rv)
+static int list_honours_limit(simserver *s, const char *rv)
 {
-    return !(rv && !strcmp(rv, "0"));
+    /* --rv0-limit: a server that serves every list from storage (an aggregated API server,
+     * kube-apiserver with the watch cache off) pages resourceVersion=0 lists too */
+    return atomic_load(&s->rv0_limit) || !(rv && !strcmp(rv, "0"));
+}
+
+void simserver_set_rv0_limit(simserver *s, int on)
+{
+    atomic_store(&s->rv0_limit, on ? 1 : 0);
 }
 
 static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const target *t)
@@ -1267,7 +1290,7 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     if (arg(c, "sendInitialEvents"))
         return send_status(c, 422, "sendInitialEvents is forbidden for list", NULL);
     long limit = lim && *lim ? atol(lim) : 0;
-    if (limit < 0 || !list_honours_limit(rvq)) limit = 0;
+    if (limit < 0 || !list_honours_limit(s, rvq)) limit = 0;
     uint64_t crv = 0;
     char *after_ns = NULL, *after_name = NULL;
     if (cont && *cont) {
@@ -1438,6 +1461,7 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
             return r;
         }
         free(named.name);
+        if (!strcmp(t->res->plural, "downloadrequests")) atomic_fetch_add(&s->dr_created, 1);
         return send_obj(s, c, 201, t->res, o);
     }
     if (!t->name) {
@@ -1519,6 +1543,39 @@ static enum MHD_Result do_resource(simserver *s, struct MHD_Connection *c, const
 
 /* ---- dispatch ---- */
 
+/* An artifact sent slowly (dl-drip) or not at all (dl-hang), on the connection's own thread. */
+typedef struct dl_slow {
+    simserver *s;
+    struct MHD_Connection *conn;
+    unsigned char *data;
+    size_t len;
+    int bps; /* 0: hang */
+} dl_slow;
+
+static ssize_t dl_slow_read(void *arg, uint64_t pos, char *buf, size_t max)
+{
+    dl_slow *d = arg;
+    if (pos >= d->len) return MHD_CONTENT_READER_END_OF_STREAM;
+    /* a second per bps bytes; hanging: until the sim stops (or 10 min) */
+    for (int i = 0; i < (d->bps ? 10 : 6000); i++) {
+        if (atomic_load(&d->s->stopping) || peer_closed(d->conn))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        usleep(100000);
+    }
+    if (!d->bps) return MHD_CONTENT_READER_END_WITH_ERROR;
+    size_t n = (size_t)d->bps < max ? (size_t)d->bps : max;
+    if (n > d->len - pos) n = d->len - (size_t)pos;
+    memcpy(buf, d->data + pos, n);
+    return (ssize_t)n;
+}
+
+static void dl_slow_free(void *arg)
+{
+    dl_slow *d = arg;
+    free(d->data);
+    free(d);
+}
+
 static enum MHD_Result do_download(simserver *s, struct MHD_Connection *c, const char *tok)
 {
     unsigned char *data = NULL;
@@ -1530,6 +1587,31 @@ static enum MHD_Result do_download(simserver *s, struct MHD_Connection *c, const
         const char *m = status == 410 ? "the download URL has expired" : "file not found";
         return queue(c, status ? status : 404, "text/plain", xstrdup(m), strlen(m));
     }
+    if (FA(s)->dl_expired && atomic_fetch_add(&s->dl_expired_done, 1) < FA(s)->dl_expired) {
+        /* what S3 answers for a presigned URL past its X-Amz-Expires */
+        atomic_fetch_add(&s->fired[F_DL_EXPIRED], 1);
+        free(data);
+        const char *m =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code>"
+            "<Message>Request has expired</Message><X-Amz-Expires>600</X-Amz-Expires>"
+            "<RequestId>0000000000000000</RequestId></Error>";
+        return queue(c, 403, "application/xml", xstrdup(m), strlen(m));
+    }
+    if (FA(s)->dl_drip > 0 || FA(s)->dl_hang) {
+        atomic_fetch_add(&s->fired[FA(s)->dl_hang ? F_DL_HANG : F_DL_DRIP], 1);
+        dl_slow *d = xcalloc(1, sizeof *d);
+        d->s = s;
+        d->conn = c;
+        d->data = data;
+        d->len = len;
+        d->bps = FA(s)->dl_hang ? 0 : FA(s)->dl_drip;
+        struct MHD_Response *resp =
+            MHD_create_response_from_callback(len, 64, dl_slow_read, d, dl_slow_free);
+        MHD_add_response_header(resp, "Content-Type", "application/octet-stream");
+        enum MHD_Result r = MHD_queue_response(c, 200, resp);
+        MHD_destroy_response(resp);
+        return r;
+    }
     return queue(c, 200, "application/octet-stream", (char *)data, len);
 }
 
@@ -1538,6 +1620,7 @@ char *simserver_stats_json(simserver *s)
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "requests", (double)atomic_load(&s->requests));
     cJSON_AddNumberToObject(j, "watches", (double)atomic_load(&s->watches));
+    cJSON_AddNumberToObject(j, "downloadRequestsCreated", (double)atomic_load(&s->dr_created));
     cJSON_AddNumberToObject(j, "resourceVersion", (double)simstore_rv(s->o.store));
     simlink_stats ls = simlink_get_stats(s->link);
     cJSON_AddNumberToObject(j, "connections", (double)ls.connections);
@@ -1732,6 +1815,7 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
 {
     simserver *s = xcalloc(1, sizeof *s);
     s->o = *opts;
+    atomic_store(&s->rv0_limit, opts->rv0_limit ? 1 : 0);
     if (faults_parse(opts->faults, &s->f, err, errlen)) {
         free(s);
         return NULL;

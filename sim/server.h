@@ -19,7 +19,8 @@ typedef struct simserver_opts {
     /* The emulated link (link.h): one-way latency, bytes/s per connection; 0 = none. */
     int latency_ms;
     long bandwidth;
-    int no_gzip; /* never gzip (kube-apiserver with APIResponseCompression=false) */
+    int no_gzip;   /* never gzip (kube-apiserver with APIResponseCompression=false) */
+    int rv0_limit; /* resourceVersion=0 lists honour limit (served from storage, not a cache) */
     /* TLS: PEM text of the server certificate and key, and the CA that signs client certs. */
     const char *cert_pem, *key_pem, *ca_pem;
     const char *auth;   /* "none", "token", "client-cert" */
@@ -41,3 +42,5 @@ int simserver_port(const simserver *s);
 /* Counters as served by GET /debug/stats (malloc'd JSON). */
 char *simserver_stats_json(simserver *s);
 void simserver_set_bookmark_ms(simserver *s, int ms);
+/* Whether resourceVersion=0 lists honour limit from now on (simserver_opts.rv0_limit). */
+void simserver_set_rv0_limit(simserver *s, int on);

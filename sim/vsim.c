@@ -187,6 +187,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .latency_ms = opts->latency_ms,
         .bandwidth = opts->bandwidth,
         .no_gzip = opts->no_gzip,
+        .rv0_limit = opts->rv0_limit,
         .download = vsim_download,
         .download_arg = v,
         .now = vsim_now,
@@ -272,6 +273,11 @@ simstore *vsim_store(vsim *v)
 const char *vsim_token(const vsim *v)
 {
     return v->token;
+}
+
+void vsim_set_rv0_limit(vsim *v, int on)
+{
+    simserver_set_rv0_limit(v->server, on);
 }
 
 char *vsim_stats(vsim *v)

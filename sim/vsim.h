@@ -26,6 +26,7 @@ typedef struct vsim_opts {
     int latency_ms; /* emulated link: one-way delay (sim/link.h); 0 = none */
     long bandwidth; /* emulated link: bytes/s per connection; 0 = unlimited */
     int no_gzip;    /* never gzip answers (APIResponseCompression=false) */
+    int rv0_limit;  /* resourceVersion=0 lists honour limit (a server listing from storage) */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */
@@ -44,6 +45,8 @@ simstore *vsim_store(vsim *s);
 const char *vsim_token(const vsim *s);
 /* GET /debug/stats as JSON (malloc'd). */
 char *vsim_stats(vsim *s);
+/* Whether resourceVersion=0 lists honour limit from now on (vsim_opts.rv0_limit). */
+void vsim_set_rv0_limit(vsim *s, int on);
 /* Interval of watch BOOKMARK events in ms (default 60000); set before traffic, e.g. in tests. */
 void vsim_set_bookmark_ms(vsim *s, int ms);
 

@@ -347,6 +347,98 @@ START_TEST(log_follow_ending_at_once_backs_off)
 }
 END_TEST
 
+static int no_pending(void *arg)
+{
+    (void)arg;
+    return kc_download_pending(ts.client) == 0;
+}
+
+static long dr_created(void)
+{
+    char *s = vsim_stats(ts.sim);
+    cJSON *o = cJSON_Parse(s);
+    free(s);
+    long n =
+        (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "downloadRequestsCreated"));
+    cJSON_Delete(o);
+    return n;
+}
+
+static int is_fetching(void *arg)
+{
+    return kc_download_state(arg) == KC_DL_FETCHING;
+}
+
+/* Let go at any step (the create on its way, the download hanging: dl-hang), a DownloadRequest is
+ * still deleted: it goes on alone until the DELETE is answered, counted by kc_download_pending. */
+START_TEST(freed_download_still_deletes_its_request)
+{
+    fetch f = {0};
+    kc_download_opts o = {.ns = "velero", .kind = "BackupLog", .target = "backup-done"};
+    for (int when = 0; when < 2; when++) {
+        kc_download *d = kc_download_start(ts.client, &o, on_data, on_done, &f);
+        if (when == 1) /* the object store answered and sends nothing */
+            ck_assert_int_eq(kc_loop_run_until(ts.loop, is_fetching, d, 20000), 1);
+        ck_assert_int_eq(kc_download_pending(ts.client), 0);
+        kc_download_free(d);
+        ck_assert_int_eq(kc_download_pending(ts.client), 1);
+        ck_assert_int_eq(kc_loop_run_until(ts.loop, no_pending, NULL, 10000), 1);
+        ck_assert_int_eq(count_download_requests(), 0);
+        ck_assert_int_eq(f.done, 0); /* no callback after the free */
+    }
+    ck_assert_int_eq(dr_created(), 2);
+}
+END_TEST
+
+/* S3's 403 "Request has expired": one new DownloadRequest, and the log arrives (dl-expired=1). */
+START_TEST(expired_link_is_renewed_once)
+{
+    fetch f;
+    ck_assert_int_eq(fetch_one("BackupLog", "backup-done", 0, &f), KC_DL_DONE);
+    ck_assert_str_eq(f.err.msg, "");
+    ck_assert_ptr_nonnull(strstr(kc_buf_cstr(&f.data), "Backed up a total of 55 items"));
+    ck_assert_int_eq(dr_created(), 2);
+    ck_assert_int_eq(count_download_requests(), 0);
+    kc_buf_free(&f.data);
+    /* the store answered so once: the next download needs one request */
+    ck_assert_int_eq(fetch_one("BackupLog", "backup-done", 0, &f), KC_DL_DONE);
+    ck_assert_int_eq(dr_created(), 3);
+    kc_buf_free(&f.data);
+}
+END_TEST
+
+START_TEST(expired_twice_says_so)
+{
+    fetch f;
+    ck_assert_int_eq(fetch_one("BackupLog", "backup-done", 0, &f), KC_DL_FAILED);
+    ck_assert_str_eq(f.err.msg, "downloading BackupLog: the download link expired before it was "
+                                "used, twice (the object store answered 403 \"Request has "
+                                "expired\"; is its clock or Velero's off?)");
+    ck_assert_int_eq(dr_created(), 2);
+    ck_assert_int_eq(count_download_requests(), 0);
+    kc_buf_free(&f.data);
+}
+END_TEST
+
+static void setup_with(const char *fl)
+{
+    faults = fl;
+    setup();
+    faults = NULL;
+}
+static void setup_hang(void)
+{
+    setup_with("dl-hang");
+}
+static void setup_expired(void)
+{
+    setup_with("dl-expired=1");
+}
+static void setup_expired_always(void)
+{
+    setup_with("dl-expired=100");
+}
+
 int main(void)
 {
     Suite *s = suite_create("download");
@@ -371,5 +463,20 @@ int main(void)
     tcase_add_checked_fixture(t4, setup_429, teardown);
     tcase_add_test(t4, log_follow_obeys_retry_after);
     suite_add_tcase(s, t4);
+    TCase *th = tcase_create("objstore");
+    tcase_set_timeout(th, 60);
+    tcase_add_checked_fixture(th, setup_hang, teardown);
+    tcase_add_test(th, freed_download_still_deletes_its_request);
+    suite_add_tcase(s, th);
+    TCase *te = tcase_create("expired");
+    tcase_set_timeout(te, 60);
+    tcase_add_checked_fixture(te, setup_expired, teardown);
+    tcase_add_test(te, expired_link_is_renewed_once);
+    suite_add_tcase(s, te);
+    TCase *tx = tcase_create("expired-always");
+    tcase_set_timeout(tx, 60);
+    tcase_add_checked_fixture(tx, setup_expired_always, teardown);
+    tcase_add_test(tx, expired_twice_says_so);
+    suite_add_tcase(s, tx);
     return tu_run_suite(s);
 }

@@ -243,6 +243,18 @@ START_TEST(resource_version_0_lists_ignore_limit)
     ck_assert_int_eq(item_count(a.body.data, &cont), 100);
     ck_assert_int_eq(cont, 1);
     answer_free(&a);
+    /* --rv0-limit: a server listing from storage pages resourceVersion=0 too */
+    teardown();
+    start(&(vsim_opts){.rv0_limit = 1});
+    a = get(NSP "?limit=100&resourceVersion=0", NULL);
+    ck_assert_int_eq(item_count(a.body.data, &cont), 100);
+    ck_assert_int_eq(cont, 1);
+    answer_free(&a);
+    /* without a limit: everything, either way (veltop's first list asks so) */
+    a = get(NSP "?resourceVersion=0", NULL);
+    ck_assert_int_eq(item_count(a.body.data, &cont), NBACKUPS);
+    ck_assert_int_eq(cont, 0);
+    answer_free(&a);
 }
 END_TEST
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 #include "kubeclient/velero.h"
 #include "testutil.h"
@@ -169,6 +170,28 @@ START_TEST(empty_progress_is_present_and_zero)
     ck_assert_int_eq(r->items_done, 0);
     ck_assert_int_eq(r->has_resource_progress, 1);
     ck_assert_uint_eq(r->n_resources, 0);
+    vl_run_free(r);
+}
+END_TEST
+
+/* A hostile resourceProgress of 5 000 types: the first KC_CAP_RESOURCE_ROWS kept, the rest
+ * counted (the screen and --once say so). */
+START_TEST(resource_progress_capped)
+{
+    kc_buf b = {0};
+    kc_buf_printf(&b, "{\"kind\":\"Backup\",\"metadata\":{\"name\":\"b\"},\"status\":{"
+                      "\"phase\":\"InProgress\",\"resourceProgress\":{");
+    for (int i = 0; i < 5000; i++)
+        kc_buf_printf(&b, "%s\"r%d\":{\"processed\":1,\"total\":%d}", i ? "," : "", i, i + 1);
+    kc_buf_printf(&b, "}}}");
+    cJSON *j = cJSON_Parse(kc_buf_cstr(&b));
+    kc_buf_free(&b);
+    vl_run *r = vl_decode_backup(j);
+    cJSON_Delete(j);
+    ck_assert_uint_eq(r->n_resources, KC_CAP_RESOURCE_ROWS);
+    ck_assert_uint_eq(r->resources_cut, 5000 - KC_CAP_RESOURCE_ROWS);
+    ck_assert_str_eq(r->resources[KC_CAP_RESOURCE_ROWS - 1].resource, "r4095");
+    ck_assert_int_eq(r->resources[KC_CAP_RESOURCE_ROWS - 1].total, 4096);
     vl_run_free(r);
 }
 END_TEST
@@ -581,6 +604,7 @@ int main(void)
     tcase_add_test(tc, restore_with_every_field);
     tcase_add_test(tc, backup_with_no_fields_is_new_and_zero);
     tcase_add_test(tc, empty_progress_is_present_and_zero);
+    tcase_add_test(tc, resource_progress_capped);
     tcase_add_test(tc, unknown_phase_kept_as_text);
     tcase_add_test(tc, pvb_with_every_field_and_tib_counts);
     tcase_add_test(tc, pvr_du_dd_take_node_pod_and_volume_from_their_own_fields);

@@ -1,5 +1,7 @@
 /* testutil.c: small helpers shared by the Check suites. */
 #include "testutil.h"
+
+#include "kubeclient/download.h"
 #include "artifacts.h"
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
@@ -74,6 +76,7 @@ void tu_sim_connect(tu_sim *t)
 
 void tu_sim_stop(tu_sim *t)
 {
+    kc_download_abandon(t->client); /* DownloadRequests let go whose DELETE did not come back */
     kc_client_free(t->client);
     kc_loop_free(t->loop);
     vsim_stop(t->sim);

@@ -9,6 +9,7 @@
 #include "diagview.h"
 #include "drill.h"
 #include "format.h"
+#include "kubeclient/caps.h"
 #include "logderive.h"
 #include "runeta.h"
 #include "sanitize.h"
@@ -17,7 +18,7 @@
 
 typedef struct detail_state {
     vl_kind kind;
-    char name[256];
+    char *name;   /* malloc'd: names of any length (a server may break the 253 limit) */
     int scroll;   /* first resource row shown */
     int res_rows; /* resource rows visible at the last draw */
 } detail_state;
@@ -39,7 +40,8 @@ static int detail_step(ui *u, ui_screen *s, int delta)
     model_run *r = drill_adjacent(u, delta);
     if (!r) return UI_REDRAW;
     d->kind = r->kind;
-    snprintf(d->name, sizeof d->name, "%s", r->name);
+    free(d->name);
+    d->name = xstrdup(r->name);
     d->scroll = 0;
     return UI_REDRAW;
 }
@@ -511,17 +513,26 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int from_log;
     logderive_want(ui_app(u)->derive, r); /* finished runs: totals from the resource list */
     const model_res *res = model_run_resources(r, &nres, &from_log);
-    const char *note = logderive_note(ui_app(u)->derive, r);
+    const char *note = logderive_note(ui_app(u)->derive, r), *loading;
+    char lbuf[160];
     if (note) nres = 0; /* zeros would say nothing moves: say why there is nothing to show */
     size_t done_n = 0;
     for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
     x = w_print(w, y, 0, cols, A_BOLD | A_UNDERLINE, "Resources");
     const char *src = from_log ? logderive_source(ui_app(u)->derive, r) : NULL;
+    char cutbuf[120];
+    if (!from_log && run->resources_cut) { /* caps.h: say so, never a silent cut */
+        snprintf(cutbuf, sizeof cutbuf, "cut at %d resource types: %zu more left out",
+                 KC_CAP_RESOURCE_ROWS, run->resources_cut);
+        src = cutbuf;
+    }
     if (nres)
         w_print(w, y, x, cols - x, A_DIM, "  %zu of %zu types done%s%s%s", done_n, nres,
                 src ? "  (" : "", src ? src : "", src ? ")" : "");
     else if (note)
         w_print(w, y, x, cols - x, w_attr(W_WARN), "  %s", note);
+    else if ((loading = logderive_loading(ui_app(u)->derive, r, lbuf, sizeof lbuf)))
+        w_print(w, y, x, cols - x, A_DIM, "  %s", loading);
     else
         w_print(w, y, x, cols - x, A_DIM, "  %s",
                 run->has_resource_progress ? "none yet"
@@ -695,6 +706,7 @@ static void detail_enter(ui_screen *s, ui *u)
 static void detail_free(ui_screen *s)
 {
     if (!s) return;
+    if (s->data) free(detail_of(s)->name);
     free(s->data);
     free(s);
 }
@@ -704,7 +716,7 @@ ui_screen *screen_detail_new(vl_kind kind, const char *name)
     ui_screen *s = xcalloc(1, sizeof(*s));
     detail_state *d = xcalloc(1, sizeof(*d));
     d->kind = kind;
-    snprintf(d->name, sizeof d->name, "%s", name ? name : "");
+    d->name = xstrdup(name ? name : "");
     s->title = "Detail";
     s->keys = detail_keys;
     s->draw = detail_draw;

@@ -7,14 +7,8 @@
 #include "drill.h"
 #include "kubeclient/download.h"
 #include "kubeclient/util.h"
+#include "results.h"
 #include "widgets.h"
-
-typedef struct res_line {
-    char *text;
-    int indent;
-    w_role role;
-    int bold;
-} res_line;
 
 typedef struct results_state {
     vl_kind kind;
@@ -24,83 +18,18 @@ typedef struct results_state {
     kc_download *dl;
     kc_buf body;
     kc_err err;
-    res_line *lines;
-    size_t n, cap;
+    rs_doc doc; /* the parsed artifact (results.h) */
     int top, rows;
     int nowrap, hx; /* long lines wrap (W: off, then Left/Right scroll them sideways) */
-    int nerr, nwarn;
 } results_state;
 
-static void res_add(results_state *st, int indent, w_role role, int bold, const char *text)
-{
-    if (st->n == st->cap) {
-        st->cap = st->cap ? st->cap * 2 : 64;
-        st->lines = xrealloc(st->lines, st->cap * sizeof *st->lines);
-    }
-    st->lines[st->n++] = (res_line){xstrdup(text), indent, role, bold};
-}
-
-static int res_list(results_state *st, const cJSON *arr, int indent, w_role role)
-{
-    int n = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, arr)
-    {
-        if (!cJSON_IsString(it)) continue;
-        res_add(st, indent, role, 0, it->valuestring);
-        n++;
-    }
-    return n;
-}
-
-/* One Result: {velero: [], cluster: [], namespaces: {ns: []}}. Returns the message count. */
-static int res_section(results_state *st, const cJSON *root, const char *key, const char *title,
-                       w_role role)
-{
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(root, key);
-    size_t head = st->n;
-    res_add(st, 0, role, 1, title);
-    int total = 0;
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "velero");
-    if (cJSON_GetArraySize(v) > 0) {
-        res_add(st, 2, W_NORMAL, 1, "Velero:");
-        total += res_list(st, v, 4, role);
-    }
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "cluster");
-    if (cJSON_GetArraySize(c) > 0) {
-        res_add(st, 2, W_NORMAL, 1, "Cluster:");
-        total += res_list(st, c, 4, role);
-    }
-    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(r, "namespaces"), *it;
-    int any_ns = 0;
-    cJSON_ArrayForEach(it, ns)
-    {
-        if (!it->string || cJSON_GetArraySize(it) == 0) continue;
-        if (!any_ns) res_add(st, 2, W_NORMAL, 1, "Namespaces:");
-        any_ns = 1;
-        char *h = xasprintf("%s:", it->string);
-        res_add(st, 4, W_NORMAL, 1, h);
-        free(h);
-        total += res_list(st, it, 6, role);
-    }
-    free(st->lines[head].text);
-    st->lines[head].text = xasprintf("%s (%d)%s", title, total, total ? ":" : ": <none>");
-    if (!total) st->lines[head].role = W_DIM;
-    res_add(st, 0, W_NORMAL, 0, "");
-    return total;
-}
+static const w_role results_role[] = {
+    [RS_NORMAL] = W_NORMAL, [RS_ERROR] = W_BAD, [RS_WARNING] = W_WARN, [RS_DIM] = W_DIM};
 
 static void results_parse(results_state *st)
 {
-    cJSON *root = cJSON_ParseWithLength(st->body.data ? st->body.data : "", st->body.len);
-    if (!cJSON_IsObject(root)) {
-        kc_err_set(&st->err, "the results artifact is not a JSON object");
-        cJSON_Delete(root);
-        return;
-    }
-    st->nerr = res_section(st, root, "errors", "Errors", W_BAD);
-    st->nwarn = res_section(st, root, "warnings", "Warnings", W_WARN);
-    cJSON_Delete(root);
+    rs_parse(&st->doc, st->body.data, st->body.len, &st->err);
+    kc_buf_free(&st->body);
 }
 
 static void results_data(void *arg, const char *d, size_t n)
@@ -151,13 +80,13 @@ static void results_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, 2, 0, cols, st->err.msg, w_attr(st->dl ? W_BAD : W_DIM));
         return;
     }
-    w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %d error%s, %d warning%s", st->nerr,
-            st->nerr == 1 ? "" : "s", st->nwarn, st->nwarn == 1 ? "" : "s");
+    w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %d error%s, %d warning%s", st->doc.nerr,
+            st->doc.nerr == 1 ? "" : "s", st->doc.nwarn, st->doc.nwarn == 1 ? "" : "s");
     st->rows = rows - 2;
     /* the last top that still fills the screen: lines may take several rows when wrapped */
-    int max_top = (int)st->n, used = 0;
+    int max_top = (int)st->doc.n, used = 0;
     while (max_top > 0) {
-        const res_line *l = &st->lines[max_top - 1];
+        const rs_line *l = &st->doc.lines[max_top - 1];
         int r = st->nowrap ? 1 : w_wrap(NULL, 0, 0, cols - l->indent, 0, 0, l->text, 0);
         if (used + r > st->rows) break;
         used += r;
@@ -166,9 +95,9 @@ static void results_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (st->top > max_top) st->top = max_top;
     if (st->top < 0) st->top = 0;
     int y = 2;
-    for (size_t i = (size_t)st->top; i < st->n && y < rows; i++) {
-        res_line *l = &st->lines[i];
-        attr_t a = w_attr(l->role) | (l->bold ? A_BOLD : 0);
+    for (size_t i = (size_t)st->top; i < st->doc.n && y < rows; i++) {
+        const rs_line *l = &st->doc.lines[i];
+        attr_t a = w_attr(results_role[l->role]) | (l->bold ? A_BOLD : 0);
         if (st->nowrap) {
             w_text_from(w, y++, l->indent, cols - l->indent, st->hx, l->text, a);
             continue;
@@ -277,8 +206,7 @@ static void results_free(ui_screen *s)
     results_state *st = s->data;
     kc_download_free(st->dl);
     kc_buf_free(&st->body);
-    for (size_t i = 0; i < st->n; i++) free(st->lines[i].text);
-    free(st->lines);
+    rs_doc_free(&st->doc);
     free(st->name);
     free(st);
     free(s);

@@ -38,7 +38,7 @@ struct ui {
     int depth;
     view view;
     vl_kind cur_kind;
-    char cur_name[256];
+    char *cur_name; /* malloc'd, NULL: the list's selection */
     double now, wall;
     double stale_since;      /* monotonic: the connection went down; 0 while live */
     double started, vols_at; /* monotonic: ui_run began; volume sums last computed */
@@ -89,6 +89,7 @@ void ui_free(ui *u)
     health_free(u->health);
     logderive_free(u->app->derive);
     u->app->derive = NULL;
+    free(u->cur_name);
     free(u);
 }
 
@@ -154,15 +155,18 @@ void ui_message(ui *u, const char *fmt, ...)
 
 model_run *ui_current_run(ui *u)
 {
-    if (!u->cur_name[0]) return view_selected(&u->view);
+    if (!u->cur_name) return view_selected(&u->view);
     return model_find_run(ui_model(u), u->cur_kind, u->cur_name);
 }
 
 void ui_set_current_run(ui *u, vl_kind kind, const char *name)
 {
-    if (u->cur_kind == kind && !strcmp(u->cur_name, name ? name : "")) return;
+    if (!name || !*name) name = NULL;
+    if (u->cur_kind == kind && (name ? u->cur_name && !strcmp(u->cur_name, name) : !u->cur_name))
+        return;
     u->cur_kind = kind;
-    snprintf(u->cur_name, sizeof u->cur_name, "%s", name ? name : "");
+    free(u->cur_name);
+    u->cur_name = name ? xstrdup(name) : NULL;
     u->dirty = 1;
 }
 

@@ -40,5 +40,17 @@
 #define KC_CAP_LOG_LINES      1000000
 #define KC_CAP_LOG_LINE_BYTES ((size_t)64 << 10) /* 64 KiB */
 
+/* Resource types (rows) of one run's resource list artifact (BackupResourceList /
+ * RestoreResourceList): a real cluster has hundreds (a few thousand with many CRDs); the types past
+ * the first KC_CAP_RESOURCE_ROWS of a list are left out and counted, and the screen and --once say
+ * so. The bytes of the list are KC_CAP_BODY_BYTES at most. */
+#define KC_CAP_RESOURCE_ROWS 4096
+
+/* An artifact download (stored log, results, resource list) slower than KC_CAP_DL_MIN_BPS bytes a
+ * second over KC_CAP_DL_SLOW_SECS seconds is given up with a message: a store dripping a few
+ * bytes a second (or answering and then sending nothing) would hold "downloading" for good. */
+#define KC_CAP_DL_MIN_BPS   256L
+#define KC_CAP_DL_SLOW_SECS 15L
+
 /* kc_err.code when a cap above was hit (not an HTTP status). */
 #define KC_ERR_CAPPED (-2)

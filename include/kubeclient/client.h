@@ -32,7 +32,8 @@ typedef struct kc_request_opts {
                                     elsewhere; "identity" for downloads */
     int stream;                  /* 1: body delivered by on_data as it arrives, not buffered */
     long timeout_ms;             /* whole request; 0 = none (watches rely on timeoutSeconds) */
-    long low_speed_secs;         /* abort when < 1 byte/s for this long; 0 = off */
+    long low_speed_secs;         /* abort when < low_speed_bytes a second for this long; 0 = off */
+    long low_speed_bytes;        /* 0 = 1 */
     /* A URL not the API server's (an object store): PEM certificates trusted beside the system
      * roots (a BSL's caCert, --cacert), handed to libcurl as a memory blob. NULL: system roots. */
     const char *extra_ca_pem;

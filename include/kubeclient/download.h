@@ -1,6 +1,8 @@
 /* download.h: fetches a Velero artifact (log, results, resource list) through a DownloadRequest:
  * create it, watch it until status.downloadURL appears, GET the URL (Accept-Encoding: identity),
- * gunzip as a stream, delete the request. All on the loop, never blocking. */
+ * gunzip as a stream, delete the request. All on the loop, never blocking. An expired signed URL
+ * (S3: 403 "Request has expired") gets one new DownloadRequest; a store sending under
+ * KC_CAP_DL_MIN_BPS (caps.h) is given up with a message. */
 #pragma once
 #include <stddef.h>
 
@@ -39,8 +41,16 @@ typedef void (*kc_download_done_fn)(void *arg, const kc_err *err);
 
 kc_download *kc_download_start(kc_client *c, const kc_download_opts *o, kc_download_data_fn data,
                                kc_download_done_fn done, void *arg);
-/* Cancels whatever is in flight (no callback after this). NULL is a no-op. */
+/* Cancels whatever is in flight (no callback after this). NULL is a no-op. A DownloadRequest that
+ * exists (or whose create is on its way) is still deleted: that goes on from the loop on its own
+ * (kc_download_pending counts them), so every path out (Esc, quit, a deadline, a signal) leaves
+ * none behind. */
 void kc_download_free(kc_download *d);
+/* DownloadRequests of client c (NULL: any) let go by kc_download_free whose DELETE is still on its
+ * way: the program runs its loop until 0, within a short deadline, before it exits. */
+size_t kc_download_pending(const kc_client *c);
+/* Drops them without waiting (before kc_client_free; Velero expires them in time). */
+void kc_download_abandon(kc_client *c);
 kc_dl_state kc_download_state(const kc_download *d);
 const char *kc_download_state_name(kc_dl_state s);  /* "creating request", ... */
 size_t kc_download_bytes_in(const kc_download *d);  /* compressed bytes received */

@@ -112,6 +112,7 @@ typedef struct vl_run {
     int has_resource_progress;  /* status.resourceProgress present */
     vl_res_progress *resources; /* in the order given */
     size_t n_resources;
+    size_t resources_cut; /* entries of resourceProgress past KC_CAP_RESOURCE_ROWS, left out */
 } vl_run;
 
 /* What a volume keeps of its metadata. 50 000 volume objects are held at once, so a volume keeps

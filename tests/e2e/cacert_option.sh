@@ -2,7 +2,7 @@
 # cacert_option.sh: `--cacert FILE` (PEM certificates the object store is trusted with beside the
 # system roots and the BSL's caCert): a missing file or one without a PEM certificate is a usage
 # error (exit 2, one line naming the file); a PEM file is taken and stored artifacts still arrive
-# (--once fills finished runs' resources from their BackupResourceList downloads).
+# (--once --details fills finished runs' resources from their BackupResourceList downloads).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
@@ -22,7 +22,7 @@ rc=$?
     tui_fail "non-PEM --cacert: '$(cat "$TUI_DIR/err")'"
 
 printf -- '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' >"$TUI_DIR/ok.pem"
-"$VELTOP" --kubeconfig "$KC" --cacert "$TUI_DIR/ok.pem" --once --json >"$TUI_DIR/once.json" \
+"$VELTOP" --kubeconfig "$KC" --cacert "$TUI_DIR/ok.pem" --once --details --json >"$TUI_DIR/once.json" \
     2>"$TUI_DIR/err" || tui_fail "--cacert with a PEM file: $(cat "$TUI_DIR/err")"
 python3 - "$TUI_DIR/once.json" <<'PY' || tui_fail "--once --json resources differ with --cacert"
 import json, sys

@@ -40,8 +40,8 @@ tui_wait '^ +persistentvolumeclaims +.* 2 of 2 ' 5
 tui_keys q
 tui_wait_exit >/dev/null
 
-# --once --json fills `resources` the same way
-"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once --json >"$TUI_DIR/once.json" || tui_fail "--once failed"
+# --once --details --json fills `resources` the same way
+"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once --details --json >"$TUI_DIR/once.json" || tui_fail "--once failed"
 python3 - "$TUI_DIR/once.json" <<'PY' || tui_fail "--once --json resources differ from basic.yaml"
 import json, sys
 runs = {r["name"]: r for r in json.load(open(sys.argv[1]))["runs"]}

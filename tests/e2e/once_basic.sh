@@ -102,7 +102,7 @@ sed "s#$TUI_SIM_URL#http://127.0.0.1:1#" "$KC" >"$TUI_DIR/dead.kubeconfig"
 
 # help names every option; version
 "$VELTOP" --help >"$TUI_DIR/help" || tui_fail "--help failed"
-for o in --kubeconfig --context -n --namespace --cacert --demo --once --json --version --help; do
+for o in --kubeconfig --context -n --namespace --cacert --demo --once --json --details --version --help; do
     grep -q -- "$o" "$TUI_DIR/help" || tui_fail "--help does not list $o"
 done
 # a namespace with no Velero in it: the (empty) table, and a line on stderr saying so
@@ -115,9 +115,9 @@ done
 "$VELTOP" --version | grep -Eq '^veltop [0-9]+\.[0-9]+' || tui_fail "--version"
 
 # --demo runs the sim in-process
-"$VELTOP" --demo --scenario "$SCEN" --once --json >"$TUI_DIR/demo.json" || tui_fail "--demo --once"
+"$VELTOP" --demo --scenario "$SCEN" --once --details --json >"$TUI_DIR/demo.json" || tui_fail "--demo --once"
 # the demo is stock Velero (no status.resourceProgress): a finished backup's rows come from its
-# BackupResourceList artifact, sorted by resource name, with the scenario's counts
+# BackupResourceList artifact (--details), sorted by resource name, with the scenario's counts
 python3 - "$TUI_DIR/demo.json" <<'PY' || tui_fail "--demo --once --json"
 import json, sys
 d = json.load(open(sys.argv[1]))
