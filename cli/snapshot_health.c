@@ -1,6 +1,7 @@
 /* snapshot_health.c: the health and "why is it stuck?" parts of --once --json: "schedules",
  * "storageLocations", "velero", "nodeAgents" and per run "diagnosis", added to snapshot_json's
- * object (kept apart so the run snapshot stays one module). Strings are sanitised as there. */
+ * object (kept apart so the run snapshot stays one module). Strings are the server's exact text
+ * (san_utf8), as there. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@ static void sh_str(cJSON *o, const char *k, const char *v)
         cJSON_AddNullToObject(o, k);
         return;
     }
-    char *s = san_str(v);
+    char *s = san_utf8(v); /* the server's exact text: JSON escaping is its safety */
     cJSON_AddStringToObject(o, k, s);
     free(s);
 }
@@ -100,7 +101,7 @@ static void sh_diagnosis(cJSON *root, app *a, const health *h, double now, doubl
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ro, "name"));
         cJSON *arr = cJSON_AddArrayToObject(ro, "diagnosis");
         if (!kind || !name) continue;
-        /* names in the snapshot are sanitised: find the run by the same form */
+        /* names in the snapshot are the server's (invalid UTF-8 aside, which no name has) */
         const model_run *r = NULL;
         vl_kind k = strcmp(kind, "Restore") ? VL_BACKUP : VL_RESTORE;
         r = model_find_run(a->model, k, name);

@@ -396,6 +396,11 @@ size_t model_run_volumes(const model *m, const model_run *r, model_volume **out,
     return n;
 }
 
+int model_volume_unsized(const vl_volume *v)
+{
+    return v && v->bytes_total <= 0 && !vl_phase_terminal(v->phase_id);
+}
+
 void model_refresh_volumes(model *m)
 {
     for (size_t i = 0; i < m->n_runs; i++) memset(&m->runs[i]->vols, 0, sizeof(model_vol_sum));
@@ -418,6 +423,7 @@ void model_refresh_volumes(model *m)
             s->n_active++;
         else
             s->n_pending++;
+        s->n_unsized += model_volume_unsized(v->vol);
         s->bytes_done = kc_sat_add(s->bytes_done, v->vol->bytes_done);
         s->bytes_total = kc_sat_add(s->bytes_total, v->vol->bytes_total);
     }
