@@ -107,6 +107,10 @@ int main(int argc, char **argv)
     bench_pty_mark(&p);
     if (write(p.fd, "\f", 1) == 1) bench_pty_drain(&p, 500);
     int shown_newest = bench_pty_has(&p, newest), shown_vols = bench_pty_has(&p, vols);
+    if (getenv("BENCH_DUMP")) { /* BENCH_DUMP=FILE: the bytes of that repaint, to see the screen */
+        FILE *df = fopen(getenv("BENCH_DUMP"), "w");
+        if (df) fwrite(p.win, 1, p.win_len, df), fclose(df);
+    }
     long hwm = bench_proc_status_kb(p.pid, "VmHWM");
     double cpu = bench_proc_cpu(p.pid);
     bench_pty_quit(&p, NULL);

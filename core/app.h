@@ -147,7 +147,8 @@ typedef struct view {
 void view_init(view *v);
 void view_clear(view *v);
 /* Rebuilds rows from the model with the sort and filter; keeps the selection on the same run
- * (by kind and name) if still visible, else clamps the index. */
+ * (by kind and name) if still visible, else clamps the index. Until a run is chosen
+ * (view_select), the selection is a row index (0: the newest), not a run. */
 void view_rebuild(view *v, const model *m);
 void view_select(view *v, int idx); /* clamps; records the selected run's name */
 model_run *view_selected(const view *v);

@@ -615,6 +615,17 @@ void view_rebuild(view *v, const model *m)
             }
         }
     }
+    if (!v->sel_kind_name[0]) {
+        /* nothing chosen yet (no key, no f, no drill): the cursor stays on its row, the top
+         * (the newest run) at first, however many runs arrive above the one it is on; following
+         * a run the user never chose kept a run from the first page of the list selected, and
+         * the newest rows scrolled off the screen */
+        v->sel = v->n_rows ? (v->sel < 0                 ? 0
+                              : v->sel >= (int)v->n_rows ? (int)v->n_rows - 1
+                                                         : v->sel)
+                           : -1;
+        return;
+    }
     /* the followed run is gone or filtered out: keep the row index, follow what is there now */
     view_select(v, v->sel < 0 ? 0 : v->sel);
 }

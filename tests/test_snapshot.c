@@ -191,6 +191,38 @@ START_TEST(selection_follows_the_run_while_rows_move)
 }
 END_TEST
 
+/* Before any choice the cursor is on the top row, the newest run, whatever arrives above it (a
+ * first frame drawn from part of the list, then the rest); once a run is chosen it is followed.
+ * (Before: the run on top at the first rebuild was followed, and with 10 000 backups arriving
+ * in pages the newest rows ended up above the screen.) */
+START_TEST(selection_stays_on_top_until_a_run_is_chosen)
+{
+    fixture f;
+    fixture_init(&f);
+    view v;
+    view_init(&v);
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 0);
+    ck_assert_str_eq(view_selected(&v)->name, "queued-one");
+    vl_run newer[2];
+    set_run(&newer[0], VL_BACKUP, "newer", "New", VL_PH_NEW, 0, 0, 0, 0);
+    newer[0].meta.created = T0;
+    model_upsert_run(f.m, &newer[0], 101.0, T0);
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 0);
+    ck_assert_str_eq(view_selected(&v)->name, "newer");
+    view_select(&v, 0); /* chosen: from now on it is followed */
+    set_run(&newer[1], VL_BACKUP, "newest", "New", VL_PH_NEW, 0, 0, 0, 0);
+    newer[1].meta.created = T0 + 1;
+    model_upsert_run(f.m, &newer[1], 102.0, T0);
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 1);
+    ck_assert_str_eq(view_selected(&v)->name, "newer");
+    view_clear(&v);
+    fixture_done(&f);
+}
+END_TEST
+
 START_TEST(volumes_join_runs_by_label)
 {
     fixture f;
@@ -475,6 +507,7 @@ int main(void)
     tcase_add_test(tc, list_is_newest_first_and_sorts_by_name_phase_progress);
     tcase_add_test(tc, filter_matches_name_phase_and_schedule);
     tcase_add_test(tc, selection_follows_the_run_while_rows_move);
+    tcase_add_test(tc, selection_stays_on_top_until_a_run_is_chosen);
     tcase_add_test(tc, volumes_join_runs_by_label);
     tcase_add_test(tc, thousands_of_runs_are_found_and_removed_by_name);
     tcase_add_test(tc, once_json_is_exact);
