@@ -205,8 +205,10 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
     free(order);
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    char *out = xasprintf("%s\n", txt);
+    char *esc = san_json_text(txt); /* DEL and C1 escaped too: exact, never raw */
     cJSON_free(txt);
+    char *out = xasprintf("%s\n", esc);
+    free(esc);
     return out;
 }
 

@@ -130,7 +130,9 @@ char *snapshot_health_json(app *a, const char *snapshot, double now, double wall
     health_free(h);
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    char *out = xasprintf("%s\n", txt);
+    char *esc = san_json_text(txt); /* DEL and C1 escaped too: exact, never raw */
     free(txt);
+    char *out = xasprintf("%s\n", esc);
+    free(esc);
     return out;
 }

@@ -160,6 +160,26 @@ char *san_utf8(const char *s)
     return b.data;
 }
 
+char *san_json_text(const char *json)
+{
+    kc_buf b = {0};
+    const unsigned char *u = (const unsigned char *)json;
+    size_t n = strlen(json), i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && u[j] != 0x7f &&
+               !(u[j] == 0xc2 && j + 1 < n && u[j + 1] >= 0x80 && u[j + 1] <= 0x9f))
+            j++;
+        if (j > i) kc_buf_append(&b, json + i, j - i);
+        if (j >= n) break;
+        unsigned cp = u[j] == 0x7f ? 0x7f : u[j + 1];
+        kc_buf_printf(&b, "\\u%04x", cp);
+        i = j + (u[j] == 0x7f ? 1 : 2);
+    }
+    kc_buf_cstr(&b);
+    return b.data;
+}
+
 char *san_str(const char *s)
 {
     kc_buf b = {0};

@@ -33,5 +33,10 @@ void san_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * encoding/json (and so kube-apiserver) writes it, since JSON text must be UTF-8 (RFC 8259) and
  * cJSON copies bytes >= 0x80 through unchecked. NULL -> NULL; malloc'd. */
 char *san_utf8(const char *s);
+/* JSON text printed by cJSON (which escapes C0 controls, quotes and backslashes) with what it
+ * leaves raw escaped as well: DEL and the C1 controls (U+0080-U+009F, an 8-bit CSI among them)
+ * become \u007f, \u0080..., so the JSON carries them exactly and a terminal it is printed to
+ * never sees them raw. Only inside strings can they occur. malloc'd. */
+char *san_json_text(const char *json);
 /* Terminal columns of an already safe string. */
 int san_width(const char *safe);

@@ -75,6 +75,11 @@ START_TEST(json_text_is_exact_but_valid_utf8)
     char *s = san_utf8(exact);
     ck_assert_str_eq(s, exact);
     free(s);
+    /* what cJSON prints raw, escaped: DEL and the C1 controls (an 8-bit CSI), nothing else */
+    s = san_json_text("{\"a\":\"x\x7fy\xc2\x9b"
+                      "2J\xc2\xa0\xc3\xa9\"}");
+    ck_assert_str_eq(s, "{\"a\":\"x\\u007fy\\u009b2J\xc2\xa0\xc3\xa9\"}");
+    free(s);
     s = san_utf8("a\xff\xc3(\xe2\x82\xed\xa0\x80z");
     ck_assert_str_eq(
         s,

@@ -399,12 +399,14 @@ END_TEST
 
 /* JSON carries the server's exact text: a failure reason with a newline, an ESC sequence and
  * quotes comes back equal when parsed (before: sanitised to "^J", "^[" in the JSON); a byte of
- * invalid UTF-8 becomes U+FFFD, so the output stays UTF-8. The table stays sanitised. */
+ * invalid UTF-8 becomes U+FFFD, so the output stays UTF-8; DEL and a C1 CSI are JSON escapes,
+ * never raw bytes. The table stays sanitised. */
 START_TEST(once_json_strings_are_exact)
 {
-    const char *why = "upload failed:\n\x1b[31mrpc error\x1b[0m: \"quoted\" \\ path\t\xff end";
-    const char *want =
-        "upload failed:\n\x1b[31mrpc error\x1b[0m: \"quoted\" \\ path\t\xef\xbf\xbd end";
+    const char *why =
+        "upload failed:\n\x1b[31mrpc error\x1b[0m: \"quoted\" \\ path\t\xff \xc2\x9b\x7f end";
+    const char *want = "upload failed:\n\x1b[31mrpc error\x1b[0m: \"quoted\" \\ "
+                       "path\t\xef\xbf\xbd \xc2\x9b\x7f end";
     vl_run run;
     set_run(&run, VL_BACKUP, "nightly-\x1b]0;x\x07", "Failed", VL_PH_FAILED, T0 - 60, T0 - 50, 1,
             2);
@@ -412,7 +414,10 @@ START_TEST(once_json_strings_are_exact)
     model *m = model_new();
     model_upsert_run(m, &run, 100.0, T0);
     char *j = snapshot_json(m, "c", "s", "velero", T0);
-    ck_assert_ptr_null(strchr(j, '\x1b')); /* escaped: \u001b */
+    ck_assert_ptr_null(strchr(j, '\x1b'));     /* escaped: \u001b */
+    ck_assert_ptr_null(strchr(j, '\x7f'));     /* \u007f */
+    ck_assert_ptr_null(strstr(j, "\xc2\x9b")); /* \u009b */
+    ck_assert_ptr_nonnull(strstr(j, "\\u009b\\u007f end"));
     ck_assert_ptr_null(strstr(j, "^["));
     cJSON *root = cJSON_Parse(j);
     ck_assert_ptr_nonnull(root);
