@@ -24,9 +24,13 @@ static list_state *list_of(ui_screen *s)
     return s->data;
 }
 
+/* After the user acted on the list (moved, filtered, sorted, opened a run): the selected run is
+ * now chosen, and followed while rows move (view_rebuild). */
 static void list_sync_current(ui *u)
 {
-    model_run *r = view_selected(ui_view(u));
+    view *v = ui_view(u);
+    if (v->sel >= 0) view_select(v, v->sel);
+    model_run *r = view_selected(v);
     if (r) ui_set_current_run(u, r->kind, r->name);
 }
 
@@ -67,9 +71,9 @@ static int list_bottom(ui *u, ui_screen *s)
 static int list_open(ui *u, ui_screen *s)
 {
     (void)s;
+    list_sync_current(u);
     model_run *r = view_selected(ui_view(u));
     if (!r) return UI_NOTHING;
-    ui_set_current_run(u, r->kind, r->name);
     ui_open(u, UI_S_DETAIL, s, r->kind, r->name);
     return UI_REDRAW;
 }
