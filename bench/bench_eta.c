@@ -1,9 +1,18 @@
 /* bench_eta.c: how right is the run's ETA? veltop-sim's controller runs in-process over simulated
  * time (simctl_advance, 1 s steps), its objects go through the real decoders into veltop's real
  * model and estimators as the watches would bring them, and the run ETA an operator would see
- * (runeta.h) is sampled every simulated second and compared with the run's real end (its
- * completionTimestamp). Beside it, three baselines over the item counter alone: today's items-only
- * ETA (the estimator's), the average since the start, and an exponential moving average.
+ * (the run answer, answer.h: an estimate, a lower bound or none, as every surface renders it) is
+ * sampled every simulated second and compared with the run's real end (its completionTimestamp).
+ * Beside it, three baselines over the item counter alone: today's items-only ETA (the
+ * estimator's), the average since the start, and an exponential moving average.
+ *
+ * Round 5 adds: the share of the lower bounds shown that hold (the run ended no sooner); ETAs
+ * shown while the run is stalled (by the answer, and by the sim's truth: nothing it waits on moved
+ * for 40 s) or the data is stale (the same answer with the data marked stale); a history case
+ * (how far the schedule's history moves the ETA from the live projection, from 30 % of the run
+ * on, while the live parts are sized and moving); and the estimates' error over what can be
+ * foreseen, with the samples before an unannounced change of pace or before the run's volumes
+ * exist reported apart.
  *
  * Per scenario: median and p90 of |predicted end - real end| / time left over the samples from
  * 20 % to 90 % of the run (and from 10 %); a blank ETA counts as "ends now" (error 100 %); blank
@@ -16,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "answer.h"
 #include "app.h"
 #include "benchutil.h"
 #include "kubeclient/util.h"
@@ -28,9 +38,11 @@
 
 typedef struct bscn {
     const char *name, *what;
-    const char *kind; /* "Backup" or "Restore" */
-    char *yaml;       /* built below */
-    double step_at;   /* s after the start of a lasting rate change to adapt to; 0 none */
+    const char *kind;    /* "Backup" or "Restore" */
+    char *yaml;          /* built below */
+    double step_at;      /* s after the start of a lasting rate change to adapt to; 0 none */
+    double unseen_until; /* s after the start of the last unannounced change of pace; 0 none */
+    int history_case;    /* the history-vs-live check applies (its live parts are all items) */
 } bscn;
 
 /* Comparisons, not in the set's figures (named in brackets): the scheduled run without its
@@ -75,87 +87,137 @@ static char *history_runs(void)
     return kc_buf_cstr(&b);
 }
 
+/* The issue's sticky prior: a nightly without volumes whose earlier runs took ~50 s (299 items at
+ * 6/s) while this one goes at 24/s (~12 s). */
+static char *fast_nightly(void)
+{
+    kc_buf b = {0};
+    char line[1024];
+    const char *res = "    resources:\n      - {name: configmaps, items: 180}\n"
+                      "      - {name: secrets, items: 80}\n      - {name: pods, items: 39}\n";
+    for (int d = 7; d >= 1; d--) {
+        snprintf(line, sizeof line,
+                 "  - kind: backup\n    name: quick-%d\n    start: -%dd\n    schedule: quick\n"
+                 "    rate: 6\n    jitter: 0.1\n%s",
+                 d, d, res);
+        kc_buf_append(&b, line, strlen(line));
+    }
+    snprintf(line, sizeof line,
+             "  - kind: backup\n    name: target\n    schedule: quick\n    rate: 24\n"
+             "    jitter: 0.1\n%s",
+             res);
+    kc_buf_append(&b, line, strlen(line));
+    char *body = kc_buf_cstr(&b);
+    char *y = xasprintf("runs:\n%s", body);
+    free(body);
+    return y;
+}
+
 static void scenarios_build(bscn *s, size_t *n)
 {
     size_t k = 0;
-    s[k++] = (bscn){"items-only", "3000 items at 4/s, jitter 30 %", "Backup",
+    s[k++] = (bscn){"items-only",
+                    "3000 items at 4/s, jitter 30 %",
+                    "Backup",
                     xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 4\n"
                             "    jitter: 0.3\n    resources:\n"
                             "      - {name: pods, items: 1000}\n"
                             "      - {name: configmaps, items: 1000}\n"
                             "      - {name: secrets, items: 1000}\n"),
+                    0,
+                    0,
                     0};
-    s[k++] =
-        (bscn){"pod-volumes-gate", "600 items in 60 s; PVBs 6Gi, 2Gi, 1Gi gate the end", "Backup",
-               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
-                       "    jitter: 0.15\n    resources:\n"
-                       "      - {name: pods, items: 200}\n"
-                       "      - {name: configmaps, items: 400}\n    volumes:\n"
-                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
-                       "size: 6Gi, rate: 10Mi}\n"
-                       "      - {pod: es-0, namespace: shop, volume: data, uploader: kopia, "
-                       "size: 2Gi, rate: 8Mi}\n"
-                       "      - {pod: mq-0, namespace: shop, volume: data, uploader: restic, "
-                       "size: 1Gi, rate: 4Mi}\n"),
-               0};
-    s[k++] =
-        (bscn){"data-mover-after-items", "items 120 s, PVB 1Gi; DataUpload 12Gi after", "Backup",
-               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
-                       "    jitter: 0.1\n    resources:\n"
-                       "      - {name: pods, items: 100}\n"
-                       "      - {name: secrets, items: 500}\n    volumes:\n"
-                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
-                       "size: 1Gi, rate: 10Mi}\n"
-                       "      - {pvc: orders, namespace: shop, uploader: datamover, "
-                       "size: 12Gi, rate: 20Mi}\n"),
-               0};
-    s[k++] =
-        (bscn){"rate-30%-then-3x", "2000 items + PVB 4Gi; x0.3 from 2 min, x3 from 5 min", "Backup",
-               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
-                       "    pace: [{at: 120, factor: 0.3}, {at: 300, factor: 3}]\n"
-                       "    resources:\n"
-                       "      - {name: pods, items: 1000}\n"
-                       "      - {name: configmaps, items: 1000}\n    volumes:\n"
-                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
-                       "size: 4Gi, rate: 8Mi}\n"),
-               300};
-    s[k++] =
-        (bscn){"volume-pauses-2m", "restore: 100 items; PVR 3Gi pauses 120 s at 40 %", "Restore",
-               xstrdup("runs:\n  - kind: backup\n    name: src\n    start: -1d\n"
-                       "    resources:\n      - {name: pods, items: 10}\n"
-                       "  - kind: restore\n    name: target\n    backup: src\n    rate: 20\n"
-                       "    resources:\n      - {name: pods, items: 100}\n    volumes:\n"
-                       "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
-                       "size: 3Gi, rate: 10Mi, stall_after: 0.4, stall_for: 120}\n"),
-               0};
-    s[k++] =
-        (bscn){"volumes-start-late", "2000 items, then pods: 4 PVBs of 1.5Gi from ~200 s", "Backup",
-               xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
-                       "    jitter: 0.1\n    resources:\n"
-                       "      - {name: configmaps, items: 1500}\n"
-                       "      - {name: secrets, items: 500}\n"
-                       "      - {name: pods, items: 50}\n    volumes:\n"
-                       "      - {pod: a-0, namespace: shop, volume: d, uploader: kopia, size: "
-                       "1536Mi, rate: 6Mi}\n"
-                       "      - {pod: b-0, namespace: shop, volume: d, uploader: kopia, size: "
-                       "1536Mi, rate: 6Mi}\n"
-                       "      - {pod: c-0, namespace: shop, volume: d, uploader: kopia, size: "
-                       "1536Mi, rate: 6Mi}\n"
-                       "      - {pod: d-0, namespace: shop, volume: d, uploader: kopia, size: "
-                       "1536Mi, rate: 6Mi}\n"),
-               0};
+    s[k++] = (bscn){"pod-volumes-gate",
+                    "600 items in 60 s; PVBs 6Gi, 2Gi, 1Gi gate the end",
+                    "Backup",
+                    xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
+                            "    jitter: 0.15\n    resources:\n"
+                            "      - {name: pods, items: 200}\n"
+                            "      - {name: configmaps, items: 400}\n    volumes:\n"
+                            "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                            "size: 6Gi, rate: 10Mi}\n"
+                            "      - {pod: es-0, namespace: shop, volume: data, uploader: kopia, "
+                            "size: 2Gi, rate: 8Mi}\n"
+                            "      - {pod: mq-0, namespace: shop, volume: data, uploader: restic, "
+                            "size: 1Gi, rate: 4Mi}\n"),
+                    0,
+                    0,
+                    0};
+    s[k++] = (bscn){"data-mover-after-items",
+                    "items 120 s, PVB 1Gi; DataUpload 12Gi after",
+                    "Backup",
+                    xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
+                            "    jitter: 0.1\n    resources:\n"
+                            "      - {name: pods, items: 100}\n"
+                            "      - {name: secrets, items: 500}\n    volumes:\n"
+                            "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                            "size: 1Gi, rate: 10Mi}\n"
+                            "      - {pvc: orders, namespace: shop, uploader: datamover, "
+                            "size: 12Gi, rate: 20Mi}\n"),
+                    0,
+                    0,
+                    0};
+    s[k++] = (bscn){"rate-30%-then-3x",
+                    "2000 items + PVB 4Gi; x0.3 from 2 min, x3 from 5 min",
+                    "Backup",
+                    xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
+                            "    pace: [{at: 120, factor: 0.3}, {at: 300, factor: 3}]\n"
+                            "    resources:\n"
+                            "      - {name: pods, items: 1000}\n"
+                            "      - {name: configmaps, items: 1000}\n    volumes:\n"
+                            "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                            "size: 4Gi, rate: 8Mi}\n"),
+                    300,
+                    300,
+                    0};
+    s[k++] = (bscn){"volume-pauses-2m",
+                    "restore: 100 items; PVR 3Gi pauses 120 s at 40 %",
+                    "Restore",
+                    xstrdup("runs:\n  - kind: backup\n    name: src\n    start: -1d\n"
+                            "    resources:\n      - {name: pods, items: 10}\n"
+                            "  - kind: restore\n    name: target\n    backup: src\n    rate: 20\n"
+                            "    resources:\n      - {name: pods, items: 100}\n    volumes:\n"
+                            "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
+                            "size: 3Gi, rate: 10Mi, stall_after: 0.4, stall_for: 120}\n"),
+                    0,
+                    0,
+                    0};
+    s[k++] = (bscn){"volumes-start-late",
+                    "2000 items, then pods: 4 PVBs of 1.5Gi from ~200 s",
+                    "Backup",
+                    xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
+                            "    jitter: 0.1\n    resources:\n"
+                            "      - {name: configmaps, items: 1500}\n"
+                            "      - {name: secrets, items: 500}\n"
+                            "      - {name: pods, items: 50}\n    volumes:\n"
+                            "      - {pod: a-0, namespace: shop, volume: d, uploader: kopia, size: "
+                            "1536Mi, rate: 6Mi}\n"
+                            "      - {pod: b-0, namespace: shop, volume: d, uploader: kopia, size: "
+                            "1536Mi, rate: 6Mi}\n"
+                            "      - {pod: c-0, namespace: shop, volume: d, uploader: kopia, size: "
+                            "1536Mi, rate: 6Mi}\n"
+                            "      - {pod: d-0, namespace: shop, volume: d, uploader: kopia, size: "
+                            "1536Mi, rate: 6Mi}\n"),
+                    0,
+                    0,
+                    0};
     char *vols = many_small_volumes();
-    s[k++] = (bscn){"many-small-volumes", "500 items; 40 PVBs of 20-400Mi at 1-3Mi/s", "Backup",
+    s[k++] = (bscn){"many-small-volumes",
+                    "500 items; 40 PVBs of 20-400Mi at 1-3Mi/s",
+                    "Backup",
                     xasprintf("runs:\n  - kind: backup\n    name: target\n    rate: 10\n"
                               "    jitter: 0.1\n    resources:\n"
                               "      - {name: pods, items: 100}\n"
                               "      - {name: configmaps, items: 400}\n    volumes:\n%s",
                               vols),
+                    0,
+                    0,
                     0};
     free(vols);
     char *hist = history_runs();
     s[k++] = (bscn){"scheduled-with-history",
-                    "7 earlier runs of its schedule; 1200 items then a PVB 3Gi", "Backup",
+                    "7 earlier runs of its schedule; 1200 items then a PVB 3Gi",
+                    "Backup",
                     xasprintf("runs:\n%s  - kind: backup\n    name: target\n    schedule: nightly\n"
                               "    rate: 6\n    jitter: 0.1\n    resources:\n"
                               "      - {name: configmaps, items: 1200}\n"
@@ -163,18 +225,33 @@ static void scenarios_build(bscn *s, size_t *n)
                               "      - {pod: db-0, namespace: shop, volume: data, uploader: "
                               "kopia, size: 3Gi, rate: 8Mi}\n",
                               hist),
+                    0,
+                    0,
                     0};
     free(hist);
+    s[k++] = (bscn){"history-much-longer",
+                    "no volumes; 7 earlier runs ~50 s, this one 299 items at 24/s",
+                    "Backup",
+                    fast_nightly(),
+                    0,
+                    0,
+                    1};
     /* the same run without its history: what the prior is worth */
-    s[k++] = (bscn){BSCN_CONTROL, "the scheduled run alone (no earlier runs)", "Backup",
+    s[k++] = (bscn){BSCN_CONTROL,
+                    "the scheduled run alone (no earlier runs)",
+                    "Backup",
                     xstrdup("runs:\n  - kind: backup\n    name: target\n    schedule: nightly\n"
                             "    rate: 6\n    jitter: 0.1\n    resources:\n"
                             "      - {name: configmaps, items: 1200}\n"
                             "      - {name: pods, items: 40}\n    volumes:\n"
                             "      - {pod: db-0, namespace: shop, volume: data, uploader: "
                             "kopia, size: 3Gi, rate: 8Mi}\n"),
+                    0,
+                    0,
                     0};
-    s[k++] = (bscn){"(rate-30%-stays)", "as rate-30%-then-3x, the x0.3 from 2 min lasts", "Backup",
+    s[k++] = (bscn){"(rate-30%-stays)",
+                    "as rate-30%-then-3x, the x0.3 from 2 min lasts",
+                    "Backup",
                     xstrdup("runs:\n  - kind: backup\n    name: target\n    rate: 5\n"
                             "    pace: [{at: 120, factor: 0.3}]\n"
                             "    resources:\n"
@@ -182,7 +259,9 @@ static void scenarios_build(bscn *s, size_t *n)
                             "      - {name: configmaps, items: 1000}\n    volumes:\n"
                             "      - {pod: pg-0, namespace: shop, volume: data, uploader: kopia, "
                             "size: 4Gi, rate: 8Mi}\n"),
-                    120};
+                    120,
+                    120,
+                    0};
     *n = k;
 }
 
@@ -282,8 +361,14 @@ static void drain(simstore_watch **w, heldset *h, model *m, double now, double w
 typedef struct sample {
     double t;                     /* cluster time */
     double ours, items, avg, ema; /* predicted seconds left; < 0 blank */
-    int stalled, bound;
-    double last_move; /* time anything the run waits on last changed (the sim's truth) */
+    int stalled, bound;           /* the answer: stalled yes; the ETA a lower bound */
+    double last_move;  /* time anything the run waits on last changed (the sim's truth) */
+    ans_eta_kind kind; /* what the answer shows */
+    int caveat;        /* an estimate that may grow (eta_caveat) */
+    int stale_eta;     /* the same answer on data marked stale showed an ETA */
+    int nvol;          /* the run's volumes that exist at t */
+    double live;       /* the live projection (the critical path without the history) */
+    int sized_moving;  /* every live part sized and moving */
 } sample;
 
 typedef struct result {
@@ -300,6 +385,17 @@ typedef struct result {
     double est_med, est_p90;   /* over the samples that were estimates (not bounds) */
     double adapt_in;           /* s after step_at from which the ETA stays within 10 %; -1 n/a */
     double adapt_first;        /* s after step_at of the first ETA within 10 %; -1 n/a */
+    /* round 5 */
+    int bounds, bounds_hold;     /* lower bounds shown (from 20 %), and those the end kept */
+    int caveats, caveats_sooner; /* estimates that may grow, and those the run ended before */
+    int eta_stalled, eta_truth_stalled, eta_stale;     /* ETAs shown while stalled / stale */
+    int n_truth_stalled;                               /* samples with 40 s without any move */
+    double fore_med, fore_p90, unfore_med, unfore_p90; /* estimates: foreseeable or not */
+    int n_fore, n_unfore;
+    int hist_n, hist_over; /* history case: samples from 30 %, sized and moving; > 20 % off */
+    double hist_max;       /* the largest |ETA - live| / live there */
+    double hist_at30;      /* ETA and live projection at the first such sample */
+    double hist_live30, hist_t30;
 } result;
 
 static double rel_err(double left_pred, double t, double end)
@@ -453,6 +549,86 @@ static void summarise(const sample *s, int n, double start, double end, int pool
         if (s[i].ours < 0 && !s[i].stalled && end - s[i].t > 10) r->blank++;
 }
 
+/* Round 5's figures, pooled over the set as well. */
+static dvec pool_fore, pool_unfore;
+static int pool_bounds, pool_bounds_hold, pool_caveats, pool_caveats_sooner;
+static int pool_eta_stalled, pool_eta_truth_stalled, pool_eta_stale;
+
+/* Samples no one could foresee the end from: before the last unannounced change of pace, before
+ * a pause ends (the first move after 30 s without any), before all of the run's volumes
+ * exist. */
+static void round5(const sample *s, int n, double start, double end, const bscn *sc, int pooled,
+                   result *r)
+{
+    int nvol_final = 0;
+    double pause_at = INFINITY, resumed = INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (s[i].nvol > nvol_final) nvol_final = s[i].nvol;
+        if (!isfinite(pause_at) && s[i].t - s[i].last_move >= 30) pause_at = s[i].last_move;
+        if (isfinite(pause_at) && !isfinite(resumed) && s[i].last_move > pause_at)
+            resumed = s[i].last_move;
+    }
+    dvec fore = {0}, unfore = {0};
+    int hist_first = 1;
+    r->hist_max = NAN;
+    for (int i = 0; i < n; i++) {
+        double f = (s[i].t - start) / (end - start);
+        int shown = s[i].kind != ANS_ETA_NONE;
+        /* no ETA while stalled or stale, over the whole run */
+        if (shown && s[i].stalled) r->eta_stalled++;
+        if (s[i].t - s[i].last_move >= 40) {
+            r->n_truth_stalled++;
+            if (shown) r->eta_truth_stalled++;
+        }
+        if (s[i].stale_eta) r->eta_stale++;
+        if (f >= 0.3 && sc->history_case && shown && s[i].sized_moving && s[i].live > 0) {
+            double off = fabs(s[i].ours - s[i].live) / s[i].live;
+            r->hist_n++;
+            if (off > 0.2 + 1e-9) r->hist_over++; /* 20 % itself is within */
+            if (isnan(r->hist_max) || off > r->hist_max) r->hist_max = off;
+            if (hist_first) {
+                r->hist_t30 = s[i].t - start;
+                r->hist_at30 = s[i].ours;
+                r->hist_live30 = s[i].live;
+                hist_first = 0;
+            }
+        }
+        if (f < 0.2 || f > 0.9 || !shown) continue;
+        if (s[i].kind == ANS_ETA_BOUND) {
+            r->bounds++;
+            /* a promise: the run ends no sooner (1 s: the sampling grid) */
+            if (end >= s[i].t + s[i].ours - 1) r->bounds_hold++;
+            continue;
+        }
+        double err = rel_err(s[i].ours, s[i].t, end);
+        if (s[i].caveat) {
+            r->caveats++;
+            if (end < s[i].t + s[i].ours - 1) r->caveats_sooner++;
+        }
+        /* before a pause ends, neither it nor its length was announced */
+        int unseen = s[i].t - start < sc->unseen_until || (isfinite(resumed) && s[i].t < resumed) ||
+                     s[i].nvol < nvol_final;
+        dvec_add(unseen ? &unfore : &fore, err);
+        if (pooled) dvec_add(unseen ? &pool_unfore : &pool_fore, err);
+    }
+    r->n_fore = (int)fore.n;
+    r->n_unfore = (int)unfore.n;
+    r->fore_med = dvec_pct(&fore, 50);
+    r->fore_p90 = dvec_pct(&fore, 90);
+    r->unfore_med = dvec_pct(&unfore, 50);
+    r->unfore_p90 = dvec_pct(&unfore, 90);
+    free(fore.v);
+    free(unfore.v);
+    if (!pooled) return;
+    pool_bounds += r->bounds;
+    pool_bounds_hold += r->bounds_hold;
+    pool_caveats += r->caveats;
+    pool_caveats_sooner += r->caveats_sooner;
+    pool_eta_stalled += r->eta_stalled;
+    pool_eta_truth_stalled += r->eta_truth_stalled;
+    pool_eta_stale += r->eta_stale;
+}
+
 /* The newest change time of what run r waits on, as the objects say (the truth for stalls). */
 static double truth_last_move(const model *m, const model_run *mr, double prev, double t,
                               uint64_t *sig)
@@ -470,6 +646,27 @@ static double truth_last_move(const model *m, const model_run *mr, double prev, 
         return t;
     }
     return prev;
+}
+
+/* The live projection of the run's end from its parts (runeta's critical path before the
+ * history's prior: max(items, pod volumes), then the data movers, then Finalizing), and whether
+ * every live part is sized and moving. */
+static double live_projection(const run_answer *a, int *sized_moving)
+{
+    const re_stage *it = &a->part[RE_ITEMS], *pv = &a->part[RE_PODVOLS],
+                   *dm = &a->part[RE_DATAMOVER], *fin = &a->part[RE_FINAL];
+    *sized_moving = it->state == RE_ACTIVE && it->total > 0 && it->rate > 0;
+    double pass = it->state == RE_DONE ? 0 : it->eta;
+    if (pv->state != RE_ABSENT && pv->state != RE_DONE) {
+        if (pv->eta > pass) pass = pv->eta;
+        *sized_moving &= pv->state == RE_ACTIVE && !pv->n_unknown && !pv->n_stalled;
+    }
+    double end = pass;
+    if (dm->state != RE_ABSENT && dm->state != RE_DONE) {
+        if (dm->eta + RE_OPS_SYNC_S / 2 > end) end = dm->eta + RE_OPS_SYNC_S / 2;
+        *sized_moving &= dm->state == RE_ACTIVE && !dm->n_unknown && !dm->n_stalled;
+    }
+    return pass < 0 ? -1 : end + (fin->eta > 0 ? fin->eta : 0);
 }
 
 static int run_scenario(const bscn *sc, unsigned seed, result *res)
@@ -531,8 +728,16 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
         if (!vl_phase_active(x->phase_id) || x->started <= 0) continue;
         if (start < 0) start = x->started;
         model_refresh_volumes(m);
-        runeta e;
-        runeta_compute(m, mr, now, t, &e);
+        /* the run answer, as every surface renders it (no health, no log: the sim's truth only
+         * through the objects; fresh data, nothing missing) */
+        ans_ctx ac = {.m = m, .now = now, .wall = t};
+        run_answer a;
+        answer_run(&ac, mr, &a);
+        ans_ctx stale = ac;
+        stale.stale = 1;
+        stale.stale_for = 30;
+        run_answer as;
+        answer_run(&stale, mr, &as);
         last_move = truth_last_move(m, mr, last_move, t, &sig);
         /* baselines over the item counter: the estimator's ETA (items only: "-" once the items
          * are done), the average since the start, an EMA of the per-second rate (tau 30 s) */
@@ -548,9 +753,14 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
         prev_done = x->items_done;
         sample *p = &s[n++];
         p->t = t;
-        p->ours = e.stalled ? -1 : e.eta;
-        p->bound = e.bound;
-        p->stalled = e.stalled;
+        p->kind = a.eta_kind;
+        p->ours = a.eta_kind != ANS_ETA_NONE ? a.eta : -1;
+        p->bound = a.eta_kind == ANS_ETA_BOUND;
+        p->caveat = a.eta_kind == ANS_ETA_ESTIMATE && a.eta_caveat;
+        p->stalled = a.stalled == ANS_YES;
+        p->stale_eta = as.eta_kind != ANS_ETA_NONE;
+        p->nvol = a.n_volumes;
+        p->live = live_projection(&a, &p->sized_moving);
         p->last_move = last_move;
         p->items = model_run_eta(mr, now);
         p->avg = left_items > 0 && avg > 0 ? left_items / avg : -1;
@@ -562,6 +772,7 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
     }
     summarise(s, n, start, end, !bscn_control(sc), sc->name, res);
     adaptation(s, n, start, end, sc->step_at, res);
+    round5(s, n, start, end, sc, !bscn_control(sc), res);
     /* stalls: a flag while something moved in the last 3 byte intervals (30 s) is a false
      * stall; each flagged stretch counts from the last move; a stretch of 45 s without a move
      * that is never flagged is a missed stall */
@@ -699,6 +910,57 @@ int main(int argc, char **argv)
         "out): median %.1f%%, p90 %.1f%%\n",
         pool_claims.n, pool_below.n, 100 * dvec_pct(&pool_claims, 50),
         100 * dvec_pct(&pool_claims, 90));
+
+    /* round 5: what the surfaces show (the run answer) */
+    printf("\n# round 5, the run answer as the surfaces show it, from 20 %% of each run on: "
+           "estimates over what can be foreseen med/p90 [samples] and over what cannot (before an "
+           "unannounced change of pace or the end of a pause, before the run's volumes exist); "
+           "lower bounds "
+           "shown / holding; estimates that may grow (caveat) / the run ended before them; ETAs "
+           "shown (whole run) while the answer says stalled / nothing moved for 40 s / the data "
+           "is stale\n");
+    printf("%-24s | %-24s | %-24s | %-11s | %-11s | %s\n", "scenario", "foreseeable est.",
+           "unforeseeable est.", "bounds/hold", "caveat/less", "ETA stalled/40s/stale");
+    for (size_t i = 0; i < ns; i++) {
+        const result *x = &r[i];
+        printf("%-24s | %s / %s [%4d] | %s / %s [%4d] | %5d %5d | %5d %5d | %d / %d (of %d) / %d\n",
+               sc[i].name, pct(x->fore_med), pct(x->fore_p90), x->n_fore, pct(x->unfore_med),
+               pct(x->unfore_p90), x->n_unfore, x->bounds, x->bounds_hold, x->caveats,
+               x->caveats_sooner, x->eta_stalled, x->eta_truth_stalled, x->n_truth_stalled,
+               x->eta_stale);
+    }
+    double fm = dvec_pct(&pool_fore, 50), fp = dvec_pct(&pool_fore, 90);
+    printf("set: estimates over what can be foreseen (%zu samples): median %.1f%% (target <= 10%%) "
+           "%s, p90 %.1f%% (target <= 10%%) %s; over what cannot (%zu samples, no target): median "
+           "%.1f%%, p90 %.1f%%\n",
+           pool_fore.n, 100 * fm, bench_verdict(fm <= 0.10), 100 * fp, bench_verdict(fp <= 0.10),
+           pool_unfore.n, 100 * dvec_pct(&pool_unfore, 50), 100 * dvec_pct(&pool_unfore, 90));
+    if (pool_bounds)
+        printf("set: lower bounds shown %d, holding %d = %.1f%% (target >= 99%%) %s\n", pool_bounds,
+               pool_bounds_hold, 100.0 * pool_bounds_hold / pool_bounds,
+               bench_verdict(pool_bounds_hold >= 0.99 * pool_bounds));
+    else
+        printf("set: lower bounds shown 0 (the answer gives none: every ETA is an estimate) "
+               "(target >= 99%% hold) ok\n");
+    printf("set: estimates that may grow (caveat) %d, the run ended before %d of them (%.1f%%)\n",
+           pool_caveats, pool_caveats_sooner,
+           pool_caveats ? 100.0 * pool_caveats_sooner / pool_caveats : 0.0);
+    printf("set: ETAs shown while the answer says stalled %d, while nothing moved for 40 s %d, "
+           "while the data is stale %d (target 0) %s\n",
+           pool_eta_stalled, pool_eta_truth_stalled, pool_eta_stale,
+           bench_verdict(!pool_eta_stalled && !pool_eta_truth_stalled && !pool_eta_stale));
+    for (size_t i = 0; i < ns; i++) {
+        const result *x = &r[i];
+        if (!sc[i].history_case) continue;
+        printf("history case %s (%.0f s run): from 30 %% on, %d samples with the live parts sized "
+               "and moving, %d more than 20 %% from the live projection, at most %.1f%% (target "
+               "<= 20 %%) %s; at %.0f s the ETA %.1f s, live %.1f s\n",
+               sc[i].name, x->dur, x->hist_n, x->hist_over, 100 * x->hist_max,
+               bench_verdict(x->hist_n > 0 && x->hist_over == 0), x->hist_t30, x->hist_at30,
+               x->hist_live30);
+    }
+    free(pool_fore.v);
+    free(pool_unfore.v);
     free(pool_below.v);
     free(pool_above.v);
     free(pool_claims.v);

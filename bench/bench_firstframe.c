@@ -110,6 +110,14 @@ int main(int argc, char **argv)
     bench_pty_mark(&p);
     if (write(p.fd, "\f", 1) == 1) bench_pty_drain(&p, 500);
     int shown_newest = bench_pty_has(&p, newest), shown_vols = bench_pty_has(&p, vols);
+    /* the first run name of the repaint: the top row, to say what is there instead */
+    char top[32] = "?";
+    const char *tp = memmem(p.win, p.win_len, "nightly-", 8);
+    if (tp && (size_t)(p.win + p.win_len - tp) >= 13) snprintf(top, sizeof top, "%.13s", tp);
+    if (getenv("BENCH_DUMP")) { /* BENCH_DUMP=FILE: the bytes of that repaint, to see the screen */
+        FILE *df = fopen(getenv("BENCH_DUMP"), "w");
+        if (df) fwrite(p.win, 1, p.win_len, df), fclose(df);
+    }
     long hwm = bench_proc_status_kb(p.pid, "VmHWM");
     double cpu = bench_proc_cpu(p.pid);
     bench_pty_quit(&p, NULL);
@@ -126,9 +134,10 @@ int main(int argc, char **argv)
         printf("%s: full frame (all listed, lamp live) in %.3f s, veltop CPU %.2f s (target <= "
                "0.5) %s\n",
                what, when[1], cpu_live, bench_verdict(when[1] <= 0.5));
-    printf("%s: after it (Ctrl-L repaint) the newest row %s, its volume bytes %s\n", what,
+    printf("%s: after it (Ctrl-L repaint) the newest row %s, its volume bytes %s%s%s\n", what,
            shown_newest ? "is on screen" : "is NOT on screen",
-           shown_vols ? "on screen" : "NOT on screen");
+           shown_vols ? "on screen" : "NOT on screen",
+           shown_newest ? "" : "; the top row: ", shown_newest ? "" : top);
     printf("%s: peak RSS (VmHWM) %.1f MB (target <= 40) %s\n", what, peak_mb,
            bench_verdict(hwm > 0 && peak_mb <= 40));
 

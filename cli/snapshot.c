@@ -41,7 +41,7 @@ static void snapshot_add_str(cJSON *o, const char *k, const char *v)
         cJSON_AddNullToObject(o, k);
         return;
     }
-    char *s = san_str(v);
+    char *s = san_utf8(v); /* the server's exact text: JSON escaping is its safety */
     cJSON_AddStringToObject(o, k, s);
     free(s);
 }
@@ -238,7 +238,10 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
             snapshot_add_str(vo, "uploader", v->uploader);
             snapshot_add_str(vo, "phase", v->phase);
             cJSON_AddNumberToObject(vo, "bytesDone", (double)v->bytes_done);
-            cJSON_AddNumberToObject(vo, "bytesTotal", (double)v->bytes_total);
+            if (model_volume_unsized(v)) /* not sized yet: unknown, not 0 */
+                cJSON_AddNullToObject(vo, "bytesTotal");
+            else
+                cJSON_AddNumberToObject(vo, "bytesTotal", (double)v->bytes_total);
             cJSON_AddItemToArray(vols, vo);
         }
         free(vv);
@@ -247,8 +250,10 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
     free(order);
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    char *out = xasprintf("%s\n", txt);
+    char *esc = san_json_text(txt); /* DEL and C1 escaped too: exact, never raw */
     cJSON_free(txt);
+    char *out = xasprintf("%s\n", esc);
+    free(esc);
     return out;
 }
 

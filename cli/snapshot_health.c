@@ -1,6 +1,7 @@
 /* snapshot_health.c: the health and "why is it stuck?" parts of --once --json: "schedules",
  * "storageLocations", "velero", "nodeAgents" and per run "diagnosis", added to snapshot_json's
- * object (kept apart so the run snapshot stays one module). Strings are sanitised as there. */
+ * object (kept apart so the run snapshot stays one module). Strings are the server's exact text
+ * (san_utf8), as there. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@ static void sh_str(cJSON *o, const char *k, const char *v)
         cJSON_AddNullToObject(o, k);
         return;
     }
-    char *s = san_str(v);
+    char *s = san_utf8(v); /* the server's exact text: JSON escaping is its safety */
     cJSON_AddStringToObject(o, k, s);
     free(s);
 }
@@ -99,7 +100,9 @@ char *snapshot_health_json(const health *h, const char *snapshot)
     sh_pods(root, h);
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    char *out = xasprintf("%s\n", txt);
+    char *esc = san_json_text(txt); /* DEL and C1 escaped too: exact, never raw */
     free(txt);
+    char *out = xasprintf("%s\n", esc);
+    free(esc);
     return out;
 }

@@ -148,7 +148,7 @@ static void ans_volumes(const ans_ctx *c, const model_run *r, run_answer *a)
         a->n_volumes++;
         if (v->bytes_done > 0) done = kc_sat_add(done, v->bytes_done);
         /* totalBytes is omitempty: absent while the uploader has not sized the volume yet */
-        if (!vl_phase_terminal(v->phase_id) && v->bytes_total <= 0)
+        if (model_volume_unsized(v))
             a->n_unsized++;
         else if (v->bytes_total > 0)
             total = kc_sat_add(total, v->bytes_total);

@@ -29,6 +29,7 @@ typedef struct model_res {
 /* Sum over the volumes (PVB/PVR/DU/DD) of a run. */
 typedef struct model_vol_sum {
     int n, n_done, n_active, n_failed, n_canceled, n_pending;
+    int n_unsized; /* not sized yet (model_volume_unsized): bytes_total is not their total */
     int64_t bytes_done, bytes_total;
 } model_vol_sum;
 
@@ -104,6 +105,9 @@ void model_remove_volume(model *m, vl_kind kind, const char *name);
 /* Volumes of a run (PVB+DU for a backup, PVR+DD for a restore); returns the count, fills up to
  * max pointers into out (out may be NULL to count). */
 size_t model_run_volumes(const model *m, const model_run *r, model_volume **out, size_t max);
+/* A volume whose size is not known yet: not finished and no totalBytes (Velero's TotalBytes is
+ * omitempty, so a volume in progress may carry bytesDone alone). Its total is unknown, not 0. */
+int model_volume_unsized(const vl_volume *v);
 /* Recomputes vols of every run, O(volumes); changes only mark vols_dirty, the screens and
  * --once call this before showing the sums. */
 void model_refresh_volumes(model *m);
@@ -149,7 +153,8 @@ typedef struct view {
 void view_init(view *v);
 void view_clear(view *v);
 /* Rebuilds rows from the model with the sort and filter; keeps the selection on the same run
- * (by kind and name) if still visible, else clamps the index. */
+ * (by kind and name) if still visible, else clamps the index. Until a run is chosen
+ * (view_select), the selection is a row index (0: the newest), not a run. */
 void view_rebuild(view *v, const model *m);
 void view_select(view *v, int idx); /* clamps; records the selected run's name */
 model_run *view_selected(const view *v);

@@ -28,10 +28,12 @@ struct lprog {
     unsigned char *view_flags;
     size_t view_cap;
     unsigned long lines, item_lines;
-    int64_t retrieved; /* backups: the sum of every Retrieved line */
-    int64_t collected; /* backups: "Collected N items matching the backup spec", -1 before */
-    long last;         /* restores: the entry of the newest Restored line, -1 before */
-    int past_ns;       /* restores: a resource after namespaces is being restored */
+    int64_t retrieved;  /* backups: the sum of every Retrieved line */
+    int64_t collected;  /* backups: "Collected N items matching the backup spec", -1 before */
+    long last;          /* restores: the entry of the newest Restored line, -1 before */
+    int64_t pass_total; /* backups: N of "Backed up a total of N items" (the pass is over), -1 */
+    int64_t pass_seen;  /* backups: the "Backing up item" lines of this run, every type */
+    int past_ns;        /* restores: a resource after namespaces is being restored */
     lp_line scratch;
 };
 
@@ -42,6 +44,7 @@ lprog *lprog_new(int is_restore, const char *run_ref)
     p->run_ref = xstrdup(run_ref ? run_ref : "");
     p->collected = -1;
     p->last = -1;
+    p->pass_total = -1;
     return p;
 }
 
@@ -58,6 +61,8 @@ void lprog_reset(lprog *p)
     p->collected = -1;
     p->last = -1;
     p->past_ns = 0;
+    p->pass_total = -1;
+    p->pass_seen = 0;
 }
 
 void lprog_free(lprog *p)
@@ -165,6 +170,7 @@ static int lprog_feed_backup(lprog *p, const lp_line *l, const char *msg, const 
     if (!strcmp(msg, "Backing up item")) {
         p->item_lines++;
         lprog_qualified(p, res)->done++;
+        p->pass_seen++;
         return 1;
     }
     if (!strcmp(msg, "Processing item")) {
@@ -205,6 +211,12 @@ int lprog_feed(lprog *p, const lp_line *l)
     if (!p->is_restore && (n = lprog_count_after(msg, "Collected ")) >= 0 &&
         strstr(msg, " matching the backup spec")) {
         p->collected = n;
+        return 1;
+    }
+    /* the item pass's last line (backup.go:546 at v1.15.0, the same at v1.18.1): what was backed
+     * up is all there is */
+    if (!p->is_restore && (n = lprog_count_after(msg, "Backed up a total of ")) >= 0) {
+        p->pass_total = n;
         return 1;
     }
     if (!res || !*res) return 0;
@@ -293,11 +305,28 @@ static const char *lprog_display(lprog_ent *e)
     return e->guess;
 }
 
-/* One row's shown total and flags. */
-static int64_t lprog_row(const lprog *p, const lprog_ent *e, unsigned char *flags)
+/* A backup whose item pass is over ("Backed up a total of N items"): every type is done. With
+ * every item's line seen, its count is exact; with lines missing (the log seen from the middle),
+ * what the collector retrieved of it stands for its count, as an estimate. */
+static int64_t lprog_row_passed(const lprog *p, const lprog_ent *e, int64_t *done,
+                                unsigned char *flags)
+{
+    int64_t n = e->done;
+    *flags = 0;
+    if (p->pass_seen < p->pass_total) {
+        int64_t listed = e->has_total ? e->total - e->excluded : 0;
+        if (listed > n) n = listed, *flags = LPROG_ESTIMATE;
+    }
+    return *done = n;
+}
+
+/* One row's shown done count, total and flags. */
+static int64_t lprog_row(const lprog *p, const lprog_ent *e, int64_t *done, unsigned char *flags)
 {
     int64_t total = e->total;
     int est = 0, active = 0;
+    *done = e->done;
+    if (!p->is_restore && p->pass_total >= 0) return lprog_row_passed(p, e, done, flags);
     if (!p->is_restore) {
         if (!strcmp(e->bare, "namespaces") && !e->has_total) {
             /* collected without a Retrieved line: the Collected count less every Retrieved one
@@ -337,11 +366,14 @@ size_t lprog_resources(lprog *p, const vl_res_progress **out, const unsigned cha
     for (size_t i = 0; i < p->n; i++) {
         lprog_ent *e = &p->ents[i];
         unsigned char f;
-        int64_t total = lprog_row(p, e, &f);
+        int64_t done, total = lprog_row(p, e, &done, &f);
         /* a restore's resource its filters leave nothing of, no line about it: not a row */
         if (p->is_restore && total == 0 && e->done == 0) continue;
+        /* a finished item pass: a type of which nothing was backed up (the collector's many
+         * "Retrieved 0 items") is not a row of this backup */
+        if (!p->is_restore && p->pass_total >= 0 && done == 0) continue;
         p->view[k].resource = (char *)lprog_display(e);
-        p->view[k].processed = e->done;
+        p->view[k].processed = done;
         p->view[k].total = total;
         if (p->is_restore && !strcmp(e->bare, "namespaces") && p->past_ns)
             p->view[k].processed = total;

@@ -462,6 +462,11 @@ size_t model_run_volumes(const model *m, const model_run *r, model_volume **out,
     return n;
 }
 
+int model_volume_unsized(const vl_volume *v)
+{
+    return v && v->bytes_total <= 0 && !vl_phase_terminal(v->phase_id);
+}
+
 void model_refresh_volumes(model *m)
 {
     for (size_t i = 0; i < m->n_runs; i++) memset(&m->runs[i]->vols, 0, sizeof(model_vol_sum));
@@ -484,6 +489,7 @@ void model_refresh_volumes(model *m)
             s->n_active++;
         else
             s->n_pending++;
+        s->n_unsized += model_volume_unsized(v->vol);
         s->bytes_done = kc_sat_add(s->bytes_done, v->vol->bytes_done);
         s->bytes_total = kc_sat_add(s->bytes_total, v->vol->bytes_total);
     }
@@ -673,6 +679,17 @@ void view_rebuild(view *v, const model *m)
                 return;
             }
         }
+    }
+    if (!v->sel_name) {
+        /* nothing chosen yet (no key, no f, no drill): the cursor stays on its row, the top
+         * (the newest run) at first, however many runs arrive above the one it is on; following
+         * a run the user never chose kept a run from the first page of the list selected, and
+         * the newest rows scrolled off the screen */
+        v->sel = v->n_rows ? (v->sel < 0                 ? 0
+                              : v->sel >= (int)v->n_rows ? (int)v->n_rows - 1
+                                                         : v->sel)
+                           : -1;
+        return;
     }
     /* the followed run is gone or filtered out: keep the row index, follow what is there now */
     view_select(v, v->sel < 0 ? 0 : v->sel);

@@ -12,6 +12,10 @@
 
 /* The evidence (fraction of the run's time behind it) at which live rates alone are trusted. */
 #define RE_PRIOR_FADE 0.3
+/* From this share of the run done (by its live projection) the prior moves the live ETA by at
+ * most RE_PRIOR_CLAMP of it. */
+#define RE_PRIOR_CLAMP_FROM 0.2
+#define RE_PRIOR_CLAMP      0.2
 
 const char *runeta_part_name(re_part p)
 {
@@ -262,7 +266,10 @@ double runeta_blend(double live, int live_bound, double elapsed, const re_histor
     *from_history = 0;
     double prior = h && h->n > 0 ? h->dur_med - elapsed : -1;
     if (!(prior > 0)) return live; /* no history, or the run already takes longer than usual */
-    if (live < 0 || live_bound) {
+    /* a live figure that is only a bound (items not counted, volumes not sized or stalled)
+     * leaves out what the prior knows; one that is a bound only because volumes may still come
+     * (live_bound 2) lacks only what runs that moved volume bytes know */
+    if (live < 0 || live_bound == 1 || (live_bound == 2 && h->bytes_med > 0)) {
         if (live < 0 || prior > live) {
             *from_history = 1;
             return re_cap(prior);
@@ -270,12 +277,22 @@ double runeta_blend(double live, int live_bound, double elapsed, const re_histor
         return live;
     }
     if (elapsed < 0) elapsed = 0;
-    /* how far into a typical run this one is: the live figure takes over from there */
-    double frac = elapsed / h->dur_med;
+    /* how far this run is, by its own progress (not by the history's duration, which kept a
+     * fast run's ETA near the usual one to its end): from RE_PRIOR_FADE (30 %) on the live
+     * figure alone counts */
+    double frac = elapsed / (elapsed + live);
     double w = frac / RE_PRIOR_FADE;
     if (w >= 1) return live;
+    double v = w * live + (1 - w) * prior;
+    /* design.md: from 30 % of the run on the history moves the ETA by at most 20 % of the live
+     * projection. The share done is itself judged from the live projection, which errs early
+     * on, so the limit starts at 20 % by it */
+    if (frac >= RE_PRIOR_CLAMP_FROM) {
+        if (v > live * (1 + RE_PRIOR_CLAMP)) v = live * (1 + RE_PRIOR_CLAMP);
+        if (v < live * (1 - RE_PRIOR_CLAMP)) v = live * (1 - RE_PRIOR_CLAMP);
+    }
     *from_history = w < 0.5;
-    return re_cap(w * live + (1 - w) * prior);
+    return re_cap(v);
 }
 
 void runeta_compute(const model *m, const model_run *r, double now, double wall, runeta *out)
@@ -370,7 +387,12 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     if (finalizing) wait = RE_FINAL;
     if (wait == RE_ITEMS && it->state == RE_DONE && !finalizing) wait = RE_FINAL;
     double live = unseen_ops ? -1 : re_cap(end + fin->eta);
-    out->eta = runeta_blend(live, bound, elapsed, &out->hist, &out->from_history);
+    /* for the prior: a bound only because pods or PVCs still to come may bring volumes (2), or
+     * because of what is known not to be sized or moving (1) */
+    int hard = (it->bound && it->state != RE_DONE) || pv->n_unknown || pv->n_stalled ||
+               dm->n_unknown || dm->n_stalled;
+    out->eta =
+        runeta_blend(live, bound ? (hard ? 1 : 2) : 0, elapsed, &out->hist, &out->from_history);
     out->bound = bound && !out->from_history;
     out->waiting = wait;
     re_stage *ws = wait == RE_ITEMS ? it : wait == RE_FINAL ? fin : &out->part[wait];

@@ -74,8 +74,12 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
  * that started before r, newest first, up to RE_HISTORY_MAX. Returns h->n. */
 int runeta_history(const model *m, const model_run *r, re_history *h);
 /* Combines a live ETA with the history's prior: elapsed seconds so far; the prior gives way to
- * the live figure as the run's progress (elapsed / (elapsed + live)) grows. Returns the ETA;
- * *from_history is set when the prior weighs more than the live figure. */
+ * the live figure as the run's progress (elapsed / (elapsed + live)) grows, and the live figure
+ * alone counts from 30 % on. live_bound: 0 the live figure is the whole picture; 1 it is a
+ * bound (items not counted, a volume not sized or stalled): a longer prior replaces it; 2 it is
+ * a bound only because volumes may still come: a longer prior replaces it when its runs moved
+ * volume bytes, else it is blended as 0. Returns the ETA; *from_history is set when the prior
+ * weighs more than the live figure. */
 double runeta_blend(double live, int live_bound, double elapsed, const re_history *h,
                     int *from_history);
 /* Short name of a part for the screens: "items", "pod volumes", "data mover", "finalizing". */

@@ -139,6 +139,47 @@ void san_append(kc_buf *b, const char *s, size_t n)
     }
 }
 
+char *san_utf8(const char *s)
+{
+    if (!s) return NULL;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    kc_buf b = {0};
+    while (i < n) {
+        size_t j = i;
+        while (j < n && u[j] < 0x80) j++; /* ASCII, controls included, as it is */
+        if (j > i) kc_buf_append(&b, s + i, j - i);
+        if (j >= n) break;
+        i = j;
+        if (san_decode(u, n, &i) < 0)
+            kc_buf_append(&b, "\xef\xbf\xbd", 3);
+        else
+            kc_buf_append(&b, s + j, i - j);
+    }
+    kc_buf_cstr(&b);
+    return b.data;
+}
+
+char *san_json_text(const char *json)
+{
+    kc_buf b = {0};
+    const unsigned char *u = (const unsigned char *)json;
+    size_t n = strlen(json), i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && u[j] != 0x7f &&
+               !(u[j] == 0xc2 && j + 1 < n && u[j + 1] >= 0x80 && u[j + 1] <= 0x9f))
+            j++;
+        if (j > i) kc_buf_append(&b, json + i, j - i);
+        if (j >= n) break;
+        unsigned cp = u[j] == 0x7f ? 0x7f : u[j + 1];
+        kc_buf_printf(&b, "\\u%04x", cp);
+        i = j + (u[j] == 0x7f ? 1 : 2);
+    }
+    kc_buf_cstr(&b);
+    return b.data;
+}
+
 char *san_str(const char *s)
 {
     kc_buf b = {0};

@@ -28,5 +28,15 @@ int san_fit_ellipsis(char *out, size_t outsz, const char *s, int cols);
 char *san_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes san_message(fmt, ...) to stderr. */
 void san_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* For JSON output, not for terminals: the server's exact text (controls, ESC, quotes kept: JSON
+ * escaping is its safety), except that every byte of invalid UTF-8 becomes U+FFFD, as Go's
+ * encoding/json (and so kube-apiserver) writes it, since JSON text must be UTF-8 (RFC 8259) and
+ * cJSON copies bytes >= 0x80 through unchecked. NULL -> NULL; malloc'd. */
+char *san_utf8(const char *s);
+/* JSON text printed by cJSON (which escapes C0 controls, quotes and backslashes) with what it
+ * leaves raw escaped as well: DEL and the C1 controls (U+0080-U+009F, an 8-bit CSI among them)
+ * become \u007f, \u0080..., so the JSON carries them exactly and a terminal it is printed to
+ * never sees them raw. Only inside strings can they occur. malloc'd. */
+char *san_json_text(const char *json);
 /* Terminal columns of an already safe string. */
 int san_width(const char *safe);

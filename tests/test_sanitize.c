@@ -65,6 +65,29 @@ START_TEST(invalid_utf8_becomes_replacement_per_byte)
 }
 END_TEST
 
+/* JSON's text (san_utf8): the server's exact bytes, controls, ESC and quotes included (cJSON
+ * escapes them); only invalid UTF-8, which JSON cannot carry, becomes U+FFFD per byte. */
+START_TEST(json_text_is_exact_but_valid_utf8)
+{
+    ck_assert_ptr_null(san_utf8(NULL));
+    const char *exact =
+        "no valid providers\ncaused by: \x1b[31m\"quoted\"\t\x7f \xc3\xa9\xe2\x82\xac";
+    char *s = san_utf8(exact);
+    ck_assert_str_eq(s, exact);
+    free(s);
+    /* what cJSON prints raw, escaped: DEL and the C1 controls (an 8-bit CSI), nothing else */
+    s = san_json_text("{\"a\":\"x\x7fy\xc2\x9b"
+                      "2J\xc2\xa0\xc3\xa9\"}");
+    ck_assert_str_eq(s, "{\"a\":\"x\\u007fy\\u009b2J\xc2\xa0\xc3\xa9\"}");
+    free(s);
+    s = san_utf8("a\xff\xc3(\xe2\x82\xed\xa0\x80z");
+    ck_assert_str_eq(
+        s,
+        "a\xef\xbf\xbd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz");
+    free(s);
+}
+END_TEST
+
 START_TEST(valid_multibyte_is_kept)
 {
     san_set_ascii(0);
@@ -159,6 +182,7 @@ int main(void)
     tcase_add_test(tc, c0_del_and_c1_controls_are_replaced);
     tcase_add_test(tc, invalid_utf8_becomes_replacement_per_byte);
     tcase_add_test(tc, valid_multibyte_is_kept);
+    tcase_add_test(tc, json_text_is_exact_but_valid_utf8);
     tcase_add_test(tc, ascii_mode_replaces_every_non_ascii_character);
     tcase_add_test(tc, fit_cuts_at_columns_without_splitting_characters);
     tcase_add_test(tc, cut_text_ends_in_an_ellipsis);

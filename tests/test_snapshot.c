@@ -1,6 +1,7 @@
 /* test_snapshot.c: the list's sort, filter and selection on a hand-built model, and --once
  * output (exact JSON, plain table) of that model. */
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,38 @@ START_TEST(selection_follows_the_run_while_rows_move)
 }
 END_TEST
 
+/* Before any choice the cursor is on the top row, the newest run, whatever arrives above it (a
+ * first frame drawn from part of the list, then the rest); once a run is chosen it is followed.
+ * (Before: the run on top at the first rebuild was followed, and with 10 000 backups arriving
+ * in pages the newest rows ended up above the screen.) */
+START_TEST(selection_stays_on_top_until_a_run_is_chosen)
+{
+    fixture f;
+    fixture_init(&f);
+    view v;
+    view_init(&v);
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 0);
+    ck_assert_str_eq(view_selected(&v)->name, "queued-one");
+    vl_run newer[2];
+    set_run(&newer[0], VL_BACKUP, "newer", "New", VL_PH_NEW, 0, 0, 0, 0);
+    newer[0].meta.created = T0;
+    model_upsert_run(f.m, &newer[0], 101.0, T0);
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 0);
+    ck_assert_str_eq(view_selected(&v)->name, "newer");
+    view_select(&v, 0); /* chosen: from now on it is followed */
+    set_run(&newer[1], VL_BACKUP, "newest", "New", VL_PH_NEW, 0, 0, 0, 0);
+    newer[1].meta.created = T0 + 1;
+    model_upsert_run(f.m, &newer[1], 102.0, T0);
+    view_rebuild(&v, f.m);
+    ck_assert_int_eq(v.sel, 1);
+    ck_assert_str_eq(view_selected(&v)->name, "newer");
+    view_clear(&v);
+    fixture_done(&f);
+}
+END_TEST
+
 START_TEST(volumes_join_runs_by_label)
 {
     fixture f;
@@ -270,7 +303,7 @@ START_TEST(once_json_is_exact)
     /* nightly-20240107: an estimate of the items' 180 s and Finalizing that can only grow (its
      * DataUpload is not sized yet: bytesTotal null); stalled unknown (one list, no evidence of
      * when it last moved); queued-one is not running, with its diagnosis; rows not given are
-     * null with the reason */
+     * null with the reason; names are the server's exact text */
     const char *want =
         "{\"context\":\"kind-dev\",\"server\":\"https://127.0.0.1:6443\","
         "\"namespace\":\"velero\",\"incomplete\":[],\"runs\":[{\"kind\":\"Backup\","
@@ -304,9 +337,9 @@ START_TEST(once_json_is_exact)
         "\"uploader\":\"kopia\",\"phase\":\"InProgress\",\"bytesDone\":1048576,"
         "\"bytesTotal\":4194304},{\"kind\":\"DataUpload\",\"name\":\"nightly-20240107-fghij\","
         "\"node\":null,\"pod\":null,\"volume\":\"invoices\",\"uploader\":\"data mover\","
-        "\"phase\":\"New\",\"bytesDone\":0,\"bytesTotal\":0}]},{\"kind\":\"Restore\","
-        "\"name\":\"restore-^[[31mx\",\"phase\":\"Completed\",\"itemsDone\":5,\"itemsTotal\":5,"
-        "\"itemsTotalEstimated\":false,\"started\":\"2024-01-07T10:50:00Z\","
+        "\"phase\":\"New\",\"bytesDone\":0,\"bytesTotal\":null}]},{\"kind\":\"Restore\","
+        "\"name\":\"restore-\\u001b[31mx\",\"phase\":\"Completed\",\"itemsDone\":5,"
+        "\"itemsTotal\":5,\"itemsTotalEstimated\":false,\"started\":\"2024-01-07T10:50:00Z\","
         "\"completed\":\"2024-01-07T10:50:10Z\",\"errors\":0,\"warnings\":0,"
         "\"failureReason\":null,\"itemsPerSecond\":0.5,\"etaSeconds\":null,"
         "\"etaLowerBound\":null,\"etaKind\":\"none\",\"etaReason\":\"not running\","
@@ -342,6 +375,96 @@ START_TEST(once_json_is_exact)
     ck_assert_str_eq(j, want);
     free(j);
     fixture_done(&f);
+}
+END_TEST
+
+/* A PodVolumeBackup in progress with progress {bytesDone: 634} and no totalBytes (Velero's
+ * TotalBytes is omitempty: not known yet): its bytesTotal is null, not 0; a finished empty volume
+ * keeps its 0. (Before: bytesTotal 0 for both.) */
+START_TEST(once_json_unsized_volume_total_is_null)
+{
+    vl_run run;
+    set_run(&run, VL_BACKUP, "demo-app", "InProgress", VL_PH_IN_PROGRESS, T0 - 60, 0, 3, 10);
+    vl_volume v[2];
+    memset(v, 0, sizeof v);
+    const char *names[] = {"demo-app-x7k2p", "demo-app-q9z1m"};
+    const char *phases[] = {"InProgress", "Completed"};
+    vl_phase ids[] = {VL_PH_IN_PROGRESS, VL_PH_COMPLETED};
+    model *m = model_new();
+    model_upsert_run(m, &run, 100.0, T0);
+    for (int i = 0; i < 2; i++) {
+        v[i].kind = VL_PVB;
+        v[i].meta.name = (char *)names[i];
+        v[i].run_name = (char *)"demo-app";
+        v[i].phase = (char *)phases[i];
+        v[i].phase_id = ids[i];
+        v[i].bytes_done = i ? 0 : 634;
+        model_upsert_volume(m, &v[i], 100.0);
+    }
+    model_refresh_volumes(m);
+    ck_assert_int_eq(model_volume_unsized(&v[0]), 1);
+    ck_assert_int_eq(model_volume_unsized(&v[1]), 0);
+    ans_ctx c = ctx_at(m, 100.0);
+    char *j = snapshot_json(&c, "c", "s", "velero");
+    cJSON *root = cJSON_Parse(j);
+    ck_assert_ptr_nonnull(root);
+    cJSON *vols =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"), 0), "volumes");
+    ck_assert_int_eq(cJSON_GetArraySize(vols), 2);
+    for (int i = 0; i < 2; i++) {
+        cJSON *o = cJSON_GetArrayItem(vols, i);
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(o, "name"));
+        cJSON *bt = cJSON_GetObjectItem(o, "bytesTotal");
+        ck_assert_ptr_nonnull(bt);
+        if (!strcmp(name, names[0])) {
+            ck_assert_msg(cJSON_IsNull(bt), "the unsized volume's bytesTotal is not null");
+            ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "bytesDone")), 634);
+        } else {
+            ck_assert_str_eq(name, names[1]);
+            ck_assert_double_eq(cJSON_GetNumberValue(bt), 0);
+        }
+    }
+    cJSON_Delete(root);
+    free(j);
+    model_free(m);
+}
+END_TEST
+
+/* JSON carries the server's exact text: a failure reason with a newline, an ESC sequence and
+ * quotes comes back equal when parsed (before: sanitised to "^J", "^[" in the JSON); a byte of
+ * invalid UTF-8 becomes U+FFFD, so the output stays UTF-8; DEL and a C1 CSI are JSON escapes,
+ * never raw bytes. The table stays sanitised. */
+START_TEST(once_json_strings_are_exact)
+{
+    const char *why =
+        "upload failed:\n\x1b[31mrpc error\x1b[0m: \"quoted\" \\ path\t\xff \xc2\x9b\x7f end";
+    const char *want = "upload failed:\n\x1b[31mrpc error\x1b[0m: \"quoted\" \\ "
+                       "path\t\xef\xbf\xbd \xc2\x9b\x7f end";
+    vl_run run;
+    set_run(&run, VL_BACKUP, "nightly-\x1b]0;x\x07", "Failed", VL_PH_FAILED, T0 - 60, T0 - 50, 1,
+            2);
+    run.failure_reason = (char *)why;
+    model *m = model_new();
+    model_upsert_run(m, &run, 100.0, T0);
+    ans_ctx c = ctx_at(m, 100.0);
+    char *j = snapshot_json(&c, "c", "s", "velero");
+    ck_assert_ptr_null(strchr(j, '\x1b'));     /* escaped: \u001b */
+    ck_assert_ptr_null(strchr(j, '\x7f'));     /* \u007f */
+    ck_assert_ptr_null(strstr(j, "\xc2\x9b")); /* \u009b */
+    ck_assert_ptr_nonnull(strstr(j, "\\u009b\\u007f end"));
+    ck_assert_ptr_null(strstr(j, "^["));
+    cJSON *root = cJSON_Parse(j);
+    ck_assert_ptr_nonnull(root);
+    cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"), 0);
+    ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r0, "failureReason")), want);
+    ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r0, "name")), "nightly-\x1b]0;x\x07");
+    cJSON_Delete(root);
+    free(j);
+    char *t = snapshot_table(&c);
+    ck_assert_ptr_null(strchr(t, '\x1b'));
+    ck_assert_ptr_nonnull(strstr(t, "\nnightly-^[]0;x^G "));
+    free(t);
+    model_free(m);
 }
 END_TEST
 
@@ -426,9 +549,12 @@ int main(void)
     tcase_add_test(tc, list_is_newest_first_and_sorts_by_name_phase_progress);
     tcase_add_test(tc, filter_matches_name_phase_and_schedule);
     tcase_add_test(tc, selection_follows_the_run_while_rows_move);
+    tcase_add_test(tc, selection_stays_on_top_until_a_run_is_chosen);
     tcase_add_test(tc, volumes_join_runs_by_label);
     tcase_add_test(tc, thousands_of_runs_are_found_and_removed_by_name);
     tcase_add_test(tc, once_json_is_exact);
+    tcase_add_test(tc, once_json_unsized_volume_total_is_null);
+    tcase_add_test(tc, once_json_strings_are_exact);
     tcase_add_test(tc, once_table_has_the_columns_and_sanitised_names);
     tcase_add_test(tc, extreme_numbers_saturate);
     suite_add_tcase(s, tc);

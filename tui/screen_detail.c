@@ -142,9 +142,10 @@ static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, 
 {
     const vl_volume *v = mv->vol;
     char b1[32], b2[32], b3[32];
-    int o =
-        snprintf(out, n, wide ? "%10s / %-10s" : "%10s/%-10s",
-                 fmt_bytes(b1, sizeof b1, v->bytes_done), fmt_bytes(b2, sizeof b2, v->bytes_total));
+    int unsized = model_volume_unsized(v); /* its total is unknown, not 0 B */
+    int o = snprintf(out, n, wide ? "%10s / %-10s" : "%10s/%-10s",
+                     fmt_bytes(b1, sizeof b1, v->bytes_done),
+                     unsized ? "not sized yet" : fmt_bytes(b2, sizeof b2, v->bytes_total));
     double since;
     *stalled = 0;
     if (!vl_phase_active(v->phase_id) || o < 0 || (size_t)o >= n) return;
@@ -218,24 +219,53 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     free(vv);
 }
 
+/* The volumes of part p of run r not sized yet (model_volume_unsized), and how many of those
+ * are in progress. */
+static int detail_part_unsized(ui *u, const model_run *r, re_part p, int *in_progress)
+{
+    *in_progress = 0;
+    if (p != RE_PODVOLS && p != RE_DATAMOVER) return 0;
+    model *m = ui_model(u);
+    size_t n = model_run_volumes(m, r, NULL, 0);
+    model_volume **vv = xcalloc(n ? n : 1, sizeof(*vv));
+    model_run_volumes(m, r, vv, n);
+    int k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const vl_volume *v = vv[i]->vol;
+        int mover = v->kind == VL_DU || v->kind == VL_DD;
+        if (mover != (p == RE_DATAMOVER) || !model_volume_unsized(v)) continue;
+        k++;
+        *in_progress += vl_phase_active(v->phase_id);
+    }
+    free(vv);
+    return k;
+}
+
 /* A part's line: what it has done, how fast, until when, or its state. */
-static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, re_part p, const re_stage *s)
+static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, const model_run *r, re_part p,
+                             const re_stage *s)
 {
     char b1[32], b2[32], b3[32], b4[32];
     int x = w_print(w, y, 2, 14, A_DIM, "%s", runeta_part_name(p));
+    int moving_unsized, unsized = detail_part_unsized(u, r, p, &moving_unsized);
     x = 16;
     if (p == RE_ITEMS)
         x += w_print(w, y, x, 30, 0, "%lld of %lld", (long long)s->done, (long long)s->total);
-    else if (p != RE_FINAL)
+    else if (p != RE_FINAL) /* a volume not sized yet: the part's total is not known */
         x += w_print(w, y, x, 40, 0, "%d of %d done  %s of %s", s->n_done, s->n,
-                     fmt_bytes(b1, sizeof b1, s->done), fmt_bytes(b2, sizeof b2, s->total));
+                     fmt_bytes(b1, sizeof b1, s->done),
+                     unsized ? "?" : fmt_bytes(b2, sizeof b2, s->total));
     x = x + 2 > 56 ? x + 2 : 56;
     switch (s->state) {
     case RE_DONE:
         w_print(w, y, x, cols - x, w_attr(W_GOOD), "done");
         break;
     case RE_PENDING:
-        w_print(w, y, x, cols - x, A_DIM, "%s", p == RE_FINAL ? "next" : "not started");
+        /* a volume in progress that Velero has not sized yet has started */
+        w_print(w, y, x, cols - x, A_DIM, "%s",
+                p == RE_FINAL    ? "next"
+                : moving_unsized ? "not sized yet"
+                                 : "not started");
         break;
     case RE_STALLED:
         w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "stalled %s",
@@ -411,7 +441,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         y++;
         for (int p = RE_ITEMS; p < RE_NPARTS; p++)
             if (e->part[p].state != RE_ABSENT)
-                detail_draw_part(u, w, y++, cols, (re_part)p, &e->part[p]);
+                detail_draw_part(u, w, y++, cols, r, (re_part)p, &e->part[p]);
     }
     if (e->hist.n) {
         x = detail_label(w, y, 0, "History");
@@ -610,9 +640,13 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", r->vols.n_failed);
         if (r->vols.n_canceled)
             x += w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", r->vols.n_canceled);
-        x += w_print(w, y, x, cols - x, 0, "   %s of %s",
-                     fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
-                     fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+        if (r->vols.n_unsized) /* their sum is not the total while one is not sized yet */
+            x += w_print(w, y, x, cols - x, 0, "   %s of ? (%d not sized yet)",
+                         fmt_bytes(b1, sizeof b1, r->vols.bytes_done), r->vols.n_unsized);
+        else
+            x += w_print(w, y, x, cols - x, 0, "   %s of %s",
+                         fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
+                         fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
     } else {
         w_print(w, y, x, cols - x, A_DIM, "none");
     }

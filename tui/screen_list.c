@@ -25,9 +25,13 @@ static list_state *list_of(ui_screen *s)
     return s->data;
 }
 
+/* After the user acted on the list (moved, filtered, sorted, opened a run): the selected run is
+ * now chosen, and followed while rows move (view_rebuild). */
 static void list_sync_current(ui *u)
 {
-    model_run *r = view_selected(ui_view(u));
+    view *v = ui_view(u);
+    if (v->sel >= 0) view_select(v, v->sel);
+    model_run *r = view_selected(v);
     if (r) ui_set_current_run(u, r->kind, r->name);
 }
 
@@ -68,9 +72,9 @@ static int list_bottom(ui *u, ui_screen *s)
 static int list_open(ui *u, ui_screen *s)
 {
     (void)s;
+    list_sync_current(u);
     model_run *r = view_selected(ui_view(u));
     if (!r) return UI_NOTHING;
-    ui_set_current_run(u, r->kind, r->name);
     ui_open(u, UI_S_DETAIL, s, r->kind, r->name);
     return UI_REDRAW;
 }
@@ -360,10 +364,11 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     /* every row says something: bytes when the run has volumes, else a dash (as ITEMS) */
     if (wd[C_VOLS] && !vols_listed)
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | A_DIM, "loading...");
-    else if (wd[C_VOLS] && r->vols.n)
+    else if (wd[C_VOLS] && ans.n_volumes)
+        /* as the answer knows them: the total "?" while a volume is not sized yet */
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s/%s",
-                fmt_bytes(buf, sizeof buf, r->vols.bytes_done),
-                fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+                fmt_bytes(buf, sizeof buf, ans.bytes_done),
+                ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total) : "?");
     else if (wd[C_VOLS])
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | dim, "-");
 }

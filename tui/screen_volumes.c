@@ -88,11 +88,12 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     /* aggregate line */
     int64_t done = 0, total = 0;
     double rate = 0;
-    int have_rate = 0, active = 0, failed = 0, canceled = 0, finished = 0;
+    int have_rate = 0, active = 0, failed = 0, canceled = 0, finished = 0, unsized = 0;
     double max_eta = -1;
     for (size_t i = 0; i < st->n; i++) {
         const vl_volume *v = st->rows[i]->vol;
         if (!v) continue;
+        unsized += model_volume_unsized(v);
         done = kc_sat_add(done, v->bytes_done);
         total = kc_sat_add(total, v->bytes_total);
         if (vl_phase_terminal(v->phase_id)) {
@@ -129,9 +130,12 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_bar(w, y, x, barw, total > 0 ? (double)done / (double)total : -1, W_BAR_FILL);
         x += barw + 1;
     }
+    /* a volume not sized yet: the sum of the totals is not the total */
+    char ut[48];
+    if (unsized) snprintf(ut, sizeof ut, "? (%d not sized yet)", unsized);
     w_print(w, y, x, cols - x, A_NORMAL, "%s / %s  %s  ETA %s%s", fmt_bytes(b1, sizeof b1, done),
-            fmt_bytes(b2, sizeof b2, total), fmt_byte_rate(rb, sizeof rb, have_rate ? rate : -1),
-            fmt_eta(eb, sizeof eb, agg_eta),
+            unsized ? ut : fmt_bytes(b2, sizeof b2, total),
+            fmt_byte_rate(rb, sizeof rb, have_rate ? rate : -1), fmt_eta(eb, sizeof eb, agg_eta),
             failed     ? "  (some failed)"
             : canceled ? "  (some canceled)"
                        : "");
@@ -216,10 +220,15 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                      v->phase_id == VL_PH_FAILED ? W_BAD : W_BAR_FILL, i == st->sel ? base : 0);
             x += c_bar + 1;
         }
-        if (v->bytes_total <= 0 && v->bytes_done <= 0 && !vl_phase_terminal(v->phase_id))
-            /* Velero sizes a volume once its upload starts: not "0 B / 0 B" before that */
-            w_print(w, y, x, w_bytes, base | A_DIM, "not sized yet");
-        else
+        if (model_volume_unsized(v)) {
+            /* Velero sizes a volume once its upload starts (and TotalBytes is omitempty): not
+             * "0 B / 0 B" or "634 B / 0 B" before that */
+            char ub[48];
+            snprintf(ub, sizeof ub, "%s / not sized yet", fmt_bytes(b1, sizeof b1, v->bytes_done));
+            if (v->bytes_done <= 0 || (int)strlen(ub) > w_bytes)
+                snprintf(ub, sizeof ub, v->bytes_done > 0 ? "%s / ?" : "not sized yet", b1);
+            w_print(w, y, x, w_bytes, base | A_DIM, "%s", ub);
+        } else
             w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
                     fmt_bytes(b2, sizeof b2, v->bytes_total));
         x += w_bytes + 1;

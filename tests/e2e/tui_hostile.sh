@@ -2,7 +2,8 @@
 # tui_hostile.sh: text from the cluster cannot drive the terminal. Backups whose name, phase and
 # failure reason carry ESC, CSI, OSC (title), C1 controls, a bidi override and invalid UTF-8 show
 # them as visible placeholders (caret notation, U+FFFD, or '?' in a non-UTF-8 locale) in the list,
-# the detail and --once; the bytes veltop writes to the terminal contain none of them; in a
+# the detail and the --once table; --once --json carries them exactly, as JSON escapes; the bytes
+# veltop writes to the terminal contain none of them; in a
 # non-UTF-8 locale with NO_COLOR the bars are ASCII and no colour is emitted.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
@@ -42,15 +43,22 @@ LC_ALL=C "$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once >"$TUI_DIR/once-c.t
 grep -q '^n^\[\]0;owned^G?2Jx ' "$TUI_DIR/once-c.txt" || tui_fail "--once (C): $(cat -v "$TUI_DIR/once-c.txt")"
 LC_ALL=C grep -q "$(printf '[\200-\377]')" "$TUI_DIR/once-c.txt" && tui_fail "--once in a C locale wrote non-ASCII"
 "$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once --json >"$TUI_DIR/once.json" || tui_fail "--once --json"
+# JSON is not for a terminal: the server's exact text, its escaping the safety (invalid UTF-8,
+# which JSON cannot carry, as U+FFFD per byte, as kube-apiserver writes it); no control byte,
+# DEL or C1 raw in the file
 python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
+raw = open(sys.argv[1], "rb").read()
+d = json.loads(raw)
 runs = {r["name"]: r for r in d["runs"]}
-assert runs["evil"]["phase"] == "Failed^[[2J", runs["evil"]["phase"]
-assert "n^[]0;owned^G\ufffd2Jx" in runs, list(runs)
-for ch in json.dumps(d, ensure_ascii=False):
+assert runs["evil"]["phase"] == "Failed\x1b[2J", runs["evil"]["phase"]
+assert runs["evil"]["failureReason"] == "boom \x1b]0;pwned\x07 \x9b31m red", runs["evil"]["failureReason"]
+assert "n\x1b]0;owned\x07\x9b2Jx" in runs, list(runs)
+assert runs["n\x1b]0;owned\x07\x9b2Jx"]["failureReason"] == "bad \ufffd\ufffd( utf8 \u202eevil"
+text = raw.decode("utf-8")
+for ch in text.rstrip("\n"):
     assert ord(ch) >= 0x20 and not (0x7f <= ord(ch) <= 0x9f), repr(ch)
-' "$TUI_DIR/once.json" || tui_fail "--once --json not sanitised"
+' "$TUI_DIR/once.json" || tui_fail "--once --json is not the exact text, safely escaped"
 
 # the screens in UTF-8: placeholders on screen, none of the raw bytes in what veltop writes
 tui_start 100 30 --kubeconfig "$TUI_DIR/kubeconfig"
