@@ -52,10 +52,10 @@ assert h["etaSeconds"] == 172801, h  # capped as on screen ("> 2d"), never negat
 assert [v["bytesDone"] for v in h["volumes"]] == [big] * 2, h
 f = runs["far"]
 assert f["started"] is None, f
-# every item done, still InProgress, first seen so: nothing says since when (it may end in a
-# second or have been stuck for an hour), so no ETA, and the reason; never a confident "1 s"
-assert f["etaSeconds"] is None and f["etaKind"] == "none", f
-assert f["etaReason"] == "no evidence yet", f
+# every item done, still InProgress: its status was written seconds ago (managedFields), so what
+# is left is Finalizing's second, an estimate; the start time is not needed for it
+assert f["etaSeconds"] == 1 and f["etaKind"] == "estimate" and f["etaLowerBound"] is False, f
+assert f["lastProgressEvidence"] == "managedFields", f
 assert f["itemsDone"] == big, f
 PY
 
