@@ -2,6 +2,7 @@
  */
 #include "kubeclient/client.h"
 #include "kubeclient/auth.h"
+#include "kubeclient/backoff.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
@@ -33,6 +34,8 @@ struct kc_request {
     int stream, api;
     long timeout_ms, low_speed_secs;
     void (*on_headers)(void *arg, long status);
+    int64_t (*on_retry)(void *arg, const kc_err *err, long retry_after_s, int attempt);
+    int retries; /* tries again after a Retry-After answer */
     kc_data_fn on_data;
     kc_done_fn on_done;
     void *arg;
@@ -93,6 +96,11 @@ void kc_client_free(kc_client *c)
 kc_loop *kc_client_loop(kc_client *c)
 {
     return c->loop;
+}
+
+kc_auth *kc_client_auth(kc_client *c)
+{
+    return c->auth;
 }
 
 const char *kc_client_server(kc_client *c)
@@ -224,6 +232,8 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
     req_free(r);
 }
 
+static void deferred_start(void *arg);
+
 static void xfer_done(void *arg, CURL *easy, CURLcode res)
 {
     (void)easy;
@@ -240,6 +250,28 @@ static void xfer_done(void *arg, CURL *easy, CURLcode res)
         r->retried_401 = 1;
         req_start(r);
         return;
+    }
+    if (res == CURLE_OK && r->api && (r->status == 429 || r->status >= 500) &&
+        r->retry_after >= 0 && r->retries < KC_BACKOFF_RETRY_AFTER_TRIES) {
+        /* the server asked to wait (client-go rest/with_retry.go checkWait): the same request
+         * again after Retry-After, never sooner, at most KC_BACKOFF_RETRY_AFTER_TRIES times */
+        int64_t d = kc_backoff_retry_after(NULL, r->retry_after);
+        if (r->on_retry) {
+            kc_err err;
+            kc_client_describe_error(r->c, r->status, kc_buf_cstr(&r->buf), CURLE_OK, r->url, &err);
+            r->c->in_curl_cb++; /* the owner must not start or cancel from here synchronously */
+            d = r->on_retry(r->arg, &err, r->retry_after, r->retries + 1);
+            r->c->in_curl_cb--;
+        }
+        if (d >= 0 && !r->cancelled) {
+            r->retries++;
+            r->timer = kc_loop_timer(r->c->loop, d, deferred_start, r);
+            return;
+        }
+        if (r->cancelled) {
+            req_free(r);
+            return;
+        }
     }
     req_finish(r, res, NULL);
 }
@@ -439,6 +471,7 @@ kc_request *kc_client_request(kc_client *c, const kc_request_opts *o, kc_data_fn
     r->timeout_ms = o->timeout_ms;
     r->low_speed_secs = o->low_speed_secs;
     r->on_headers = o->on_headers;
+    r->on_retry = o->on_retry;
     r->on_data = on_data;
     r->on_done = on_done;
     r->arg = arg;

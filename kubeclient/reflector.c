@@ -183,8 +183,12 @@ static void fail(kc_reflector *r, next_step next, const char *msg, int status, l
 {
     int64_t now = kc_now_ms();
     int64_t d = kc_backoff_next(&r->backoff, now, retry_after);
-    /* whatever broke the watch, the server that answers next may not be the one we watched */
-    if (next == NEXT_WATCH && r->st.synced && r->st.resource_version[0]) next = NEXT_CHECK;
+    /* whatever broke the watch, the server that answers next may not be the one we watched;
+     * but a 429 is the same server asking for time: client-go's reflector backs off and
+     * watches again (tools/cache/reflector.go isWatchErrorRetriable), so does this */
+    if (next == NEXT_WATCH && status != 429 && r->st.synced && r->st.resource_version[0])
+        next = NEXT_CHECK;
+    r->st.throttled = 0;
     r->st.attempt++;
     r->st.next_try_ms = now + d;
     copy_str(r->st.last_error, sizeof r->st.last_error, msg);
@@ -193,6 +197,25 @@ static void fail(kc_reflector *r, next_step next, const char *msg, int status, l
     r->st.state = KC_REFL_RETRYING;
     notify(r);
     schedule(r, next, d);
+}
+
+/* The server asked to wait (429 or 5xx with Retry-After): the client tries the same request
+ * again after the wait (client.h), so a list goes on from its page and a watch from its
+ * resourceVersion, nothing listed again, as client-go's reflector. Shown as retrying. */
+static int64_t on_retry(void *arg, const kc_err *err, long retry_after_s, int attempt)
+{
+    (void)attempt;
+    kc_reflector *r = arg;
+    int64_t now = kc_now_ms(), d = kc_backoff_retry_after(&r->backoff, retry_after_s);
+    r->st.attempt++;
+    r->st.next_try_ms = now + d;
+    copy_str(r->st.last_error, sizeof r->st.last_error, err->msg);
+    r->st.last_status = err->code;
+    r->st.throttled = 1;
+    if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
+    r->st.state = KC_REFL_RETRYING;
+    notify(r);
+    return d;
 }
 
 /* The resource does not exist (404): nothing to retry. */
@@ -339,6 +362,7 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
         kc_store_replace_end(r->store);
         r->replacing = 0;
         r->st.synced = 1;
+        r->st.throttled = 0;
         r->after_pause = 0;
         r->st.stale_since_ms = 0; /* current as of this list; a failing watch says otherwise */
     }
@@ -384,7 +408,8 @@ static void start_list(kc_reflector *r)
     /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
      * over a slow link that takes what it takes, so no deadline for the whole answer, only for
      * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
-    kc_request_opts o = {.path = kc_buf_cstr(&q), .stream = 1, .low_speed_secs = 60};
+    kc_request_opts o = {
+        .path = kc_buf_cstr(&q), .stream = 1, .low_speed_secs = 60, .on_retry = on_retry};
     r->req = kc_client_request(r->c, &o, list_data, list_done, r);
     kc_buf_free(&q);
 }
@@ -465,6 +490,7 @@ static void watch_headers(void *arg, long status)
         return;
     r->st.state = KC_REFL_LIVE;
     r->st.attempt = 0;
+    r->st.throttled = 0;
     r->st.last_error[0] = 0;
     r->st.last_status = 0;
     r->st.next_try_ms = 0;
@@ -558,7 +584,8 @@ static void start_watch(kc_reflector *r)
     kc_request_opts o = {.path = kc_buf_cstr(&q),
                          .stream = 1,
                          .timeout_ms = (timeout + 30) * 1000,
-                         .on_headers = watch_headers};
+                         .on_headers = watch_headers,
+                         .on_retry = on_retry};
     r->req = kc_client_request(r->c, &o, watch_data, watch_done, r);
     kc_buf_free(&q);
 }
@@ -614,7 +641,7 @@ static void start_check(kc_reflector *r)
     if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
     if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
     kc_buf_printf(&q, "limit=1");
-    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000};
+    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000, .on_retry = on_retry};
     r->req = kc_client_request(r->c, &o, NULL, check_done, r);
     kc_buf_free(&q);
 }

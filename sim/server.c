@@ -36,11 +36,12 @@ enum fault_kind {
     F_BOOKMARK_CLOSE,
     F_CLOSE_LOGS,
     F_EXPIRE_ALWAYS,
+    F_THROTTLE,
     F_COUNT
 };
 static const char *fault_names[F_COUNT] = {
-    "error500",        "error429", "close-watch",    "expire",     "stall",
-    "malformed-event", "forbid",   "bookmark-close", "close-logs", "expire-always"};
+    "error500", "error429",       "close-watch", "expire",        "stall",   "malformed-event",
+    "forbid",   "bookmark-close", "close-logs",  "expire-always", "throttle"};
 
 typedef struct faults {
     int error500, error429; /* every Nth request */
@@ -56,7 +57,14 @@ typedef struct faults {
     char *slow;         /* requests on this resource (plural) answer 1.5 s late */
     char *forbid[MAX_FORBID];
     int nforbid;
+    int throttle_list, throttle_watch; /* the first N lists / watches of each path get 429 */
 } faults;
+
+#define MAX_THROTTLED 64
+typedef struct {
+    char path[192];
+    int lists, watches;
+} throttled_path;
 
 struct simserver {
     simserver_opts o;
@@ -73,6 +81,8 @@ struct simserver {
     atomic_int faults_off; /* POST /debug/faults-off: behave from now on as without --faults */
     faults nofaults;       /* all zero: what FA gives once faults are off */
     pthread_mutex_t mu;
+    throttled_path throttled[MAX_THROTTLED]; /* under mu */
+    int nthrottled;
     int64_t last_expire_ms;
     simlink *link; /* gzip and the emulated link (link.c) */
 };
@@ -140,15 +150,18 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
             f->expire_always = 1;
             continue;
         }
-        int *slot = !strcmp(t, "error500")       ? &f->error500
-                    : !strcmp(t, "error429")     ? &f->error429
-                    : !strcmp(t, "close-watch")  ? &f->close_watch_s
-                    : !strcmp(t, "expire-every") ? &f->expire_every_s
-                    : !strcmp(t, "stall")        ? &f->stall_ms
-                                                 : NULL;
+        int *slot = !strcmp(t, "error500")         ? &f->error500
+                    : !strcmp(t, "error429")       ? &f->error429
+                    : !strcmp(t, "throttle-list")  ? &f->throttle_list
+                    : !strcmp(t, "throttle-watch") ? &f->throttle_watch
+                    : !strcmp(t, "close-watch")    ? &f->close_watch_s
+                    : !strcmp(t, "expire-every")   ? &f->expire_every_s
+                    : !strcmp(t, "stall")          ? &f->stall_ms
+                                                   : NULL;
         if (!slot || !val || n <= 0) {
             snprintf(err, errlen,
-                     "bad fault '%s%s%s': expected error500=N, error429=N, "
+                     "bad fault '%s%s%s': expected error500=N, error429=N, throttle-list=N, "
+                     "throttle-watch=N, "
                      "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
                      "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event or "
                      "forbid=RESOURCE",
@@ -1542,6 +1555,34 @@ char *simserver_stats_json(simserver *s)
     return out;
 }
 
+/* throttle-list=N / throttle-watch=N: 1 when this GET is one of the first N lists (a `limit`
+ * parameter, as client-go and kubectl list) or watches (watch=true) of its path. */
+static int throttle(simserver *s, struct MHD_Connection *c, const char *url)
+{
+    const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
+    int watch = w && (!strcmp(w, "true") || !strcmp(w, "1"));
+    int list = !watch && MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+    int limit = watch ? FA(s)->throttle_watch : list ? FA(s)->throttle_list : 0;
+    if (!limit || strlen(url) >= sizeof s->throttled[0].path) return 0;
+    pthread_mutex_lock(&s->mu);
+    throttled_path *t = NULL;
+    for (int i = 0; i < s->nthrottled && !t; i++)
+        if (!strcmp(s->throttled[i].path, url)) t = &s->throttled[i];
+    if (!t && s->nthrottled < MAX_THROTTLED) {
+        t = &s->throttled[s->nthrottled++];
+        memset(t, 0, sizeof *t);
+        snprintf(t->path, sizeof t->path, "%s", url);
+    }
+    int hit = 0;
+    if (t) {
+        int *n = watch ? &t->watches : &t->lists;
+        hit = *n < limit;
+        (*n)++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return hit;
+}
+
 static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const char *url,
                                 const char *method, req *rq)
 {
@@ -1592,6 +1633,18 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     }
     if (FA(s)->error429 && n % FA(s)->error429 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR429], 1);
+        cJSON *st = status_obj(429, reason_for(429),
+                               "the server has received too many requests and has asked us to "
+                               "try again later",
+                               NULL);
+        char *body = cJSON_PrintUnformatted(st);
+        cJSON_Delete(st);
+        r = queue_body(c, 429, "application/json", body, strlen(body), 0, FA(s)->retry_after);
+        goto out;
+    }
+    if ((FA(s)->throttle_list || FA(s)->throttle_watch) && !strcmp(method, "GET") &&
+        throttle(s, c, url)) {
+        atomic_fetch_add(&s->fired[F_THROTTLE], 1);
         cJSON *st = status_obj(429, reason_for(429),
                                "the server has received too many requests and has asked us to "
                                "try again later",
