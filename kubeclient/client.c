@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "veltop_version.h"
 
@@ -197,6 +198,16 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
 
 static void req_start(kc_request *r);
 
+/* 1 when the transfer failed because the https proxy's certificate did not verify. */
+static int proxy_refused(kc_request *r, CURLcode res)
+{
+    const char *p = r->c->cfg->proxy_url;
+    if (!p || strncasecmp(p, "https://", 8) != 0) return 0;
+    if (res != CURLE_PEER_FAILED_VERIFICATION && res != CURLE_SSL_CONNECT_ERROR) return 0;
+    long v = 0;
+    return curl_easy_getinfo(r->easy, CURLINFO_PROXY_SSL_VERIFYRESULT, &v) == CURLE_OK && v != 0;
+}
+
 /* Hands the answer to on_done, then frees the request. */
 static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
 {
@@ -224,6 +235,15 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
                 snprintf(err.msg + len, sizeof err.msg - len, " (%s)", r->errbuf);
         }
         if (res != CURLE_OK) err.code = 0;
+        if (r->api && proxy_refused(r, res)) {
+            /* the https proxy's certificate failed, not the API server's: say so */
+            char *shown = kc_url_redact(c->cfg->proxy_url);
+            kc_err_set(&err,
+                       "the proxy's certificate is not trusted by the %s certificate authority, "
+                       "or does not match its host name (proxy-url %s)",
+                       c->cfg->ca_data ? "configured" : "system's", shown);
+            free(shown);
+        }
     }
     resp.body = kc_buf_cstr(&r->buf);
     resp.body_len = r->buf.len;
