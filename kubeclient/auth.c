@@ -744,11 +744,15 @@ static void auth_start_exec(kc_auth *a)
     pid_t pid;
     char *path = NULL;
     int rc = auth_look_path(x->command, &path);
-    /* its own process group: a timeout stops the plugin and whatever it started */
+    /* its own process group: a timeout stops the plugin and whatever it started; but an
+     * interactive one stays in ours, the terminal's foreground group, or reading the terminal
+     * would stop it (SIGTTIN) */
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
+    if (!interactive) {
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attr, 0);
+    }
     if (rc == 0) rc = posix_spawn(&pid, path, &fa, &attr, argv, env);
     posix_spawnattr_destroy(&attr);
     free(path);

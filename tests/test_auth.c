@@ -544,6 +544,30 @@ START_TEST(exec_cluster_info_carries_the_exec_extension)
 }
 END_TEST
 
+/* A static token beside exec: kubectl sends the token and never runs the plugin (client-go
+ * plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig). veltop used to refuse the user. */
+START_TEST(static_token_beside_exec_is_used_and_the_plugin_never_runs)
+{
+    char *user = xasprintf("    token: st4tic\n"
+                           "    exec:\n"
+                           "      apiVersion: " V1 "\n"
+                           "      command: %s/token-plugin.sh\n"
+                           "      interactiveMode: Never\n"
+                           "      env: [{name: COUNT_FILE, value: '%s'}]\n",
+                           PLUGINS, count_file);
+    kc_rest_config *c = load(HTTPS, user);
+    free(user);
+    kc_auth *a = kc_auth_new(c, loop);
+    ck_assert_int_eq(kc_auth_ready(a, on_ready, NULL), 1);
+    ck_assert_header(a, "Authorization: Bearer st4tic");
+    ck_assert_int_eq(kc_auth_invalidate(a), 0); /* a 401 does not start it either */
+    ck_assert_uint_eq(kc_auth_exec_runs(a), 0);
+    ck_assert_int_eq(count_runs(), 0);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+}
+END_TEST
+
 /* The headers kc_auth_apply adds, one string joined by '\n'. */
 static char *all_headers(kc_auth *a)
 {
@@ -1246,6 +1270,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, interactive_mode_follows_the_terminal);
     tcase_add_test(tc, exec_cluster_info_carries_the_exec_extension);
     tcase_add_test(tc, impersonation_headers_are_sent);
+    tcase_add_test(tc, static_token_beside_exec_is_used_and_the_plugin_never_runs);
     tcase_add_test(tc, invalidate_reruns_the_plugin_once);
     tcase_add_test(tc, waiters_share_one_run_and_can_be_forgotten);
     tcase_add_test(tc, free_while_the_plugin_runs);
