@@ -578,8 +578,8 @@ START_TEST(static_credential_beside_exec_wins)
 {
     kc_err err;
     const char *statics[] = {"    token: s3cr3t\n", "    username: a\n    password: s3cr3t\n",
-                             "    client-certificate-data: czNjcjN0\n"
-                             "    client-key-data: czNjcjN0\n"};
+                             ("    client-certificate-data: czNjcjN0\n"
+                              "    client-key-data: czNjcjN0\n")};
     for (size_t i = 0; i < 3; i++) {
         char *u = xasprintf("%s" EXEC_X, statics[i]);
         kc_rest_config *r = load_user("", u, &err);
