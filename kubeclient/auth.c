@@ -97,7 +97,7 @@ static double auth_wall(const kc_auth *a)
     return a->wall ? a->wall(a->clock_arg) : kc_wall_now();
 }
 
-static int auth_cred_valid_const(const kc_auth *a);
+static int auth_cred_valid(const kc_auth *a);
 
 kc_auth *kc_auth_new(const kc_rest_config *cfg, kc_loop *loop)
 {
@@ -169,7 +169,7 @@ static int auth_interactive(const kc_auth *a, char *why, size_t n)
 int kc_auth_wants_terminal(const kc_auth *a)
 {
     char why[256];
-    return a->tls && a->cfg->exec && !auth_cred_valid_const(a) &&
+    return a->tls && a->cfg->exec && !auth_cred_valid(a) &&
            auth_interactive(a, why, sizeof why) == 1;
 }
 
@@ -789,12 +789,7 @@ static void auth_start_exec(kc_auth *a)
     a->watch_timer = kc_loop_timer(a->loop, AUTH_EXEC_WATCH_MS, auth_watch_exec, a);
 }
 
-static int auth_cred_valid(kc_auth *a)
-{
-    return auth_cred_valid_const(a);
-}
-
-static int auth_cred_valid_const(const kc_auth *a)
+static int auth_cred_valid(const kc_auth *a)
 {
     if (!a->have_cred) return 0;
     return a->cred_expiry == 0 || auth_wall(a) < a->cred_expiry;
