@@ -30,7 +30,10 @@ extern char **environ;
  * for ever either: a minute is far beyond what a token plugin takes (aws, gke-gcloud-auth-plugin,
  * kubelogin with a cached token: well under a few seconds) and leaves time for a browser login. */
 #define AUTH_EXEC_TIMEOUT_MS 60000
-#define AUTH_EXEC_WATCH_MS   250 /* how often a running plugin is looked at */
+/* A plugin that has the terminal waits for a person (a code typed, a browser login): ten minutes,
+ * and they see its prompt and can stop it with Ctrl-C. */
+#define AUTH_EXEC_INTERACTIVE_TIMEOUT_MS 600000
+#define AUTH_EXEC_WATCH_MS               250 /* how often a running plugin is looked at */
 
 typedef struct {
     kc_auth_ready_fn cb;
@@ -72,6 +75,7 @@ struct kc_auth {
     uint64_t watch_timer;    /* looks at the running plugin: exited, or out of time */
     int64_t exec_started;    /* monotonic ms */
     int64_t exec_timeout_ms; /* AUTH_EXEC_TIMEOUT_MS unless a test says otherwise */
+    int64_t run_timeout_ms;  /* the running plugin's: the above, longer when interactive */
     unsigned gen;            /* generation of the current (or next) run */
     char *pending_err;       /* a failure found before the child ran, delivered from a timer */
     uint64_t pending_timer;
@@ -457,7 +461,7 @@ static void auth_finish_run(kc_auth *a, int status, int timed_out)
     if (a->pid > 0) kill(-a->pid, SIGKILL);
     if (timed_out) {
         kc_err_set(&err, "exec plugin \"%s\" did not answer within %g s (stopped)", cmd,
-                   (double)a->exec_timeout_ms / 1000.0);
+                   (double)a->run_timeout_ms / 1000.0);
     } else if (a->out.len > AUTH_EXEC_MAX_STDOUT) {
         /* before the exit status: veltop killed it for this, the signal is ours */
         kc_err_set(&err, "exec plugin \"%s\" printed more than %d bytes", cmd,
@@ -565,7 +569,7 @@ static void auth_watch_exec(void *arg)
     if (a->pid <= 0) return;
     int status = 0;
     pid_t r = waitpid(a->pid, &status, WNOHANG);
-    int timed_out = r == 0 && kc_now_ms() - a->exec_started >= a->exec_timeout_ms;
+    int timed_out = r == 0 && kc_now_ms() - a->exec_started >= a->run_timeout_ms;
     if (r == 0 && !timed_out) {
         a->watch_timer = kc_loop_timer(a->loop, AUTH_EXEC_WATCH_MS, auth_watch_exec, a);
         return;
@@ -786,6 +790,9 @@ static void auth_start_exec(kc_auth *a)
     a->out_watch = kc_loop_watch_fd(a->loop, a->out_fd, POLLIN, auth_on_pipe, a);
     a->err_watch = kc_loop_watch_fd(a->loop, a->err_fd, POLLIN, auth_on_pipe, a);
     a->exec_started = kc_now_ms(); /* real time, whatever clock the tests inject */
+    a->run_timeout_ms = a->exec_timeout_ms;
+    if (interactive && a->run_timeout_ms < AUTH_EXEC_INTERACTIVE_TIMEOUT_MS)
+        a->run_timeout_ms = AUTH_EXEC_INTERACTIVE_TIMEOUT_MS;
     a->watch_timer = kc_loop_timer(a->loop, AUTH_EXEC_WATCH_MS, auth_watch_exec, a);
 }
 

@@ -522,6 +522,38 @@ START_TEST(interactive_mode_follows_the_terminal)
 }
 END_TEST
 
+/* A plugin that has the terminal waits for a person: it is not stopped after the short limit
+ * (10 minutes instead); one without the terminal is. */
+START_TEST(interactive_plugin_gets_longer_than_the_exec_timeout)
+{
+    for (int tty = 0; tty <= 1; tty++) {
+        char *user = xasprintf("    exec:\n"
+                               "      apiVersion: " V1 "\n"
+                               "      command: %s/token-plugin.sh\n"
+                               "      interactiveMode: IfAvailable\n"
+                               "      env:\n"
+                               "      - {name: COUNT_FILE, value: '%s'}\n"
+                               "      - {name: INFO_FILE, value: '%s'}\n"
+                               "      - {name: API_VERSION, value: '" V1 "'}\n"
+                               "      - {name: SLEEP, value: '1'}\n",
+                               PLUGINS, count_file, info_file);
+        kc_rest_config *c = load(HTTPS, user);
+        free(user);
+        kc_auth *a = kc_auth_new(c, loop);
+        kc_auth_set_stdin_terminal(a, tty);
+        kc_auth_set_exec_timeout(a, 300);
+        const char *got = wait_ready(a);
+        if (tty)
+            ck_assert_str_eq(got, "");
+        else
+            ck_assert_str_eq(got, "exec plugin \"" PLUGINS "/token-plugin.sh\" did not answer "
+                                  "within 0.3 s (stopped)");
+        kc_auth_free(a);
+        kc_rest_config_free(c);
+    }
+}
+END_TEST
+
 /* provideClusterInfo carries the cluster's client.authentication.k8s.io/exec extension in
  * spec.cluster.config (it used to be null whatever the kubeconfig said). */
 START_TEST(exec_cluster_info_carries_the_exec_extension)
@@ -1268,6 +1300,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, failing_plugin_reports_status_and_stderr);
     tcase_add_test(tc, missing_plugin_says_so_with_the_install_hint);
     tcase_add_test(tc, interactive_mode_follows_the_terminal);
+    tcase_add_test(tc, interactive_plugin_gets_longer_than_the_exec_timeout);
     tcase_add_test(tc, exec_cluster_info_carries_the_exec_extension);
     tcase_add_test(tc, impersonation_headers_are_sent);
     tcase_add_test(tc, static_token_beside_exec_is_used_and_the_plugin_never_runs);
