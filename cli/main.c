@@ -60,8 +60,9 @@ static void usage(FILE *f)
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
         "\n"
-        "Exit status: 0 ok, 1 cluster unreachable (--once, --wait), 2 usage or configuration\n"
-        "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed.\n"
+        "Exit status: 0 ok, 1 cluster unreachable (--once, --wait) or an interactive exec\n"
+        "plugin failed, 2 usage or configuration error or no usable terminal; --wait: 3\n"
+        "PartiallyFailed, 4 Failed.\n"
         "\n"
         "Keys (the same meaning on every screen; ? shows the current screen's):\n");
     ui_keys_usage(f);

@@ -33,6 +33,15 @@ for mode in Always IfAvailable; do
     echo "$mode on a terminal: prompted before the screen, then live: ok"
 done
 
+# the login fails (end of input at the prompt): exit 1 with the reason, before any screen
+tui_start 120 40 --kubeconfig "$TUI_DIR/kc-Always"
+tui_wait 'test-login token:'
+tui_keys C-d
+[ "$(tui_wait_exit)" = 1 ] || tui_fail "failed login: exit status"
+tui_wait 'veltop: exec plugin ".*prompt-plugin.sh" returned neither a token'
+tui_server_stop
+echo "a failed login before the screen: exit 1 with the reason: ok"
+
 # --once, stdin not a terminal: IfAvailable runs without it (stdin /dev/null, as kubectl)
 rm -f "$INFO"
 rc=0
