@@ -913,6 +913,11 @@ struct curl_slist *kc_auth_apply(kc_auth *a, CURL *easy, struct curl_slist *head
             auth_set_blob(easy, CURLOPT_PROXY_CAINFO_BLOB, c->ca_data, c->ca_len);
         if (c->tls_server_name) {
             curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+            /* Go copies ServerName into the https proxy's TLS config too (addTLS only sets it
+             * when empty): the proxy is verified against tls-server-name, not its own name.
+             * libcurl runs the SSL_CTX callback below for the proxy's handshake as well, so
+             * its own name check is the one turned off here */
+            if (https_proxy) curl_easy_setopt(easy, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
             curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, auth_ssl_ctx);
             curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, a);
         }

@@ -21,7 +21,7 @@
 extern char **environ;
 
 static char *dir;
-static pid_t pids[3];
+static pid_t pids[8];
 static int npids;
 
 static int sh(const char *cmd)
@@ -78,6 +78,17 @@ static void setup(void)
         ck_assert_int_eq(sh(cmd), 0);
         free(cmd);
     }
+    const char *more[][2] = {{"named", "DNS:kube.invalid"}, {"misnamed", "DNS:other.invalid"}};
+    for (int i = 0; i < 2; i++) {
+        char *cmd = xasprintf(
+            "openssl req -newkey rsa:2048 -nodes -keyout %s.key -subj /CN=%s -out %s.csr && "
+            "printf 'subjectAltName=%s\\n' >%s.ext && openssl x509 -req -in %s.csr -CA ca.crt "
+            "-CAkey ca.key -CAcreateserial -days 2 -extfile %s.ext -out %s.crt",
+            more[i][0], more[i][0], more[i][0], more[i][1], more[i][0], more[i][0], more[i][0],
+            more[i][0]);
+        ck_assert_int_eq(sh(cmd), 0);
+        free(cmd);
+    }
     ck_assert_int_eq(sh("openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -subj "
                         "/CN=other -days 2 -addext subjectAltName=IP:127.0.0.1 -out other.crt"),
                      0);
@@ -112,16 +123,18 @@ static int is_done(void *arg)
     return ((result *)arg)->done;
 }
 
-/* GET path through a kubeconfig whose cluster is server and proxy-url proxy, CA of the files. */
-static result get_via(const char *server, const char *proxy, const char *user_yaml)
+/* GET path through a kubeconfig whose cluster is server and proxy-url proxy, CA of the files,
+ * and cluster_extra. */
+static result get_via_x(const char *server, const char *proxy, const char *cluster_extra,
+                        const char *user_yaml)
 {
     char *cafile = xasprintf("%s/ca.crt", dir);
     char *doc = xasprintf("current-context: x\n"
                           "clusters:\n- name: c\n  cluster:\n    server: %s\n"
-                          "    certificate-authority: %s\n    proxy-url: %s\n"
+                          "    certificate-authority: %s\n    proxy-url: %s\n%s"
                           "users:\n- name: u\n  user:\n%s"
                           "contexts: [{name: x, context: {cluster: c, user: u}}]\n",
-                          server, cafile, proxy, user_yaml);
+                          server, cafile, proxy, cluster_extra, user_yaml);
     char *p = tu_write(dir, "config", doc);
     kc_config_opts o = {.kubeconfig = p, .home = "/nonexistent", .env_kubeconfig = ""};
     kc_err err = {0};
@@ -141,6 +154,11 @@ static result get_via(const char *server, const char *proxy, const char *user_ya
     free(doc);
     free(cafile);
     return r;
+}
+
+static result get_via(const char *server, const char *proxy, const char *user_yaml)
+{
+    return get_via_x(server, proxy, "", user_yaml);
 }
 
 static char *log_of(const char *name)
@@ -198,6 +216,31 @@ START_TEST(untrusted_https_proxy_is_named)
 }
 END_TEST
 
+/* With tls-server-name, Go verifies the https proxy against that name too (net/http addTLS
+ * keeps a ServerName already set): a proxy certificate for it passes, one for another name does
+ * not, whatever the proxy's own address. */
+START_TEST(tls_server_name_verifies_the_proxy_too)
+{
+    int api = serve("api", "api", NULL);
+    int proxy = serve("proxy", "named", "kube.invalid=127.0.0.1");
+    char *server = xasprintf("https://127.0.0.1:%d", api);
+    char *purl = xasprintf("https://127.0.0.1:%d", proxy);
+    result r = get_via_x(server, purl, "    tls-server-name: kube.invalid\n", "    token: t\n");
+    ck_assert_msg(r.status == 200 && !r.err.msg[0], "%ld %s", r.status, r.err.msg);
+    free(purl);
+    proxy = serve("proxy", "misnamed", "kube.invalid=127.0.0.1");
+    purl = xasprintf("https://127.0.0.1:%d", proxy);
+    r = get_via_x(server, purl, "    tls-server-name: kube.invalid\n", "    token: t\n");
+    char *want = xasprintf("the proxy's certificate is not trusted by the configured certificate "
+                           "authority, or does not match its host name (proxy-url %s)",
+                           purl);
+    ck_assert_str_eq(r.err.msg, want);
+    free(want);
+    free(purl);
+    free(server);
+}
+END_TEST
+
 int main(void)
 {
     if (system("command -v openssl >/dev/null 2>&1") != 0) {
@@ -210,6 +253,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, https_proxy_is_verified_with_the_kubeconfig_ca);
     tcase_add_test(tc, untrusted_https_proxy_is_named);
+    tcase_add_test(tc, tls_server_name_verifies_the_proxy_too);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
