@@ -177,6 +177,21 @@ grep -q "^veltop: the proxy's certificate is not trusted by the configured certi
     fail "untrusted proxy: veltop blames another: $(cat "$D/v.err")"
 echo "untrusted proxy refused by both: ok ($(head -c 160 "$D/v.err"))"
 
+# with tls-server-name, the proxy is verified against that name (Go's addTLS keeps ServerName):
+# a proxy certificate for kube.invalid only, at 127.0.0.1, passes for both
+cert named "DNS:kube.invalid"
+"$PY" "$HERE/kuberecord.py" proxy "$D/named.crt" "$D/named.key" "$D/named.port" "$D/named.log" \
+    2>/dev/null &
+PIDS="$PIDS $!"
+for i in $(seq 1 200); do [ -s "$D/named.port" ] && break; sleep 0.05; done
+kubeconfig "$D/named.kc" "https://127.0.0.1:$API" "    tls-server-name: kube.invalid
+    proxy-url: https://127.0.0.1:$(cat "$D/named.port")" "    token: t0k3n"
+rc=$(run_kubectl "$D/named.kc")
+[ "$rc" = 0 ] || fail "kubectl, tls-server-name and a proxy certified for it: exit $rc: $(cat "$D/k.out")"
+rc=$(run_veltop "$D/named.kc")
+[ "$rc" = 0 ] || fail "veltop, tls-server-name and a proxy certified for it: exit $rc: $(cat "$D/v.err")"
+echo "tls-server-name verifies the proxy for both: ok"
+
 # ---- 3. configuration errors: refused by both, before any connection ----
 refused() { # description kubeconfig veltop-stderr kubectl-pattern
     : >"$D/api.log"
