@@ -43,6 +43,7 @@ struct kc_reflector {
     kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
     kc_ndjson *framer;
+    int watching; /* r->req is a watch */
     int64_t watch_started;
     unsigned long watch_events;
     int stop; /* what the line handler asked for: 0, STOP_RELIST, STOP_ERROR */
@@ -207,6 +208,8 @@ static int64_t on_retry(void *arg, const kc_err *err, long retry_after_s, int at
     (void)attempt;
     kc_reflector *r = arg;
     int64_t now = kc_now_ms(), d = kc_backoff_retry_after(&r->backoff, retry_after_s);
+    /* a watch tried again starts after the wait: "ended at once" is measured from then */
+    if (r->watching) r->watch_started = now + d;
     r->st.attempt++;
     r->st.next_try_ms = now + d;
     copy_str(r->st.last_error, sizeof r->st.last_error, err->msg);
@@ -376,6 +379,7 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
 static void start_list(kc_reflector *r)
 {
     kc_buf q = {0};
+    r->watching = 0;
     if (!r->cont) {
         r->pages = 0;
         r->items = 0;
@@ -569,6 +573,7 @@ static void start_watch(kc_reflector *r)
     r->stop = 0;
     r->stop_code = 0;
     r->watch_events = 0;
+    r->watching = 1;
     r->watch_started = kc_now_ms();
     long timeout = 300 + (long)(rnd(r) % 301);
     kc_buf q = {0};
@@ -637,6 +642,7 @@ static void check_done(void *arg, const kc_response *resp, const kc_err *err)
 static void start_check(kc_reflector *r)
 {
     kc_buf q = {0};
+    r->watching = 0;
     kc_buf_printf(&q, "%s?", r->base);
     if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
     if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
