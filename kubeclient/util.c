@@ -161,29 +161,37 @@ int kc_days_in_month(int y, int mo)
     return days[mo - 1];
 }
 
-/* RFC3339 as metav1.Time reads it, i.e. Go's time.Parse(time.RFC3339, s) (src/time/
- * format_rfc3339.go, parseRFC3339): "YYYY-MM-DDTHH:MM:SS", an optional '.' and digits, then "Z" or
- * "+HH:MM"/"-HH:MM", nothing after; 'T' and 'Z' upper case only; seconds 0-59 (no leap second);
- * the day within its month (2010-02-29 and 04-31 are refused, not rolled over); a fraction past 9
- * digits is truncated to the nanosecond, as parseNanoseconds does. Every byte is checked before
- * the next is read (the string may end anywhere), and the year has four digits, so an accepted
- * time always fits time_t and prints back as itself. */
+/* RFC3339 as metav1.Time reads it: Go's time.Parse(time.RFC3339, s), which tries its strict
+ * RFC3339 reader (src/time/format_rfc3339.go parseRFC3339) and then the layout parser
+ * (src/time/format.go parse), accepting what either accepts: "YYYY-MM-DDTHH:MM:SS" with 'T'
+ * upper case, the hour of one or two digits (the layout's "15"), seconds 0-59 (no leap second),
+ * the day within its month (2010-02-29 and 04-31 are refused, not rolled over), an optional
+ * '.' or ',' and digits (past 9 digits truncated to the nanosecond, as parseNanoseconds does),
+ * then "Z" or "+HH:MM"/"-HH:MM" (offsets up to 24:60, the layout parser's range), nothing
+ * after. Every byte is checked before the next is read (the string may end anywhere), and the
+ * year has four digits, so an accepted time always fits time_t. */
 int kc_parse_time(const char *s, double *out)
 {
     if (!s) return -1;
-    size_t n = strnlen(s, 20);
-    if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':')
-        return -1;
-    int y = util_digits(s, 4), mo = util_digits(s + 5, 2), d = util_digits(s + 8, 2);
-    int hh = util_digits(s + 11, 2), mi = util_digits(s + 14, 2), ss = util_digits(s + 17, 2);
-    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > kc_days_in_month(y, mo) || hh < 0 || hh > 23 ||
-        mi < 0 || mi > 59 || ss < 0 || ss > 59)
-        return -1;
-    const char *p = s + 19;
+    int y = util_digits(s, 4);
+    if (y < 0 || s[4] != '-') return -1;
+    int mo = util_digits(s + 5, 2);
+    if (mo < 1 || mo > 12 || s[7] != '-') return -1;
+    int d = util_digits(s + 8, 2);
+    if (d < 1 || d > kc_days_in_month(y, mo) || s[10] != 'T') return -1;
+    const char *p = s + 11;
+    if (*p < '0' || *p > '9') return -1;
+    int hh = *p++ - '0';
+    if (*p >= '0' && *p <= '9') hh = hh * 10 + (*p++ - '0');
+    if (hh > 23 || *p != ':') return -1;
+    int mi = util_digits(p + 1, 2);
+    if (mi < 0 || mi > 59 || p[3] != ':') return -1;
+    int ss = util_digits(p + 4, 2);
+    if (ss < 0 || ss > 59) return -1;
+    p += 6;
     long nsec = 0;
-    if (*p == '.') {
+    if ((*p == '.' || *p == ',') && p[1] >= '0' && p[1] <= '9') {
         p++;
-        if (*p < '0' || *p > '9') return -1;
         long scale = 100000000;
         for (; *p >= '0' && *p <= '9'; p++) {
             nsec += (*p - '0') * scale; /* digits past the 9th: read and dropped */
@@ -194,9 +202,10 @@ int kc_parse_time(const char *s, double *out)
     if (*p == 'Z') {
         p++;
     } else if (*p == '+' || *p == '-') {
-        if (strnlen(p, 6) < 6 || p[3] != ':') return -1;
-        int oh = util_digits(p + 1, 2), om = util_digits(p + 4, 2);
-        if (oh < 0 || oh > 23 || om < 0 || om > 59) return -1;
+        int oh = util_digits(p + 1, 2);
+        if (oh < 0 || p[3] != ':') return -1;
+        int om = util_digits(p + 4, 2);
+        if (om < 0 || oh > 24 || om > 60) return -1;
         off = (oh * 3600L + om * 60L) * (*p == '-' ? -1 : 1);
         p += 6;
     } else {
