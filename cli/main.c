@@ -21,7 +21,9 @@
 #include "health.h"
 #include "logderive.h"
 #include "sanitize.h"
+#include "kubeclient/auth.h"
 #include "kubeclient/caps.h"
+#include "kubeclient/client.h"
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
 #include "snapshot.h"
@@ -71,9 +73,10 @@ static void usage(FILE *f)
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
         "\n"
-        "Exit status: 0 ok, 1 cluster unreachable (--once, --wait), 2 usage or configuration\n"
-        "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed, 6 --timeout passed;\n"
-        "--once: 5 printed, but a list the answers need could not be read (stderr says which).\n"
+        "Exit status: 0 ok, 1 cluster unreachable (--once, --wait) or an interactive exec\n"
+        "plugin failed, 2 usage or configuration error or no usable terminal; --wait: 3\n"
+        "PartiallyFailed, 4 Failed, 6 --timeout passed; --once: 5 printed, but a list the\n"
+        "answers need could not be read (stderr says which).\n"
         "\n"
         "Keys (the same meaning on every screen; ? shows the current screen's):\n");
     ui_keys_usage(f);
@@ -160,7 +163,20 @@ static int once_ready(void *arg)
     /* the runs themselves cannot be listed: give up at once with the reason */
     for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        if (st->state == KC_REFL_FAILED || (st->state == KC_REFL_RETRYING && !st->synced)) return 1;
+        if (st->state == KC_REFL_FAILED ||
+            (st->state == KC_REFL_RETRYING && !st->synced && !st->throttled))
+            return 1;
+    }
+    return 0;
+}
+
+/* A list the server asked to wait for (429 with Retry-After) is tried again, as kubectl's client
+ * does, up to KC_BACKOFF_RETRY_AFTER_TRIES times: not given up while that goes on. */
+static int once_throttled(app *a)
+{
+    for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (!st->synced && st->throttled) return 1;
     }
     return 0;
 }
@@ -186,7 +202,9 @@ static void once_list_failed(void *arg, const model_run *r, const char *why)
 
 static int run_once(app *a, int json, int details)
 {
-    kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS);
+    while (!kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS) && !a->stop &&
+           once_throttled(a)) {
+    }
     if (a->stop) return 128 + stop_signal;
     /* the real cause (403, 500, 429 with the server's message) of whichever list failed, not
      * "timed out" because the other one was still on its way */
@@ -234,6 +252,46 @@ static int run_once(app *a, int json, int details)
         san_error("incomplete: not visible: %s", inc);
         return ONCE_EXIT_INCOMPLETE;
     }
+    return 0;
+}
+
+typedef struct {
+    int done;
+    char msg[1024];
+} preauth_wait;
+
+static void preauth_ready(void *arg, const kc_err *err)
+{
+    preauth_wait *w = arg;
+    w->done = 1;
+    snprintf(w->msg, sizeof w->msg, "%s", err ? err->msg : "");
+}
+
+static int preauth_done(void *arg)
+{
+    return ((preauth_wait *)arg)->done;
+}
+
+/* An exec plugin that would be interactive (interactiveMode Always, or IfAvailable on a
+ * terminal) runs now, with the terminal, before the screen takes it, as kubectl hands it stdin;
+ * from then on the screen owns stdin and the plugin's later runs are told so (client-go's
+ * StdinUnavailable). Returns -1 (the message printed) when the plugin failed. */
+static int preauth(kc_loop *loop, kc_client *client)
+{
+    kc_auth *au = kc_client_auth(client);
+    if (kc_auth_wants_terminal(au)) {
+        preauth_wait w = {0};
+        if (!kc_auth_ready(au, preauth_ready, &w)) {
+            /* the plugin's own time limit (auth.c) bounds this; no frame is drawn meanwhile */
+            kc_loop_run_until(loop, preauth_done, &w, 24 * 3600 * 1000);
+            kc_auth_forget(au, &w);
+            if (w.done && w.msg[0]) {
+                san_error("%s", w.msg);
+                return -1;
+            }
+        }
+    }
+    kc_auth_set_stdin_unavailable(au, "veltop's screen is using it (restart veltop to log in)");
     return 0;
 }
 
@@ -485,6 +543,14 @@ int main(int argc, char **argv)
         curl_global_cleanup();
         free(ca_pem);
         return 2;
+    }
+    if (!once && !wait_for && preauth(loop, client)) {
+        kc_client_free(client);
+        kc_loop_free(loop);
+        kc_rest_config_free(cfg);
+        curl_global_cleanup();
+        free(ca_pem);
+        return 1;
     }
     app *a = app_new(loop, client, cfg->context, cfg->server, ns);
     a->cacert = ca_pem;

@@ -169,7 +169,10 @@ int wait_run(app *a, vl_kind kind, const char *name, double timeout_s, int tty, 
             return WAIT_TIMEOUT;
         }
         if (!st->synced) {
-            if (st->state == KC_REFL_FAILED || now - start > WAIT_LIST_TIMEOUT_S) {
+            /* a list the server asked to wait for (Retry-After) is tried again (client.h):
+             * not timed out while that goes on, as kubectl waits for it */
+            if (st->state == KC_REFL_FAILED ||
+                (now - start > WAIT_LIST_TIMEOUT_S && !st->throttled)) {
                 if (shown) fputc('\n', out);
                 wait_error(err, "%s",
                            st->last_error[0] ? st->last_error

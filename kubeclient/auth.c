@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,7 +30,10 @@ extern char **environ;
  * for ever either: a minute is far beyond what a token plugin takes (aws, gke-gcloud-auth-plugin,
  * kubelogin with a cached token: well under a few seconds) and leaves time for a browser login. */
 #define AUTH_EXEC_TIMEOUT_MS 60000
-#define AUTH_EXEC_WATCH_MS   250 /* how often a running plugin is looked at */
+/* A plugin that has the terminal waits for a person (a code typed, a browser login): ten minutes,
+ * and they see its prompt and can stop it with Ctrl-C. */
+#define AUTH_EXEC_INTERACTIVE_TIMEOUT_MS 600000
+#define AUTH_EXEC_WATCH_MS               250 /* how often a running plugin is looked at */
 
 typedef struct {
     kc_auth_ready_fn cb;
@@ -71,9 +75,15 @@ struct kc_auth {
     uint64_t watch_timer;    /* looks at the running plugin: exited, or out of time */
     int64_t exec_started;    /* monotonic ms */
     int64_t exec_timeout_ms; /* AUTH_EXEC_TIMEOUT_MS unless a test says otherwise */
+    int64_t run_timeout_ms;  /* the running plugin's: the above, longer when interactive */
     unsigned gen;            /* generation of the current (or next) run */
     char *pending_err;       /* a failure found before the child ran, delivered from a timer */
     uint64_t pending_timer;
+
+    /* stdin as the plugin sees it (client-go's isInteractive): stdin_tty -1 = ask isatty(0) at
+     * each run; stdin_unavailable: veltop itself uses the terminal (the screen is up) */
+    int stdin_tty;
+    char *stdin_unavailable;
 
     auth_waiter *waiters;
     size_t nwait, capwait;
@@ -86,10 +96,12 @@ static int64_t auth_mono(kc_auth *a)
     return a->mono_ms ? a->mono_ms(a->clock_arg) : kc_now_ms();
 }
 
-static double auth_wall(kc_auth *a)
+static double auth_wall(const kc_auth *a)
 {
     return a->wall ? a->wall(a->clock_arg) : kc_wall_now();
 }
+
+static int auth_cred_valid(const kc_auth *a);
 
 kc_auth *kc_auth_new(const kc_rest_config *cfg, kc_loop *loop)
 {
@@ -102,6 +114,7 @@ kc_auth *kc_auth_new(const kc_rest_config *cfg, kc_loop *loop)
     a->pid = -1;
     a->out_fd = a->err_fd = -1;
     a->gen = 1;
+    a->stdin_tty = -1;
     return a;
 }
 
@@ -125,6 +138,43 @@ void kc_auth_set_exec_timeout(kc_auth *a, int64_t ms)
 unsigned kc_auth_exec_runs(const kc_auth *a)
 {
     return a->runs;
+}
+
+void kc_auth_set_stdin_terminal(kc_auth *a, int is_terminal)
+{
+    a->stdin_tty = is_terminal < 0 ? -1 : !!is_terminal;
+}
+
+void kc_auth_set_stdin_unavailable(kc_auth *a, const char *why)
+{
+    free(a->stdin_unavailable);
+    a->stdin_unavailable = why ? xstrdup(why) : NULL;
+}
+
+/* client-go plugin/pkg/client/auth/exec/exec.go isInteractive: Never: no; IfAvailable: when stdin
+ * is a terminal nobody else uses; Always: that, or an error (-1 with why set). */
+static int auth_interactive(const kc_auth *a, char *why, size_t n)
+{
+    const kc_exec_config *x = a->cfg->exec;
+    if (!x || !x->interactive_mode || !strcmp(x->interactive_mode, "Never")) return 0;
+    int tty = a->stdin_tty >= 0 ? a->stdin_tty : isatty(STDIN_FILENO);
+    if (!strcmp(x->interactive_mode, "IfAvailable")) return tty && !a->stdin_unavailable;
+    if (!tty) {
+        snprintf(why, n, "standard input is not a terminal");
+        return -1;
+    }
+    if (a->stdin_unavailable) {
+        snprintf(why, n, "standard input is unavailable: %s", a->stdin_unavailable);
+        return -1;
+    }
+    return 1;
+}
+
+int kc_auth_wants_terminal(const kc_auth *a)
+{
+    char why[256];
+    return a->tls && a->cfg->exec && !auth_cred_valid(a) &&
+           auth_interactive(a, why, sizeof why) == 1;
 }
 
 static void auth_drop_cred(kc_auth *a)
@@ -169,6 +219,7 @@ static void auth_destroy(kc_auth *a)
     kc_buf_free(&a->out);
     kc_buf_free(&a->err);
     free(a->pending_err);
+    free(a->stdin_unavailable);
     auth_drop_cred(a);
     free(a->file_token);
     free(a->waiters);
@@ -410,7 +461,7 @@ static void auth_finish_run(kc_auth *a, int status, int timed_out)
     if (a->pid > 0) kill(-a->pid, SIGKILL);
     if (timed_out) {
         kc_err_set(&err, "exec plugin \"%s\" did not answer within %g s (stopped)", cmd,
-                   (double)a->exec_timeout_ms / 1000.0);
+                   (double)a->run_timeout_ms / 1000.0);
     } else if (a->out.len > AUTH_EXEC_MAX_STDOUT) {
         /* before the exit status: veltop killed it for this, the signal is ours */
         kc_err_set(&err, "exec plugin \"%s\" printed more than %d bytes", cmd,
@@ -518,7 +569,7 @@ static void auth_watch_exec(void *arg)
     if (a->pid <= 0) return;
     int status = 0;
     pid_t r = waitpid(a->pid, &status, WNOHANG);
-    int timed_out = r == 0 && kc_now_ms() - a->exec_started >= a->exec_timeout_ms;
+    int timed_out = r == 0 && kc_now_ms() - a->exec_started >= a->run_timeout_ms;
     if (r == 0 && !timed_out) {
         a->watch_timer = kc_loop_timer(a->loop, AUTH_EXEC_WATCH_MS, auth_watch_exec, a);
         return;
@@ -560,7 +611,7 @@ static void auth_fail_later(kc_auth *a, const char *msg)
 }
 
 /* KUBERNETES_EXEC_INFO as client-go builds it. */
-static char *auth_exec_info(kc_auth *a)
+static char *auth_exec_info(kc_auth *a, int interactive)
 {
     const kc_rest_config *c = a->cfg;
     cJSON *j = cJSON_CreateObject();
@@ -579,9 +630,11 @@ static char *auth_exec_info(kc_auth *a)
         }
         if (c->proxy_url) cJSON_AddStringToObject(cl, "proxy-url", c->proxy_url);
         if (c->disable_compression) cJSON_AddTrueToObject(cl, "disable-compression");
-        cJSON_AddNullToObject(cl, "config");
+        /* the cluster's client.authentication.k8s.io/exec extension (null when none) */
+        cJSON *conf = c->exec->cluster_config ? cJSON_Parse(c->exec->cluster_config) : NULL;
+        cJSON_AddItemToObject(cl, "config", conf ? conf : cJSON_CreateNull());
     }
-    cJSON_AddFalseToObject(spec, "interactive");
+    cJSON_AddBoolToObject(spec, "interactive", interactive);
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     char *out = xstrdup(s);
@@ -591,7 +644,7 @@ static char *auth_exec_info(kc_auth *a)
 
 /* The host's environment, then the kubeconfig's env (replacing same names), then
  * KUBERNETES_EXEC_INFO. */
-static char **auth_exec_env(kc_auth *a)
+static char **auth_exec_env(kc_auth *a, int interactive)
 {
     const kc_exec_config *x = a->cfg->exec;
     size_t n = 0;
@@ -610,7 +663,7 @@ static char **auth_exec_env(kc_auth *a)
     }
     for (size_t e = 0; e < x->nenv; e++)
         env[k++] = xasprintf("%s=%s", x->env_names[e], x->env_values[e] ? x->env_values[e] : "");
-    char *info = auth_exec_info(a);
+    char *info = auth_exec_info(a, interactive);
     env[k++] = xasprintf("KUBERNETES_EXEC_INFO=%s", info);
     free(info);
     env[k] = NULL;
@@ -656,10 +709,11 @@ static int auth_look_path(const char *cmd, char **out)
 static void auth_start_exec(kc_auth *a)
 {
     const kc_exec_config *x = a->cfg->exec;
-    if (x->interactive_mode && strcmp(x->interactive_mode, "Always") == 0) {
-        char *m = xasprintf("exec plugin \"%s\" needs an interactive terminal "
-                            "(interactiveMode Always), which veltop cannot give it",
-                            x->command);
+    char why[300];
+    int interactive = auth_interactive(a, why, sizeof why);
+    if (interactive < 0) {
+        char *m =
+            xasprintf("exec plugin \"%s\" cannot support interactive mode: %s", x->command, why);
         auth_fail_later(a, m);
         free(m);
         return;
@@ -681,21 +735,28 @@ static void auth_start_exec(kc_auth *a)
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    /* interactive (client-go: cmd.Stdin = os.Stdin, cmd.Stderr = os.Stderr): the plugin has the
+     * terminal, to prompt on stderr and read the answer; otherwise stdin is /dev/null and stderr
+     * is kept for the error message */
+    if (!interactive) posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+    if (!interactive) posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
     char **argv = xcalloc(x->nargs + 2, sizeof *argv);
     argv[0] = x->command;
     for (size_t i = 0; i < x->nargs; i++) argv[i + 1] = x->args[i];
-    char **env = auth_exec_env(a);
+    char **env = auth_exec_env(a, interactive);
     pid_t pid;
     char *path = NULL;
     int rc = auth_look_path(x->command, &path);
-    /* its own process group: a timeout stops the plugin and whatever it started */
+    /* its own process group: a timeout stops the plugin and whatever it started; but an
+     * interactive one stays in ours, the terminal's foreground group, or reading the terminal
+     * would stop it (SIGTTIN) */
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
+    if (!interactive) {
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attr, 0);
+    }
     if (rc == 0) rc = posix_spawn(&pid, path, &fa, &attr, argv, env);
     posix_spawnattr_destroy(&attr);
     free(path);
@@ -729,10 +790,13 @@ static void auth_start_exec(kc_auth *a)
     a->out_watch = kc_loop_watch_fd(a->loop, a->out_fd, POLLIN, auth_on_pipe, a);
     a->err_watch = kc_loop_watch_fd(a->loop, a->err_fd, POLLIN, auth_on_pipe, a);
     a->exec_started = kc_now_ms(); /* real time, whatever clock the tests inject */
+    a->run_timeout_ms = a->exec_timeout_ms;
+    if (interactive && a->run_timeout_ms < AUTH_EXEC_INTERACTIVE_TIMEOUT_MS)
+        a->run_timeout_ms = AUTH_EXEC_INTERACTIVE_TIMEOUT_MS;
     a->watch_timer = kc_loop_timer(a->loop, AUTH_EXEC_WATCH_MS, auth_watch_exec, a);
 }
 
-static int auth_cred_valid(kc_auth *a)
+static int auth_cred_valid(const kc_auth *a)
 {
     if (!a->have_cred) return 0;
     return a->cred_expiry == 0 || auth_wall(a) < a->cred_expiry;
@@ -773,20 +837,87 @@ static void auth_set_blob(CURL *easy, CURLoption opt, const unsigned char *data,
     curl_easy_setopt(easy, opt, &blob);
 }
 
+/* client-go transport/round_trippers.go headerKeyEscape: bytes that are not an HTTP token
+ * character, and '%', are %-encoded (upper-case hex) in an Impersonate-Extra- header's name. */
+static void auth_key_escape(kc_buf *b, const char *k)
+{
+    for (const unsigned char *p = (const unsigned char *)k; *p; p++) {
+        int legal = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+                    (*p >= 'A' && *p <= 'Z') || (*p && strchr("!#$&'*+-.^_`|~", *p));
+        if (legal)
+            kc_buf_append(b, p, 1);
+        else
+            kc_buf_printf(b, "%%%02X", *p);
+    }
+}
+
+/* Impersonate-User, -Uid, one Impersonate-Group per group, Impersonate-Extra-<key> per value
+ * (client-go transport/round_trippers.go impersonatingRoundTripper). */
+static struct curl_slist *auth_impersonate(const kc_rest_config *c, struct curl_slist *h)
+{
+    if (!c->as_user) return h;
+    kc_buf b = {0};
+    kc_buf_printf(&b, "Impersonate-User: %s", c->as_user);
+    h = curl_slist_append(h, kc_buf_cstr(&b));
+    if (c->as_uid) {
+        b.len = 0;
+        kc_buf_printf(&b, "Impersonate-Uid: %s", c->as_uid);
+        h = curl_slist_append(h, kc_buf_cstr(&b));
+    }
+    for (size_t i = 0; i < c->n_as_groups; i++) {
+        b.len = 0;
+        /* an empty value needs curl's "Name;" form, or curl drops the header */
+        if (*c->as_groups[i])
+            kc_buf_printf(&b, "Impersonate-Group: %s", c->as_groups[i]);
+        else
+            kc_buf_printf(&b, "Impersonate-Group;");
+        h = curl_slist_append(h, kc_buf_cstr(&b));
+    }
+    for (size_t i = 0; i < c->n_as_extra; i++) {
+        b.len = 0;
+        kc_buf_printf(&b, "Impersonate-Extra-");
+        auth_key_escape(&b, c->as_extra_keys[i]);
+        if (*c->as_extra_values[i])
+            kc_buf_printf(&b, ": %s", c->as_extra_values[i]);
+        else
+            kc_buf_printf(&b, ";");
+        h = curl_slist_append(h, kc_buf_cstr(&b));
+    }
+    kc_buf_free(&b);
+    return h;
+}
+
 struct curl_slist *kc_auth_apply(kc_auth *a, CURL *easy, struct curl_slist *headers)
 {
     const kc_rest_config *c = a->cfg;
     if (c->proxy_url) curl_easy_setopt(easy, CURLOPT_PROXY, c->proxy_url);
     if (c->disable_compression) curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, NULL);
+    /* impersonation: set whether or not the server is https (client-go
+     * tools/clientcmd/client_config.go sets it before its TLS-only credentials) */
+    headers = auth_impersonate(c, headers);
     if (!a->tls) return headers;
 
+    int https_proxy = c->proxy_url && strncasecmp(c->proxy_url, "https://", 8) == 0;
     if (c->insecure_skip_tls_verify) {
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+        if (https_proxy) {
+            curl_easy_setopt(easy, CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
+            curl_easy_setopt(easy, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
+        }
     } else {
         if (c->ca_data) auth_set_blob(easy, CURLOPT_CAINFO_BLOB, c->ca_data, c->ca_len);
+        /* Go's transport dials an https proxy with the same TLS settings (net/http transport.go
+         * addTLS with TLSClientConfig): the kubeconfig's CA verifies the proxy too */
+        if (c->ca_data && https_proxy)
+            auth_set_blob(easy, CURLOPT_PROXY_CAINFO_BLOB, c->ca_data, c->ca_len);
         if (c->tls_server_name) {
             curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+            /* Go copies ServerName into the https proxy's TLS config too (addTLS only sets it
+             * when empty): the proxy is verified against tls-server-name, not its own name.
+             * libcurl runs the SSL_CTX callback below for the proxy's handshake as well, so
+             * its own name check is the one turned off here */
+            if (https_proxy) curl_easy_setopt(easy, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
             curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, auth_ssl_ctx);
             curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, a);
         }

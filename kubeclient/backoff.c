@@ -41,9 +41,16 @@ int64_t kc_backoff_next(kc_backoff *b, int64_t now_ms, long retry_after_s)
     d += (int64_t)(bo_rand(b) % (uint64_t)(d + 1));
     if (d > b->max_ms) d = b->max_ms;
     if (retry_after_s > 0) {
-        /* compared in seconds first: Retry-After: 999999999999 must not overflow */
-        int64_t ra = retry_after_s >= b->max_ms / 1000 ? b->max_ms : (int64_t)retry_after_s * 1000;
+        int64_t ra = kc_backoff_retry_after(b, retry_after_s);
         if (ra > d) d = ra;
     }
     return d;
+}
+
+int64_t kc_backoff_retry_after(const kc_backoff *b, long retry_after_s)
+{
+    int64_t max = b ? b->max_ms : KC_BACKOFF_MAX_MS;
+    if (retry_after_s <= 0) return 0;
+    /* compared in seconds first: Retry-After: 999999999999 must not overflow */
+    return retry_after_s >= max / 1000 ? max : (int64_t)retry_after_s * 1000;
 }

@@ -2,6 +2,7 @@
  */
 #include "kubeclient/client.h"
 #include "kubeclient/auth.h"
+#include "kubeclient/backoff.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "veltop_version.h"
 
@@ -33,6 +35,8 @@ struct kc_request {
     int stream, api;
     long timeout_ms, low_speed_secs, low_speed_bytes;
     void (*on_headers)(void *arg, long status);
+    int64_t (*on_retry)(void *arg, const kc_err *err, long retry_after_s, int attempt);
+    int retries; /* tries again after a Retry-After answer */
     kc_data_fn on_data;
     kc_done_fn on_done;
     void *arg;
@@ -93,6 +97,11 @@ void kc_client_free(kc_client *c)
 kc_loop *kc_client_loop(kc_client *c)
 {
     return c->loop;
+}
+
+kc_auth *kc_client_auth(kc_client *c)
+{
+    return c->auth;
 }
 
 const char *kc_client_server(kc_client *c)
@@ -189,6 +198,16 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
 
 static void req_start(kc_request *r);
 
+/* 1 when the transfer failed because the https proxy's certificate did not verify. */
+static int proxy_refused(kc_request *r, CURLcode res)
+{
+    const char *p = r->c->cfg->proxy_url;
+    if (!p || strncasecmp(p, "https://", 8) != 0) return 0;
+    if (res != CURLE_PEER_FAILED_VERIFICATION && res != CURLE_SSL_CONNECT_ERROR) return 0;
+    long v = 0;
+    return curl_easy_getinfo(r->easy, CURLINFO_PROXY_SSL_VERIFYRESULT, &v) == CURLE_OK && v != 0;
+}
+
 /* Hands the answer to on_done, then frees the request. */
 static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
 {
@@ -216,6 +235,15 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
                 snprintf(err.msg + len, sizeof err.msg - len, " (%s)", r->errbuf);
         }
         if (res != CURLE_OK) err.code = 0;
+        if (r->api && proxy_refused(r, res)) {
+            /* the https proxy's certificate failed, not the API server's: say so */
+            char *shown = kc_url_redact(c->cfg->proxy_url);
+            kc_err_set(&err,
+                       "the proxy's certificate is not trusted by the %s certificate authority, "
+                       "or does not match its host name (proxy-url %s)",
+                       c->cfg->ca_data ? "configured" : "system's", shown);
+            free(shown);
+        }
     }
     resp.body = kc_buf_cstr(&r->buf);
     resp.body_len = r->buf.len;
@@ -223,6 +251,8 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
     if (r->on_done) r->on_done(r->arg, &resp, &err);
     req_free(r);
 }
+
+static void deferred_start(void *arg);
 
 static void xfer_done(void *arg, CURL *easy, CURLcode res)
 {
@@ -240,6 +270,28 @@ static void xfer_done(void *arg, CURL *easy, CURLcode res)
         r->retried_401 = 1;
         req_start(r);
         return;
+    }
+    if (res == CURLE_OK && r->api && (r->status == 429 || r->status >= 500) &&
+        r->retry_after >= 0 && r->retries < KC_BACKOFF_RETRY_AFTER_TRIES) {
+        /* the server asked to wait (client-go rest/with_retry.go checkWait): the same request
+         * again after Retry-After, never sooner, at most KC_BACKOFF_RETRY_AFTER_TRIES times */
+        int64_t d = kc_backoff_retry_after(NULL, r->retry_after);
+        if (r->on_retry) {
+            kc_err err;
+            kc_client_describe_error(r->c, r->status, kc_buf_cstr(&r->buf), CURLE_OK, r->url, &err);
+            r->c->in_curl_cb++; /* the owner must not start or cancel from here synchronously */
+            d = r->on_retry(r->arg, &err, r->retry_after, r->retries + 1);
+            r->c->in_curl_cb--;
+        }
+        if (d >= 0 && !r->cancelled) {
+            r->retries++;
+            r->timer = kc_loop_timer(r->c->loop, d, deferred_start, r);
+            return;
+        }
+        if (r->cancelled) {
+            req_free(r);
+            return;
+        }
     }
     req_finish(r, res, NULL);
 }
@@ -441,6 +493,7 @@ kc_request *kc_client_request(kc_client *c, const kc_request_opts *o, kc_data_fn
     r->low_speed_secs = o->low_speed_secs;
     r->low_speed_bytes = o->low_speed_bytes;
     r->on_headers = o->on_headers;
+    r->on_retry = o->on_retry;
     r->on_data = on_data;
     r->on_done = on_done;
     r->arg = arg;

@@ -3,6 +3,7 @@
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/caps.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,34 @@ static cfg_entry *cfg_find(cfg_entries *es, const char *name)
     return NULL;
 }
 
+static int cfg_cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* kubectl's loader refuses a file whose list names an entry twice (client-go
+ * tools/clientcmd/api/v1/conversion.go: `duplicate name "x" in list`), rather than pick one. */
+static int cfg_check_names(cfg_file *f, yaml_node_t *seq, const char *list, kc_err *err)
+{
+    if (!seq || seq->type != YAML_SEQUENCE_NODE) return 0;
+    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start), k = 0;
+    const char **names = xcalloc(n ? n : 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *item = yaml_document_get_node(&f->doc, seq->data.sequence.items.start[i]);
+        const char *name = cfg_scalar(cfg_get(&f->doc, item, "name"));
+        if (name) names[k++] = name;
+    }
+    qsort(names, k, sizeof *names, cfg_cmp_names);
+    int rc = 0;
+    for (size_t i = 1; i < k && !rc; i++)
+        if (!strcmp(names[i - 1], names[i])) {
+            kc_err_set(err, "duplicate name \"%.200s\" in list %s of %s", names[i], list, f->path);
+            rc = -1;
+        }
+    free(names);
+    return rc;
+}
+
 /* Adds the entries of one list (clusters/users/contexts) of a file; the first file to name an
  * entry wins and the whole entry comes from it. */
 static int cfg_merge_list(cfg_entries *es, cfg_file *f, const char *list, const char *inner,
@@ -209,6 +238,7 @@ static int cfg_merge_list(cfg_entries *es, cfg_file *f, const char *list, const 
         kc_err_set(err, "%s in %s is not a list", list, f->path);
         return -1;
     }
+    if (cfg_check_names(f, seq, list, err) < 0) return -1;
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
          it++) {
         yaml_node_t *item = yaml_document_get_node(&f->doc, *it);
@@ -221,12 +251,18 @@ static int cfg_merge_list(cfg_entries *es, cfg_file *f, const char *list, const 
             kc_err_set(err, "%s in %s: an entry has no name", list, f->path);
             return -1;
         }
-        if (cfg_find(es, name)) continue;
         yaml_node_t *in = cfg_get(&f->doc, item, inner);
         if (in && in->type != YAML_MAPPING_NODE) {
             kc_err_set(err, "%s[%s].%s in %s is not a mapping", list, name, inner, f->path);
             return -1;
         }
+        if (in) {
+            char *what = xasprintf("%s[%.200s].extensions", list, name);
+            int bad = cfg_check_names(f, cfg_get(&f->doc, in, "extensions"), what, err);
+            free(what);
+            if (bad) return -1;
+        }
+        if (cfg_find(es, name)) continue;
         if (es->n == es->cap) {
             es->cap = es->cap ? es->cap * 2 : 8;
             es->v = xrealloc(es->v, es->cap * sizeof *es->v);
@@ -240,6 +276,7 @@ static int cfg_merge_file(cfg_merged *m, cfg_file *f, kc_err *err)
 {
     yaml_node_t *root = yaml_document_get_root_node(&f->doc);
     if (!root || cfg_is_null(root)) return 0;
+    if (cfg_check_names(f, cfg_get(&f->doc, root, "extensions"), "extensions", err) < 0) return -1;
     if (cfg_merge_list(&m->clusters, f, "clusters", "cluster", err) < 0) return -1;
     if (cfg_merge_list(&m->users, f, "users", "user", err) < 0) return -1;
     if (cfg_merge_list(&m->contexts, f, "contexts", "context", err) < 0) return -1;
@@ -424,6 +461,54 @@ static int cfg_has(cfg_ctx *c, const char *field)
 
 /* ---- cluster, user, context ---- */
 
+/* proxy-url as client-go reads it (tools/clientcmd/helpers.go parseProxyURL: Go's url.Parse,
+ * then the scheme must be http, https or socks5), refused at load as kubectl refuses it before
+ * any connection. The URL is never quoted whole: it may carry a password. */
+static int cfg_check_proxy_url(cfg_ctx *c, const char *u)
+{
+    for (const unsigned char *p = (const unsigned char *)u; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) {
+            kc_err_set(c->err, "%s[%s].proxy-url: could not parse: a control character in it",
+                       c->kind, c->e->name);
+            return -1;
+        }
+    /* Go's getScheme: a letter, then letters, digits, '+', '-', '.', up to the first ':' */
+    size_t n = 0;
+    int scheme_ok = (u[0] >= 'a' && u[0] <= 'z') || (u[0] >= 'A' && u[0] <= 'Z');
+    while (scheme_ok && u[n] && u[n] != ':') {
+        char ch = u[n];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '+' || ch == '-' || ch == '.'))
+            scheme_ok = 0;
+        else
+            n++;
+    }
+    if (u[0] == ':') {
+        kc_err_set(c->err, "%s[%s].proxy-url: could not parse: missing protocol scheme", c->kind,
+                   c->e->name);
+        return -1;
+    }
+    char scheme[16] = "";
+    if (scheme_ok && u[n] == ':' && n < sizeof scheme)
+        for (size_t i = 0; i < n; i++)
+            scheme[i] = (char)(u[i] >= 'A' && u[i] <= 'Z' ? u[i] - 'A' + 'a' : u[i]);
+    else if (scheme_ok && u[n] == ':')
+        snprintf(scheme, sizeof scheme, "%.12s...", u);
+    if (strcmp(scheme, "http") && strcmp(scheme, "https") && strcmp(scheme, "socks5")) {
+        kc_err_set(c->err,
+                   "%s[%s].proxy-url: unsupported scheme \"%s\", must be http, https, or socks5",
+                   c->kind, c->e->name, scheme);
+        return -1;
+    }
+    const char *host = u + n + 1;
+    if (strncmp(host, "//", 2) != 0 || !host[2] || host[2] == '/') {
+        kc_err_set(c->err, "%s[%s].proxy-url: no proxy host in it (%s://HOST:PORT)", c->kind,
+                   c->e->name, scheme);
+        return -1;
+    }
+    return 0;
+}
+
 static int cfg_read_cluster(cfg_ctx *c, kc_rest_config *r)
 {
     if (cfg_str(c, "server", &r->server) < 0) return -1;
@@ -436,6 +521,15 @@ static int cfg_read_cluster(cfg_ctx *c, kc_rest_config *r)
         cfg_bool(c, "disable-compression", &r->disable_compression) < 0 ||
         cfg_str(c, "proxy-url", &r->proxy_url) < 0)
         return -1;
+    if (r->proxy_url && cfg_check_proxy_url(c, r->proxy_url) < 0) return -1;
+    if (cfg_has(c, "certificate-authority") && cfg_has(c, "certificate-authority-data")) {
+        /* client-go tools/clientcmd/validation.go, validateClusterInfo */
+        kc_err_set(c->err,
+                   "certificate-authority-data and certificate-authority are both specified for "
+                   "%s. certificate-authority-data will override.",
+                   c->e->name);
+        return -1;
+    }
     if (r->insecure_skip_tls_verify &&
         (cfg_has(c, "certificate-authority") || cfg_has(c, "certificate-authority-data"))) {
         kc_err_set(c->err,
@@ -445,6 +539,8 @@ static int cfg_read_cluster(cfg_ctx *c, kc_rest_config *r)
     }
     return cfg_pem(c, "certificate-authority", &r->ca_data, &r->ca_len);
 }
+
+static void cfg_exec_free(kc_exec_config *e);
 
 static int cfg_read_exec(cfg_ctx *c, kc_rest_config *r)
 {
@@ -544,19 +640,100 @@ static int cfg_read_exec(cfg_ctx *c, kc_rest_config *r)
     return 0;
 }
 
+/* A value sent in a header: Go's net/http refuses one with a control character (and so the
+ * request); here it is refused at load, before it could split a header. */
+static int cfg_header_value(cfg_ctx *c, const char *field, const char *v)
+{
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
+            kc_err_set(c->err, "users[%s].%s: a control character in it", c->e->name, field);
+            return -1;
+        }
+    return 0;
+}
+
+/* as, as-uid, as-groups, as-user-extra (client-go tools/clientcmd/api/v1/types.go AuthInfo). */
+static int cfg_read_impersonation(cfg_ctx *c, kc_rest_config *r)
+{
+    yaml_document_t *doc = &c->e->file->doc;
+    const char *u = c->e->name;
+    if (cfg_str(c, "as", &r->as_user) < 0 || cfg_str(c, "as-uid", &r->as_uid) < 0) return -1;
+    if (r->as_user && cfg_header_value(c, "as", r->as_user) < 0) return -1;
+    if (r->as_uid && cfg_header_value(c, "as-uid", r->as_uid) < 0) return -1;
+    yaml_node_t *g = cfg_field(c, "as-groups");
+    if (g) {
+        if (g->type != YAML_SEQUENCE_NODE) {
+            kc_err_set(c->err, "users[%s].as-groups: not a list", u);
+            return -1;
+        }
+        size_t n = (size_t)(g->data.sequence.items.top - g->data.sequence.items.start);
+        r->as_groups = xcalloc(n ? n : 1, sizeof *r->as_groups);
+        for (size_t i = 0; i < n; i++) {
+            yaml_node_t *it = yaml_document_get_node(doc, g->data.sequence.items.start[i]);
+            const char *v = cfg_is_null(it) ? "" : cfg_scalar(it);
+            if (!v) {
+                kc_err_set(c->err, "users[%s].as-groups[%zu]: not a string", u, i);
+                return -1;
+            }
+            if (cfg_header_value(c, "as-groups", v) < 0) return -1;
+            r->as_groups[r->n_as_groups++] = xstrdup(v);
+        }
+    }
+    yaml_node_t *x = cfg_field(c, "as-user-extra");
+    if (x) {
+        if (x->type != YAML_MAPPING_NODE) {
+            kc_err_set(c->err, "users[%s].as-user-extra: not a mapping", u);
+            return -1;
+        }
+        size_t cap = 0;
+        for (yaml_node_pair_t *p = x->data.mapping.pairs.start; p < x->data.mapping.pairs.top;
+             p++) {
+            const char *key = cfg_scalar(yaml_document_get_node(doc, p->key));
+            yaml_node_t *vs = yaml_document_get_node(doc, p->value);
+            if (!key || (!cfg_is_null(vs) && vs->type != YAML_SEQUENCE_NODE)) {
+                kc_err_set(c->err, "users[%s].as-user-extra: not a map of string lists", u);
+                return -1;
+            }
+            if (cfg_is_null(vs)) continue;
+            for (yaml_node_item_t *it = vs->data.sequence.items.start;
+                 it < vs->data.sequence.items.top; it++) {
+                yaml_node_t *vn = yaml_document_get_node(doc, *it);
+                const char *v = cfg_is_null(vn) ? "" : cfg_scalar(vn);
+                if (!v) {
+                    kc_err_set(c->err, "users[%s].as-user-extra[%.100s]: not a string list", u,
+                               key);
+                    return -1;
+                }
+                if (cfg_header_value(c, "as-user-extra", v) < 0) return -1;
+                if (r->n_as_extra == cap) {
+                    cap = cap ? cap * 2 : 4;
+                    r->as_extra_keys = xrealloc(r->as_extra_keys, cap * sizeof(char *));
+                    r->as_extra_values = xrealloc(r->as_extra_values, cap * sizeof(char *));
+                }
+                r->as_extra_keys[r->n_as_extra] = xstrdup(key);
+                r->as_extra_values[r->n_as_extra++] = xstrdup(v);
+            }
+        }
+    }
+    int has_extra = x && x->data.mapping.pairs.top > x->data.mapping.pairs.start;
+    if ((r->as_uid || r->n_as_groups || has_extra) && !r->as_user) {
+        /* client-go tools/clientcmd/validation.go, validateAuthInfo */
+        kc_err_set(c->err,
+                   "requesting uid, groups or user-extra for %s without impersonating a user", u);
+        return -1;
+    }
+    return 0;
+}
+
 static int cfg_read_user(cfg_ctx *c, kc_rest_config *r)
 {
     const char *u = c->e->name;
-    /* count the authentication methods first, naming them (never their values) */
-    const char *methods[5];
+    /* count the authentication methods first, naming them (never their values); an exec plugin
+     * is not one of them: beside a static credential it is not run (see below) */
+    const char *methods[3];
     int nm = 0;
     if (cfg_has(c, "token") || cfg_has(c, "tokenFile")) methods[nm++] = "token";
     if (cfg_has(c, "username") || cfg_has(c, "password")) methods[nm++] = "basic auth";
-    if (cfg_has(c, "exec")) methods[nm++] = "exec";
-    if (cfg_has(c, "auth-provider")) methods[nm++] = "auth-provider";
-    int has_cert = cfg_has(c, "client-certificate") || cfg_has(c, "client-certificate-data");
-    int has_key = cfg_has(c, "client-key") || cfg_has(c, "client-key-data");
-    if (has_cert && cfg_has(c, "exec")) methods[nm++] = "client certificate";
     if (nm > 1) {
         kc_buf b = {0};
         for (int i = 0; i < nm; i++) kc_buf_printf(&b, "%s%s", i ? ", " : "", methods[i]);
@@ -569,12 +746,30 @@ static int cfg_read_user(cfg_ctx *c, kc_rest_config *r)
         kc_err_set(c->err, "users[%s].auth-provider: not supported, use an exec plugin", u);
         return -1;
     }
+    /* client-go tools/clientcmd/validation.go, validateAuthInfo: both forms of one is refused */
+    if (cfg_has(c, "client-certificate") && cfg_has(c, "client-certificate-data")) {
+        kc_err_set(c->err,
+                   "client-cert-data and client-cert are both specified for %s. client-cert-data "
+                   "will override.",
+                   u);
+        return -1;
+    }
+    if (cfg_has(c, "client-key") && cfg_has(c, "client-key-data")) {
+        kc_err_set(c->err,
+                   "client-key-data and client-key are both specified for %s; client-key-data "
+                   "will override",
+                   u);
+        return -1;
+    }
+    int has_cert = cfg_has(c, "client-certificate") || cfg_has(c, "client-certificate-data");
+    int has_key = cfg_has(c, "client-key") || cfg_has(c, "client-key-data");
     if (has_cert != has_key) {
         kc_err_set(c->err, "users[%s]: %s given without %s", u,
                    has_cert ? "client-certificate" : "client-key",
                    has_cert ? "client-key" : "client-certificate");
         return -1;
     }
+    if (cfg_read_impersonation(c, r) < 0) return -1;
     if (cfg_pem(c, "client-certificate", &r->client_cert_data, &r->client_cert_len) < 0 ||
         cfg_pem(c, "client-key", &r->client_key_data, &r->client_key_len) < 0)
         return -1;
@@ -592,8 +787,88 @@ static int cfg_read_user(cfg_ctx *c, kc_rest_config *r)
     free(tf);
     if (cfg_str(c, "username", &r->username) < 0 || cfg_str(c, "password", &r->password) < 0)
         return -1;
-    if (cfg_has(c, "exec")) return cfg_read_exec(c, r);
+    if (!cfg_has(c, "exec")) return 0;
+    if (cfg_read_exec(c, r) < 0) return -1;
+    /* A static credential beside exec: client-go uses it and never runs the plugin
+     * (plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig: HasTokenAuth, HasBasicAuth,
+     * HasCertAuth). The exec fields are still validated above, as kubectl does. */
+    if (r->token || r->token_file || r->username || (r->client_cert_data && r->client_key_data)) {
+        cfg_exec_free(r->exec);
+        r->exec = NULL;
+    }
     return 0;
+}
+
+/* A YAML node as JSON, as client-go's loader turns a kubeconfig into JSON (sigs.k8s.io/yaml):
+ * mappings, lists, plain null/true/false and JSON numbers keep their type, anything else is a
+ * string. The depth is bounded by the loader's check (KC_CAP_YAML_DEPTH). */
+static cJSON *cfg_to_json(yaml_document_t *doc, yaml_node_t *n)
+{
+    if (!n || cfg_is_null(n)) return cJSON_CreateNull();
+    if (n->type == YAML_MAPPING_NODE) {
+        cJSON *o = cJSON_CreateObject();
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+             p++) {
+            const char *k = cfg_scalar(yaml_document_get_node(doc, p->key));
+            if (!k) continue;
+            cJSON_AddItemToObject(o, k, cfg_to_json(doc, yaml_document_get_node(doc, p->value)));
+        }
+        return o;
+    }
+    if (n->type == YAML_SEQUENCE_NODE) {
+        cJSON *a = cJSON_CreateArray();
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+             it++)
+            cJSON_AddItemToArray(a, cfg_to_json(doc, yaml_document_get_node(doc, *it)));
+        return a;
+    }
+    const char *v = cfg_scalar(n);
+    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+        if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE"))
+            return cJSON_CreateTrue();
+        if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "FALSE"))
+            return cJSON_CreateFalse();
+        /* a JSON number literal, kept as written (no double rounding) */
+        const char *p = v;
+        if (*p == '-') p++;
+        int ok = *p >= '0' && *p <= '9' && !(p[0] == '0' && p[1] >= '0' && p[1] <= '9');
+        while (ok && *p >= '0' && *p <= '9') p++;
+        if (ok && *p == '.') {
+            p++;
+            ok = *p >= '0' && *p <= '9';
+            while (*p >= '0' && *p <= '9') p++;
+        }
+        if (ok && (*p == 'e' || *p == 'E')) {
+            p++;
+            if (*p == '+' || *p == '-') p++;
+            ok = *p >= '0' && *p <= '9';
+            while (*p >= '0' && *p <= '9') p++;
+        }
+        if (ok && !*p) return cJSON_CreateRaw(v);
+    }
+    return cJSON_CreateString(v);
+}
+
+/* provideClusterInfo: the cluster's extensions[client.authentication.k8s.io/exec] goes to the
+ * plugin as spec.cluster.config (client-go tools/clientcmd/client_config.go). */
+static void cfg_exec_extension(cfg_ctx *c, kc_rest_config *r)
+{
+    if (!r->exec || !r->exec->provide_cluster_info) return;
+    yaml_document_t *doc = &c->e->file->doc;
+    yaml_node_t *exts = cfg_field(c, "extensions");
+    if (!exts || exts->type != YAML_SEQUENCE_NODE) return;
+    for (yaml_node_item_t *it = exts->data.sequence.items.start; it < exts->data.sequence.items.top;
+         it++) {
+        yaml_node_t *e = yaml_document_get_node(doc, *it);
+        const char *name = cfg_scalar(cfg_get(doc, e, "name"));
+        if (!name || strcmp(name, "client.authentication.k8s.io/exec") != 0) continue;
+        cJSON *j = cfg_to_json(doc, cfg_get(doc, e, "extension"));
+        char *txt = cJSON_PrintUnformatted(j);
+        r->exec->cluster_config = xstrdup(txt);
+        cJSON_free(txt);
+        cJSON_Delete(j);
+        return;
+    }
 }
 
 /* A server given without a scheme is https when TLS is configured, as client-go decides. */
@@ -648,6 +923,7 @@ static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err 
         }
         cfg_ctx uc = {"users", ue, err, ""};
         if (cfg_read_user(&uc, r) < 0) goto fail;
+        cfg_exec_extension(&clc, r);
     }
     cfg_fix_server(r);
     return r;
@@ -799,6 +1075,7 @@ static void cfg_exec_free(kc_exec_config *e)
     free(e->api_version);
     free(e->install_hint);
     free(e->interactive_mode);
+    free(e->cluster_config);
     free(e);
 }
 
@@ -826,6 +1103,16 @@ void kc_rest_config_free(kc_rest_config *r)
     free(r->token_file);
     free(r->username);
     if (r->password) cfg_wipe_free(r->password, strlen(r->password));
+    free(r->as_user);
+    free(r->as_uid);
+    for (size_t i = 0; i < r->n_as_groups; i++) free(r->as_groups[i]);
+    free(r->as_groups);
+    for (size_t i = 0; i < r->n_as_extra; i++) {
+        free(r->as_extra_keys[i]);
+        free(r->as_extra_values[i]);
+    }
+    free(r->as_extra_keys);
+    free(r->as_extra_values);
     cfg_exec_free(r->exec);
     free(r->source_files);
     free(r);
@@ -868,6 +1155,11 @@ kc_rest_config *kc_rest_config_dup(const kc_rest_config *s)
     d->username = xstrdup(s->username);
     d->password = xstrdup(s->password);
     d->source_files = xstrdup(s->source_files);
+    d->as_user = xstrdup(s->as_user);
+    d->as_uid = xstrdup(s->as_uid);
+    d->as_groups = cfg_dup_strv(s->as_groups, s->n_as_groups);
+    d->as_extra_keys = cfg_dup_strv(s->as_extra_keys, s->n_as_extra);
+    d->as_extra_values = cfg_dup_strv(s->as_extra_values, s->n_as_extra);
     d->exec = NULL;
     if (s->exec) {
         const kc_exec_config *e = s->exec;
@@ -880,6 +1172,7 @@ kc_rest_config *kc_rest_config_dup(const kc_rest_config *s)
         x->api_version = xstrdup(e->api_version);
         x->install_hint = xstrdup(e->install_hint);
         x->interactive_mode = xstrdup(e->interactive_mode);
+        x->cluster_config = xstrdup(e->cluster_config);
         d->exec = x;
     }
     return d;

@@ -70,6 +70,17 @@ static void pl_retry(kc_podlog *p, const char *err)
     pl_retry_after(p, err, -1);
 }
 
+/* The server asked to wait (429 or 5xx with Retry-After): the client tries the same request
+ * again after that wait (client.h), capped by this follower's backoff; retrying meanwhile. */
+static int64_t pl_on_retry(void *arg, const kc_err *err, long retry_after_s, int attempt)
+{
+    (void)attempt;
+    kc_podlog *p = arg;
+    p->attempt++;
+    pl_set(p, KC_PL_RETRYING, err->msg);
+    return kc_backoff_retry_after(&p->backoff, retry_after_s);
+}
+
 /* ---- timestamps ---- */
 
 /* "2024-06-03T01:25:53.123456789Z " at the start of a line (timestamps=true): parses it into
@@ -227,7 +238,8 @@ static void pl_connect(kc_podlog *p)
     kc_request_opts o = {.path = kc_buf_cstr(&path),
                          .accept = "text/plain, */*",
                          .stream = 1,
-                         .on_headers = pl_on_headers};
+                         .on_headers = pl_on_headers,
+                         .on_retry = pl_on_retry};
     p->req = kc_client_request(p->c, &o, pl_on_data, pl_on_done, p);
     kc_buf_free(&path);
 }
@@ -308,7 +320,7 @@ static void pl_find(kc_podlog *p)
     char *path =
         xasprintf("/api/v1/namespaces/%s/pods?labelSelector=%s", p->ns, pl_selectors[p->find_step]);
     if (p->state != KC_PL_RETRYING) pl_set(p, KC_PL_FINDING_POD, NULL);
-    kc_request_opts o = {.path = path, .timeout_ms = 30000};
+    kc_request_opts o = {.path = path, .timeout_ms = 30000, .on_retry = pl_on_retry};
     p->req = kc_client_request(p->c, &o, NULL, pl_found, p);
     free(path);
 }

@@ -43,6 +43,7 @@ struct kc_reflector {
     kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
     kc_ndjson *framer;
+    int watching; /* r->req is a watch */
     int64_t watch_started;
     unsigned long watch_events;
     int stop; /* what the line handler asked for: 0, STOP_RELIST, STOP_ERROR */
@@ -185,8 +186,12 @@ static void fail(kc_reflector *r, next_step next, const char *msg, int status, l
 {
     int64_t now = kc_now_ms();
     int64_t d = kc_backoff_next(&r->backoff, now, retry_after);
-    /* whatever broke the watch, the server that answers next may not be the one we watched */
-    if (next == NEXT_WATCH && r->st.synced && r->st.resource_version[0]) next = NEXT_CHECK;
+    /* whatever broke the watch, the server that answers next may not be the one we watched;
+     * but a 429 is the same server asking for time: client-go's reflector backs off and
+     * watches again (tools/cache/reflector.go isWatchErrorRetriable), so does this */
+    if (next == NEXT_WATCH && status != 429 && r->st.synced && r->st.resource_version[0])
+        next = NEXT_CHECK;
+    r->st.throttled = 0;
     r->st.attempt++;
     r->st.next_try_ms = now + d;
     r->kickable = retry_after < 0 && (status == 0 || status >= 500);
@@ -204,6 +209,27 @@ void kc_reflector_retry_now(kc_reflector *r)
     r->kickable = 0;
     r->st.next_try_ms = kc_now_ms();
     schedule(r, r->next, 0);
+}
+
+/* The server asked to wait (429 or 5xx with Retry-After): the client tries the same request
+ * again after the wait (client.h), so a list goes on from its page and a watch from its
+ * resourceVersion, nothing listed again, as client-go's reflector. Shown as retrying. */
+static int64_t on_retry(void *arg, const kc_err *err, long retry_after_s, int attempt)
+{
+    (void)attempt;
+    kc_reflector *r = arg;
+    int64_t now = kc_now_ms(), d = kc_backoff_retry_after(&r->backoff, retry_after_s);
+    /* a watch tried again starts after the wait: "ended at once" is measured from then */
+    if (r->watching) r->watch_started = now + d;
+    r->st.attempt++;
+    r->st.next_try_ms = now + d;
+    copy_str(r->st.last_error, sizeof r->st.last_error, err->msg);
+    r->st.last_status = err->code;
+    r->st.throttled = 1;
+    if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
+    r->st.state = KC_REFL_RETRYING;
+    notify(r);
+    return d;
 }
 
 /* The resource does not exist (404): nothing to retry. */
@@ -350,6 +376,7 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
         kc_store_replace_end(r->store);
         r->replacing = 0;
         r->st.synced = 1;
+        r->st.throttled = 0;
         r->after_pause = 0;
         r->st.stale_since_ms = 0; /* current as of this list; a failing watch says otherwise */
     }
@@ -363,6 +390,7 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
 static void start_list(kc_reflector *r)
 {
     kc_buf q = {0};
+    r->watching = 0;
     if (!r->cont) {
         r->pages = 0;
         r->items = 0;
@@ -401,7 +429,8 @@ static void start_list(kc_reflector *r)
     /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
      * over a slow link that takes what it takes, so no deadline for the whole answer, only for
      * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
-    kc_request_opts o = {.path = kc_buf_cstr(&q), .stream = 1, .low_speed_secs = 60};
+    kc_request_opts o = {
+        .path = kc_buf_cstr(&q), .stream = 1, .low_speed_secs = 60, .on_retry = on_retry};
     r->req = kc_client_request(r->c, &o, list_data, list_done, r);
     kc_buf_free(&q);
 }
@@ -482,6 +511,7 @@ static void watch_headers(void *arg, long status)
         return;
     r->st.state = KC_REFL_LIVE;
     r->st.attempt = 0;
+    r->st.throttled = 0;
     r->st.last_error[0] = 0;
     r->st.last_status = 0;
     r->st.next_try_ms = 0;
@@ -560,6 +590,7 @@ static void start_watch(kc_reflector *r)
     r->stop = 0;
     r->stop_code = 0;
     r->watch_events = 0;
+    r->watching = 1;
     r->watch_started = kc_now_ms();
     long timeout = 300 + (long)(rnd(r) % 301);
     kc_buf q = {0};
@@ -575,7 +606,8 @@ static void start_watch(kc_reflector *r)
     kc_request_opts o = {.path = kc_buf_cstr(&q),
                          .stream = 1,
                          .timeout_ms = (timeout + 30) * 1000,
-                         .on_headers = watch_headers};
+                         .on_headers = watch_headers,
+                         .on_retry = on_retry};
     r->req = kc_client_request(r->c, &o, watch_data, watch_done, r);
     kc_buf_free(&q);
 }
@@ -627,11 +659,12 @@ static void check_done(void *arg, const kc_response *resp, const kc_err *err)
 static void start_check(kc_reflector *r)
 {
     kc_buf q = {0};
+    r->watching = 0;
     kc_buf_printf(&q, "%s?", r->base);
     if (r->field_q) kc_buf_printf(&q, "fieldSelector=%s&", r->field_q);
     if (r->label_q) kc_buf_printf(&q, "labelSelector=%s&", r->label_q);
     kc_buf_printf(&q, "limit=1");
-    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000};
+    kc_request_opts o = {.path = kc_buf_cstr(&q), .timeout_ms = 60000, .on_retry = on_retry};
     r->req = kc_client_request(r->c, &o, NULL, check_done, r);
     kc_buf_free(&q);
 }

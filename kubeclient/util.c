@@ -2,6 +2,7 @@
 #include "kubeclient/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -151,36 +152,60 @@ static int util_digits(const char *s, int n)
     return v;
 }
 
-/* Strict RFC3339, as Go writes it: "YYYY-MM-DDTHH:MM:SS", an optional fraction of digits, then
- * "Z" or "+HH:MM"/"-HH:MM", nothing after. Every byte is checked before the next is read (the
- * string may end anywhere), and the year has four digits, so an accepted time always fits
- * time_t and prints back as itself. */
+/* Days in month mo (1-12) of year y, leap years as the Gregorian calendar (Go's daysIn). */
+int kc_days_in_month(int y, int mo)
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (mo < 1 || mo > 12) return 0;
+    if (mo == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) return 29;
+    return days[mo - 1];
+}
+
+/* RFC3339 as metav1.Time reads it: Go's time.Parse(time.RFC3339, s), which tries its strict
+ * RFC3339 reader (src/time/format_rfc3339.go parseRFC3339) and then the layout parser
+ * (src/time/format.go parse), accepting what either accepts: "YYYY-MM-DDTHH:MM:SS" with 'T'
+ * upper case, the hour of one or two digits (the layout's "15"), seconds 0-59 (no leap second),
+ * the day within its month (2010-02-29 and 04-31 are refused, not rolled over), an optional
+ * '.' or ',' and digits (past 9 digits truncated to the nanosecond, as parseNanoseconds does),
+ * then "Z" or "+HH:MM"/"-HH:MM" (offsets up to 24:60, the layout parser's range), nothing
+ * after. Every byte is checked before the next is read (the string may end anywhere), and the
+ * year has four digits, so an accepted time always fits time_t. */
 int kc_parse_time(const char *s, double *out)
 {
     if (!s) return -1;
-    size_t n = strnlen(s, 20);
-    if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
-        s[16] != ':')
-        return -1;
-    int y = util_digits(s, 4), mo = util_digits(s + 5, 2), d = util_digits(s + 8, 2);
-    int hh = util_digits(s + 11, 2), mi = util_digits(s + 14, 2), ss = util_digits(s + 17, 2);
-    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 ||
-        ss < 0 || ss > 60)
-        return -1;
-    const char *p = s + 19;
-    double frac = 0, scale = 0.1;
-    if (*p == '.') {
+    int y = util_digits(s, 4);
+    if (y < 0 || s[4] != '-') return -1;
+    int mo = util_digits(s + 5, 2);
+    if (mo < 1 || mo > 12 || s[7] != '-') return -1;
+    int d = util_digits(s + 8, 2);
+    if (d < 1 || d > kc_days_in_month(y, mo) || s[10] != 'T') return -1;
+    const char *p = s + 11;
+    if (*p < '0' || *p > '9') return -1;
+    int hh = *p++ - '0';
+    if (*p >= '0' && *p <= '9') hh = hh * 10 + (*p++ - '0');
+    if (hh > 23 || *p != ':') return -1;
+    int mi = util_digits(p + 1, 2);
+    if (mi < 0 || mi > 59 || p[3] != ':') return -1;
+    int ss = util_digits(p + 4, 2);
+    if (ss < 0 || ss > 59) return -1;
+    p += 6;
+    long nsec = 0;
+    if ((*p == '.' || *p == ',') && p[1] >= '0' && p[1] <= '9') {
         p++;
-        if (*p < '0' || *p > '9') return -1;
-        for (; *p >= '0' && *p <= '9'; p++, scale /= 10) frac += (*p - '0') * scale;
+        long scale = 100000000;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            nsec += (*p - '0') * scale; /* digits past the 9th: read and dropped */
+            scale /= 10;
+        }
     }
     long off = 0;
-    if (*p == 'Z' || *p == 'z') {
+    if (*p == 'Z') {
         p++;
     } else if (*p == '+' || *p == '-') {
-        if (strnlen(p, 6) < 6 || p[3] != ':') return -1;
-        int oh = util_digits(p + 1, 2), om = util_digits(p + 4, 2);
-        if (oh < 0 || oh > 23 || om < 0 || om > 59) return -1;
+        int oh = util_digits(p + 1, 2);
+        if (oh < 0 || p[3] != ':') return -1;
+        int om = util_digits(p + 4, 2);
+        if (om < 0 || oh > 24 || om > 60) return -1;
         off = (oh * 3600L + om * 60L) * (*p == '-' ? -1 : 1);
         p += 6;
     } else {
@@ -194,7 +219,12 @@ int kc_parse_time(const char *s, double *out)
     tm.tm_hour = hh;
     tm.tm_min = mi;
     tm.tm_sec = ss;
-    *out = (double)timegm(&tm) + frac - (double)off;
+    double whole = (double)timegm(&tm) - (double)off;
+    double t = whole + (double)nsec / 1e9;
+    /* a double holds ~0.2 us at today's times: .999999999 would round up into the next second,
+     * which Go's truncation never reaches; keep the largest double still inside this one */
+    if (t >= whole + 1) t = nextafter(whole + 1, whole);
+    *out = t;
     return 0;
 }
 

@@ -39,12 +39,13 @@ enum fault_kind {
     F_DL_DRIP,
     F_DL_HANG,
     F_DL_EXPIRED,
+    F_THROTTLE,
     F_COUNT
 };
 static const char *fault_names[F_COUNT] = {
     "error500",        "error429", "close-watch",    "expire",     "stall",
     "malformed-event", "forbid",   "bookmark-close", "close-logs", "expire-always",
-    "dl-drip",         "dl-hang",  "dl-expired"};
+    "dl-drip",         "dl-hang",  "dl-expired",     "throttle"};
 
 typedef struct faults {
     int error500, error429; /* every Nth request */
@@ -63,7 +64,14 @@ typedef struct faults {
     char *slow;         /* requests on this resource (plural) answer 1.5 s late */
     char *forbid[MAX_FORBID];
     int nforbid;
+    int throttle_list, throttle_watch; /* the first N lists / watches of each path get 429 */
 } faults;
+
+#define MAX_THROTTLED 64
+typedef struct {
+    char path[192];
+    int lists, watches;
+} throttled_path;
 
 struct simserver {
     simserver_opts o;
@@ -83,6 +91,8 @@ struct simserver {
     atomic_int faults_off; /* POST /debug/faults-off: behave from now on as without --faults */
     faults nofaults;       /* all zero: what FA gives once faults are off */
     pthread_mutex_t mu;
+    throttled_path throttled[MAX_THROTTLED]; /* under mu */
+    int nthrottled;
     int64_t last_expire_ms;
     simlink *link; /* gzip and the emulated link (link.c) */
 };
@@ -154,17 +164,20 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
             f->dl_hang = 1;
             continue;
         }
-        int *slot = !strcmp(t, "error500")       ? &f->error500
-                    : !strcmp(t, "error429")     ? &f->error429
-                    : !strcmp(t, "close-watch")  ? &f->close_watch_s
-                    : !strcmp(t, "expire-every") ? &f->expire_every_s
-                    : !strcmp(t, "stall")        ? &f->stall_ms
-                    : !strcmp(t, "dl-drip")      ? &f->dl_drip
-                    : !strcmp(t, "dl-expired")   ? &f->dl_expired
-                                                 : NULL;
+        int *slot = !strcmp(t, "error500")         ? &f->error500
+                    : !strcmp(t, "error429")       ? &f->error429
+                    : !strcmp(t, "throttle-list")  ? &f->throttle_list
+                    : !strcmp(t, "throttle-watch") ? &f->throttle_watch
+                    : !strcmp(t, "close-watch")    ? &f->close_watch_s
+                    : !strcmp(t, "expire-every")   ? &f->expire_every_s
+                    : !strcmp(t, "stall")          ? &f->stall_ms
+                    : !strcmp(t, "dl-drip")        ? &f->dl_drip
+                    : !strcmp(t, "dl-expired")     ? &f->dl_expired
+                                                   : NULL;
         if (!slot || !val || n <= 0) {
             snprintf(err, errlen,
-                     "bad fault '%s%s%s': expected error500=N, error429=N, "
+                     "bad fault '%s%s%s': expected error500=N, error429=N, throttle-list=N, "
+                     "throttle-watch=N, "
                      "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
                      "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event, "
                      "forbid=RESOURCE, dl-drip=BYTES_PER_S, dl-hang or dl-expired=N",
@@ -1634,6 +1647,36 @@ char *simserver_stats_json(simserver *s)
     return out;
 }
 
+/* throttle-list=N / throttle-watch=N: 1 when this GET is one of the first N lists (a `limit`
+ * parameter, as client-go and kubectl list, or a `resourceVersion` one, as veltop's first list
+ * at resourceVersion=0 asks for everything) or watches (watch=true) of its path. */
+static int throttle(simserver *s, struct MHD_Connection *c, const char *url)
+{
+    const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
+    int watch = w && (!strcmp(w, "true") || !strcmp(w, "1"));
+    int list = !watch && (MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit") ||
+                          MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "resourceVersion"));
+    int limit = watch ? FA(s)->throttle_watch : list ? FA(s)->throttle_list : 0;
+    if (!limit || strlen(url) >= sizeof s->throttled[0].path) return 0;
+    pthread_mutex_lock(&s->mu);
+    throttled_path *t = NULL;
+    for (int i = 0; i < s->nthrottled && !t; i++)
+        if (!strcmp(s->throttled[i].path, url)) t = &s->throttled[i];
+    if (!t && s->nthrottled < MAX_THROTTLED) {
+        t = &s->throttled[s->nthrottled++];
+        memset(t, 0, sizeof *t);
+        snprintf(t->path, sizeof t->path, "%s", url);
+    }
+    int hit = 0;
+    if (t) {
+        int *n = watch ? &t->watches : &t->lists;
+        hit = *n < limit;
+        (*n)++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return hit;
+}
+
 static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const char *url,
                                 const char *method, req *rq)
 {
@@ -1684,6 +1727,18 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     }
     if (FA(s)->error429 && n % FA(s)->error429 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR429], 1);
+        cJSON *st = status_obj(429, reason_for(429),
+                               "the server has received too many requests and has asked us to "
+                               "try again later",
+                               NULL);
+        char *body = cJSON_PrintUnformatted(st);
+        cJSON_Delete(st);
+        r = queue_body(c, 429, "application/json", body, strlen(body), 0, FA(s)->retry_after);
+        goto out;
+    }
+    if ((FA(s)->throttle_list || FA(s)->throttle_watch) && !strcmp(method, "GET") &&
+        throttle(s, c, url)) {
+        atomic_fetch_add(&s->fired[F_THROTTLE], 1);
         cJSON *st = status_obj(429, reason_for(429),
                                "the server has received too many requests and has asked us to "
                                "try again later",

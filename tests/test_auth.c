@@ -355,6 +355,7 @@ START_TEST(exec_v1_with_cluster_info)
                              user);
     free(user);
     kc_auth *a = kc_auth_new(c, loop);
+    kc_auth_set_stdin_terminal(a, 0); /* IfAvailable: not interactive without a terminal */
     ck_assert_str_eq(wait_ready(a), "");
     char *info = tu_read(info_file, NULL);
     ck_assert_str_eq(info, "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
@@ -441,16 +442,211 @@ START_TEST(missing_plugin_says_so_with_the_install_hint)
     ck_assert_uint_eq(kc_auth_exec_runs(a), 0);
     kc_auth_free(a);
     kc_rest_config_free(c);
+}
+END_TEST
 
-    /* interactiveMode Always cannot be honoured: stdin belongs to the screen */
-    c = load(HTTPS, "    exec:\n"
-                    "      apiVersion: " V1 "\n"
-                    "      command: " PLUGINS "/token-plugin.sh\n"
-                    "      interactiveMode: Always\n");
+/* The exec user of the token plugin with interactiveMode mode (and provideClusterInfo). */
+static kc_rest_config *load_mode_plugin(const char *mode, const char *cluster_extra)
+{
+    char *user = xasprintf("    exec:\n"
+                           "      apiVersion: " V1 "\n"
+                           "      command: %s/token-plugin.sh\n"
+                           "      interactiveMode: %s\n"
+                           "      provideClusterInfo: true\n"
+                           "      env:\n"
+                           "      - {name: COUNT_FILE, value: '%s'}\n"
+                           "      - {name: INFO_FILE, value: '%s'}\n"
+                           "      - {name: API_VERSION, value: '" V1 "'}\n",
+                           PLUGINS, mode, count_file, info_file);
+    char *cl = xasprintf(HTTPS "%s", cluster_extra);
+    kc_rest_config *r = load(cl, user);
+    free(cl);
+    free(user);
+    return r;
+}
+
+/* client-go's isInteractive (plugin/pkg/client/auth/exec/exec.go): IfAvailable is interactive
+ * when stdin is a terminal nobody else uses; Always needs one, and used to be refused
+ * outright. The answer reaches the plugin as spec.interactive. */
+START_TEST(interactive_mode_follows_the_terminal)
+{
+    const char *info_of[] = {"Never", "IfAvailable", "Always"};
+    for (int tty = 0; tty <= 1; tty++)
+        for (int m = 0; m < 3; m++) {
+            kc_rest_config *c = load_mode_plugin(info_of[m], "");
+            kc_auth *a = kc_auth_new(c, loop);
+            kc_auth_set_stdin_terminal(a, tty);
+            ck_assert_int_eq(kc_auth_wants_terminal(a), tty && m > 0);
+            const char *got = wait_ready(a);
+            if (!tty && m == 2) {
+                ck_assert_str_eq(got, "exec plugin \"" PLUGINS "/token-plugin.sh\" cannot "
+                                      "support interactive mode: standard input is not a "
+                                      "terminal");
+                ck_assert_uint_eq(kc_auth_exec_runs(a), 0);
+            } else {
+                ck_assert_str_eq(got, "");
+                char *info = tu_read(info_file, NULL);
+                ck_assert_msg(
+                    strstr(info, tty && m > 0 ? "\"interactive\":true}" : "\"interactive\":false}"),
+                    "%s %d: %s", info_of[m], tty, info);
+                free(info);
+                ck_assert_int_eq(kc_auth_wants_terminal(a), 0); /* credentials are ready */
+            }
+            kc_auth_free(a);
+            kc_rest_config_free(c);
+            unlink(info_file);
+        }
+    /* the screen has the terminal: IfAvailable runs without it, Always says why it cannot */
+    kc_rest_config *c = load_mode_plugin("IfAvailable", "");
+    kc_auth *a = kc_auth_new(c, loop);
+    kc_auth_set_stdin_terminal(a, 1);
+    kc_auth_set_stdin_unavailable(a, "veltop's screen is using it");
+    ck_assert_int_eq(kc_auth_wants_terminal(a), 0);
+    ck_assert_str_eq(wait_ready(a), "");
+    char *info = tu_read(info_file, NULL);
+    ck_assert_ptr_nonnull(strstr(info, "\"interactive\":false}"));
+    free(info);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+    c = load_mode_plugin("Always", "");
     a = kc_auth_new(c, loop);
-    ck_assert_str_eq(wait_ready(a), "exec plugin \"" PLUGINS "/token-plugin.sh\" needs an "
-                                    "interactive terminal (interactiveMode Always), which veltop "
-                                    "cannot give it");
+    kc_auth_set_stdin_terminal(a, 1);
+    kc_auth_set_stdin_unavailable(a, "veltop's screen is using it");
+    ck_assert_str_eq(wait_ready(a), "exec plugin \"" PLUGINS "/token-plugin.sh\" cannot "
+                                    "support interactive mode: standard input is unavailable: "
+                                    "veltop's screen is using it");
+    kc_auth_set_stdin_unavailable(a, NULL);
+    ck_assert_str_eq(wait_ready(a), "");
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+}
+END_TEST
+
+/* A plugin that has the terminal waits for a person: it is not stopped after the short limit
+ * (10 minutes instead); one without the terminal is. */
+START_TEST(interactive_plugin_gets_longer_than_the_exec_timeout)
+{
+    for (int tty = 0; tty <= 1; tty++) {
+        char *user = xasprintf("    exec:\n"
+                               "      apiVersion: " V1 "\n"
+                               "      command: %s/token-plugin.sh\n"
+                               "      interactiveMode: IfAvailable\n"
+                               "      env:\n"
+                               "      - {name: COUNT_FILE, value: '%s'}\n"
+                               "      - {name: INFO_FILE, value: '%s'}\n"
+                               "      - {name: API_VERSION, value: '" V1 "'}\n"
+                               "      - {name: SLEEP, value: '1'}\n",
+                               PLUGINS, count_file, info_file);
+        kc_rest_config *c = load(HTTPS, user);
+        free(user);
+        kc_auth *a = kc_auth_new(c, loop);
+        kc_auth_set_stdin_terminal(a, tty);
+        kc_auth_set_exec_timeout(a, 300);
+        const char *got = wait_ready(a);
+        if (tty)
+            ck_assert_str_eq(got, "");
+        else
+            ck_assert_str_eq(got, "exec plugin \"" PLUGINS "/token-plugin.sh\" did not answer "
+                                  "within 0.3 s (stopped)");
+        kc_auth_free(a);
+        kc_rest_config_free(c);
+    }
+}
+END_TEST
+
+/* provideClusterInfo carries the cluster's client.authentication.k8s.io/exec extension in
+ * spec.cluster.config (it used to be null whatever the kubeconfig said). */
+START_TEST(exec_cluster_info_carries_the_exec_extension)
+{
+    kc_rest_config *c = load_mode_plugin("Never", "    extensions:\n"
+                                                  "    - name: client.authentication.k8s.io/exec\n"
+                                                  "      extension: {audience: veltop, n: 3}\n");
+    kc_auth *a = kc_auth_new(c, loop);
+    ck_assert_str_eq(wait_ready(a), "");
+    char *info = tu_read(info_file, NULL);
+    ck_assert_str_eq(info, "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
+                           "\"spec\":{\"cluster\":{\"server\":\"https://127.0.0.1:6443\","
+                           "\"config\":{\"audience\":\"veltop\",\"n\":3}},"
+                           "\"interactive\":false}}\n"
+                           "args:\n"
+                           "EXTRA=\n");
+    free(info);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+}
+END_TEST
+
+/* A static token beside exec: kubectl sends the token and never runs the plugin (client-go
+ * plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig). veltop used to refuse the user. */
+START_TEST(static_token_beside_exec_is_used_and_the_plugin_never_runs)
+{
+    char *user = xasprintf("    token: st4tic\n"
+                           "    exec:\n"
+                           "      apiVersion: " V1 "\n"
+                           "      command: %s/token-plugin.sh\n"
+                           "      interactiveMode: Never\n"
+                           "      env: [{name: COUNT_FILE, value: '%s'}]\n",
+                           PLUGINS, count_file);
+    kc_rest_config *c = load(HTTPS, user);
+    free(user);
+    kc_auth *a = kc_auth_new(c, loop);
+    ck_assert_int_eq(kc_auth_ready(a, on_ready, NULL), 1);
+    ck_assert_header(a, "Authorization: Bearer st4tic");
+    ck_assert_int_eq(kc_auth_invalidate(a), 0); /* a 401 does not start it either */
+    ck_assert_uint_eq(kc_auth_exec_runs(a), 0);
+    ck_assert_int_eq(count_runs(), 0);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+}
+END_TEST
+
+/* The headers kc_auth_apply adds, one string joined by '\n'. */
+static char *all_headers(kc_auth *a)
+{
+    CURL *easy = curl_easy_init();
+    struct curl_slist *h = kc_auth_apply(a, easy, NULL);
+    kc_buf b = {0};
+    for (struct curl_slist *p = h; p; p = p->next) kc_buf_printf(&b, "%s\n", p->data);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(easy);
+    return kc_buf_cstr(&b);
+}
+
+/* Impersonation as client-go's impersonatingRoundTripper (transport/round_trippers.go):
+ * Impersonate-User, -Uid, a header per group and per extra value, the extra key escaped by
+ * headerKeyEscape; over plain http too (only credentials are kept for TLS). veltop used to
+ * send none and run as the user's own identity. */
+START_TEST(impersonation_headers_are_sent)
+{
+    const char *user = "    token: t0k\n"
+                       "    as: alice@example.com\n"
+                       "    as-uid: u-1\n"
+                       "    as-groups: [dev, ops]\n"
+                       "    as-user-extra:\n"
+                       "      reason: [audit]\n"
+                       "      example.com/scopes: [a, b]\n"
+                       "      'key%20x': [v]\n";
+    kc_rest_config *c = load(HTTPS, user);
+    kc_auth *a = kc_auth_new(c, loop);
+    char *h = all_headers(a);
+    ck_assert_str_eq(h, "Impersonate-User: alice@example.com\n"
+                        "Impersonate-Uid: u-1\n"
+                        "Impersonate-Group: dev\n"
+                        "Impersonate-Group: ops\n"
+                        "Impersonate-Extra-reason: audit\n"
+                        "Impersonate-Extra-example.com%2Fscopes: a\n"
+                        "Impersonate-Extra-example.com%2Fscopes: b\n"
+                        "Impersonate-Extra-key%2520x: v\n"
+                        "Authorization: Bearer t0k\n");
+    free(h);
+    kc_auth_free(a);
+    kc_rest_config_free(c);
+    c = load("    server: http://127.0.0.1:8080\n", user);
+    a = kc_auth_new(c, loop);
+    h = all_headers(a);
+    ck_assert_ptr_nonnull(strstr(h, "Impersonate-User: alice@example.com\n"));
+    ck_assert_ptr_null(strstr(h, "Authorization"));
+    free(h);
     kc_auth_free(a);
     kc_rest_config_free(c);
 }
@@ -1103,6 +1299,11 @@ int main(int argc, char **argv)
     tcase_add_test(tc, exec_wrong_api_version_is_an_error);
     tcase_add_test(tc, failing_plugin_reports_status_and_stderr);
     tcase_add_test(tc, missing_plugin_says_so_with_the_install_hint);
+    tcase_add_test(tc, interactive_mode_follows_the_terminal);
+    tcase_add_test(tc, interactive_plugin_gets_longer_than_the_exec_timeout);
+    tcase_add_test(tc, exec_cluster_info_carries_the_exec_extension);
+    tcase_add_test(tc, impersonation_headers_are_sent);
+    tcase_add_test(tc, static_token_beside_exec_is_used_and_the_plugin_never_runs);
     tcase_add_test(tc, invalidate_reruns_the_plugin_once);
     tcase_add_test(tc, waiters_share_one_run_and_can_be_forgotten);
     tcase_add_test(tc, free_while_the_plugin_runs);

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "kubeclient/caps.h"
+#include "kubeclient/backoff.h"
 #include "kubeclient/client.h"
 #include "kubeclient/util.h"
 #include "testutil.h"
@@ -84,6 +85,8 @@ static ssize_t endless_reader(void *cls, uint64_t pos, char *buf, size_t max)
 }
 
 static volatile int redirect_hits;
+static volatile int throttled_hits, throttled_left; /* /throttled: 429s left (-1: for ever) */
+static const char *throttled_retry_after = "1";
 
 static char last_method[16], last_body[256], last_ct[128], last_query[256], last_url[256];
 static char last_ae[64]; /* Accept-Encoding of the last request ("-" when absent) */
@@ -146,6 +149,20 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
     const char *ae = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Accept-Encoding");
     snprintf(last_ae, sizeof last_ae, "%s", ae ? ae : "-");
     if (strcmp(url, "/gz") == 0) return answer_gz(con, ae && strstr(ae, "gzip") != NULL);
+    if (strcmp(url, "/throttled") == 0) { /* 429 + Retry-After until throttled_left runs out */
+        throttled_hits++;
+        int busy = throttled_left != 0;
+        if (throttled_left > 0) throttled_left--;
+        const char *body = busy ? "{\"kind\":\"Status\",\"message\":\"slow down\","
+                                  "\"reason\":\"TooManyRequests\",\"code\":429}"
+                                : "{\"kind\":\"BackupList\",\"items\":[]}";
+        struct MHD_Response *resp =
+            MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+        if (busy) MHD_add_response_header(resp, "Retry-After", throttled_retry_after);
+        enum MHD_Result ret = MHD_queue_response(con, busy ? 429 : 200, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
     if (strcmp(url, "/hang") == 0) {
         struct MHD_Response *resp =
             MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, hang_reader, NULL, NULL);
@@ -398,9 +415,60 @@ START_TEST(server_error_gives_message_and_code)
 }
 END_TEST
 
+static int64_t no_retry(void *arg, const kc_err *err, long retry_after_s, int attempt)
+{
+    (void)arg;
+    (void)err;
+    (void)retry_after_s;
+    (void)attempt;
+    return -1;
+}
+
+/* Runs one GET with opts o (path filled in) and returns its result (body malloc'd). */
+static result get_with(const char *path, kc_request_opts o, int64_t max_ms)
+{
+    kc_loop *loop = kc_loop_new();
+    kc_client *c = mkclient(loop, port);
+    result r = {0};
+    o.path = path;
+    kc_client_request(c, &o, NULL, on_done, &r);
+    ck_assert(kc_loop_run_until(loop, is_done, &r, max_ms));
+    kc_client_free(c);
+    kc_loop_free(loop);
+    return r;
+}
+
+/* A 429 with Retry-After, four times, then 200: tried again after each wait, as client-go's rest
+ * client (rest/with_retry.go); the caller sees the 200. It used to get the first 429. */
+START_TEST(retry_after_answers_are_tried_again)
+{
+    throttled_hits = 0;
+    throttled_left = 4;
+    throttled_retry_after = "1";
+    int64_t t0 = kc_now_ms();
+    result r = get_with("/throttled", (kc_request_opts){0}, 20000);
+    int64_t took = kc_now_ms() - t0;
+    ck_assert_str_eq(r.err.msg, "");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_int_eq(throttled_hits, 5);
+    ck_assert_msg(took >= 4000 - 50 && took < 9000, "took %lld ms", (long long)took);
+    free(r.body);
+    /* for ever 429 (Retry-After: 0, so the test is quick): 1 + 10 tries, then the answer */
+    throttled_hits = 0;
+    throttled_left = -1;
+    throttled_retry_after = "0";
+    r = get_with("/throttled", (kc_request_opts){0}, 20000);
+    ck_assert_int_eq(r.err.code, 429);
+    ck_assert_str_eq(r.err.msg, "slow down (HTTP 429 TooManyRequests)");
+    ck_assert_int_eq(throttled_hits, 1 + KC_BACKOFF_RETRY_AFTER_TRIES);
+    free(r.body);
+}
+END_TEST
+
 START_TEST(too_many_requests_carries_retry_after)
 {
-    result r = get("/busy");
+    /* the owner says no retry: the 429 and its Retry-After reach it */
+    result r = get_with("/busy", (kc_request_opts){.on_retry = no_retry}, 10000);
     ck_assert_int_eq(r.err.code, 429);
     ck_assert_int_eq(r.retry_after, 7);
     ck_assert_str_eq(r.err.msg,
@@ -686,6 +754,7 @@ int main(void)
 {
     Suite *s = suite_create("client");
     TCase *tc = tcase_create("client");
+    tcase_set_timeout(tc, 30);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, ok_answer_is_buffered);
     tcase_add_test(tc, api_requests_ask_for_gzip_and_get_it_decoded);
@@ -695,6 +764,7 @@ int main(void)
     tcase_add_test(tc, not_found_on_velero_says_velero_is_not_installed);
     tcase_add_test(tc, server_error_gives_message_and_code);
     tcase_add_test(tc, too_many_requests_carries_retry_after);
+    tcase_add_test(tc, retry_after_answers_are_tried_again);
     tcase_add_test(tc, connection_refused_names_the_server);
     tcase_add_test(tc, stream_delivers_body_through_on_data);
     tcase_add_test(tc, post_sends_method_body_and_content_type);

@@ -511,18 +511,8 @@ static const char *user_error(const char *user_yaml)
 
 START_TEST(user_errors_name_the_user_and_field)
 {
-    ck_assert_str_eq(user_error("    token: s3cr3t\n"
-                                "    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
-                                "command: x}\n"),
-                     "user \"alice\" has more than one authentication method: token, exec");
     ck_assert_str_eq(user_error("    tokenFile: /tmp/x\n    username: a\n    password: s3cr3t\n"),
                      "user \"alice\" has more than one authentication method: token, basic auth");
-    ck_assert_str_eq(user_error("    client-certificate-data: czNjcjN0\n"
-                                "    client-key-data: czNjcjN0\n"
-                                "    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
-                                "command: x}\n"),
-                     "user \"alice\" has more than one authentication method: exec, client "
-                     "certificate");
     ck_assert_str_eq(user_error("    client-certificate-data: czNjcjN0\n"
                                 "    client-key-data: \"s3cr3t!!not*base64\"\n"),
                      "users[alice].client-key-data: invalid base64");
@@ -563,6 +553,256 @@ START_TEST(user_errors_name_the_user_and_field)
                                 "command: x, interactiveMode: Sometimes}\n"),
                      "users[alice].exec.interactiveMode: \"Sometimes\" is not Never, IfAvailable "
                      "or Always");
+}
+END_TEST
+
+/* Loads a document with cluster c (its fields cluster_yaml), user alice (user_yaml), context x. */
+static kc_rest_config *load_user(const char *cluster_yaml, const char *user_yaml, kc_err *err)
+{
+    char *doc = xasprintf("current-context: x\n"
+                          "clusters:\n- name: c\n  cluster:\n    server: https://h:1\n%s"
+                          "users:\n- name: alice\n  user:\n%s"
+                          "contexts: [{name: x, context: {cluster: c, user: alice}}]\n",
+                          cluster_yaml, user_yaml);
+    kc_rest_config *r = load_text(doc, NULL, err);
+    free(doc);
+    return r;
+}
+
+#define EXEC_X "    exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: x}\n"
+
+/* A static credential beside exec: kubectl uses it and never runs the plugin (client-go
+ * plugin/pkg/client/auth/exec/exec.go UpdateTransportConfig); the exec fields are still
+ * validated. It used to be refused as "more than one authentication method". */
+START_TEST(static_credential_beside_exec_wins)
+{
+    kc_err err;
+    const char *statics[] = {"    token: s3cr3t\n", "    username: a\n    password: s3cr3t\n",
+                             ("    client-certificate-data: czNjcjN0\n"
+                              "    client-key-data: czNjcjN0\n")};
+    for (size_t i = 0; i < 3; i++) {
+        char *u = xasprintf("%s" EXEC_X, statics[i]);
+        kc_rest_config *r = load_user("", u, &err);
+        ck_assert_msg(r != NULL, "%s", err.msg);
+        ck_assert_ptr_null(r->exec);
+        kc_rest_config_free(r);
+        free(u);
+    }
+    char *tf = tu_write(tmpdir, "tok", "s3cr3t\n");
+    char *u = xasprintf("    tokenFile: %s\n" EXEC_X, tf);
+    kc_rest_config *r = load_user("", u, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_ptr_null(r->exec);
+    ck_assert_str_eq(r->token_file, tf);
+    kc_rest_config_free(r);
+    free(u);
+    free(tf);
+    /* exec alone is kept */
+    r = load_user("", EXEC_X, &err);
+    ck_assert_ptr_nonnull(r->exec);
+    kc_rest_config_free(r);
+    /* and its fields are validated even beside a token */
+    ck_assert_str_eq(user_error("    token: s3cr3t\n    exec: {command: x}\n"),
+                     "users[alice].exec.apiVersion: missing");
+    /* token and basic auth together are still refused, as kubectl */
+    ck_assert_str_eq(user_error("    token: s3cr3t\n    username: a\n    password: b\n"),
+                     "user \"alice\" has more than one authentication method: token, basic auth");
+}
+END_TEST
+
+/* Both forms of the certificate, key or CA: kubectl refuses the user (or cluster) with these
+ * words (client-go tools/clientcmd/validation.go); veltop used to take one of them. */
+START_TEST(data_and_file_of_one_credential_are_refused)
+{
+    char *crt = tu_write(tmpdir, "a.crt", "PEM"), *key = tu_write(tmpdir, "a.key", "PEM");
+    char *u = xasprintf("    client-certificate: %s\n    client-certificate-data: czNjcjN0\n"
+                        "    client-key: %s\n",
+                        crt, key);
+    ck_assert_str_eq(user_error(u), "client-cert-data and client-cert are both specified for "
+                                    "alice. client-cert-data will override.");
+    free(u);
+    u = xasprintf("    client-certificate: %s\n    client-key-data: czNjcjN0\n"
+                  "    client-key: %s\n",
+                  crt, key);
+    ck_assert_str_eq(user_error(u), "client-key-data and client-key are both specified for "
+                                    "alice; client-key-data will override");
+    free(u);
+    char *doc = xasprintf("current-context: x\nclusters: [{name: c, cluster: {server: "
+                          "'https://h:1', certificate-authority: %s, certificate-authority-data: "
+                          "czNjcjN0}}]\ncontexts: [{name: x, context: {cluster: c}}]\n",
+                          crt);
+    ck_assert_str_eq(load_error(doc, NULL),
+                     "certificate-authority-data and certificate-authority are both specified "
+                     "for c. certificate-authority-data will override.");
+    free(doc);
+    free(crt);
+    free(key);
+}
+END_TEST
+
+/* A list naming an entry twice: kubectl's loader refuses the file (client-go
+ * tools/clientcmd/api/v1/conversion.go); veltop used to pick one. */
+START_TEST(duplicate_names_in_a_list_are_refused)
+{
+    char *p = xasprintf("%s/config", tmpdir);
+    const char *docs[][2] = {
+        {"clusters: [{name: c, cluster: {server: 'https://h:1'}}, {name: c, cluster: {server: "
+         "'https://h:2'}}]\n",
+         "clusters"},
+        {CLUSTER "users: [{name: u, user: {}}, {name: v, user: {}}, {name: u, user: {}}]\n",
+         "users"},
+        {CLUSTER "contexts: [{name: x, context: {cluster: c}}, {name: x, context: {cluster: c}}]\n",
+         "contexts"},
+        {CLUSTER "extensions: [{name: e, extension: {}}, {name: e, extension: {}}]\n",
+         "extensions"},
+        {"clusters: [{name: c, cluster: {server: 'https://h:1', extensions: [{name: e, "
+         "extension: {}}, {name: e, extension: {}}]}}]\n",
+         "clusters[c].extensions"},
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        char *doc = xasprintf("current-context: x\n%scontexts: [{name: x, context: {cluster: "
+                              "c}}]\n",
+                              docs[i][0]);
+        if (!strcmp(docs[i][1], "contexts")) {
+            free(doc);
+            doc = xasprintf("current-context: x\n%s", docs[i][0]);
+        }
+        const char *dup = !strcmp(docs[i][1], "clusters")   ? "c"
+                          : !strcmp(docs[i][1], "users")    ? "u"
+                          : !strcmp(docs[i][1], "contexts") ? "x"
+                                                            : "e";
+        char *want = xasprintf("duplicate name \"%s\" in list %s of %s", dup, docs[i][1], p);
+        ck_assert_str_eq(load_error(doc, NULL), want);
+        free(want);
+        free(doc);
+    }
+    /* the same name in two merged files is the merge rule (first wins), not a duplicate */
+    char *a =
+        tu_write(tmpdir, "a",
+                 "current-context: x\n" CLUSTER "contexts: [{name: x, context: {cluster: c}}]\n");
+    char *b = tu_write(tmpdir, "b", CLUSTER);
+    char *env = xasprintf("%s:%s", a, b);
+    kc_err err;
+    kc_rest_config *r = load_env(env, NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    kc_rest_config_free(r);
+    free(env);
+    free(a);
+    free(b);
+    free(p);
+}
+END_TEST
+
+/* as, as-uid, as-groups, as-user-extra are read (they used to be ignored: veltop ran as the
+ * user's own identity); uid, groups or extra without a user are refused with kubectl's words. */
+START_TEST(impersonation_is_read_and_validated)
+{
+    kc_err err;
+    kc_rest_config *r = load_user("",
+                                  "    token: s3cr3t\n"
+                                  "    as: alice@example.com\n"
+                                  "    as-uid: 'u-1'\n"
+                                  "    as-groups: [dev, ops]\n"
+                                  "    as-user-extra:\n"
+                                  "      reason: [audit]\n"
+                                  "      example.com/scopes: [a, b]\n",
+                                  &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->as_user, "alice@example.com");
+    ck_assert_str_eq(r->as_uid, "u-1");
+    ck_assert_uint_eq(r->n_as_groups, 2);
+    ck_assert_str_eq(r->as_groups[0], "dev");
+    ck_assert_str_eq(r->as_groups[1], "ops");
+    ck_assert_uint_eq(r->n_as_extra, 3);
+    ck_assert_str_eq(r->as_extra_keys[0], "reason");
+    ck_assert_str_eq(r->as_extra_values[0], "audit");
+    ck_assert_str_eq(r->as_extra_keys[2], "example.com/scopes");
+    ck_assert_str_eq(r->as_extra_values[2], "b");
+    kc_rest_config *d = kc_rest_config_dup(r);
+    ck_assert_str_eq(d->as_groups[1], "ops");
+    ck_assert_str_eq(d->as_extra_values[1], "a");
+    kc_rest_config_free(d);
+    kc_rest_config_free(r);
+    const char *msg = "requesting uid, groups or user-extra for alice without impersonating a user";
+    ck_assert_str_eq(user_error("    token: s3cr3t\n    as-groups: [dev]\n"), msg);
+    ck_assert_str_eq(user_error("    token: s3cr3t\n    as-uid: u-1\n"), msg);
+    ck_assert_str_eq(user_error("    token: s3cr3t\n    as-user-extra: {k: [v]}\n"), msg);
+    ck_assert_str_eq(user_error("    as: \"bob\\r\\nX-Evil: 1\"\n"),
+                     "users[alice].as: a control character in it");
+    ck_assert_str_eq(user_error("    as: bob\n    as-groups: dev\n"),
+                     "users[alice].as-groups: not a list");
+}
+END_TEST
+
+/* proxy-url as client-go reads it: Go's url.Parse, then http, https or socks5; a bad one is a
+ * configuration error naming the field, before any connection (it used to end in "connection
+ * refused" or "could not resolve proxy"). The URL itself is not quoted (it may hold a password). */
+START_TEST(bad_proxy_url_is_a_configuration_error)
+{
+    const char *bad[][2] = {
+        {"socks6://127.0.0.1:1080",
+         "unsupported scheme \"socks6\", must be http, https, or socks5"},
+        {"example.com", "unsupported scheme \"\", must be http, https, or socks5"},
+        {"user@example.com", "unsupported scheme \"\", must be http, https, or socks5"},
+        {"ftp://s3cr3t@h:21", "unsupported scheme \"ftp\", must be http, https, or socks5"},
+        {"127.0.0.1:3128", "unsupported scheme \"\", must be http, https, or socks5"},
+        {"http:h", "no proxy host in it (http://HOST:PORT)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *doc = xasprintf("current-context: x\nclusters: [{name: c, cluster: {server: "
+                              "'https://h:1', proxy-url: '%s'}}]\ncontexts: [{name: x, context: "
+                              "{cluster: c}}]\n",
+                              bad[i][0]);
+        char *want = xasprintf("clusters[c].proxy-url: %s", bad[i][1]);
+        ck_assert_str_eq(load_error(doc, NULL), want);
+        free(want);
+        free(doc);
+    }
+    const char *good[] = {"http://127.0.0.1:3128", "https://proxy.example:443",
+                          "socks5://u:p@127.0.0.1:1080", "HTTPS://proxy:8443"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char *c = xasprintf("    proxy-url: '%s'\n", good[i]);
+        kc_err err;
+        kc_rest_config *r = load_user(c, "    token: t\n", &err);
+        ck_assert_msg(r != NULL, "%s: %s", good[i], err.msg);
+        ck_assert_str_eq(r->proxy_url, good[i]);
+        kc_rest_config_free(r);
+        free(c);
+    }
+}
+END_TEST
+
+/* provideClusterInfo: the cluster's client.authentication.k8s.io/exec extension, as JSON. */
+START_TEST(exec_cluster_extension_becomes_json)
+{
+    kc_err err;
+    kc_rest_config *r = load_user("    extensions:\n"
+                                  "    - name: other\n"
+                                  "      extension: {x: 1}\n"
+                                  "    - name: client.authentication.k8s.io/exec\n"
+                                  "      extension:\n"
+                                  "        audience: veltop\n"
+                                  "        port: 8443\n"
+                                  "        ratio: 0.5\n"
+                                  "        quoted: '42'\n"
+                                  "        on: true\n"
+                                  "        none: null\n"
+                                  "        list: [a, 1]\n",
+                                  "    exec: {apiVersion: client.authentication.k8s.io/v1, "
+                                  "command: x, interactiveMode: Never, provideClusterInfo: "
+                                  "true}\n",
+                                  &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_str_eq(r->exec->cluster_config,
+                     "{\"audience\":\"veltop\",\"port\":8443,\"ratio\":0.5,\"quoted\":\"42\","
+                     "\"on\":true,\"none\":null,\"list\":[\"a\",1]}");
+    kc_rest_config_free(r);
+    /* without provideClusterInfo nothing is carried */
+    r = load_user("    extensions: [{name: client.authentication.k8s.io/exec, extension: {a: "
+                  "1}}]\n",
+                  EXEC_X, &err);
+    ck_assert_ptr_null(r->exec->cluster_config);
+    kc_rest_config_free(r);
 }
 END_TEST
 
@@ -662,6 +902,12 @@ int main(void)
     tcase_add_test(tc, context_errors);
     tcase_add_test(tc, user_errors_name_the_user_and_field);
     tcase_add_test(tc, cluster_errors_name_the_field);
+    tcase_add_test(tc, static_credential_beside_exec_wins);
+    tcase_add_test(tc, data_and_file_of_one_credential_are_refused);
+    tcase_add_test(tc, duplicate_names_in_a_list_are_refused);
+    tcase_add_test(tc, impersonation_is_read_and_validated);
+    tcase_add_test(tc, bad_proxy_url_is_a_configuration_error);
+    tcase_add_test(tc, exec_cluster_extension_becomes_json);
     tcase_add_test(tc, lists_context_names_of_merged_files);
     tcase_add_test(tc, outside_files_and_nesting_are_capped);
     suite_add_tcase(s, tc);

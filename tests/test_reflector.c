@@ -45,6 +45,7 @@ typedef struct {
     int watch_mode;          /* every watch: 0 streams, WM_EXPIRE 410 at once, WM_BOOKMARK one
                                 bookmark then the end */
     int nreq;                /* every request, counted (log keeps only the first MAXLOG) */
+    int list_429, watch_429; /* answer this many lists / watches 429 + Retry-After */
     int shutdown;
 } fake;
 
@@ -196,6 +197,25 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
             con, 404,
             status_body(404, "NotFound", "the server could not find the requested resource"));
     const char *watch = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "watch");
+    fake_lock();
+    int throttle = watch && strcmp(watch, "true") == 0 ? F.watch_429 : F.list_429;
+    if (throttle) {
+        if (watch && strcmp(watch, "true") == 0)
+            F.watch_429--;
+        else
+            F.list_429--;
+    }
+    const char *tra = F.retry_after ? F.retry_after : "1";
+    fake_unlock();
+    if (throttle) {
+        char *b = status_body(429, "TooManyRequests", "too many requests, please try again later");
+        struct MHD_Response *resp =
+            MHD_create_response_from_buffer(strlen(b), b, MHD_RESPMEM_MUST_FREE);
+        MHD_add_response_header(resp, "Retry-After", tra);
+        enum MHD_Result ret = MHD_queue_response(con, 429, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
     if (watch && strcmp(watch, "true") == 0) {
         fake_lock();
         int st = F.watch_status, mode = F.watch_mode;
@@ -372,6 +392,7 @@ typedef struct {
     int max_attempt;
     int wait_watch;                     /* for conditions */
     int failed_once, current_too_early; /* stale_since_ms seen 0 after a failure, before a list */
+    int throttled_seen;                 /* a status said throttled */
     char wait_rv[64];
 } rig;
 
@@ -386,6 +407,7 @@ static void on_status(void *arg, const kc_refl_status *st)
 {
     rig *g = arg;
     if (st->state == KC_REFL_RETRYING) g->failed_once = 1;
+    if (st->throttled) g->throttled_seen = 1;
     if (g->failed_once && !st->relists && !st->stale_since_ms) g->current_too_early = 1;
     if (st->state == KC_REFL_RETRYING && st->attempt > g->max_attempt && st->attempt < 16) {
         g->max_attempt = st->attempt;
@@ -735,6 +757,71 @@ START_TEST(too_many_requests_waits_for_retry_after)
     ck_assert_int_le(g.retry_delays[1], 1000);
     await_watch(&g, 2);
     ck_assert_int_eq(st->attempt, 0);
+    rig_stop(&g);
+}
+END_TEST
+
+/* client-go's reflector: a watch answered 429 with Retry-After waits and watches again from the
+ * same resourceVersion; nothing is listed (not even the one-item check of a reconnect). It used
+ * to relist every time. Each wait is the Retry-After, capped by the backoff (200 ms here). */
+START_TEST(watch_429_rewatches_without_listing)
+{
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    fake_push("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}");
+    await_rv(&g, "12");
+    fake_lock();
+    int lists = F.lists, nlog = F.nlog;
+    F.watch_429 = 3;
+    F.close_upto = F.watch_gen;
+    fake_unlock();
+    await_watch(&g, 2);
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert(g.throttled_seen);
+    ck_assert_int_eq(g.max_attempt, 3);
+    ck_assert_int_eq(st->attempt, 0);
+    ck_assert_int_eq(st->throttled, 0);
+    ck_assert_uint_eq(st->relists, 0);
+    for (int i = 1; i <= 3; i++)
+        ck_assert_msg(g.retry_delays[i] >= 150 && g.retry_delays[i] <= 200, "%d: %d", i,
+                      g.retry_delays[i]);
+    fake_lock();
+    ck_assert_int_eq(F.lists, lists); /* no list, no check */
+    int n = F.nlog;
+    fake_unlock();
+    ck_assert_int_eq(n, nlog + 4); /* three 429s, then the watch that opened */
+    for (int i = nlog; i < n; i++) {
+        char *u = watch_uri(i);
+        ck_assert_str_eq(u, "/apis/velero.io/v1/namespaces/velero/backups?allowWatchBookmarks=true&"
+                            "resourceVersion=12&timeoutSeconds=T&watch=true");
+        free(u);
+    }
+    rig_stop(&g);
+}
+END_TEST
+
+/* A list answered 429 with Retry-After four times, then 200: the same list is tried again (up to
+ * 10 times, as client-go's rest client) and the reflector syncs, shown as retrying meanwhile with
+ * the server's message. It used to count as a failure at once (--once gave up). */
+START_TEST(list_429_is_tried_again_until_it_answers)
+{
+    fake_lock();
+    F.list_429 = 4;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    await_watch(&g, 1);
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert(st->synced);
+    ck_assert(g.throttled_seen);
+    ck_assert_int_eq(g.max_attempt, 4);
+    ck_assert_int_eq(st->throttled, 0);
+    ck_assert_int_eq(value_of(&g, "a"), 1);
+    fake_lock();
+    ck_assert_int_eq(F.list_429, 0);
+    fake_unlock();
+    ck_assert_str_eq(logged(0), logged(4)); /* the same list, four times again */
     rig_stop(&g);
 }
 END_TEST
@@ -1103,6 +1190,8 @@ int main(void)
     tcase_add_test(tc, server_away_is_retried_with_backoff_then_recovers);
     tcase_add_test(tc, missing_resource_fails_without_retrying);
     tcase_add_test(tc, too_many_requests_waits_for_retry_after);
+    tcase_add_test(tc, watch_429_rewatches_without_listing);
+    tcase_add_test(tc, list_429_is_tried_again_until_it_answers);
     tcase_add_test(tc, oversize_event_is_an_error_and_relists);
     tcase_add_test(tc, endless_continue_tokens_are_capped);
     tcase_add_test(tc, endless_list_answer_is_capped);

@@ -33,5 +33,16 @@ void kc_auth_set_token_file_interval(kc_auth *a, int64_t ms);
 /* How long an exec plugin may run before it is stopped (with its process group) and named in the
  * error (default 60 000 ms; kubectl has none, see auth.c). */
 void kc_auth_set_exec_timeout(kc_auth *a, int64_t ms);
+/* Standard input as an exec plugin's interactiveMode sees it (client-go's isInteractive):
+ * is_terminal -1 (the default) asks isatty(0) at each run, 0/1 say it (tests). An interactive
+ * run (Always, or IfAvailable on a terminal) gets the terminal as stdin and stderr and
+ * spec.interactive true. why != NULL: veltop itself uses the terminal (its screen is up), so
+ * IfAvailable runs without it and Always fails with "standard input is unavailable: why";
+ * NULL makes it available again. */
+void kc_auth_set_stdin_terminal(kc_auth *a, int is_terminal);
+void kc_auth_set_stdin_unavailable(kc_auth *a, const char *why);
+/* 1 when credentials are not ready and the exec plugin's next run would be interactive: the
+ * program runs it (kc_auth_ready, the loop) before it takes the terminal for its screen. */
+int kc_auth_wants_terminal(const kc_auth *a);
 /* How many times the exec plugin has been started (for tests and the debug screen). */
 unsigned kc_auth_exec_runs(const kc_auth *a);

@@ -22,5 +22,12 @@ typedef struct kc_backoff {
 void kc_backoff_init(kc_backoff *b, int64_t base_ms, int64_t max_ms, int64_t reset_ms);
 /* The delay before the next try at monotonic now_ms. retry_after_s < 0: none given. */
 int64_t kc_backoff_next(kc_backoff *b, int64_t now_ms, long retry_after_s);
+/* The wait a server asked for with Retry-After (seconds), capped at b's max (client-go's defaults
+ * when b is NULL): client-go's rest client waits it exactly before trying the same request again
+ * (rest/with_retry.go); the cap keeps a server from parking a client for ever. */
+int64_t kc_backoff_retry_after(const kc_backoff *b, long retry_after_s);
+/* How many times one request answered 429 (or 5xx) with Retry-After is tried again: client-go's
+ * rest.Request maxRetries (rest/request.go). */
+#define KC_BACKOFF_RETRY_AFTER_TRIES 10
 /* The number of consecutive delays handed out (0 after a reset). */
 int kc_backoff_steps(const kc_backoff *b, int64_t now_ms);

@@ -13,6 +13,8 @@ typedef struct kc_request kc_request;
 kc_client *kc_client_new(kc_loop *loop, const kc_rest_config *cfg, kc_err *err);
 void kc_client_free(kc_client *c);
 kc_loop *kc_client_loop(kc_client *c);
+/* The client's credentials (auth.h), e.g. to run an interactive exec plugin before the screen. */
+struct kc_auth *kc_client_auth(kc_client *c);
 const char *kc_client_server(kc_client *c);
 /* Monotonic ms when the API server last sent anything (a header or body byte of any answer,
  * errors included); 0 = never. The liveness probe (liveness.h) reads it. */
@@ -41,6 +43,13 @@ typedef struct kc_request_opts {
     /* Optional: called once when a 2xx answer's headers arrived (before any on_data), e.g. so a
      * watch can tell "connected" from "connecting". */
     void (*on_headers)(void *arg, long status);
+    /* An answer 429 or 5xx with a Retry-After header is tried again after that wait, up to
+     * KC_BACKOFF_RETRY_AFTER_TRIES times, as client-go's rest client (rest/with_retry.go): a
+     * list page, a watch, a create alike. Optional: called before each such wait with the
+     * answer's message and the try number (1..); returns the wait in ms (the caller's backoff,
+     * backoff.h) or -1 for no retry (on_done then gets the answer). NULL: the Retry-After,
+     * capped as backoff.h caps it. */
+    int64_t (*on_retry)(void *arg, const kc_err *err, long retry_after_s, int attempt);
 } kc_request_opts;
 
 typedef struct kc_response {

@@ -14,6 +14,9 @@ typedef struct kc_exec_config {
     char *install_hint;
     int provide_cluster_info;
     char *interactive_mode; /* Never | IfAvailable | Always */
+    /* provideClusterInfo: the cluster's client.authentication.k8s.io/exec extension as JSON
+     * text (ExecCredential spec.cluster.config), NULL when the cluster has none */
+    char *cluster_config;
 } kc_exec_config;
 
 typedef struct kc_rest_config {
@@ -35,6 +38,14 @@ typedef struct kc_rest_config {
     char *token;      /* static token */
     char *token_file; /* absolute path; re-read at most once a minute */
     char *username, *password;
+    /* impersonation (as, as-uid, as-groups, as-user-extra), sent as Impersonate-* headers */
+    char *as_user, *as_uid;
+    char **as_groups;
+    size_t n_as_groups;
+    char **as_extra_keys, **as_extra_values; /* one pair per value, in file order */
+    size_t n_as_extra;
+    /* exec plugin; NULL also when a static credential (token, tokenFile, basic auth, client
+     * certificate) is given beside it: kubectl then uses that and never runs the plugin */
     kc_exec_config *exec;
     char *source_files; /* the files that were merged, ':'-joined, for messages */
     int in_cluster;

@@ -26,6 +26,10 @@ typedef struct kc_refl_status {
     /* monotonic ms since when the store is not known to be current (no watch open: a failure,
      * a re-list, a pause before re-watching); 0 while a watch is open */
     int64_t stale_since_ms;
+    /* the server answered 429 (or 5xx) with Retry-After and the same request is tried again
+     * after that wait (client-go's rest client, up to KC_BACKOFF_RETRY_AFTER_TRIES times): not
+     * a failure yet, whatever the state says */
+    int throttled;
 } kc_refl_status;
 
 typedef struct kc_reflector kc_reflector;

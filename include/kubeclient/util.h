@@ -36,8 +36,11 @@ char *kc_buf_cstr(kc_buf *b); /* NUL-terminates and returns data (never NULL) */
 int64_t kc_now_ms(void);  /* CLOCK_MONOTONIC in ms */
 double kc_wall_now(void); /* CLOCK_REALTIME in seconds */
 
-/* RFC3339 <-> unix seconds (UTC). Returns 0 on success, -1 on a malformed string. */
+/* RFC3339 <-> unix seconds (UTC). Returns 0 on success, -1 on a string Go's
+ * time.Parse(time.RFC3339) refuses (metav1.Time's rule; see util.c). */
 int kc_parse_time(const char *s, double *out);
+/* Days in month mo (1-12) of year y (0 for another month). */
+int kc_days_in_month(int y, int mo);
 /* "2024-01-07T11:21:59Z"; "?" outside [KC_TIME_START, KC_TIME_END) (years 0001-9999) and for NaN */
 void kc_format_time(double t, char *buf, size_t n);
 #define KC_TIME_START (-62135596800.0) /* 0001-01-01T00:00:00Z */
