@@ -136,6 +136,11 @@ char *snapshot_json(const model *m, const char *context, const char *server, con
     snapshot_add_str(root, "context", context);
     snapshot_add_str(root, "server", server);
     snapshot_add_str(root, "namespace", ns);
+    /* the cluster's clock minus ours (from the API server's Date headers), to a tenth of a
+     * second; every time below is the cluster's, and every duration and ETA is judged on it */
+    int known;
+    double off = model_clock_offset(m, &known);
+    snapshot_add_num(root, "clusterClockOffsetSeconds", round(off * 10) / 10, known);
     cJSON *runs = cJSON_AddArrayToObject(root, "runs");
     size_t n;
     model_run **order = snapshot_order(m, &n);

@@ -159,6 +159,16 @@ char *fmt_started(char *buf, size_t n, double t, double now)
     return buf;
 }
 
+char *fmt_clock_offset(char *buf, size_t n, double offset)
+{
+    buf[0] = 0;
+    if (!(fabs(offset) >= FMT_CLOCK_SHOWN_S)) return buf;
+    char d[32];
+    snprintf(buf, n, "cluster clock %s %s", fmt_duration(d, sizeof d, round(fabs(offset))),
+             offset > 0 ? "ahead" : "behind");
+    return buf;
+}
+
 char *fmt_ago(char *buf, size_t n, double s)
 {
     if (s < 0 || isnan(s)) {

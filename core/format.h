@@ -27,5 +27,9 @@ char *fmt_clock_since(char *buf, size_t n, double t, double ref);
 /* Start time for a list column (zone as fmt_clock): "14:03:22" when within 24h of now, else "01-07
  * 14:03". */
 char *fmt_started(char *buf, size_t n, double t, double now);
+/* The cluster's clock against ours when it is off by FMT_CLOCK_SHOWN_S or more: "cluster clock
+ * 10m behind", "cluster clock 2h03m ahead"; "" when closer (offset: the cluster's minus ours). */
+#define FMT_CLOCK_SHOWN_S 10.0
+char *fmt_clock_offset(char *buf, size_t n, double offset);
 /* "4s ago", "3m ago"; "-" when s < 0. */
 char *fmt_ago(char *buf, size_t n, double s);

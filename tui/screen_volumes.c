@@ -229,8 +229,9 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_print(w, y, x, w_eta - 1, base, "%s", eb);
         x += w_eta;
         if (w_start) {
-            w_print(w, y, x, w_start - 1, base, "%s",
-                    fmt_started(b1, sizeof b1, v->started, ui_wall(u)));
+            w_print(
+                w, y, x, w_start - 1, base, "%s",
+                fmt_started(b1, sizeof b1, model_local_time(ui_model(u), v->started), ui_wall(u)));
             x += w_start;
         }
         if (w_msg > 0 && v->message)
