@@ -17,8 +17,9 @@ static int co_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The tightest half of the samples, but never fewer than three when there are three, so that
- * one fast outlier (a proxy answering with its own clock) is outvoted; their median offset. */
+/* The tightest half of the samples (an odd count), but never fewer than three when there are
+ * three, so that fast outliers (a proxy answering with its own clock) are outvoted as long as the
+ * server's own answers are most of them; their median offset. */
 static double co_estimate(const kc_clockoff *c)
 {
     kc_clockoff_sample s[KC_CLOCKOFF_SAMPLES];
@@ -26,6 +27,7 @@ static double co_estimate(const kc_clockoff *c)
     qsort(s, c->n, sizeof *s, co_cmp_span);
     size_t k = (c->n + 1) / 2;
     if (k < 3) k = c->n < 3 ? c->n : 3;
+    if (k % 2 == 0 && k < c->n) k++; /* an odd count: a median of samples, not a mean of two */
     double off[KC_CLOCKOFF_SAMPLES];
     for (size_t i = 0; i < k; i++) off[i] = s[i].offset;
     qsort(off, k, sizeof *off, co_cmp_double);
