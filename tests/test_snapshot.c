@@ -254,7 +254,7 @@ START_TEST(once_json_is_exact)
     char *j = snapshot_json(f.m, "kind-dev", "https://127.0.0.1:6443", "velero", T0);
     const char *want =
         "{\"context\":\"kind-dev\",\"server\":\"https://127.0.0.1:6443\",\"namespace\":\"velero\","
-        "\"runs\":["
+        "\"clusterClockOffsetSeconds\":null,\"runs\":["
         "{\"kind\":\"Backup\",\"name\":\"queued-one\",\"phase\":\"Queued\",\"itemsDone\":null,"
         "\"itemsTotal\":null,\"itemsTotalEstimated\":false,\"started\":null,\"completed\":null,"
         "\"errors\":0,\"warnings\":0,\"failureReason\":null,\"itemsPerSecond\":null,"
@@ -307,6 +307,11 @@ START_TEST(once_json_is_exact)
         "\"bytesDone\":0,\"bytesTotal\":0,\"bytesPerSecond\":null,\"stalled\":false,"
         "\"waitingOn\":null,\"resources\":[],\"volumes\":[]}]}\n";
     ck_assert_str_eq(j, want);
+    free(j);
+    /* the cluster's clock, once known from its Date headers, to a tenth of a second */
+    model_set_clock_offset(f.m, -600.34, 1);
+    j = snapshot_json(f.m, "kind-dev", "https://127.0.0.1:6443", "velero", T0);
+    ck_assert_ptr_nonnull(strstr(j, ",\"clusterClockOffsetSeconds\":-600.3,\"runs\":["));
     free(j);
     fixture_done(&f);
 }
