@@ -3,6 +3,7 @@
 #include "snapshot.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,7 +243,7 @@ char *snapshot_table(const model *m, double wall)
     for (size_t i = 0; i < n; i++) {
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
-        char **row = cells + (i + 1) * T_N, b[64];
+        char **row = cells + (i + 1) * T_N, b[96];
         row[T_NAME] = san_str(mr->name);
         row[T_KIND] = xstrdup(mr->kind == VL_BACKUP ? "Backup" : "Restore");
         row[T_PHASE] = san_str(r ? r->phase : "");
@@ -251,13 +252,12 @@ char *snapshot_table(const model *m, double wall)
             continue;
         }
         int hp = r->has_progress || r->items_total || r->items_done;
-        row[T_ITEMS] =
-            hp ? xasprintf("%lld/%s%lld", (long long)r->items_done,
-                           model_run_total_estimated(mr) ? "~" : "", (long long)r->items_total)
-               : xstrdup("-");
-        char b2[32];
-        row[T_VOLS] = mr->vols.n ? xasprintf("%s/%s", fmt_bytes(b, sizeof b, mr->vols.bytes_done),
-                                             fmt_bytes(b2, sizeof b2, mr->vols.bytes_total))
+        /* the screen's formatters, exact (a table for scripts has no width to fit) */
+        row[T_ITEMS] = hp ? xstrdup(fmt_count_pair(b, sizeof b, r->items_done, r->items_total,
+                                                   model_run_total_estimated(mr), INT_MAX))
+                          : xstrdup("-");
+        row[T_VOLS] = mr->vols.n ? xstrdup(fmt_bytes_pair(b, sizeof b, mr->vols.bytes_done,
+                                                          mr->vols.bytes_total, "/", INT_MAX))
                                  : xstrdup("-");
         size_t nres, done = 0;
         const model_res *res = model_run_resources(mr, &nres, NULL);
