@@ -129,8 +129,13 @@ static int run_once(app *a, int json)
     san_set_ascii(!json && !(cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"))));
     double wall = kc_wall_now();
     app_sync_clock(a); /* the cluster's timestamps judged on its clock (its Date headers) */
+    size_t capped = 0;
     char *out = json ? snapshot_json(a->model, a->context, a->server, a->ns, wall)
-                     : snapshot_table(a->model, wall);
+                     : snapshot_table(a->model, wall, &capped);
+    if (capped) /* said, as the screen shows its ellipsis: the text was not all there */
+        san_error("%zu cell%s longer than %d columns cut, ending in an ellipsis: --once --json "
+                  "carries the whole text",
+                  capped, capped == 1 ? "" : "s", SNAPSHOT_CELL_COLS);
     if (json) { /* health and diagnosis (issue 12) */
         char *full = snapshot_health_json(a, out, (double)kc_now_ms() / 1000.0, wall);
         free(out);

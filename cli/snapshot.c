@@ -229,8 +229,22 @@ enum {
     T_N
 };
 
-char *snapshot_table(const model *m, double wall)
+/* Cluster text for a table cell: sanitised, cut at SNAPSHOT_CELL_COLS with an ellipsis. */
+static char *snapshot_cell(const char *raw, size_t *capped)
 {
+    char *s = san_str(raw);
+    if (san_width(s) <= SNAPSHOT_CELL_COLS) return s;
+    free(s);
+    size_t n = SNAPSHOT_CELL_COLS * 4 + 8; /* at most 4 bytes a column */
+    char *out = xmalloc(n);
+    san_fit_ellipsis(out, n, raw, SNAPSHOT_CELL_COLS);
+    (*capped)++;
+    return out;
+}
+
+char *snapshot_table(const model *m, double wall, size_t *capped)
+{
+    size_t ncap = 0;
     static const char *titles[T_N] = {"NAME",      "KIND",         "PHASE",  "ITEMS",
                                       "RESOURCES", "VOLUME BYTES", "RATE",   "ETA",
                                       "STARTED",   "DURATION",     "ERRORS", "WARNINGS"};
@@ -244,9 +258,9 @@ char *snapshot_table(const model *m, double wall)
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
         char **row = cells + (i + 1) * T_N, b[96];
-        row[T_NAME] = san_str(mr->name);
+        row[T_NAME] = snapshot_cell(mr->name, &ncap);
         row[T_KIND] = xstrdup(mr->kind == VL_BACKUP ? "Backup" : "Restore");
-        row[T_PHASE] = san_str(r ? r->phase : "");
+        row[T_PHASE] = snapshot_cell(r ? r->phase : "", &ncap);
         if (!r) {
             for (int c = T_ITEMS; c < T_N; c++) row[c] = xstrdup("-");
             continue;
@@ -298,5 +312,6 @@ char *snapshot_table(const model *m, double wall)
     }
     free(cells);
     free(order);
+    if (capped) *capped = ncap;
     return kc_buf_cstr(&out);
 }

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)model_run_duration(m->runs[i], 1.8e9 + 1);
     }
     free(snapshot_json(m, "c", "s", "velero", 1.8e9 + 1));
-    free(snapshot_table(m, 1.8e9 + 1));
+    free(snapshot_table(m, 1.8e9 + 1, NULL));
     model_free(m);
     vl_release_run(b);
     vl_release_run(r);
