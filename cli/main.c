@@ -442,7 +442,7 @@ int main(int argc, char **argv)
     vsim_stop(sim);
     curl_global_cleanup();
     int sig = ui_exit_signal(rc);
-    if (sig) { /* ended by SIGTERM/SIGHUP/SIGINT: cleaned up, now die of it as asked */
+    if (sig) { /* ended by SIGTERM/SIGHUP: cleaned up, now die of it as asked */
         fflush(stdout);
         signal(sig, SIG_DFL);
         raise(sig);

@@ -45,7 +45,7 @@ struct ui {
     WINDOW *head, *body, *foot;
     int rows, cols;
     int dirty, full, quit;
-    int signalled; /* the signal (SIGTERM, SIGHUP, SIGINT) that ended the loop; 0 none */
+    int signalled; /* the signal (SIGTERM, SIGHUP) that ended the loop; 0 none */
     unsigned long seen_gen, seen_status;
     long seen_second;
     int64_t last_frame_ms;
@@ -529,7 +529,8 @@ static void ui_on_signal_pipe(void *arg, int fd, short revents)
                 ui_resize(u);
             } else {
                 u->quit = 1;
-                if (!u->signalled) u->signalled = sig[i];
+                /* Ctrl-C (SIGINT) is the user quitting, as q; TERM and HUP end the program */
+                if (!u->signalled && sig[i] != SIGINT) u->signalled = sig[i];
             }
         }
     }
@@ -675,8 +676,7 @@ int ui_run(ui *u)
 
 int ui_exit_signal(int rc)
 {
-    return rc > 128 && (rc - 128 == SIGTERM || rc - 128 == SIGHUP || rc - 128 == SIGINT) ? rc - 128
-                                                                                         : 0;
+    return rc > 128 && (rc - 128 == SIGTERM || rc - 128 == SIGHUP) ? rc - 128 : 0;
 }
 
 int ui_terminal_check(char *why, size_t n)
