@@ -388,7 +388,8 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
 }
 
 /* The widths the numbers of the rows on screen need: need_min their narrowest whole forms,
- * need_max their exact ones (ITEMS, E/W, VOLUME BYTES), RATE and DUR as they are; 0 elsewhere. */
+ * need_max their exact ones (ITEMS, E/W, VOLUME BYTES), RATE and DUR as they are (RATE with ETA
+ * holding "stalled 59m59s"); 0 elsewhere. */
 static void list_cells(ui *u, const view *v, int page, int *need_min, int *need_max)
 {
     char b[96];
@@ -421,6 +422,16 @@ static void list_cells(ui *u, const view *v, int page, int *need_min, int *need_
         }
         lo = (int)strlen(fmt_rate(b, sizeof b, model_run_rate(r, ui_data_now(u))));
         LC_NEED(C_RATE, lo, lo);
+        if (vl_phase_active(x->phase_id)) { /* "stalled 59m59s" across RATE and ETA */
+            runeta e;
+            runeta_compute(ui_model(u), r, ui_data_now(u), ui_wall(u), &e);
+            if (e.stalled) {
+                char d[32];
+                snprintf(b, sizeof b, "stalled %s", fmt_duration(d, sizeof d, e.stalled_for));
+                lo = (int)strlen(b) - 1 - list_col_width[C_ETA];
+                LC_NEED(C_RATE, lo, lo);
+            }
+        }
         lo = (int)strlen(fmt_duration(b, sizeof b, model_run_duration(r, ui_wall(u))));
         LC_NEED(C_DUR, lo, lo);
     }
