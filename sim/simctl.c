@@ -1022,8 +1022,8 @@ static void create_static(simctl *c)
 
 simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t errlen)
 {
-    scenario *scn =
-        scenario_load(opts->scenario ? opts->scenario : "demo", opts->seed, err, errlen);
+    scenario *scn = scenario_load_at(opts->scenario ? opts->scenario : "demo", opts->seed,
+                                     kc_wall_now() + opts->clock_skew, err, errlen);
     if (!scn) return NULL;
     simctl *c = xcalloc(1, sizeof *c);
     c->store = store;
