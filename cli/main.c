@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,10 +234,17 @@ static int run_once(app *a, int json, int details)
     const char *cs = nl_langinfo(CODESET);
     san_set_ascii(!json && !(cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"))));
     double wall = kc_wall_now();
+    app_sync_clock(a); /* the cluster's timestamps judged on its clock (its Date headers) */
     health *h = health_of_app(a, wall);
     ans_ctx c;
     answer_ctx_of_app(a, h, once_mono(a->model), wall, &c);
-    char *out = json ? snapshot_json(&c, a->context, a->server, a->ns) : snapshot_table(&c);
+    size_t capped = 0;
+    char *out =
+        json ? snapshot_json(&c, a->context, a->server, a->ns) : snapshot_table(&c, &capped);
+    if (capped) /* said, as the screen shows its ellipsis: the text was not all there */
+        san_error("%zu cell%s longer than %d columns cut, ending in an ellipsis: --once --json "
+                  "carries the whole text",
+                  capped, capped == 1 ? "" : "s", SNAPSHOT_CELL_COLS);
     if (json) { /* health (issue 12) */
         char *full = snapshot_health_json(h, out);
         free(out);
@@ -317,8 +324,53 @@ static int print_contexts(const char *kubeconfig)
     return 0;
 }
 
+/* At exit, as coreutils' close_stdout: output that could not be written (a full disk, a closed
+ * stdout) is an error, said on stderr and in the exit status, never a silent 0. */
+static void close_stdout(void)
+{
+    int e = 0, failed = 0;
+    if (fflush(stdout) != 0) {
+        e = errno;
+        failed = 1;
+    }
+    if (ferror(stdout)) failed = 1;
+    if (fclose(stdout) != 0 && errno != EBADF && !failed) {
+        e = errno;
+        failed = 1;
+    }
+    if (!failed) return;
+    if (e)
+        san_error("cannot write the output: %s", strerror(e));
+    else
+        san_error("cannot write the output");
+    _exit(1);
+}
+
+/* A closed stdout or stderr (`>&-`) would hand its number to the next file or socket opened, and
+ * the output would go there: /dev/null holds it instead, opened for reading on stdout so that
+ * every write to it still fails (close_stdout says so). */
+static void hold_std_fds(void)
+{
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && fd != STDOUT_FILENO) {
+            dup2(fd, STDOUT_FILENO);
+            close(fd);
+        }
+    }
+    if (fcntl(STDERR_FILENO, F_GETFD) < 0 && errno == EBADF) {
+        int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && fd != STDERR_FILENO) {
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
+    hold_std_fds();
+    atexit(close_stdout);
     enum {
         O_KUBECONFIG = 256,
         O_CONTEXT,
@@ -582,5 +634,11 @@ int main(int argc, char **argv)
     kc_rest_config_free(cfg);
     vsim_stop(sim);
     curl_global_cleanup();
+    int sig = ui_exit_signal(rc);
+    if (sig) { /* ended by SIGTERM/SIGHUP: cleaned up, now die of it as asked */
+        fflush(stdout);
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
     return rc;
 }

@@ -3,6 +3,7 @@
 #include "snapshot.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,11 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
     cJSON *inc = cJSON_AddArrayToObject(root, "incomplete");
     for (size_t i = 0; i < sizeof c->missing_why / sizeof c->missing_why[0]; i++)
         if (c->missing_why[i][0]) cJSON_AddItemToArray(inc, cJSON_CreateString(c->missing_why[i]));
+    /* the cluster's clock minus ours (from the API server's Date headers), to a tenth of a
+     * second; every time below is the cluster's, and every duration and ETA is judged on it */
+    int known;
+    double off = model_clock_offset(m, &known);
+    snapshot_add_num(root, "clusterClockOffsetSeconds", round(off * 10) / 10, known);
     cJSON *runs = cJSON_AddArrayToObject(root, "runs");
     size_t n;
     model_run **order = snapshot_order(m, &n);
@@ -273,10 +279,24 @@ enum {
     T_N
 };
 
-char *snapshot_table(const ans_ctx *c)
+/* Cluster text for a table cell: sanitised, cut at SNAPSHOT_CELL_COLS with an ellipsis. */
+static char *snapshot_cell(const char *raw, size_t *capped)
+{
+    char *s = san_str(raw);
+    if (san_width(s) <= SNAPSHOT_CELL_COLS) return s;
+    free(s);
+    size_t n = SNAPSHOT_CELL_COLS * 4 + 8; /* at most 4 bytes a column */
+    char *out = xmalloc(n);
+    san_fit_ellipsis(out, n, raw, SNAPSHOT_CELL_COLS);
+    (*capped)++;
+    return out;
+}
+
+char *snapshot_table(const ans_ctx *c, size_t *capped)
 {
     const model *m = c->m;
     double wall = c->wall;
+    size_t ncap = 0;
     static const char *titles[T_N] = {"NAME",      "KIND",         "PHASE",  "ITEMS",
                                       "RESOURCES", "VOLUME BYTES", "RATE",   "ETA",
                                       "STARTED",   "DURATION",     "ERRORS", "WARNINGS"};
@@ -288,19 +308,19 @@ char *snapshot_table(const ans_ctx *c)
     for (size_t i = 0; i < n; i++) {
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
-        char **row = cells + (i + 1) * T_N, b[64];
-        row[T_NAME] = san_str(mr->name);
+        char **row = cells + (i + 1) * T_N, b[96];
+        row[T_NAME] = snapshot_cell(mr->name, &ncap);
         row[T_KIND] = xstrdup(mr->kind == VL_BACKUP ? "Backup" : "Restore");
-        row[T_PHASE] = san_str(r ? r->phase : "");
+        row[T_PHASE] = snapshot_cell(r ? r->phase : "", &ncap);
         if (!r) {
             for (int c = T_ITEMS; c < T_N; c++) row[c] = xstrdup("-");
             continue;
         }
         int hp = r->has_progress || r->items_total || r->items_done;
-        row[T_ITEMS] =
-            hp ? xasprintf("%lld/%s%lld", (long long)r->items_done,
-                           model_run_total_estimated(mr) ? "~" : "", (long long)r->items_total)
-               : xstrdup("-");
+        /* the screen's formatters, exact (a table for scripts has no width to fit) */
+        row[T_ITEMS] = hp ? xstrdup(fmt_count_pair(b, sizeof b, r->items_done, r->items_total,
+                                                   model_run_total_estimated(mr), INT_MAX))
+                          : xstrdup("-");
         size_t nres, done = 0;
         const model_res *res = model_run_resources(mr, &nres, NULL);
         for (size_t j = 0; j < nres; j++) done += res[j].total > 0 && res[j].done >= res[j].total;
@@ -346,5 +366,6 @@ char *snapshot_table(const ans_ctx *c)
     }
     free(cells);
     free(order);
+    if (capped) *capped = ncap;
     return kc_buf_cstr(&out);
 }

@@ -5,9 +5,13 @@
 #include "app.h"
 
 /* Both return malloc'd text ending in a newline: every run's figures are its answer (answer.h)
- * in context c (the model, the time, what is not visible). */
+ * in context c (the model, the time, what is not visible). The table's cells of cluster text
+ * (name, phase) are cut at SNAPSHOT_CELL_COLS columns, ending in an ellipsis, as the screen cuts
+ * them (one 1 MiB phase must not pad every row to 1 MiB); *capped (may be NULL) says how many
+ * were, for the caller to say so. JSON is never cut. */
+#define SNAPSHOT_CELL_COLS 253 /* the longest valid Kubernetes name: none is ever cut */
 char *snapshot_json(const ans_ctx *c, const char *context, const char *server, const char *ns);
-char *snapshot_table(const ans_ctx *c);
+char *snapshot_table(const ans_ctx *c, size_t *capped);
 /* The lists not visible ("podvolumebackups forbidden, pods forbidden") into buf; NULL none. */
 const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n);
 /* snapshot_health.c: snapshot_json's text plus "schedules", "storageLocations", "velero" and

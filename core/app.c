@@ -52,12 +52,20 @@ static const char *app_key_name(const char *key)
     return slash ? slash + 1 : key;
 }
 
+void app_sync_clock(app *a)
+{
+    int known = 0;
+    double off = a->client ? kc_client_clock_offset(a->client, &known) : 0;
+    model_set_clock_offset(a->model, off, known);
+}
+
 static void app_on_store(void *arg, kc_event_type type, const char *key, void *obj)
 {
     app_hook *h = arg;
     app *a = h->a;
     model *m = a->model;
     double now = app_mono();
+    app_sync_clock(a); /* the objects' timestamps are judged on the cluster's clock */
     switch (h->which) {
     case APP_R_BACKUPS:
     case APP_R_RESTORES: {

@@ -85,8 +85,13 @@ typedef struct model {
     est *idle_est;
     /* The cluster's clock against ours (model_set_clock): 1:1 for a real cluster; --demo --speed N
      * runs the sim's clock N times faster, and every duration read from the cluster's
-     * timestamps is divided by N, so rates, ETAs and durations are true in wall time. */
+     * timestamps is divided by N, so rates, ETAs and durations are true in wall time. A real
+     * cluster's clock may be off ours: clock_offset (the cluster's minus ours, from the API
+     * server's Date headers: kc_client_clock_offset) is added, so every cluster timestamp is
+     * judged on the cluster's clock. */
     double clock_scale, clock_wall0, clock_cluster0;
+    double clock_offset;
+    int clock_offset_known;
 } model;
 
 model *model_new(void);
@@ -122,7 +127,15 @@ const model_res *model_run_resources(const model_run *r, size_t *n, int *from_lo
 
 /* The cluster's clock reads cluster0 + (wall - wall0) x scale (scale <= 0: 1:1, the default). */
 void model_set_clock(model *m, double wall0, double cluster0, double scale);
-double model_cluster_now(const model *m, double wall);    /* the cluster's clock at our wall time */
+/* A 1:1 cluster clock reads wall + offset (s; > 0 ahead of ours); known = 0: not estimated yet
+ * (the offset is then 0). Ignored while a scale is set (the demo's clock is known exactly). */
+void model_set_clock_offset(model *m, double offset, int known);
+/* The offset in force (0 under a scale or before an estimate); known may be NULL. */
+double model_clock_offset(const model *m, int *known);
+double model_cluster_now(const model *m, double wall); /* the cluster's clock at our wall time */
+/* A cluster timestamp on our clock, for showing beside our clock (model_cluster_now's inverse);
+ * t <= 0 (unknown) is returned as it is. */
+double model_local_time(const model *m, double cluster_t);
 double model_wall_span(const model *m, double cluster_s); /* a span of cluster time, in ours */
 
 /* The item rate (items/s, < 0 unknown) and ETA (s, < 0 unknown) of a run at monotonic now. */
@@ -206,6 +219,10 @@ kc_download *app_download(app *a, kc_download_opts *o, kc_download_data_fn data,
                           kc_download_done_fn done, void *arg);
 /* The PEM text app_download trusts beside the system roots for that run, appended to out. */
 void app_download_trust(app *a, int restore, const char *run, kc_buf *out);
+
+/* Brings the model's clock offset (model_set_clock_offset) up to the client's estimate of the
+ * API server's clock; done before every store change, and by the screens and --once per frame. */
+void app_sync_clock(app *a);
 
 /* 1 when every reflector completed its first list (or failed for good). */
 int app_synced(const app *a);

@@ -202,10 +202,15 @@ static void dg_done(const diag_ctx *c, const model_run *r, diag *out, size_t max
            fmt_duration(dur, sizeof dur, c->wall - since), run->phase);
 }
 
-size_t diag_run(const diag_ctx *c, const model_run *r, const diag_log *log, diag *out, size_t max)
+size_t diag_run(const diag_ctx *in, const model_run *r, const diag_log *log, diag *out, size_t max)
 {
     size_t n = 0;
     if (!r || !r->run) return 0;
+    /* every rule compares the cluster's timestamps (and the log's, stamped by the cluster) with
+     * now: now on the cluster's clock; so are the findings' since */
+    diag_ctx cc = *in;
+    cc.wall = model_cluster_now(in->m, in->wall);
+    const diag_ctx *c = &cc;
     dg_restart(c, r, out, max, &n);
     dg_queue(c, r, out, max, &n);
     dg_volumes(c, r, out, max, &n);

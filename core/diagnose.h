@@ -37,7 +37,7 @@ typedef struct diag_ctx {
     const model *m;
     const health *h; /* may be NULL: rules about pods and locations are skipped */
     double now;      /* monotonic seconds (the model's trackers) */
-    double wall;     /* unix seconds */
+    double wall;     /* unix seconds, our clock: judged on the cluster's (model_cluster_now) */
 } diag_ctx;
 
 /* Fills out with up to max findings for r, in the order of the list above; returns the count. */

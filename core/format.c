@@ -80,6 +80,77 @@ char *fmt_byte_rate(char *buf, size_t n, double r)
     return buf;
 }
 
+/* A count at a level of fmt_count_pair's: 0 exact, 1 one decimal from 10 000 on ("12.3k"), 2 at
+ * most three digits and a unit ("4.3k", "99k", "123k", "1.2M"). */
+static void fmt_num(char *buf, size_t n, int64_t v, int level)
+{
+    static const char units[] = "kMGTPE";
+    /* the magnitude as a double: exact enough for an abbreviation, and no overflow at INT64_MIN */
+    double a = v < 0 ? -(double)v : (double)v;
+    const char *sign = v < 0 ? "-" : "";
+    if (level == 0 || a < (level == 1 ? 10000 : 1000)) {
+        snprintf(buf, n, "%lld", (long long)v);
+        return;
+    }
+    int u = 0;
+    a /= 1000;
+    double top = level == 1 ? 999.95 : 999.5; /* what would round to 1000 of a unit */
+    while (a >= top && units[u + 1]) {
+        a /= 1000;
+        u++;
+    }
+    if (level == 1 || a < 9.95)
+        snprintf(buf, n, "%s%.1f%c", sign, a, units[u]);
+    else
+        snprintf(buf, n, "%s%.0f%c", sign, a, units[u]);
+}
+
+char *fmt_count_pair(char *buf, size_t n, int64_t done, int64_t total, int est, int width)
+{
+    char a[32], b[32];
+    for (int level = 0; level <= 2; level++) {
+        fmt_num(a, sizeof a, done, level);
+        fmt_num(b, sizeof b, total, level);
+        snprintf(buf, n, "%s/%s%s", a, est ? "~" : "", b);
+        if ((int)strlen(buf) <= width) break;
+    }
+    return buf;
+}
+
+/* fmt_bytes in whole units: "2 GiB" */
+static void fmt_bytes_whole(char *buf, size_t n, int64_t bytes)
+{
+    static const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        snprintf(buf, n, "%lld B", (long long)(bytes < 0 ? 0 : bytes));
+        return;
+    }
+    double v = (double)bytes / 1024.0;
+    int u = 0;
+    while (v >= 1023.5 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, n, "%.0f %s", v, units[u]);
+}
+
+char *fmt_bytes_pair(char *buf, size_t n, int64_t done, int64_t total, const char *sep, int width)
+{
+    char a[32], b[32];
+    for (int level = 0; level <= 2; level++) {
+        if (level < 2) {
+            fmt_bytes(a, sizeof a, done);
+            fmt_bytes(b, sizeof b, total);
+        } else {
+            fmt_bytes_whole(a, sizeof a, done);
+            fmt_bytes_whole(b, sizeof b, total);
+        }
+        snprintf(buf, n, "%s%s%s", a, level ? "/" : sep, b);
+        if ((int)strlen(buf) <= width) break;
+    }
+    return buf;
+}
+
 char *fmt_count(char *buf, size_t n, int64_t v)
 {
     if (v < 10000)
@@ -156,6 +227,16 @@ char *fmt_started(char *buf, size_t n, double t, double now)
     struct tm tm;
     fmt_tm(t, &tm);
     strftime(buf, n, fabs(now - t) < 86400 ? "%H:%M:%S" : "%m-%d %H:%M", &tm);
+    return buf;
+}
+
+char *fmt_clock_offset(char *buf, size_t n, double offset)
+{
+    buf[0] = 0;
+    if (!(fabs(offset) >= FMT_CLOCK_SHOWN_S)) return buf;
+    char d[32];
+    snprintf(buf, n, "cluster clock %s %s", fmt_duration(d, sizeof d, round(fabs(offset))),
+             offset > 0 ? "ahead" : "behind");
     return buf;
 }
 

@@ -16,6 +16,15 @@ char *fmt_rate(char *buf, size_t n, double per_s);
 char *fmt_byte_rate(char *buf, size_t n, double bytes_per_s);
 /* Counts: "987", "12.3k", "4.5M" (compact, for narrow columns). */
 char *fmt_count(char *buf, size_t n, int64_t v);
+/* A "done/total" pair of counts (items of ~N, errors/warnings) in at most width cells: exact when
+ * that fits ("4321/~98765"); else both numbers abbreviated whole with their unit, to one decimal
+ * ("4321/~98.8k"), then to at most three digits ("4.3k/~99k"). A number never loses digits
+ * silently: when even the shortest form is wider than width it is returned whole, wider (size a
+ * column by the width of fmt_count_pair(..., 0): the shortest form). est: "~" before the total. */
+char *fmt_count_pair(char *buf, size_t n, int64_t done, int64_t total, int est, int width);
+/* The same for bytes: "1.5 GiB<sep>4.0 GiB" (fmt_bytes), then with "/" for sep, then in whole
+ * units ("2 GiB/4 GiB"). */
+char *fmt_bytes_pair(char *buf, size_t n, int64_t done, int64_t total, const char *sep, int width);
 /* Times are shown in the local zone, or in UTC after fmt_set_utc(1) (--utc). */
 void fmt_set_utc(int on);
 /* The zone times are shown in, as of time t (0: now): "UTC", "CET", else the offset "+0530". */
@@ -27,5 +36,9 @@ char *fmt_clock_since(char *buf, size_t n, double t, double ref);
 /* Start time for a list column (zone as fmt_clock): "14:03:22" when within 24h of now, else "01-07
  * 14:03". */
 char *fmt_started(char *buf, size_t n, double t, double now);
+/* The cluster's clock against ours when it is off by FMT_CLOCK_SHOWN_S or more: "cluster clock
+ * 10m behind", "cluster clock 2h03m ahead"; "" when closer (offset: the cluster's minus ours). */
+#define FMT_CLOCK_SHOWN_S 10.0
+char *fmt_clock_offset(char *buf, size_t n, double offset);
 /* "4s ago", "3m ago"; "-" when s < 0. */
 char *fmt_ago(char *buf, size_t n, double s);

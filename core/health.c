@@ -118,6 +118,7 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
                      int pods_known, double wall)
 {
     health *h = xcalloc(1, sizeof *h);
+    h->now = wall = model_cluster_now(m, wall); /* schedules fire on the cluster's clock */
     health_vec sv = health_all(schedules);
     h->n_sch = sv.n;
     h->sch = sv.n ? xcalloc(sv.n, sizeof *h->sch) : NULL;

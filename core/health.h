@@ -42,10 +42,12 @@ typedef struct health {
     int pods_known; /* the pod list is in (else server/agents are unknown, not missing) */
     /* summary counts */
     int n_overdue, n_bsl_unavailable, n_agents_ready;
+    double now; /* the instant judged, on the cluster's clock (model_cluster_now) */
 } health;
 
 /* Any store may be NULL (not watched). The trend's bytes are m's volume sums as last refreshed
- * (model_refresh_volumes is O(volumes): its caller's cadence). wall: unix seconds. */
+ * (model_refresh_volumes is O(volumes): its caller's cadence). wall: unix seconds, ours (m's
+ * clock turns it into the cluster's: h->now). */
 health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vsls, kc_store *pods,
                      int pods_known, double wall);
 void health_free(health *h);

@@ -309,11 +309,11 @@ static void ld_push(void *arg)
 }
 
 /* The run's newest line, for the log-silent rule (diagnose.h). */
-static void ld_note_line(ld_run *x, const lp_line *l)
+static void ld_note_line(const logderive *d, ld_run *x, const lp_line *l)
 {
     const char *t = lp_get(l, "time"), *msg = lp_get(l, "msg");
-    double when;
-    if (!t || kc_parse_time(t, &when)) when = kc_wall_now();
+    double when; /* the cluster's clock, as the lines' own times */
+    if (!t || kc_parse_time(t, &when)) when = model_cluster_now(d->a->model, kc_wall_now());
     if (when < x->last_time) return;
     x->last_time = when;
     snprintf(x->last_line, sizeof x->last_line, "%s", msg ? msg : "");
@@ -341,7 +341,7 @@ static void ld_line(void *arg, const char *line, size_t n)
         const char *ref = x->kind == VL_BACKUP ? b : r;
         if (!ref || strcmp(ref, x->ref)) continue;
         if (lprog_feed(x->lp, &d->scratch)) x->dirty = 1;
-        ld_note_line(x, &d->scratch);
+        ld_note_line(d, x, &d->scratch);
     }
     if (!d->push_timer && !d->once) d->push_timer = kc_loop_timer(d->a->loop, 200, ld_push, d);
 }

@@ -566,10 +566,32 @@ void model_set_clock(model *m, double wall0, double cluster0, double scale)
     m->clock_scale = scale > 0 ? scale : 0;
 }
 
+void model_set_clock_offset(model *m, double offset, int known)
+{
+    if (!m) return;
+    m->clock_offset = known ? offset : 0;
+    m->clock_offset_known = known;
+}
+
+double model_clock_offset(const model *m, int *known)
+{
+    int k = m && !(m->clock_scale > 0) && m->clock_offset_known;
+    if (known) *known = k;
+    return k ? m->clock_offset : 0;
+}
+
 double model_cluster_now(const model *m, double wall)
 {
-    if (!m || !(m->clock_scale > 0)) return wall;
+    if (!m) return wall;
+    if (!(m->clock_scale > 0)) return wall + model_clock_offset(m, NULL);
     return m->clock_cluster0 + (wall - m->clock_wall0) * m->clock_scale;
+}
+
+double model_local_time(const model *m, double cluster_t)
+{
+    if (!m || !(cluster_t > 0)) return cluster_t;
+    if (!(m->clock_scale > 0)) return cluster_t - model_clock_offset(m, NULL);
+    return m->clock_wall0 + (cluster_t - m->clock_cluster0) / m->clock_scale;
 }
 
 double model_wall_span(const model *m, double cluster_s)

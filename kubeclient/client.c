@@ -4,6 +4,7 @@
 #include "kubeclient/auth.h"
 #include "kubeclient/backoff.h"
 #include "kubeclient/caps.h"
+#include "kubeclient/clockoff.h"
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
@@ -22,8 +23,9 @@ struct kc_client {
     char *server; /* without a trailing '/' */
     char *shown;  /* server for messages: userinfo redacted */
     kc_request *reqs;
-    int in_curl_cb;   /* inside a curl callback: the multi handle must not be touched */
-    int64_t heard_ms; /* monotonic time the API server last sent anything; 0 = never */
+    int in_curl_cb;    /* inside a curl callback: the multi handle must not be touched */
+    int64_t heard_ms;  /* monotonic time the API server last sent anything; 0 = never */
+    kc_clockoff clock; /* the API server's clock against ours, from its Date headers */
 };
 
 struct kc_request {
@@ -48,10 +50,11 @@ struct kc_request {
     int active;       /* in the loop's multi handle */
     int waiting_auth; /* waiting for kc_auth_ready's callback */
     int retried_401;
-    int too_big;    /* the body passed KC_CAP_BODY_BYTES: the transfer was cut */
-    int in_done;    /* on_done is running: free after it */
-    int cancelled;  /* no callback may run any more */
-    uint64_t timer; /* deferred start or reap */
+    int too_big;     /* the body passed KC_CAP_BODY_BYTES: the transfer was cut */
+    int in_done;     /* on_done is running: free after it */
+    int cancelled;   /* no callback may run any more */
+    uint64_t timer;  /* deferred start or reap */
+    double launched; /* our wall clock when the transfer was handed to curl */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -114,6 +117,11 @@ int64_t kc_client_last_heard(const kc_client *c)
     return c->heard_ms;
 }
 
+double kc_client_clock_offset(const kc_client *c, int *known)
+{
+    return kc_clockoff_get(&c->clock, known);
+}
+
 /* ---- requests ---- */
 
 static void req_free(kc_request *r)
@@ -166,6 +174,24 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
+/* A Date header of the API server's: one sample of its clock (clockoff.h). The request went out
+ * when curl was done connecting (TLS included), not when it was handed over. */
+static void clock_sample(kc_request *r, const char *v, size_t n)
+{
+    char tmp[64];
+    size_t k = n < sizeof tmp - 1 ? n : sizeof tmp - 1;
+    memcpy(tmp, v, k);
+    tmp[k] = 0;
+    time_t date = curl_getdate(tmp, NULL);
+    if (date <= 0 || !r->launched) return;
+    double sent = r->launched;
+    curl_off_t pre = 0;
+    if (curl_easy_getinfo(r->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) == CURLE_OK && pre > 0)
+        sent += (double)pre / 1e6;
+    double now = kc_wall_now();
+    kc_clockoff_add(&r->c->clock, sent < now ? sent : now, now, (double)date);
+}
+
 static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
 {
     kc_request *r = arg;
@@ -183,6 +209,8 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
         char *end;
         long v = strtol(tmp, &end, 10);
         if (end != tmp && v >= 0) r->retry_after = v;
+    } else if (r->api && n > 5 && strncasecmp(ptr, "Date:", 5) == 0) {
+        clock_sample(r, ptr + 5, n - 5);
     } else if ((n == 2 && ptr[0] == '\r') || (n == 1 && ptr[0] == '\n')) {
         long st = 0;
         curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &st);
@@ -419,6 +447,7 @@ static void launch(kc_request *r)
 {
     setup_easy(r);
     r->active = 1;
+    r->launched = kc_wall_now();
     kc_loop_add_transfer(r->c->loop, r->easy, xfer_done, r);
 }
 

@@ -2,6 +2,7 @@
 #include "link.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,20 @@ static gz_body *gz_new(simlink *l, char *body, size_t len)
     return g;
 }
 
+/* The answer's Date on the server's clock (RFC 9110 IMF-fixdate, whole seconds, truncated as
+ * Go's net/http does); libmicrohttpd then adds none of its own. */
+static struct MHD_Response *link_date(const simlink *l, struct MHD_Response *r)
+{
+    if (!l || !r) return r;
+    time_t t = (time_t)floor(kc_wall_now() + l->o.clock_skew);
+    struct tm tm;
+    char buf[64];
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    MHD_add_response_header(r, "Date", buf);
+    return r;
+}
+
 struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *body, size_t len,
                                              int may_gzip)
 {
@@ -267,7 +282,7 @@ struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *bod
         r = MHD_create_response_from_buffer(len, body,
                                             body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     }
-    return r;
+    return link_date(l, r);
 }
 
 struct MHD_Response *simlink_stream_response(struct MHD_Connection *c, size_t block,
@@ -276,12 +291,13 @@ struct MHD_Response *simlink_stream_response(struct MHD_Connection *c, size_t bl
 {
     link_conn *lc = conn_of(c);
     if (!lc || !lc->l->o.bandwidth)
-        return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block, fn, cls, fr);
+        return link_date(lc ? lc->l : NULL,
+                         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block, fn, cls, fr));
     paced *p = xcalloc(1, sizeof *p);
     p->l = lc->l;
     p->fn = fn;
     p->cls = cls;
     p->fr = fr;
-    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(lc->l), paced_reader, p,
-                                             paced_free);
+    return link_date(lc->l, MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(lc->l),
+                                                              paced_reader, p, paced_free));
 }

@@ -19,6 +19,9 @@ typedef struct simlink_opts {
     long bandwidth; /* bytes per second per connection; 0 = unlimited */
     int no_gzip;    /* never compress (kube-apiserver with APIResponseCompression=false) */
     int tls;        /* the connections are TLS (one more round trip to set up) */
+    /* The server's clock minus the real one (s): every answer's Date header says so (the sim's
+     * timestamps are off as much: simctl_opts.clock_skew). */
+    double clock_skew;
 } simlink_opts;
 
 typedef struct simlink_stats {

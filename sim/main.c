@@ -1,5 +1,6 @@
 /* main.c: the veltop-sim program: parses options and runs the simulated cluster until killed. */
 #include <getopt.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -76,6 +77,9 @@ static const char usage[] =
     "  --passive                 the controller does not run backups or restores created\n"
     "                            through the API (for API conformance tests)\n"
     "  --quiet                   no messages on stderr\n"
+    "  --clock-skew SECONDS      the cluster's clock is off the real one by this much (negative:\n"
+    "                            behind): every timestamp and the Date header of every answer\n"
+    "                            say so\n"
     "  --help                    this text\n"
     "\n"
     "Besides the Kubernetes API (discovery, velero.io/v1 and v2alpha1 resources, the Velero\n"
@@ -108,6 +112,7 @@ int main(int argc, char **argv)
         {"object-store-tls", no_argument, NULL, 'O'},
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
+        {"clock-skew", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -131,6 +136,13 @@ int main(int argc, char **argv)
             if (*end || o.speed <= 0) {
                 fprintf(stderr, "veltop-sim: bad --speed '%s': expected a positive number\n",
                         optarg);
+                return 2;
+            }
+            break;
+        case 'K':
+            o.clock_skew = strtod(optarg, &end);
+            if (!*optarg || *end || !isfinite(o.clock_skew)) {
+                fprintf(stderr, "veltop-sim: bad --clock-skew '%s': expected seconds\n", optarg);
                 return 2;
             }
             break;

@@ -929,7 +929,7 @@ static void demo_restore_of(scn_run *rs, const scn_run *b)
     free(rest);
 }
 
-static scenario *demo_build(unsigned seed)
+static scenario *demo_build(unsigned seed, time_t now)
 {
     uint64_t st = 0x5eed0000ULL + seed;
     scenario *s = xcalloc(1, sizeof *s);
@@ -939,7 +939,6 @@ static scenario *demo_build(unsigned seed)
 
     /* History: nightly backups at 01:00 over the past three weeks. */
     char last_nightly[64] = "";
-    time_t now = time(NULL);
     double midnight = (double)(now - now % 86400);
     for (int d = 21; d >= 1; d--) {
         scn_run *r = add_run(s);
@@ -1074,7 +1073,12 @@ static char *read_file(const char *path, size_t *len)
 
 scenario *scenario_load(const char *name, unsigned seed, char *err, size_t errlen)
 {
-    if (!name || !strcmp(name, "demo")) return demo_build(seed);
+    return scenario_load_at(name, seed, (double)time(NULL), err, errlen);
+}
+
+scenario *scenario_load_at(const char *name, unsigned seed, double now, char *err, size_t errlen)
+{
+    if (!name || !strcmp(name, "demo")) return demo_build(seed, (time_t)now);
     if (!strcmp(name, "empty")) return xcalloc(1, sizeof(scenario));
     size_t len;
     char *text = read_file(name, &len);

@@ -115,6 +115,10 @@ typedef struct scenario {
 
 /* Loads "demo", "empty" or a YAML file. NULL with err ("file:line: message") on failure. */
 scenario *scenario_load(const char *name_or_path, unsigned seed, char *err, size_t errlen);
+/* As scenario_load, with the cluster's clock reading now (unix seconds) at the start: "demo"
+ * places its history (nightly backups at 01:00 of the cluster's days) by it. */
+scenario *scenario_load_at(const char *name_or_path, unsigned seed, double now, char *err,
+                           size_t errlen);
 /* Parses YAML text; `file` only names it in messages. */
 scenario *scenario_parse(const char *text, size_t len, const char *file, char *err, size_t errlen);
 void scenario_free(scenario *s);

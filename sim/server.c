@@ -1893,7 +1893,8 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
     s->link = simlink_new(&(simlink_opts){.latency_ms = opts->latency_ms,
                                           .bandwidth = opts->bandwidth,
                                           .no_gzip = opts->no_gzip,
-                                          .tls = s->tls});
+                                          .tls = s->tls,
+                                          .clock_skew = opts->clock_skew});
     struct MHD_OptionItem o[9];
     int k = 0;
     o[k++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &sa};

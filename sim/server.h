@@ -32,6 +32,7 @@ typedef struct simserver_opts {
     /* The cluster's clock (unix seconds) for ages in Tables and sinceSeconds; NULL = wall. */
     double (*now)(void *arg);
     void *now_arg;
+    double clock_skew; /* the server's clock minus the real one: its Date headers (link.h) */
 } simserver_opts;
 
 /* Parses the fault list without starting anything: 0, or -1 with err. */

@@ -60,6 +60,12 @@ struct simctl {
     simpods *pods; /* server, node-agent and data-mover pods (simpods.c) */
 };
 
+/* The cluster's wall clock: the real one off by the scenario's --clock-skew. */
+static double sim_wall(const simctl *c)
+{
+    return kc_wall_now() + c->opts.clock_skew;
+}
+
 static double sim_now(const simctl *c)
 {
     if (c->opts.manual) return c->manual_now;
@@ -855,7 +861,7 @@ static void step_downloads(simctl *c)
         simstore_list(c->store, "downloadrequests", c->ns, NULL, NULL, &rv, &status, &msg);
     free(msg);
     if (!list) return;
-    double wall = kc_wall_now();
+    double wall = sim_wall(c);
     cJSON *dr;
     cJSON_ArrayForEach(dr, list)
     {
@@ -1141,8 +1147,8 @@ static void create_static(simctl *c)
 
 simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t errlen)
 {
-    scenario *scn =
-        scenario_load(opts->scenario ? opts->scenario : "demo", opts->seed, err, errlen);
+    scenario *scn = scenario_load_at(opts->scenario ? opts->scenario : "demo", opts->seed,
+                                     kc_wall_now() + opts->clock_skew, err, errlen);
     if (!scn) return NULL;
     simctl *c = xcalloc(1, sizeof *c);
     c->store = store;
@@ -1154,7 +1160,7 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
     c->restic = xstrdup(opts->restic);
     c->opts.restic = NULL;
     c->scn = scn;
-    c->epoch = scn->has_epoch ? scn->epoch : floor(kc_wall_now());
+    c->epoch = (scn->has_epoch ? scn->epoch : floor(kc_wall_now())) + c->opts.clock_skew;
     c->pods = simpods_new(store, c->ns, c->pod, &scn->cluster, opts->helm, c->epoch);
     c->t0_ms = kc_now_ms();
     c->rng = 0x76656c65726fULL ^ ((uint64_t)opts->seed * 0x9e3779b97f4a7c15ULL);
@@ -1289,7 +1295,7 @@ int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *
     for (size_t i = 0; i < c->ntokens; i++)
         if (!strcmp(c->tokens[i].tok, token)) tk = &c->tokens[i];
     if (!tk) goto out;
-    if (kc_wall_now() > tk->expires) {
+    if (sim_wall(c) > tk->expires) {
         *status = 410;
         goto out;
     }

@@ -21,6 +21,7 @@ typedef struct simctl_opts {
     const char *restic; /* (h5) restic binary for restic-real volumes; NULL = "restic" in PATH */
     int helm;   /* the Helm chart's pod labels instead of `velero install`'s (--layout helm) */
     int manual; /* (i9) no thread, no real clock: the caller moves time with simctl_advance */
+    double clock_skew; /* the cluster's clock minus the real one (s): every timestamp is off */
 } simctl_opts;
 
 /* Loads the scenario and starts the controller thread. NULL with err on a bad scenario. */

@@ -356,6 +356,7 @@ struct simstore {
     sim_log *logs;
     size_t nlogs;
     uint64_t rng;
+    double clock_skew; /* simstore_set_clock_skew */
 };
 
 static uint64_t rng_next(simstore *s)
@@ -557,9 +558,14 @@ static void make_uid(simstore *s, char *buf, size_t n)
              (unsigned)(0x8000 | (b >> 48 & 0x3fff)), (unsigned long long)(b & 0xffffffffffffULL));
 }
 
-static void now_rfc3339(char *buf, size_t n)
+static void now_rfc3339(const simstore *s, char *buf, size_t n)
 {
-    kc_format_time(kc_wall_now(), buf, n);
+    kc_format_time(kc_wall_now() + s->clock_skew, buf, n);
+}
+
+void simstore_set_clock_skew(simstore *s, double skew)
+{
+    s->clock_skew = skew;
 }
 
 cJSON *simstore_create(simstore *s, const char *plural, const char *ns, cJSON *obj, int *status,
@@ -653,7 +659,7 @@ cJSON *simstore_create_as(simstore *s, const char *plural, const char *ns, cJSON
     set_str(md, "uid", uid);
     if (!md_str(obj, "creationTimestamp")) {
         char ts[40];
-        now_rfc3339(ts, sizeof ts);
+        now_rfc3339(s, ts, sizeof ts);
         set_str(md, "creationTimestamp", ts);
     }
     set_num(md, "generation", 1);

@@ -26,6 +26,8 @@ const sim_resource *sim_resource_find(const char *group, const char *version, co
 const sim_resource *sim_resource_by_plural(const char *plural);
 
 simstore *simstore_new(size_t history_events); /* events kept for watch resume */
+/* The cluster's clock minus the real one (s): creationTimestamps are stamped off by it. */
+void simstore_set_clock_skew(simstore *s, double skew);
 void simstore_free(simstore *s);
 uint64_t simstore_rv(simstore *s); /* current resourceVersion */
 

@@ -20,6 +20,7 @@ struct vsim {
     simstore *store;
     simserver *server;
     _Atomic(simctl *) ctl;
+    double clock_skew; /* vsim_opts.clock_skew */
     tlsgen certs;
     int tls;
     char *auth;
@@ -49,14 +50,14 @@ static double vsim_now(void *arg)
 {
     vsim *v = arg;
     simctl *c = atomic_load(&v->ctl);
-    return c ? simctl_now(c) : kc_wall_now();
+    return c ? simctl_now(c) : kc_wall_now() + v->clock_skew;
 }
 
 /* The simulated Velero server pod, as a Deployment's pod looks. */
-static void create_velero_pod(simstore *st, const char *ns)
+static void create_velero_pod(simstore *st, const char *ns, double skew)
 {
     char ts[40];
-    kc_format_time(kc_wall_now(), ts, sizeof ts);
+    kc_format_time(kc_wall_now() + skew, ts, sizeof ts);
     cJSON *p = cJSON_CreateObject();
     cJSON *md = cJSON_AddObjectToObject(p, "metadata");
     cJSON_AddStringToObject(md, "name", sim_velero_pod_name());
@@ -172,7 +173,9 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
                                "\"spec\":{\"finalizers\":[\"kubernetes\"]},"
                                "\"status\":{\"phase\":\"Active\"}}");
     cJSON_Delete(simstore_create(v->store, "namespaces", NULL, nsobj, NULL, NULL));
-    create_velero_pod(v->store, "velero");
+    v->clock_skew = opts->clock_skew;
+    simstore_set_clock_skew(v->store, opts->clock_skew);
+    create_velero_pod(v->store, "velero", opts->clock_skew);
     simserver_opts so = {
         .store = v->store,
         .host = v->host,
@@ -192,6 +195,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .download_arg = v,
         .now = vsim_now,
         .now_arg = v,
+        .clock_skew = opts->clock_skew,
     };
     v->server = simserver_start(&so, err, errlen);
     if (!v->server) goto fail;
@@ -216,6 +220,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .ns = "velero",
         .quiet = opts->quiet,
         .helm = opts->helm,
+        .clock_skew = opts->clock_skew,
     };
     simctl *c = simctl_start(v->store, &co, err, errlen);
     if (!c) goto fail;

@@ -20,13 +20,15 @@ typedef struct vsim_opts {
     int object_store_tls;  /* artifacts from an HTTPS origin of their own whose self-signed CA
                             * is the BSL's spec.objectStorage.caCert */
     int log_json;          /* Velero's --log-format json; 0 = text (logrus TextFormatter) */
-    int helm;       /* the Helm chart's pod labels (--layout helm) instead of velero install's */
-    int passive;    /* the controller leaves runs created through the API alone */
-    int quiet;      /* no messages on stderr */
-    int latency_ms; /* emulated link: one-way delay (sim/link.h); 0 = none */
-    long bandwidth; /* emulated link: bytes/s per connection; 0 = unlimited */
-    int no_gzip;    /* never gzip answers (APIResponseCompression=false) */
-    int rv0_limit;  /* resourceVersion=0 lists honour limit (a server listing from storage) */
+    int helm;          /* the Helm chart's pod labels (--layout helm) instead of velero install's */
+    int passive;       /* the controller leaves runs created through the API alone */
+    int quiet;         /* no messages on stderr */
+    int latency_ms;    /* emulated link: one-way delay (sim/link.h); 0 = none */
+    long bandwidth;    /* emulated link: bytes/s per connection; 0 = unlimited */
+    int no_gzip;       /* never gzip answers (APIResponseCompression=false) */
+    int rv0_limit;     /* resourceVersion=0 lists honour limit (a server listing from storage) */
+    double clock_skew; /* the cluster's clock minus the real one (s): its timestamps and its Date
+                          headers are off by this much (--clock-skew) */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */

@@ -1,6 +1,8 @@
 /* test_format.c: durations, ETAs, bytes, rates and counts read the way the screens promise. */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "format.h"
@@ -116,6 +118,79 @@ START_TEST(huge_values_saturate)
 }
 END_TEST
 
+/* Every pair at every width: the widest form that fits, each number whole with its unit; a
+ * width no form fits gets the shortest, wider than asked, never a number cut. */
+START_TEST(count_pairs_fit_without_losing_digits)
+{
+    static const struct {
+        int64_t a, b;
+        int est, width;
+        const char *want;
+    } cases[] = {
+        {123456, 150000, 1, 14, "123456/~150000"},
+        {123456, 150000, 1, 13, "123k/~150k"}, /* "123.5k/~150.0k" is 14 too */
+        {123456, 150000, 1, 10, "123k/~150k"},
+        {123456, 150000, 1, 9, "123k/~150k"}, /* nothing fits: the shortest, whole */
+        {123456, 150000, 1, 0, "123k/~150k"},
+        {4321, 98765, 1, 11, "4321/~98765"},
+        {4321, 98765, 1, 10, "4.3k/~99k"}, /* "4321/~98.8k" is 11 */
+        {4321, 98765, 1, 9, "4.3k/~99k"},
+        {12345, 678901, 0, 12, "12345/678901"},
+        {12345, 678901, 0, 11, "12k/679k"}, /* "12.3k/678.9k" is 12 */
+        {12345, 678901, 0, 6, "12k/679k"},
+        {12345, 67890, 0, 11, "12345/67890"},
+        {12345, 67890, 0, 10, "12k/68k"},
+        {12345, 6789, 0, 9, "12k/6.8k"},
+        {0, 0, 0, 5, "0/0"},
+        {999, 1000, 0, 3, "999/1.0k"},
+        {9949, 9950, 0, 0, "9.9k/10k"},
+        {999499, 999500, 0, 0, "999k/1.0M"},
+        {999949, 999950, 0, 11, "999.9k/1.0M"},
+        {1234567890, 9876543210LL, 1, 0, "1.2G/~9.9G"},
+        {-5, 12, 0, 9, "-5/12"},
+        {-123456, 0, 0, 0, "-123k/0"},
+        {INT64_MAX, INT64_MIN, 0, 0, "9.2E/-9.2E"},
+    };
+    char b[96];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fmt_count_pair(b, sizeof b, cases[i].a, cases[i].b, cases[i].est, cases[i].width);
+        ck_assert_msg(!strcmp(b, cases[i].want), "%lld/%lld at %d: '%s', want '%s'",
+                      (long long)cases[i].a, (long long)cases[i].b, cases[i].width, b,
+                      cases[i].want);
+    }
+    /* at every width from the shortest form up, the result fits */
+    for (int w = 10; w <= 20; w++)
+        ck_assert_int_le((int)strlen(fmt_count_pair(b, sizeof b, 123456, 150000, 1, w)), w);
+}
+END_TEST
+
+START_TEST(byte_pairs_fit_without_losing_digits)
+{
+    static const struct {
+        int64_t a, b;
+        const char *sep;
+        int width;
+        const char *want;
+    } cases[] = {
+        {1610612736, 4294967296LL, " / ", 21, "1.5 GiB / 4.0 GiB"},
+        {1610612736, 4294967296LL, " / ", 15, "1.5 GiB/4.0 GiB"},
+        {1610612736, 4294967296LL, " / ", 14, "2 GiB/4 GiB"},
+        {744413801922560LL, 744413801922560LL, "/", 18, "677 TiB/677 TiB"},
+        {744413801922560LL, 744413801922560LL, "/", 19, "677.0 TiB/677.0 TiB"},
+        {1125350151028736LL, 1151795604700004352LL, " / ", 21, "1023.5 TiB/1023.0 PiB"},
+        {1125350151028736LL, 1151795604700004352LL, " / ", 23, "1023.5 TiB / 1023.0 PiB"},
+        {0, 512, "/", 0, "0 B/512 B"},
+    };
+    char b[96];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fmt_bytes_pair(b, sizeof b, cases[i].a, cases[i].b, cases[i].sep, cases[i].width);
+        ck_assert_msg(!strcmp(b, cases[i].want), "%lld/%lld at %d: '%s', want '%s'",
+                      (long long)cases[i].a, (long long)cases[i].b, cases[i].width, b,
+                      cases[i].want);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("format");
@@ -127,6 +202,8 @@ int main(void)
     tcase_add_test(tc, clock_times_are_local_and_dash_when_absent);
     tcase_add_test(tc, times_show_their_zone_and_utc_on_request);
     tcase_add_test(tc, huge_values_saturate);
+    tcase_add_test(tc, count_pairs_fit_without_losing_digits);
+    tcase_add_test(tc, byte_pairs_fit_without_losing_digits);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -127,6 +127,29 @@ START_TEST(defaults_and_empty_file)
 }
 END_TEST
 
+/* The demo's nightly backups run at 01:00 of the cluster's days: a cluster 10 minutes behind,
+ * at 00:05 of ours, is still on the day before (its newest nightly is then two of our days old). */
+START_TEST(demo_history_follows_the_clusters_clock)
+{
+    double day = 1780272000.0; /* 2026-06-01T00:00:00Z */
+    for (int skew = -600; skew <= 600; skew += 600) {
+        double now = day + 300 + skew; /* our 00:05, on the cluster's clock */
+        scenario *d = scenario_load_at("demo", 3, now, err, sizeof err);
+        ck_assert_ptr_nonnull(d);
+        const scn_run *last = NULL;
+        for (size_t i = 0; i < d->n_runs; i++)
+            if (d->runs[i].schedule && !strcmp(d->runs[i].schedule, "nightly") &&
+                (!last || d->runs[i].start > last->start))
+                last = &d->runs[i];
+        ck_assert_ptr_nonnull(last);
+        double at = now + last->start, want = (skew < 0 ? day - 86400 : day) - 86400 + 3600;
+        ck_assert_msg(at >= want && at <= want + 20, "skew %d: newest nightly at %.0f, want %.0f",
+                      skew, at, want);
+        scenario_free(d);
+    }
+}
+END_TEST
+
 START_TEST(builtin_scenarios)
 {
     scenario *e = scenario_load("empty", 1, err, sizeof err);
@@ -378,6 +401,7 @@ int main(void)
     tcase_add_test(tc, sizes_and_durations);
     tcase_add_test(tc, cron_fires_when_expected);
     tcase_add_test(tc, pace_jitter_and_schedule_parse);
+    tcase_add_test(tc, demo_history_follows_the_clusters_clock);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

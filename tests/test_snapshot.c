@@ -306,15 +306,15 @@ START_TEST(once_json_is_exact)
      * null with the reason; names are the server's exact text */
     const char *want =
         "{\"context\":\"kind-dev\",\"server\":\"https://127.0.0.1:6443\","
-        "\"namespace\":\"velero\",\"incomplete\":[],\"runs\":[{\"kind\":\"Backup\","
-        "\"name\":\"queued-one\",\"phase\":\"Queued\",\"itemsDone\":null,\"itemsTotal\":null,"
-        "\"itemsTotalEstimated\":false,\"started\":null,\"completed\":null,\"errors\":0,"
-        "\"warnings\":0,\"failureReason\":null,\"itemsPerSecond\":null,\"etaSeconds\":null,"
-        "\"etaLowerBound\":null,\"etaKind\":\"none\",\"etaReason\":\"not running\","
-        "\"etaCaveat\":null,\"bytesDone\":0,\"bytesTotal\":0,\"bytesPerSecond\":null,"
-        "\"stalled\":false,\"stalledReason\":null,\"stalledSeconds\":null,"
-        "\"lastProgress\":null,\"lastProgressEvidence\":null,\"waitingOn\":null,"
-        "\"incomplete\":null,\"diagnosis\":[{\"code\":\"queued\","
+        "\"namespace\":\"velero\",\"incomplete\":[],\"clusterClockOffsetSeconds\":null,"
+        "\"runs\":[{\"kind\":\"Backup\",\"name\":\"queued-one\",\"phase\":\"Queued\","
+        "\"itemsDone\":null,\"itemsTotal\":null,\"itemsTotalEstimated\":false,\"started\":null,"
+        "\"completed\":null,\"errors\":0,\"warnings\":0,\"failureReason\":null,"
+        "\"itemsPerSecond\":null,\"etaSeconds\":null,\"etaLowerBound\":null,"
+        "\"etaKind\":\"none\",\"etaReason\":\"not running\",\"etaCaveat\":null,\"bytesDone\":0,"
+        "\"bytesTotal\":0,\"bytesPerSecond\":null,\"stalled\":false,\"stalledReason\":null,"
+        "\"stalledSeconds\":null,\"lastProgress\":null,\"lastProgressEvidence\":null,"
+        "\"waitingOn\":null,\"incomplete\":null,\"diagnosis\":[{\"code\":\"queued\","
         "\"message\":\"Queued at position 1,"
         " behind backup nightly-20240107 (InProgress for 1m00s)\","
         "\"since\":\"2024-01-07T11:19:55Z\"}],\"resources\":null,"
@@ -373,6 +373,11 @@ START_TEST(once_json_is_exact)
         "\"volumes\":[]}]}"
         "\n";
     ck_assert_str_eq(j, want);
+    free(j);
+    /* the cluster's clock, once known from its Date headers, to a tenth of a second */
+    model_set_clock_offset(f.m, -600.34, 1);
+    j = snapshot_json(&c, "kind-dev", "https://127.0.0.1:6443", "velero");
+    ck_assert_ptr_nonnull(strstr(j, ",\"clusterClockOffsetSeconds\":-600.3,\"runs\":["));
     free(j);
     fixture_done(&f);
 }
@@ -460,7 +465,7 @@ START_TEST(once_json_strings_are_exact)
     ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r0, "name")), "nightly-\x1b]0;x\x07");
     cJSON_Delete(root);
     free(j);
-    char *t = snapshot_table(&c);
+    char *t = snapshot_table(&c, NULL);
     ck_assert_ptr_null(strchr(t, '\x1b'));
     ck_assert_ptr_nonnull(strstr(t, "\nnightly-^[]0;x^G "));
     free(t);
@@ -474,7 +479,7 @@ START_TEST(once_table_has_the_columns_and_sanitised_names)
     fixture_init(&f);
     setenv("TZ", "UTC", 1);
     ans_ctx c = ctx_at(f.m, 100.0);
-    char *t = snapshot_table(&c);
+    char *t = snapshot_table(&c, NULL);
     const char *nl = strchr(t, '\n');
     ck_assert_ptr_nonnull(nl);
     char header[256];
@@ -535,10 +540,71 @@ START_TEST(extreme_numbers_saturate)
                   "%s", j);
     free(j);
     setenv("TZ", "UTC", 1);
-    char *t = snapshot_table(&c);
+    char *t = snapshot_table(&c, NULL);
     ck_assert_msg(strstr(t, "> 2d") != NULL, "%s", t);
     free(t);
     model_free(m);
+}
+END_TEST
+
+/* One 1 MiB phase among 7 runs: the table's cells are cut at SNAPSHOT_CELL_COLS with an
+ * ellipsis (and counted), so no row is padded to a megabyte; JSON carries the whole text. */
+START_TEST(once_table_caps_cells_json_does_not)
+{
+    model *m = model_new();
+    size_t big = 1 << 20;
+    char *phase = xmalloc(big + 1);
+    memset(phase, 'P', big);
+    phase[big] = 0;
+    char name[300];
+    memset(name, 'n', 299);
+    name[299] = 0;
+    vl_run r[7];
+    char names[7][16];
+    for (int i = 0; i < 7; i++) {
+        memset(&r[i], 0, sizeof r[i]);
+        r[i].kind = VL_BACKUP;
+        snprintf(names[i], sizeof names[i], "run-%d", i);
+        r[i].meta.name = i == 1 ? name : names[i];
+        r[i].phase = i == 0 ? phase : (char *)"Completed";
+        r[i].phase_id = i == 0 ? VL_PH_UNKNOWN : VL_PH_COMPLETED;
+        r[i].started = T0 - 100 * (i + 1);
+        model_upsert_run(m, &r[i], 1.0, T0);
+    }
+    size_t capped = 0;
+    ans_ctx c = ctx_at(m, 1.0);
+    char *t = snapshot_table(&c, &capped);
+    ck_assert_uint_eq(capped, 2); /* the phase and the 299-character name */
+    ck_assert_uint_lt(strlen(t), 8 * 1024);
+    /* every line as wide as the widest cell allows: 253 columns, the last one an ellipsis */
+    char want[SNAPSHOT_CELL_COLS * 4 + 8];
+    memset(want, 'P', SNAPSHOT_CELL_COLS - 1);
+    strcpy(want + SNAPSHOT_CELL_COLS - 1, "\u2026  ");
+    ck_assert_ptr_nonnull(strstr(t, want));
+    ck_assert_ptr_null(
+        strstr(t, "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"
+                  "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"
+                  "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"
+                  "PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP"));
+    free(t);
+    /* a table without a long cell says none was cut */
+    model *small = model_new();
+    model_upsert_run(small, &r[2], 1.0, T0);
+    capped = 9;
+    ans_ctx cs = ctx_at(small, 1.0);
+    t = snapshot_table(&cs, &capped);
+    ck_assert_uint_eq(capped, 0);
+    free(t);
+    model_free(small);
+    char *j = snapshot_json(&c, "c", "s", "velero");
+    ck_assert_uint_gt(strlen(j), big);
+    char *p = strstr(j, "\"phase\":\"PPP");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(strspn(p + 9, "P"), big);
+    ck_assert_ptr_nonnull(strstr(j, name));
+    free(j);
+    model_free(m);
+    free(phase);
 }
 END_TEST
 
@@ -557,6 +623,7 @@ int main(void)
     tcase_add_test(tc, once_json_strings_are_exact);
     tcase_add_test(tc, once_table_has_the_columns_and_sanitised_names);
     tcase_add_test(tc, extreme_numbers_saturate);
+    tcase_add_test(tc, once_table_caps_cells_json_does_not);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -43,8 +43,9 @@ int diagview_lines(ui *u, WINDOW *w, int y, int cols, const run_answer *a)
         char clock[32];
         int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Stuck? ");
         if (d[i].since > 0)
-            x += w_print(w, y, x, cols - x, A_DIM, "since %s  ",
-                         fmt_clock(clock, sizeof clock, d[i].since, 0));
+            x += w_print(
+                w, y, x, cols - x, A_DIM, "since %s  ",
+                fmt_clock(clock, sizeof clock, model_local_time(ui_model(u), d[i].since), 0));
         w_text(w, y, x, cols - x, d[i].message, w_attr(W_WARN));
     }
     return y;

@@ -305,8 +305,8 @@ static void hd_pods(hd *d, const health *h, double wall)
 static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     health_state *st = health_of(s);
-    double wall = ui_wall(u);
-    health *h = health_of_app(ui_app(u), wall);
+    health *h = health_of_app(ui_app(u), ui_wall(u));
+    double wall = h->now; /* the cluster's clock: every time shown here is the cluster's */
     hd d = {w, 0, st->top, rows, cols};
     hd_schedules(&d, h, wall, ui_utf8(u));
     d.y++;

@@ -1,5 +1,6 @@
 /* screen_list.c: the main screen: backups and restores together, newest first, with phase,
  * items bar, rate, ETA, times, errors and volume bytes; filter prompt, sort keys, follow mode. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,13 +221,16 @@ static const int list_col_prio[C_N] = {C_KIND, C_NAME, C_PHASE, C_ITEMS,   C_BAR
                                        C_RATE, C_EW,   C_DUR,   C_STARTED, C_VOLS};
 
 /* Columns sized to their content: the columns that fit, by priority (NAME as wide as its longest
- * name up to a quarter of the width, the others at their minimum); then the room left goes to
- * NAME up to its longest name, PHASE up to 15 (whole phase names), the bar up to 30; what is
- * still left stays at the right. */
-static void list_layout(int cols, int name_w, int *width, int *xpos)
+ * name up to a quarter of the width, the others at their minimum: the narrowest form of the
+ * numbers they show, need_min); then the room left goes to the numbers up to their exact form
+ * (need_max), NAME up to its longest name, PHASE up to 15 (whole phase names), the bar up to 30;
+ * what is still left stays at the right. need_min/need_max: 0 for columns not sized by content. */
+static void list_layout(int cols, int name_w, const int *need_min, const int *need_max, int *width,
+                        int *xpos)
 {
     int have[C_N] = {0}, cw[C_N], used = 0;
-    for (int i = 0; i < C_N; i++) cw[i] = list_col_width[i];
+    for (int i = 0; i < C_N; i++)
+        cw[i] = list_col_width[i] > need_min[i] ? list_col_width[i] : need_min[i];
     if (name_w < 8) name_w = 8;
     /* NAME comes right after KIND: whole names (up to a quarter of the width, at least 20)
      * before the other columns; longer ones grow into what is left at the end */
@@ -239,6 +243,11 @@ static void list_layout(int cols, int name_w, int *width, int *xpos)
         used += cw[c] + 1;
     }
     int left = cols - used;
+    for (int i = 0; i < C_N && left > 0; i++) { /* exact numbers before anything else grows */
+        int g = have[i] ? need_max[i] - cw[i] : 0;
+        if (g > left) g = left;
+        if (g > 0) cw[i] += g, left -= g;
+    }
     int grow = name_w - cw[C_NAME];
     if (grow > left) grow = left;
     if (grow > 0) cw[C_NAME] += grow, left -= grow;
@@ -313,7 +322,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
 {
     const vl_run *x = r->run;
     double wall = ui_wall(u);
-    char buf[64], b2[32], b3[32];
+    char buf[96];
     /* while disconnected the rows are dimmed: what they show is as of the last update */
     attr_t base = selected ? w_attr(W_SELECTED) : ui_stale(u) ? A_DIM : A_NORMAL;
     attr_t dim = selected ? 0 : A_DIM; /* nothing dim on the highlight: it must stay readable */
@@ -332,12 +341,9 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
              vl_phase_terminal(x->phase_id) ? w_phase_role(x->phase_id) : W_BAR_FILL,
              selected ? base : 0);
     if (x->has_progress || x->items_total > 0) {
-        const char *tilde = model_run_total_estimated(r) ? "~" : "";
-        snprintf(buf, sizeof buf, "%lld/%s%lld", (long long)x->items_done, tilde,
-                 (long long)x->items_total);
-        if ((int)strlen(buf) > wd[C_ITEMS]) /* big counts: compact, never cut */
-            snprintf(buf, sizeof buf, "%s/%s%s", fmt_count(b2, sizeof b2, x->items_done), tilde,
-                     fmt_count(b3, sizeof b3, x->items_total));
+        /* big counts: abbreviated whole to fit, never cut (list_cells sized the column) */
+        fmt_count_pair(buf, sizeof buf, x->items_done, x->items_total, model_run_total_estimated(r),
+                       wd[C_ITEMS]);
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%s", buf);
     } else
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | dim, "-");
@@ -354,23 +360,80 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         w_print(w, y, xp[C_DUR], wd[C_DUR], base, "%s",
                 fmt_duration(buf, sizeof buf, model_run_duration(r, wall)));
     if (wd[C_EW]) {
-        int ex = xp[C_EW];
-        ex += w_print(w, y, ex, 3, selected ? base : (x->errors ? w_attr(W_BAD) : A_DIM), "%lld",
-                      (long long)x->errors);
-        ex += w_print(w, y, ex, 1, base | dim, "/");
-        w_print(w, y, ex, 3, selected ? base : (x->warnings ? w_attr(W_WARN) : A_DIM), "%lld",
-                (long long)x->warnings);
+        /* errors/warnings as one pair (abbreviated alike), each half in its colour */
+        fmt_count_pair(buf, sizeof buf, x->errors, x->warnings, 0, wd[C_EW]);
+        char *slash = strchr(buf, '/');
+        int ex = xp[C_EW], end = xp[C_EW] + wd[C_EW];
+        *slash = 0;
+        ex += w_print(w, y, ex, end - ex, selected ? base : (x->errors ? w_attr(W_BAD) : A_DIM),
+                      "%s", buf);
+        ex += w_print(w, y, ex, end - ex, base | dim, "/");
+        w_print(w, y, ex, end - ex, selected ? base : (x->warnings ? w_attr(W_WARN) : A_DIM), "%s",
+                slash + 1);
     }
     /* every row says something: bytes when the run has volumes, else a dash (as ITEMS) */
     if (wd[C_VOLS] && !vols_listed)
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | A_DIM, "loading...");
+    else if (wd[C_VOLS] && ans.n_volumes && ans.bytes_total_known)
+        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s",
+                fmt_bytes_pair(buf, sizeof buf, ans.bytes_done, ans.bytes_total, "/", wd[C_VOLS]));
     else if (wd[C_VOLS] && ans.n_volumes)
         /* as the answer knows them: the total "?" while a volume is not sized yet */
-        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s/%s",
-                fmt_bytes(buf, sizeof buf, ans.bytes_done),
-                ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total) : "?");
+        w_print(w, y, xp[C_VOLS], wd[C_VOLS], base, "%s/?",
+                fmt_bytes(buf, sizeof buf, ans.bytes_done));
     else if (wd[C_VOLS])
         w_print(w, y, xp[C_VOLS], wd[C_VOLS], base | dim, "-");
+}
+
+/* The widths the numbers of the rows on screen need: need_min their narrowest whole forms,
+ * need_max their exact ones (ITEMS, E/W, VOLUME BYTES), RATE and DUR as they are (RATE with ETA
+ * holding "stalled 59m59s"); 0 elsewhere. */
+static void list_cells(ui *u, const view *v, int page, int *need_min, int *need_max)
+{
+    char b[96];
+    memset(need_min, 0, C_N * sizeof *need_min);
+    memset(need_max, 0, C_N * sizeof *need_max);
+#define LC_NEED(c, lo, hi)                                                                         \
+    do {                                                                                           \
+        int lo_ = (lo), hi_ = (hi);                                                                \
+        if (lo_ > need_min[c]) need_min[c] = lo_;                                                  \
+        if (hi_ > need_max[c]) need_max[c] = hi_;                                                  \
+    } while (0)
+    for (int i = 0; i < page && v->top + i < (int)v->n_rows; i++) {
+        const model_run *r = v->rows[v->top + i];
+        const vl_run *x = r->run;
+        if (!x) continue;
+        int est = model_run_total_estimated(r);
+        int lo = (int)strlen(fmt_count_pair(b, sizeof b, x->items_done, x->items_total, est, 0));
+        LC_NEED(
+            C_ITEMS, lo,
+            (int)strlen(fmt_count_pair(b, sizeof b, x->items_done, x->items_total, est, INT_MAX)));
+        lo = (int)strlen(fmt_count_pair(b, sizeof b, x->errors, x->warnings, 0, 0));
+        LC_NEED(C_EW, lo,
+                (int)strlen(fmt_count_pair(b, sizeof b, x->errors, x->warnings, 0, INT_MAX)));
+        if (r->vols.n) {
+            lo = (int)strlen(
+                fmt_bytes_pair(b, sizeof b, r->vols.bytes_done, r->vols.bytes_total, "/", 0));
+            LC_NEED(C_VOLS, lo,
+                    (int)strlen(fmt_bytes_pair(b, sizeof b, r->vols.bytes_done, r->vols.bytes_total,
+                                               "/", INT_MAX)));
+        }
+        lo = (int)strlen(fmt_rate(b, sizeof b, model_run_rate(r, ui_data_now(u))));
+        LC_NEED(C_RATE, lo, lo);
+        if (vl_phase_active(x->phase_id)) { /* "stalled 59m59s" across RATE and ETA */
+            runeta e;
+            runeta_compute(ui_model(u), r, ui_data_now(u), ui_wall(u), &e);
+            if (e.stalled) {
+                char d[32];
+                snprintf(b, sizeof b, "stalled %s", fmt_duration(d, sizeof d, e.stalled_for));
+                lo = (int)strlen(b) - 1 - list_col_width[C_ETA];
+                LC_NEED(C_RATE, lo, lo);
+            }
+        }
+        lo = (int)strlen(fmt_duration(b, sizeof b, model_run_duration(r, ui_wall(u))));
+        LC_NEED(C_DUR, lo, lo);
+    }
+#undef LC_NEED
 }
 
 /* Backups and restores listed (or failed): the list can be shown whole. */
@@ -406,12 +469,18 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         int l = list_name_width(v->rows[i]->name);
         if (l > name_w) name_w = l;
     }
-    list_layout(cols, name_w, wd, xp);
+    int page = rows - y - 1; /* below the titles */
+    st->page = page;
+    if (v->sel < v->top) v->top = v->sel;
+    if (v->sel >= v->top + page) v->top = v->sel - page + 1;
+    if (v->top > (int)v->n_rows - page) v->top = (int)v->n_rows - page;
+    if (v->top < 0) v->top = 0;
+    int need_min[C_N], need_max[C_N];
+    list_cells(u, v, page, need_min, need_max);
+    list_layout(cols, name_w, need_min, need_max, wd, xp);
     for (int i = 0; i < C_N; i++)
         if (wd[i]) w_print(w, y, xp[i], wd[i], A_BOLD | A_UNDERLINE, "%s", list_col_title[i]);
     y++;
-    int page = rows - y;
-    st->page = page;
     /* rows show as the runs' lists arrive (a slow link takes seconds to bring them all) */
     if (st->since == 0) st->since = ui_now(u);
     if (v->n_rows == 0 && !v->filter[0] && !list_runs_listed(ui_app(u)) &&
@@ -435,10 +504,6 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                          : "backups and restores not listed yet (the connection line says why)");
         return;
     }
-    if (v->sel < v->top) v->top = v->sel;
-    if (v->sel >= v->top + page) v->top = v->sel - page + 1;
-    if (v->top > (int)v->n_rows - page) v->top = (int)v->n_rows - page;
-    if (v->top < 0) v->top = 0;
     int vols_listed = app_volumes_listed(ui_app(u));
     for (int i = 0; i < page && v->top + i < (int)v->n_rows; i++)
         list_draw_row(u, w, y + i, v->rows[v->top + i], v->top + i == v->sel, wd, xp, cols,

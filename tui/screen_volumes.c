@@ -118,7 +118,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (failed) x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", failed);
     if (canceled) w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", canceled);
     y++;
-    char b1[32], b2[32], rb[32], eb[32];
+    char b1[32], b2[32], rb[32], eb[32], pb[64];
     double agg_eta = -1;
     /* volumes move in parallel: the slowest one bounds the finish, and the summed rate must
      * still move the remaining bytes */
@@ -229,8 +229,10 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                 snprintf(ub, sizeof ub, v->bytes_done > 0 ? "%s / ?" : "not sized yet", b1);
             w_print(w, y, x, w_bytes, base | A_DIM, "%s", ub);
         } else
-            w_print(w, y, x, w_bytes, base, "%s / %s", fmt_bytes(b1, sizeof b1, v->bytes_done),
-                    fmt_bytes(b2, sizeof b2, v->bytes_total));
+            /* "1023.9 TiB / 1023.9 PiB" is wider than the column: without the spaces it fits
+             * (fmt_bytes_pair), never cut */
+            w_print(w, y, x, w_bytes, base, "%s",
+                    fmt_bytes_pair(pb, sizeof pb, v->bytes_done, v->bytes_total, " / ", w_bytes));
         x += w_bytes + 1;
         vols_rate_eta(u, mv, now, rb, sizeof rb, eb, sizeof eb);
         if (w_rate) w_print(w, y, x, w_rate - 1, base, "%s", rb);
@@ -238,8 +240,9 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_print(w, y, x, w_eta - 1, base, "%s", eb);
         x += w_eta;
         if (w_start) {
-            w_print(w, y, x, w_start - 1, base, "%s",
-                    fmt_started(b1, sizeof b1, v->started, ui_wall(u)));
+            w_print(
+                w, y, x, w_start - 1, base, "%s",
+                fmt_started(b1, sizeof b1, model_local_time(ui_model(u), v->started), ui_wall(u)));
             x += w_start;
         }
         if (w_msg > 0 && v->message)

@@ -46,6 +46,7 @@ struct ui {
     WINDOW *head, *body, *foot;
     int rows, cols;
     int dirty, full, quit;
+    int signalled; /* the signal (SIGTERM, SIGHUP) that ended the loop; 0 none */
     unsigned long seen_gen, seen_status;
     long seen_second;
     int64_t last_frame_ms;
@@ -381,6 +382,9 @@ static void ui_draw_header(ui *u)
     } else {
         x += w_print(w, 1, x, u->cols, w_attr(W_DIM) | A_BOLD, " %s connecting", dot);
     }
+    char skew[64];
+    if (fmt_clock_offset(skew, sizeof skew, model_clock_offset(ui_model(u), NULL))[0])
+        x += w_print(w, 1, x, u->cols - x, w_attr(W_WARN), "  %s", skew);
     if (c.stale_since > 0 && c.silent_s <= 0) {
         char age[32];
         x += w_print(w, 1, x, u->cols - x, w_attr(W_WARN), "  data stale for %s",
@@ -535,10 +539,13 @@ static void ui_on_signal_pipe(void *arg, int fd, short revents)
     ssize_t n;
     while ((n = read(fd, sig, sizeof sig)) > 0) {
         for (ssize_t i = 0; i < n; i++) {
-            if (sig[i] == SIGWINCH)
+            if (sig[i] == SIGWINCH) {
                 ui_resize(u);
-            else
+            } else {
                 u->quit = 1;
+                /* Ctrl-C (SIGINT) is the user quitting, as q; TERM and HUP end the program */
+                if (!u->signalled && sig[i] != SIGINT) u->signalled = sig[i];
+            }
         }
     }
 }
@@ -633,6 +640,7 @@ int ui_run(ui *u)
         now_ms = kc_now_ms();
         u->now = now_ms / 1000.0;
         u->wall = kc_wall_now();
+        app_sync_clock(u->app);
         if ((long)u->wall != u->seen_second) {
             u->seen_second = (long)u->wall; /* visible clocks tick */
             u->dirty = 1;
@@ -675,7 +683,14 @@ int ui_run(ui *u)
         dup2(saved_err, STDERR_FILENO);
         close(saved_err);
     }
-    return 0;
+    /* ended by a signal: say so as a program the signal killed does (the caller cleans up, then
+     * re-raises it: ui_exit_signal) */
+    return u->signalled ? 128 + u->signalled : 0;
+}
+
+int ui_exit_signal(int rc)
+{
+    return rc > 128 && (rc - 128 == SIGTERM || rc - 128 == SIGHUP) ? rc - 128 : 0;
 }
 
 int ui_terminal_check(char *why, size_t n)

@@ -121,8 +121,12 @@ int ui_open(ui *u, ui_screen_kind k, const ui_screen *from, vl_kind kind, const 
 /* Creation and the main loop (main.c). ui takes nothing it does not own except the app. */
 ui *ui_new(app *a, const ui_screen_ctor *screens);
 void ui_free(ui *u);
-/* Runs curses until quit; returns 0. stdin is watched through the app's loop. */
+/* Runs curses until quit (q, Ctrl-C); returns 0, or 128 + the signal (SIGTERM, SIGHUP) that ended
+ * it, the terminal restored either way. stdin is watched through the app's loop. */
 int ui_run(ui *u);
+/* The signal ui_run's status rc says ended it (the program re-raises it once cleaned up, so its
+ * parent sees it killed by that signal); 0 when none. */
+int ui_exit_signal(int rc);
 
 /* 0 when $TERM names a terminal that can run the full-screen view (known to terminfo, cursor
  * addressing); else -1 with one line (no "veltop: " prefix) saying what is needed. */

@@ -19,6 +19,10 @@ const char *kc_client_server(kc_client *c);
 /* Monotonic ms when the API server last sent anything (a header or body byte of any answer,
  * errors included); 0 = never. The liveness probe (liveness.h) reads it. */
 int64_t kc_client_last_heard(const kc_client *c);
+/* The API server's clock minus ours (seconds, > 0: it is ahead), estimated from the Date headers
+ * of its answers (clockoff.h); 0 with *known = 0 (known may be NULL) before any answer had one.
+ * Every cluster timestamp is judged on the cluster's clock: ours plus this. */
+double kc_client_clock_offset(const kc_client *c, int *known);
 
 typedef struct kc_request_opts {
     const char *method; /* NULL = GET */

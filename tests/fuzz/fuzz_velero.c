@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ans_ctx c = {.m = m, .now = 101.0, .wall = 1.8e9 + 1};
     free(snapshot_json(&c, "c", "s", "velero"));
-    free(snapshot_table(&c));
+    free(snapshot_table(&c, NULL));
     model_free(m);
     vl_release_run(b);
     vl_release_run(r);
