@@ -15,6 +15,7 @@
 #include "format.h"
 #include "logderive.h"
 #include "sanitize.h"
+#include "serve.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
@@ -57,6 +58,9 @@ static void usage(FILE *f)
         "  --no-bell             no terminal bell or title when a run finishes, fails or stalls\n"
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
+        "  --serve ADDR          no screen: serve the answers to Prometheus on ADDR\n"
+        "                        (127.0.0.1:9368; :9368 listens on every interface):\n"
+        "                        GET /metrics, GET /healthz; SIGTERM or SIGINT stops it\n"
         "\n"
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait), 2 usage or configuration\n"
         "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed.\n"
@@ -176,6 +180,7 @@ int main(int argc, char **argv)
         O_LIST_CONTEXTS
     };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY }; /* issue 12 */
+    enum { O_SERVE = 768 };                     /* issue 19 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -191,6 +196,7 @@ int main(int argc, char **argv)
         {"wait", required_argument, NULL, O_WAIT},
         {"no-bell", no_argument, NULL, O_NO_BELL},
         {"notify", required_argument, NULL, O_NOTIFY},
+        {"serve", required_argument, NULL, O_SERVE},
         {"cacert", required_argument, NULL, O_CACERT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -198,7 +204,7 @@ int main(int argc, char **argv)
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
     int demo = 0, once = 0, json = 0, list_contexts = 0, c;
-    const char *wait_for = NULL, *notify = NULL;
+    const char *wait_for = NULL, *notify = NULL, *serve_addr = NULL;
     int bell = 1;
     vl_kind wait_kind = VL_BACKUP;
     char wait_name[300];
@@ -264,6 +270,17 @@ int main(int argc, char **argv)
         case O_CACERT:
             cacert = optarg;
             break;
+        case O_SERVE: {
+            struct sockaddr_storage ss;
+            socklen_t sl;
+            char serr[400];
+            if (serve_parse_addr(optarg, &ss, &sl, serr, sizeof serr)) {
+                san_error("%s", serr);
+                return 2;
+            }
+            serve_addr = optarg;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -281,6 +298,10 @@ int main(int argc, char **argv)
     }
     if (wait_for && once) {
         san_error("--wait and --once do not go together");
+        return 2;
+    }
+    if (serve_addr && (once || wait_for)) {
+        san_error("--serve does not go with --once or --wait");
         return 2;
     }
     if (json && !once) {
@@ -321,14 +342,15 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!once && !wait_for && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+    int screen = !once && !wait_for && !serve_addr;
+    if (screen && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         san_error("not a terminal (use --once for a one-shot table)");
         kc_rest_config_free(cfg);
         free(ca_pem);
         return 2;
     }
     char twhy[256];
-    if (!once && !wait_for && ui_terminal_check(twhy, sizeof twhy)) {
+    if (screen && ui_terminal_check(twhy, sizeof twhy)) {
         san_error("%s", twhy);
         kc_rest_config_free(cfg);
         return 2;
@@ -377,6 +399,10 @@ int main(int argc, char **argv)
         rc = wait_run(a, wait_kind, wait_name, isatty(STDOUT_FILENO), stdout, stderr);
     } else if (once) {
         rc = run_once(a, json);
+    } else if (serve_addr) {
+        char serr[512];
+        rc = serve_run(&a, 1, serve_addr, serr, sizeof serr);
+        if (rc) san_error("%s", serr);
     } else {
         ui *u = ui_new(a, tui_screens);
         rc = ui_run(u);
