@@ -312,8 +312,8 @@ static void mx_last_labels(mx_w *w, int *first, const mx_cluster *c, const run_a
 static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
 {
     mx_family(w, "veltop_last_run_info",
-              "The newest finished run of each kind and schedule (schedule \"\": runs of no "
-              "schedule), with its end phase.");
+              "The newest finished run of each kind and schedule (an empty schedule: runs of "
+              "no schedule), with its end phase.");
     for (size_t c = 0; c < ncl; c++)
         for (size_t i = 0; i < cl[c].n_last; i++) {
             const run_answer *a = &cl[c].last[i];

@@ -288,6 +288,11 @@ START_TEST(every_family_has_help_and_type_once)
     }
     ck_assert(!strstr(t, "# EOF"));
     ck_assert(!strstr(t, "# UNIT"));
+    /* help texts are plain: OpenMetrics would need a quote or a backslash escaped */
+    for (const char *p = t; (p = strstr(p, "# HELP ")); p++) {
+        size_t n = strcspn(p, "\n");
+        ck_assert_msg(!memchr(p, '"', n) && !memchr(p, '\\', n), "%.*s", (int)n, p);
+    }
     free(t);
 }
 END_TEST

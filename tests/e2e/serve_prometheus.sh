@@ -6,7 +6,7 @@
 # schedule's last run with its end phase); promtool finds the exposition clean and the alert
 # rules of doc/prometheus sound and passing; a cluster that stops answering (SIGSTOP) reads
 # reachable 0 with the per-run series frozen (ETA and stalled absent), and no scrape hangs;
-# SIGTERM stops veltop with status 0. Only /metrics and /healthz are served.
+# SIGTERM and SIGINT stop veltop with status 0. Only /metrics and /healthz are served.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 for t in prometheus promtool curl python3; do
     command -v "$t" >/dev/null || {
@@ -235,11 +235,25 @@ check_metrics
 kill -CONT "$TUI_SIM_PID"
 pq_wait "veltop_cluster_reachable" 1 60
 
-# ---- SIGTERM: a clean stop, status 0 -------------------------------------------------------------
+# ---- SIGTERM, SIGINT: a clean stop, status 0 -------------------------------------------------------------
 kill -TERM "$VELTOP_PID"
 wait "$VELTOP_PID"
 rc=$?
 VELTOP_PID=""
 [ "$rc" = 0 ] || { cat "$TUI_DIR/veltop.err" >&2; tui_fail "veltop --serve exited $rc on SIGTERM"; }
 [ -s "$TUI_DIR/veltop.err" ] && { cat "$TUI_DIR/veltop.err" >&2; tui_fail "veltop --serve wrote to stderr"; }
+# SIGINT too, and the port is free again at once
+"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --serve "127.0.0.1:$VPORT" 2>"$TUI_DIR/veltop2.err" &
+VELTOP_PID=$!
+end=$((SECONDS + 30))
+until curl -sf --max-time 2 "$M/healthz" >/dev/null; do
+    kill -0 "$VELTOP_PID" 2>/dev/null || { cat "$TUI_DIR/veltop2.err" >&2; tui_fail "veltop --serve did not start again"; }
+    [ "$SECONDS" -le "$end" ] || tui_fail "veltop --serve did not answer again"
+    sleep 0.1
+done
+kill -INT "$VELTOP_PID"
+wait "$VELTOP_PID"
+rc=$?
+VELTOP_PID=""
+[ "$rc" = 0 ] || tui_fail "veltop --serve exited $rc on SIGINT"
 echo "serve_prometheus: ok"
