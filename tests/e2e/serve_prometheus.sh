@@ -14,6 +14,11 @@ for t in prometheus promtool curl python3; do
         exit 0
     }
 done
+# the reference Python client's parsers (Debian's python3-prometheus-client, for /usr/bin/python3)
+/usr/bin/python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || {
+    echo "SKIP: python3-prometheus-client not installed (sh scripts/deps.sh)"
+    exit 0
+}
 : "${SRC_DIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 
 PROM_PID="" VELTOP_PID=""
@@ -67,11 +72,27 @@ done
 [ "$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' "$M/metrics/x")" = 404 ] || tui_fail "/metrics/x is not 404"
 [ "$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' -X POST "$M/metrics")" = 405 ] || tui_fail "POST /metrics is not 405"
 
+# check_metrics: promtool finds the text format clean; the OpenMetrics rendering of the same
+# moment passes the reference client's strict parser and holds the same series
 check_metrics() {
     curl -s --max-time 2 "$M/metrics" >"$TUI_DIR/metrics.txt" || tui_fail "scrape failed"
+    curl -s --max-time 2 -H 'Accept: application/openmetrics-text; version=1.0.0' "$M/metrics" \
+        >"$TUI_DIR/metrics.om" || tui_fail "OpenMetrics scrape failed"
     promtool check metrics <"$TUI_DIR/metrics.txt" >"$TUI_DIR/check.out" 2>&1 ||
         { cat "$TUI_DIR/check.out" >&2; tui_fail "promtool check metrics is not clean"; }
     [ -s "$TUI_DIR/check.out" ] && { cat "$TUI_DIR/check.out" >&2; tui_fail "promtool check metrics has findings"; }
+    /usr/bin/python3 - "$TUI_DIR/metrics.txt" "$TUI_DIR/metrics.om" <<'PY' || tui_fail "the OpenMetrics exposition does not parse or differs"
+import sys
+from prometheus_client.parser import text_string_to_metric_families as text
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
+def series(fams):
+    return {(s.name, tuple(sorted(s.labels.items()))) for f in fams for s in f.samples}
+t = series(text(open(sys.argv[1]).read()))
+o = series(om(open(sys.argv[2]).read()))
+if t != o:
+    print("text only:", sorted(t - o)[:5], "openmetrics only:", sorted(o - t)[:5], file=sys.stderr)
+    sys.exit(1)
+PY
     return 0
 }
 # the exposition of the empty cluster: promtool finds it clean, in both formats
