@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "health.h"
+#include "logderive.h"
 #include "metrics.h"
 
 #define SERVE_MIN_GAP_MS     250  /* a change re-renders at most this often */
@@ -342,15 +343,29 @@ int serve_run(app **apps, size_t n, const char *addr, char *err, size_t errn)
     s.sig_id = s.sigpipe[0] >= 0
                    ? kc_loop_watch_fd(s.loop, s.sigpipe[0], POLLIN, serve_on_signal, &s)
                    : -1;
+    /* as the screen: the Velero server's live log for the runs in progress (log-derived rows and
+     * the log's evidence of progress) */
+    unsigned char *own_derive = xcalloc(n, 1);
     for (size_t i = 0; i < n; i++) {
         apps[i]->on_change = serve_on_change;
         apps[i]->on_change_arg = &s;
+        if (!apps[i]->derive) {
+            apps[i]->derive = logderive_new(apps[i]);
+            own_derive[i] = 1;
+        }
     }
     s.timer = kc_loop_timer(s.loop, SERVE_TICK_MS, serve_tick, &s);
     while (!s.quit) kc_loop_run_until(s.loop, serve_quit, &s, 60000);
 
     MHD_stop_daemon(d); /* joins its thread and closes the listen socket */
-    for (size_t i = 0; i < n; i++) apps[i]->on_change = NULL;
+    for (size_t i = 0; i < n; i++) {
+        apps[i]->on_change = NULL;
+        if (own_derive[i]) {
+            logderive_free(apps[i]->derive);
+            apps[i]->derive = NULL;
+        }
+    }
+    free(own_derive);
     if (s.timer) kc_loop_cancel(s.loop, s.timer);
     if (s.sig_id >= 0) kc_loop_unwatch_fd(s.loop, s.sig_id);
     sigaction(SIGINT, &old_int, NULL);
