@@ -1,8 +1,10 @@
 /* serve.c: veltop --serve: the Prometheus exporter (serve.h). The loop thread watches the
  * contexts as the TUI does and renders the exposition (metrics.h) into a buffer whenever the model
- * changes (coalesced to SERVE_MIN_GAP_MS) and at least every SERVE_TICK_MS (ages and ETAs move
- * with the clock); libmicrohttpd's own thread only copies the newest finished buffer out under a
- * mutex.
+ * changes and as the clock moves (ages, ETAs, stalled-for), paced by how often it is scraped: a
+ * change within an eighth of the scrape interval and the clock within a quarter (bounds below),
+ * so a scrape finds answers a small part of its interval old and an idle 15 s scraper does not
+ * pay for renderings nobody reads; libmicrohttpd's own thread only copies the newest finished
+ * buffer out under a mutex.
  *
  * Why a second thread and not MHD's external-select mode driven from kc_loop: the loop waits in
  * curl_multi_poll, and every fd MHD would add (the listen socket and each connection) would go
@@ -31,10 +33,13 @@
 #include "logderive.h"
 #include "metrics.h"
 
-#define SERVE_MIN_GAP_MS     250  /* a change re-renders at most this often */
-#define SERVE_TICK_MS        1000 /* and the clock re-renders this often (stalled-for, data age) */
-#define SERVE_CONN_LIMIT     64
-#define SERVE_CONN_TIMEOUT_S 10
+#define SERVE_CHANGE_MIN_MS   250 /* a change re-renders after 1/8 of the scrape gap, within */
+#define SERVE_CHANGE_MAX_MS   2000
+#define SERVE_TICK_MIN_MS     1000 /* the clock re-renders after 1/4 of it, within */
+#define SERVE_TICK_MAX_MS     5000 /* (also with no scraper seen for SERVE_SCRAPER_GONE_MS) */
+#define SERVE_SCRAPER_GONE_MS 120000
+#define SERVE_CONN_LIMIT      64
+#define SERVE_CONN_TIMEOUT_S  10
 
 typedef struct serve {
     app **apps;
@@ -44,9 +49,11 @@ typedef struct serve {
     int64_t last_render_ms;
     uint64_t timer;
     int sigpipe[2], sig_id;
-    /* what the MHD thread serves: the newest rendering, both formats */
+    /* what the MHD thread serves: the newest rendering, both formats; and when it was scraped
+     * (the time of the last scrape and the gap before it, 0 none yet) */
     pthread_mutex_t mu;
     kc_buf text, om;
+    int64_t scraped_ms, scrape_gap_ms;
 } serve;
 
 static serve *serve_signal_target;
@@ -199,14 +206,33 @@ static void serve_render(serve *s)
     s->last_render_ms = now_ms;
 }
 
+static int64_t serve_clamp(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* How long after the last rendering a change (change = 1) or the clock re-renders. */
+static int64_t serve_pace(serve *s, int change, int64_t now_ms)
+{
+    pthread_mutex_lock(&s->mu);
+    int64_t gap = s->scrape_gap_ms, last = s->scraped_ms;
+    pthread_mutex_unlock(&s->mu);
+    if (!gap || now_ms - last > SERVE_SCRAPER_GONE_MS)
+        return change ? SERVE_CHANGE_MAX_MS : SERVE_TICK_MAX_MS;
+    return change ? serve_clamp(gap / 8, SERVE_CHANGE_MIN_MS, SERVE_CHANGE_MAX_MS)
+                  : serve_clamp(gap / 4, SERVE_TICK_MIN_MS, SERVE_TICK_MAX_MS);
+}
+
 static void serve_tick(void *arg)
 {
     serve *s = arg;
     s->timer = 0;
-    int64_t since = kc_now_ms() - s->last_render_ms;
-    if ((s->dirty && since >= SERVE_MIN_GAP_MS) || since >= SERVE_TICK_MS) serve_render(s);
-    int64_t next = s->dirty ? SERVE_MIN_GAP_MS - (kc_now_ms() - s->last_render_ms)
-                            : SERVE_TICK_MS - (kc_now_ms() - s->last_render_ms);
+    int64_t now = kc_now_ms();
+    if (now - s->last_render_ms >= serve_pace(s, s->dirty, now)) serve_render(s);
+    now = kc_now_ms();
+    int64_t next = s->last_render_ms + serve_pace(s, s->dirty, now) - now;
+    /* the pace follows the scrapes: look again within the shortest pace */
+    if (next > SERVE_TICK_MIN_MS) next = SERVE_TICK_MIN_MS;
     s->timer = kc_loop_timer(s->loop, next > 0 ? next : 1, serve_tick, s);
 }
 
@@ -215,9 +241,10 @@ static void serve_on_change(void *arg)
     serve *s = arg;
     if (s->dirty) return;
     s->dirty = 1;
-    /* the next tick comes sooner: within SERVE_MIN_GAP_MS of the last rendering */
+    /* the next tick comes within the change pace of the last rendering */
+    int64_t now = kc_now_ms(), next = s->last_render_ms + serve_pace(s, 1, now) - now;
+    if (next > SERVE_TICK_MIN_MS) next = SERVE_TICK_MIN_MS;
     if (s->timer) kc_loop_cancel(s->loop, s->timer);
-    int64_t next = SERVE_MIN_GAP_MS - (kc_now_ms() - s->last_render_ms);
     s->timer = kc_loop_timer(s->loop, next > 0 ? next : 0, serve_tick, s);
 }
 
@@ -296,7 +323,13 @@ static enum MHD_Result serve_handler(void *cls, struct MHD_Connection *c, const 
     }
     mx_format f =
         mx_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+    int64_t now = kc_now_ms();
     pthread_mutex_lock(&s->mu);
+    if (s->scraped_ms) {
+        int64_t g = now - s->scraped_ms;
+        s->scrape_gap_ms = g > 0 ? g : 1; /* scrapers keep their interval: the last one */
+    }
+    s->scraped_ms = now;
     const kc_buf *b = f == MX_OPENMETRICS ? &s->om : &s->text;
     enum MHD_Result ret = serve_reply(
         c, MHD_HTTP_OK, f == MX_OPENMETRICS ? MX_CONTENT_TYPE_OPENMETRICS : MX_CONTENT_TYPE_TEXT,
@@ -354,7 +387,7 @@ int serve_run(app **apps, size_t n, const char *addr, char *err, size_t errn)
             own_derive[i] = 1;
         }
     }
-    s.timer = kc_loop_timer(s.loop, SERVE_TICK_MS, serve_tick, &s);
+    s.timer = kc_loop_timer(s.loop, SERVE_TICK_MIN_MS, serve_tick, &s);
     while (!s.quit) kc_loop_run_until(s.loop, serve_quit, &s, 60000);
 
     MHD_stop_daemon(d); /* joins its thread and closes the listen socket */
