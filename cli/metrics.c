@@ -106,8 +106,11 @@ static void mx_label(mx_w *w, int *first, const char *k, const char *v)
 
 static void mx_value(mx_w *w, double v)
 {
-    /* integers (counts, bytes up to 2^53) as integers, the rest with 15 significant digits */
-    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+    /* integers (counts, bytes up to 2^53) as integers, the rest with 15 significant digits;
+     * the getters keep non-finite values out, but if one came it is spelled as the formats do */
+    if (!isfinite(v))
+        kc_buf_printf(w->b, "} %s\n", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
         kc_buf_printf(w->b, "} %" PRId64 "\n", (int64_t)v);
     else
         kc_buf_printf(w->b, "} %.15g\n", v);

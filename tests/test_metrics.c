@@ -3,6 +3,7 @@
  * OpenMetrics' info type, units and "# EOF", the last finished run per schedule, and the Accept
  * negotiation. */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,13 @@ START_TEST(known_figures_have_exact_samples)
     t = render(&c, 1, MX_TEXT);
     ck_assert(has_line(t, "veltop_run_stalled{" LBL "} 1"));
     ck_assert(has_line(t, "veltop_run_stalled_seconds{" LBL "} 600"));
+    free(t);
+    /* absurd cluster numbers stay numbers the parsers take */
+    a.bytes_done = INT64_MAX;
+    a.items_rate = 1.0 / 0.0;
+    t = render(&c, 1, MX_TEXT);
+    ck_assert(has_line(t, "veltop_run_done_bytes{" LBL "} 9.22337203685478e+18"));
+    ck_assert(!has_sample(t, "veltop_run_items_per_second{"));
     free(t);
 }
 END_TEST
