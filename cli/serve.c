@@ -340,6 +340,43 @@ static enum MHD_Result serve_handler(void *cls, struct MHD_Connection *c, const 
 
 /* ---- the program ----------------------------------------------------------------------------- */
 
+/* SIGINT and SIGTERM end the loop (through a self-pipe), SIGPIPE is ignored; installed before
+ * anything is served, so a signal sent once /healthz answers is never lost (a background job of
+ * a non-interactive shell starts with SIGINT ignored). */
+typedef struct serve_sigs {
+    struct sigaction old_int, old_term, old_pipe;
+} serve_sigs;
+
+static void serve_signals_on(serve *s, serve_sigs *o)
+{
+    if (pipe2(s->sigpipe, O_CLOEXEC | O_NONBLOCK)) s->sigpipe[0] = s->sigpipe[1] = -1;
+    serve_signal_target = s;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = serve_signal_handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &o->old_int);
+    sigaction(SIGTERM, &sa, &o->old_term);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &o->old_pipe);
+    s->sig_id = s->sigpipe[0] >= 0
+                    ? kc_loop_watch_fd(s->loop, s->sigpipe[0], POLLIN, serve_on_signal, s)
+                    : -1;
+}
+
+static void serve_signals_off(serve *s, const serve_sigs *o)
+{
+    if (s->sig_id >= 0) kc_loop_unwatch_fd(s->loop, s->sig_id);
+    sigaction(SIGINT, &o->old_int, NULL);
+    sigaction(SIGTERM, &o->old_term, NULL);
+    sigaction(SIGPIPE, &o->old_pipe, NULL);
+    serve_signal_target = NULL;
+    if (s->sigpipe[0] >= 0) {
+        close(s->sigpipe[0]);
+        close(s->sigpipe[1]);
+    }
+}
+
 int serve_run(app **apps, size_t n, const char *addr, char *err, size_t errn)
 {
     int v6 = 0;
@@ -350,6 +387,8 @@ int serve_run(app **apps, size_t n, const char *addr, char *err, size_t errn)
     s.n = n;
     s.loop = apps[0]->loop;
     pthread_mutex_init(&s.mu, NULL);
+    serve_sigs sigs;
+    serve_signals_on(&s, &sigs);
     serve_render(&s); /* a scrape at once says what is known: nothing listed yet, unreachable */
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_POLL_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, serve_handler, &s,
@@ -358,24 +397,12 @@ int serve_run(app **apps, size_t n, const char *addr, char *err, size_t errn)
     if (!d) {
         snprintf(err, errn, "cannot serve %s: the HTTP server did not start", addr);
         close(fd);
+        serve_signals_off(&s, &sigs);
         kc_buf_free(&s.text);
         kc_buf_free(&s.om);
         pthread_mutex_destroy(&s.mu);
         return 2;
     }
-    if (pipe2(s.sigpipe, O_CLOEXEC | O_NONBLOCK)) s.sigpipe[0] = s.sigpipe[1] = -1;
-    serve_signal_target = &s;
-    struct sigaction sa, old_int, old_term, old_pipe;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = serve_signal_handler;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, &old_pipe);
-    s.sig_id = s.sigpipe[0] >= 0
-                   ? kc_loop_watch_fd(s.loop, s.sigpipe[0], POLLIN, serve_on_signal, &s)
-                   : -1;
     /* as the screen: the Velero server's live log for the runs in progress (log-derived rows and
      * the log's evidence of progress) */
     unsigned char *own_derive = xcalloc(n, 1);
@@ -400,15 +427,7 @@ int serve_run(app **apps, size_t n, const char *addr, char *err, size_t errn)
     }
     free(own_derive);
     if (s.timer) kc_loop_cancel(s.loop, s.timer);
-    if (s.sig_id >= 0) kc_loop_unwatch_fd(s.loop, s.sig_id);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGPIPE, &old_pipe, NULL);
-    serve_signal_target = NULL;
-    if (s.sigpipe[0] >= 0) {
-        close(s.sigpipe[0]);
-        close(s.sigpipe[1]);
-    }
+    serve_signals_off(&s, &sigs);
     kc_buf_free(&s.text);
     kc_buf_free(&s.om);
     pthread_mutex_destroy(&s.mu);

@@ -257,10 +257,21 @@ kill -CONT "$TUI_SIM_PID"
 pq_wait "veltop_cluster_reachable" 1 60
 
 # ---- SIGTERM, SIGINT: a clean stop, status 0 -------------------------------------------------------------
+# serve_wait_exit: the exit status of veltop (VELTOP_PID) once it is gone, bounded
+serve_wait_exit() {
+    local end=$((SECONDS + 20)) rc
+    while kill -0 "$VELTOP_PID" 2>/dev/null; do
+        [ "$SECONDS" -le "$end" ] || tui_fail "veltop --serve did not stop within 20 s of the signal"
+        sleep 0.1
+    done
+    wait "$VELTOP_PID"
+    rc=$?
+    VELTOP_PID=""
+    return $rc
+}
 kill -TERM "$VELTOP_PID"
-wait "$VELTOP_PID"
+serve_wait_exit
 rc=$?
-VELTOP_PID=""
 [ "$rc" = 0 ] || { cat "$TUI_DIR/veltop.err" >&2; tui_fail "veltop --serve exited $rc on SIGTERM"; }
 [ -s "$TUI_DIR/veltop.err" ] && { cat "$TUI_DIR/veltop.err" >&2; tui_fail "veltop --serve wrote to stderr"; }
 # SIGINT too, and the port is free again at once
@@ -273,8 +284,7 @@ until curl -sf --max-time 2 "$M/healthz" >/dev/null; do
     sleep 0.1
 done
 kill -INT "$VELTOP_PID"
-wait "$VELTOP_PID"
+serve_wait_exit
 rc=$?
-VELTOP_PID=""
 [ "$rc" = 0 ] || tui_fail "veltop --serve exited $rc on SIGINT"
 echo "serve_prometheus: ok"
