@@ -6,7 +6,7 @@ set -u
 BUILD=${1:-build}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$BUILD/CMakeCache.txt" ] || cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs bench_eta bench_wan"
+BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs bench_eta bench_wan bench_metrics"
 cmake --build "$BUILD" -j "$(nproc)" --target veltop $BENCHES >/dev/null || {
     echo "bench: build failed" >&2
     exit 1
@@ -47,4 +47,6 @@ run 120 "$BUILD/bench_eta" 1
 # across an ocean (no target there: what it takes)
 run 600 "$BUILD/bench_wan" 10000 50 2500000 60
 run 300 env BENCH_NO_KUBECTL=1 "$BUILD/bench_wan" 10000 150 625000 60
+# 8. veltop --serve: scrape latency and memory, 10 000 backups + 50 000 volumes, 20 in flight
+run 300 "$BUILD/bench_metrics" 10000 1000 20
 exit $fail

@@ -22,6 +22,7 @@
 #include "logderive.h"
 #include "sanitize.h"
 #include "kubeclient/auth.h"
+#include "serve.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/client.h"
 #include "kubeclient/kubeconfig.h"
@@ -72,6 +73,9 @@ static void usage(FILE *f)
         "  --no-bell             no terminal bell or title when a run finishes, fails or stalls\n"
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
+        "  --serve ADDR          no screen: serve the answers to Prometheus on ADDR\n"
+        "                        (127.0.0.1:9368; :9368 listens on every interface):\n"
+        "                        GET /metrics, GET /healthz; SIGTERM or SIGINT stops it\n"
         "\n"
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait) or an interactive exec\n"
         "plugin failed, 2 usage or configuration error or no usable terminal; --wait: 3\n"
@@ -386,6 +390,7 @@ int main(int argc, char **argv)
         O_DETAILS
     };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT }; /* issue 12, 16 */
+    enum { O_SERVE = 768 };                                /* issue 19 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -403,6 +408,7 @@ int main(int argc, char **argv)
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"no-bell", no_argument, NULL, O_NO_BELL},
         {"notify", required_argument, NULL, O_NOTIFY},
+        {"serve", required_argument, NULL, O_SERVE},
         {"cacert", required_argument, NULL, O_CACERT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -410,7 +416,7 @@ int main(int argc, char **argv)
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
     int demo = 0, once = 0, json = 0, details = 0, list_contexts = 0, c;
-    const char *wait_for = NULL, *notify = NULL;
+    const char *wait_for = NULL, *notify = NULL, *serve_addr = NULL;
     double wait_timeout = 0; /* --timeout: seconds, 0 none */
     int bell = 1;
     vl_kind wait_kind = VL_BACKUP;
@@ -487,6 +493,17 @@ int main(int argc, char **argv)
         case O_CACERT:
             cacert = optarg;
             break;
+        case O_SERVE: {
+            struct sockaddr_storage ss;
+            socklen_t sl;
+            char serr[400];
+            if (serve_parse_addr(optarg, &ss, &sl, serr, sizeof serr)) {
+                san_error("%s", serr);
+                return 2;
+            }
+            serve_addr = optarg;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -508,6 +525,10 @@ int main(int argc, char **argv)
     }
     if (wait_timeout > 0 && !wait_for) {
         san_error("--timeout only goes with --wait");
+        return 2;
+    }
+    if (serve_addr && (once || wait_for)) {
+        san_error("--serve does not go with --once or --wait");
         return 2;
     }
     if (json && !once) {
@@ -552,14 +573,15 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!once && !wait_for && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+    int screen = !once && !wait_for && !serve_addr;
+    if (screen && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         san_error("not a terminal (use --once for a one-shot table)");
         kc_rest_config_free(cfg);
         free(ca_pem);
         return 2;
     }
     char twhy[256];
-    if (!once && !wait_for && ui_terminal_check(twhy, sizeof twhy)) {
+    if (screen && ui_terminal_check(twhy, sizeof twhy)) {
         san_error("%s", twhy);
         kc_rest_config_free(cfg);
         return 2;
@@ -617,6 +639,10 @@ int main(int argc, char **argv)
         rc = wait_run(a, wait_kind, wait_name, wait_timeout, isatty(STDOUT_FILENO), stdout, stderr);
     } else if (once) {
         rc = run_once(a, json, details);
+    } else if (serve_addr) {
+        char serr[512];
+        rc = serve_run(&a, 1, serve_addr, serr, sizeof serr);
+        if (rc) san_error("%s", serr);
     } else {
         ui *u = ui_new(a, tui_screens);
         rc = ui_run(u);

@@ -4,7 +4,7 @@
 _veltop() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} kc="" i
     local opts="--kubeconfig --context -n --namespace --cacert --demo --scenario --speed --once --json
---details --utc --list-contexts --wait --timeout --no-bell --notify --version -h --help"
+--details --utc --list-contexts --wait --timeout --no-bell --notify --serve --version -h --help"
     case $prev in
     --context)
         for ((i = 1; i < COMP_CWORD - 1; i++)); do
@@ -27,6 +27,10 @@ _veltop() {
     --wait)
         COMPREPLY=($(compgen -W "backup/ restore/" -- "$cur"))
         compopt -o nospace 2>/dev/null
+        return 0
+        ;;
+    --serve)
+        COMPREPLY=($(compgen -W "127.0.0.1:9368 :9368" -- "$cur"))
         return 0
         ;;
     -n | --namespace | --speed | --notify | --timeout)

@@ -211,6 +211,8 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     a->kind = r->kind;
     a->phase = x->phase_id;
     a->active = vl_phase_active(x->phase_id);
+    a->started = x->started > 0 ? ans_local(c, x->started) : 0;
+    a->ended = vl_phase_terminal(x->phase_id) && x->completed > 0 ? ans_local(c, x->completed) : 0;
     a->items_known = x->has_progress || x->items_total || x->items_done;
     a->items_done = x->items_done;
     a->items_total = x->items_total;

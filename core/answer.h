@@ -61,6 +61,8 @@ typedef struct run_answer {
     vl_kind kind;
     vl_phase phase;
     int active; /* in flight (New/Queued are not; InProgress ... Finalizing are) */
+    /* startTimestamp and completionTimestamp (a finished run's) as local unix seconds; 0 none */
+    double started, ended;
 
     /* items: done / total (known: the server said), an estimate while it may still change */
     int64_t items_done, items_total;

@@ -25,6 +25,29 @@ fi
 grep -q '"runs":\[{' "$TMP/once.json" || { echo "valgrind: --once printed no runs" >&2; exit 1; }
 echo "valgrind: veltop --demo --once --json clean"
 
+# --serve: scraped in both formats while the demo runs, then stopped by SIGTERM (status 0)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+$VG "$VELTOP" --demo --serve "127.0.0.1:$PORT" 2>"$TMP/serve.log" &
+SERVE_PID=$!
+i=0
+until curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" | grep -q '^veltop_run_items_done'; do
+    i=$((i + 1))
+    [ $i -lt 600 ] || { echo "valgrind: --serve served no run" >&2; kill "$SERVE_PID"; exit 1; }
+    sleep 0.1
+done
+curl -s --max-time 2 -H 'Accept: application/openmetrics-text' "http://127.0.0.1:$PORT/metrics" | tail -n 1 | grep -q '^# EOF$' ||
+    { echo "valgrind: --serve OpenMetrics has no # EOF" >&2; kill "$SERVE_PID"; exit 1; }
+curl -s --max-time 2 "http://127.0.0.1:$PORT/nothing" >/dev/null
+kill -TERM "$SERVE_PID"
+rc=0
+wait "$SERVE_PID" || rc=$?
+if [ "$rc" != 0 ]; then
+    echo "valgrind: veltop --demo --serve FAILED (status $rc)" >&2
+    cat "$TMP/serve.log" >&2
+    exit 1
+fi
+echo "valgrind: veltop --demo --serve clean"
+
 command -v tmux >/dev/null || { echo "valgrind: tmux missing, full-screen run skipped"; exit 0; }
 tmux -L "$SOCK" new-session -d -x 120 -y 40 \
     "$VG --log-file=$TMP/tui.log $VELTOP --demo; echo \$? >$TMP/tui.rc"

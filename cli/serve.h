@@ -1,0 +1,18 @@
+/* serve.h: veltop --serve ADDR: no screen, a Prometheus exporter of the answers of one or more
+ * contexts watched over one loop (metrics.h is what it serves). */
+#pragma once
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "app.h"
+
+/* ADDR: "HOST:PORT", "[V6]:PORT", ":PORT" (every interface: only when asked so) or "PORT"
+ * (loopback). Fills ss/len; returns 0, or -1 with a message in err. Resolves HOST (once, at
+ * start). */
+int serve_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len, char *err,
+                     size_t errn);
+
+/* Binds addr, then serves GET /metrics and GET /healthz of apps[0..n) (all on one loop) until
+ * SIGTERM or SIGINT. Returns 0 after a clean stop, 2 (with a message in err) when addr cannot be
+ * served. Installs and restores its own signal handlers. */
+int serve_run(app **apps, size_t n, const char *addr, char *err, size_t errn);
