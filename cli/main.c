@@ -19,6 +19,8 @@
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
 #include "snapshot.h"
+#include "ctxsel.h"
+#include "fleetcli.h"
 #include "ui.h"
 #include "veltop_version.h"
 #include "vsim.h"
@@ -38,11 +40,18 @@ static void usage(FILE *f)
         "\n"
         "  --kubeconfig FILE     use this kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
         "                        in-cluster)\n"
-        "  --context NAME        use this kubeconfig context\n"
+        "  --context NAME        use this kubeconfig context; several: a,b,c, a pattern such\n"
+        "                        as 'prod-*' (fnmatch), or the option repeated (a name that\n"
+        "                        holds a comma is taken whole when the kubeconfig has it)\n"
+        "  --all-contexts        watch every context of the kubeconfig\n"
         "  -n, --namespace NS    Velero's namespace (default: $VELERO_NAMESPACE, else velero)\n"
+        "  --namespace-for CONTEXT=NS\n"
+        "                        Velero's namespace in that context (repeatable; split at the\n"
+        "                        last '=')\n"
         "  --cacert FILE         trust these PEM certificates for the object store's TLS too\n"
         "                        (stored logs, resource lists), beside the BSL's caCert\n"
         "  --demo                watch a simulated Velero cluster run in-process (no kubeconfig)\n"
+        "  --fleet               with --demo: several simulated clusters, one per world\n"
         "  --scenario S          with --demo: demo (default), empty, or a scenario YAML file\n"
         "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
         "  --once                print a table of the runs once and exit\n"
@@ -59,7 +68,11 @@ static void usage(FILE *f)
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
         "\n"
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait), 2 usage or configuration\n"
-        "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed.\n"
+        "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed. --once over several\n"
+        "contexts: 0 every context read and nothing wrong, 5 something wrong (a run Failed or\n"
+        "PartiallyFailed in the last 24 h, a run stalled, a schedule overdue, a storage location\n"
+        "unavailable, no Velero), 6 a context could not be read (unreachable, unauthorized,\n"
+        "missing from the kubeconfig), 7 both.\n"
         "\n"
         "Keys (the same meaning on every screen; ? shows the current screen's):\n");
     ui_keys_usage(f);
@@ -173,7 +186,10 @@ int main(int argc, char **argv)
         O_VERSION,
         O_CACERT,
         O_UTC,
-        O_LIST_CONTEXTS
+        O_LIST_CONTEXTS,
+        O_ALL_CONTEXTS,
+        O_NAMESPACE_FOR,
+        O_FLEET
     };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY }; /* issue 12 */
     static const struct option opts[] = {
@@ -187,6 +203,9 @@ int main(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"utc", no_argument, NULL, O_UTC},
         {"list-contexts", no_argument, NULL, O_LIST_CONTEXTS},
+        {"all-contexts", no_argument, NULL, O_ALL_CONTEXTS},
+        {"namespace-for", required_argument, NULL, O_NAMESPACE_FOR},
+        {"fleet", no_argument, NULL, O_FLEET},
         {"version", no_argument, NULL, O_VERSION},
         {"wait", required_argument, NULL, O_WAIT},
         {"no-bell", no_argument, NULL, O_NO_BELL},
@@ -197,7 +216,11 @@ int main(int argc, char **argv)
     };
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
-    int demo = 0, once = 0, json = 0, list_contexts = 0, c;
+    int demo = 0, once = 0, json = 0, list_contexts = 0, all_contexts = 0, demo_fleet = 0, c;
+    /* every --context and --namespace-for value, in order (at most one per argument) */
+    const char **specs = xcalloc((size_t)argc + 1, sizeof(char *));
+    const char **ns_for = xcalloc((size_t)argc + 1, sizeof(char *));
+    size_t n_specs = 0, n_ns_for = 0;
     const char *wait_for = NULL, *notify = NULL;
     int bell = 1;
     vl_kind wait_kind = VL_BACKUP;
@@ -212,6 +235,24 @@ int main(int argc, char **argv)
             break;
         case O_CONTEXT:
             context = optarg;
+            specs[n_specs++] = optarg;
+            break;
+        case O_ALL_CONTEXTS:
+            all_contexts = 1;
+            break;
+        case O_NAMESPACE_FOR: {
+            char *nctx;
+            const char *nns;
+            if (ctxsel_split_ns_for(optarg, &nctx, &nns)) {
+                san_error("--namespace-for '%s': expected CONTEXT=NAMESPACE", optarg);
+                return 2;
+            }
+            free(nctx);
+            ns_for[n_ns_for++] = optarg;
+            break;
+        }
+        case O_FLEET:
+            demo_fleet = 1;
             break;
         case 'n':
             ns = optarg;
@@ -301,6 +342,62 @@ int main(int argc, char **argv)
     if (list_contexts) return print_contexts(kubeconfig);
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
+    if (demo_fleet && !demo) {
+        san_error("--fleet only goes with --demo");
+        return 2;
+    }
+    if (demo && (all_contexts || n_ns_for)) {
+        san_error("--demo uses its own clusters; drop --all-contexts/--namespace-for");
+        return 2;
+    }
+    /* which contexts: one behaves exactly as before; several make a fleet */
+    ctxsel sel = {0};
+    int multi = 0;
+    char *current = NULL;
+    if (!demo && (n_specs || all_contexts || n_ns_for)) {
+        kc_config_opts co = {0};
+        kc_err cerr;
+        size_t nn = 0;
+        co.kubeconfig = kubeconfig;
+        if (!n_specs && !all_contexts) { /* --namespace-for alone: of the current context */
+            kc_rest_config *cur = kc_config_load(&co, &cerr);
+            if (!cur) {
+                san_error("%s", cerr.msg);
+                return 2;
+            }
+            current = xstrdup(cur->context);
+            kc_rest_config_free(cur);
+            specs[n_specs++] = current;
+        }
+        char **names = kc_config_contexts(&co, &nn, &cerr);
+        if (!names) {
+            san_error("%s", cerr.msg);
+            return 2;
+        }
+        ctxsel_opts so = {specs, n_specs, all_contexts, ns_for, n_ns_for, ns};
+        char serr[512];
+        int bad = ctxsel_resolve(&so, names, nn, &sel, serr, sizeof serr);
+        for (size_t i = 0; i < nn; i++) free(names[i]);
+        free(names);
+        if (bad) {
+            san_error("%s", serr);
+            return 2;
+        }
+        if (sel.n == 1) {
+            context = sel.v[0].context;
+            ns = sel.v[0].ns;
+        } else {
+            multi = 1;
+        }
+    }
+    if (multi && wait_for) {
+        san_error("--wait follows one run: name one context");
+        return 2;
+    }
+    if (multi && !once) {
+        san_error("several contexts need --once for now (the fleet screen is not there yet)");
+        return 2;
+    }
     setlocale(LC_ALL, "");
     const char *cs0 = nl_langinfo(CODESET); /* stderr's messages: placeholders for this locale */
     san_set_ascii(!(cs0 && (!strcasecmp(cs0, "UTF-8") || !strcasecmp(cs0, "utf8"))));
@@ -310,7 +407,7 @@ int main(int argc, char **argv)
     vsim *sim = NULL;
     kc_rest_config *cfg = NULL;
     /* configuration first: a wrong --context is reported as such, with or without a terminal */
-    if (!demo) {
+    if (!demo && !multi) {
         kc_config_opts co = {0};
         co.kubeconfig = kubeconfig;
         co.context = context;
@@ -335,6 +432,21 @@ int main(int argc, char **argv)
     }
 
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    alert_configure(bell, notify);
+    if (multi) {
+        kc_loop *floop = kc_loop_new();
+        fleet *f = fleetcli_build(floop, &sel, kubeconfig);
+        int frc = fleetcli_once(f, json, ONCE_TIMEOUT_MS, stdout, stderr);
+        fleet_free(f);
+        kc_loop_free(floop);
+        ctxsel_clear(&sel);
+        free(current);
+        free(specs);
+        free(ns_for);
+        free(ca_pem);
+        curl_global_cleanup();
+        return frc;
+    }
     if (demo) {
         char serr[512] = "";
         vsim_opts so = {0};
@@ -372,7 +484,6 @@ int main(int argc, char **argv)
      * divided by it, so rates, ETAs and durations on screen are true in wall time */
     if (sim && speed > 0) model_set_clock(a->model, kc_wall_now(), vsim_clock(sim), speed);
     int rc;
-    alert_configure(bell, notify);
     if (wait_for) {
         rc = wait_run(a, wait_kind, wait_name, isatty(STDOUT_FILENO), stdout, stderr);
     } else if (once) {
@@ -388,5 +499,9 @@ int main(int argc, char **argv)
     kc_rest_config_free(cfg);
     vsim_stop(sim);
     curl_global_cleanup();
+    ctxsel_clear(&sel);
+    free(current);
+    free(specs);
+    free(ns_for);
     return rc;
 }

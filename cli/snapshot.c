@@ -223,21 +223,20 @@ enum {
     T_N
 };
 
-char *snapshot_table(const model *m, double wall)
+/* The rows of m's runs (newest first) appended to cells (T_N + 1 per row: the context column
+ * first, NULL without one); returns the new row count. */
+static size_t snapshot_rows(const model *m, const char *context, double wall, char ***cells,
+                            size_t rows)
 {
-    static const char *titles[T_N] = {"NAME",      "KIND",         "PHASE",  "ITEMS",
-                                      "RESOURCES", "VOLUME BYTES", "RATE",   "ETA",
-                                      "STARTED",   "DURATION",     "ERRORS", "WARNINGS"};
     size_t n;
     model_run **order = snapshot_order(m, &n);
     double mono = snapshot_mono(m);
-    char **cells = xcalloc((n + 1) * T_N, sizeof(char *));
-    size_t width[T_N] = {0};
-    for (int c = 0; c < T_N; c++) cells[c] = xstrdup(titles[c]);
+    *cells = xrealloc(*cells, (rows + n) * (T_N + 1) * sizeof(char *));
     for (size_t i = 0; i < n; i++) {
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
-        char **row = cells + (i + 1) * T_N, b[64];
+        char **row = *cells + (rows + i) * (T_N + 1) + 1, b[64];
+        row[-1] = context ? san_str(context) : NULL;
         row[T_NAME] = san_str(mr->name);
         row[T_KIND] = xstrdup(mr->kind == VL_BACKUP ? "Backup" : "Restore");
         row[T_PHASE] = san_str(r ? r->phase : "");
@@ -274,24 +273,59 @@ char *snapshot_table(const model *m, double wall)
         row[T_ERR] = xasprintf("%lld", (long long)r->errors);
         row[T_WARN] = xasprintf("%lld", (long long)r->warnings);
     }
-    for (size_t i = 0; i <= n; i++)
-        for (int c = 0; c < T_N; c++) {
-            size_t w = (size_t)san_width(cells[i * T_N + c]);
+    free(order);
+    return rows + n;
+}
+
+/* The table of rows cells (the first the titles), columns padded to their widest cell. */
+static char *snapshot_print(char **cells, size_t rows, int with_context)
+{
+    size_t width[T_N + 1] = {0};
+    int c0 = with_context ? 0 : 1;
+    for (size_t i = 0; i < rows; i++)
+        for (int c = c0; c <= T_N; c++) {
+            size_t w = (size_t)san_width(cells[i * (T_N + 1) + c]);
             if (w > width[c]) width[c] = w;
         }
     kc_buf out = {0};
-    for (size_t i = 0; i <= n; i++) {
-        for (int c = 0; c < T_N; c++) {
-            const char *s = cells[i * T_N + c];
+    for (size_t i = 0; i < rows; i++) {
+        for (int c = c0; c <= T_N; c++) {
+            const char *s = cells[i * (T_N + 1) + c];
             kc_buf_append(&out, s, strlen(s));
-            if (c < T_N - 1)
+            if (c < T_N)
                 for (size_t p = (size_t)san_width(s); p < width[c] + 2; p++)
                     kc_buf_append(&out, " ", 1);
-            free(cells[i * T_N + c]);
         }
         kc_buf_append(&out, "\n", 1);
     }
+    for (size_t i = 0; i < rows * (T_N + 1); i++) free(cells[i]);
     free(cells);
-    free(order);
     return kc_buf_cstr(&out);
+}
+
+static char **snapshot_titles(void)
+{
+    static const char *titles[T_N + 1] = {
+        "CONTEXT", "NAME", "KIND",    "PHASE",    "ITEMS",  "RESOURCES", "VOLUME BYTES",
+        "RATE",    "ETA",  "STARTED", "DURATION", "ERRORS", "WARNINGS"};
+    char **cells = xcalloc(T_N + 1, sizeof(char *));
+    for (int c = 0; c <= T_N; c++) cells[c] = xstrdup(titles[c]);
+    return cells;
+}
+
+char *snapshot_table(const model *m, double wall)
+{
+    char **cells = snapshot_titles();
+    size_t rows = snapshot_rows(m, NULL, wall, &cells, 1);
+    return snapshot_print(cells, rows, 0);
+}
+
+char *snapshot_table_fleet(const model *const *ms, const char *const *contexts, size_t n,
+                           double wall)
+{
+    char **cells = snapshot_titles();
+    size_t rows = 1;
+    for (size_t i = 0; i < n; i++)
+        if (ms[i]) rows = snapshot_rows(ms[i], contexts[i], wall, &cells, rows);
+    return snapshot_print(cells, rows, 1);
 }

@@ -17,9 +17,10 @@ libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev ca-certifica
 # (the sim's restic-real volumes), python3-kubernetes (a second real client, run with
 # /usr/bin/python3), nghttp2-server + openssl (an HTTP/2 server over TLS: the sim speaks only
 # HTTP/1.1), zsh (the zsh completion test), man-db + groff-base (the installed manual page is found
-# and renders without a warning), procps (pgrep: the log-cap test measures veltop's memory)
+# and renders without a warning), procps (pgrep: the log-cap test measures veltop's memory),
+# python3-yaml (the fleet tests write kubeconfigs of several contexts)
 TEST="check valgrind tmux python3 curl strace restic python3-kubernetes nghttp2-server openssl zsh
-man-db groff-base procps"
+man-db groff-base procps python3-yaml"
 SHOTS="aha chromium"
 FUZZ="clang libclang-rt-14-dev"
 PKGS="$BUILD $TEST"

@@ -1,6 +1,7 @@
 /* scenario.c: loads scenarios from YAML (libyaml's document API, for line numbers in errors),
  * builds the built-in demo and empty scenarios, and evaluates the schedules' cron expressions. */
 #include "scenario.h"
+#include "simworlds.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1064,6 +1065,8 @@ scenario *scenario_load(const char *name, unsigned seed, char *err, size_t errle
 {
     if (!name || !strcmp(name, "demo")) return demo_build(seed);
     if (!strcmp(name, "empty")) return xcalloc(1, sizeof(scenario));
+    const char *world = simworlds_text(name);
+    if (world) return scenario_parse(world, strlen(world), name, err, errlen);
     size_t len;
     char *text = read_file(name, &len);
     if (!text) {

@@ -1,0 +1,176 @@
+/* fleetcli.c: several contexts from the command line, and --once over them (fleetcli.h). */
+#include "fleetcli.h"
+
+#include <cjson/cJSON.h>
+#include <langinfo.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "logderive.h"
+#include "sanitize.h"
+#include "snapshot.h"
+#include "kubeclient/util.h"
+
+fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig)
+{
+    fleet *f = fleet_new(loop);
+    for (size_t i = 0; i < sel->n; i++) {
+        kc_config_opts co = {0};
+        kc_err err;
+        kc_err_clear(&err);
+        co.kubeconfig = kubeconfig;
+        co.context = sel->v[i].context;
+        kc_rest_config *cfg = kc_config_load(&co, &err);
+        fleet_add(f, sel->v[i].context, sel->v[i].ns, cfg, cfg ? NULL : err.msg);
+    }
+    return f;
+}
+
+typedef struct fc_wait {
+    fleet *f;
+} fc_wait;
+
+static int fc_settled(void *arg)
+{
+    fc_wait *w = arg;
+    double now = (double)kc_now_ms() / 1000.0;
+    for (size_t i = 0; i < w->f->n; i++)
+        if (!fleet_member_settled(w->f->m[i], now)) return 0;
+    return 1;
+}
+
+/* A context whose runs could not be read: its row says why, the exit status says so. */
+static int fc_unread(const fleet_sum *s)
+{
+    return !s->listed || s->lamp == FL_UNREACHABLE || s->lamp == FL_UNAUTHORIZED ||
+           s->lamp == FL_CONFIG;
+}
+
+/* What a reachable cluster did not show: forbidden or failing lists (answer.h's missing), no
+ * Velero. */
+static void fc_incomplete(cJSON *o, const fleet_sum *s)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "incomplete");
+    if (s->lamp == FL_FORBIDDEN || s->lamp == FL_NO_VELERO || s->lamp == FL_RETRYING) {
+        char *t = san_str(s->why);
+        cJSON_AddItemToArray(a, cJSON_CreateString(t));
+        free(t);
+    }
+}
+
+static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, double wall)
+{
+    cJSON *o = NULL;
+    if (fm->app && s->listed) {
+        char *one = snapshot_json(fm->app->model, fm->context, fm->app->server, fm->ns, wall);
+        char *full = snapshot_health_json(fm->app, one, now, wall);
+        o = cJSON_Parse(full);
+        free(one);
+        free(full);
+    }
+    if (!o) {
+        o = cJSON_CreateObject();
+        char *c = san_str(fm->context);
+        cJSON_AddStringToObject(o, "context", c);
+        free(c);
+        if (fm->app) {
+            char *sv = san_str(fm->app->server);
+            cJSON_AddStringToObject(o, "server", sv);
+            free(sv);
+        } else {
+            cJSON_AddNullToObject(o, "server");
+        }
+        char *ns = san_str(fm->ns);
+        cJSON_AddStringToObject(o, "namespace", ns);
+        free(ns);
+        cJSON_AddNullToObject(o, "runs"); /* unknown, not none */
+    }
+    /* context, server, namespace, then "reachable", "error", "lamp", then today's object */
+    cJSON *n = cJSON_CreateObject();
+    static const char *first[] = {"context", "server", "namespace"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(o, first[i]);
+        if (it) cJSON_AddItemToObject(n, first[i], it);
+    }
+    cJSON_AddBoolToObject(n, "reachable", s->reachable);
+    if (fc_unread(s) && s->why[0]) {
+        char *t = san_str(s->why);
+        cJSON_AddStringToObject(n, "error", t);
+        free(t);
+    } else {
+        cJSON_AddNullToObject(n, "error");
+    }
+    cJSON_AddStringToObject(n, "lamp", fleet_lamp_name(s->lamp));
+    fc_incomplete(n, s);
+    while (o->child) {
+        cJSON *it = cJSON_DetachItemViaPointer(o, o->child);
+        cJSON_AddItemToObject(n, it->string, it);
+    }
+    cJSON_Delete(o);
+    return n;
+}
+
+int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
+{
+    fc_wait w = {f};
+    int64_t t0 = kc_now_ms();
+    kc_loop_run_until(f->loop, fc_settled, &w, timeout_ms);
+    /* per-resource rows of runs without resourceProgress, within one budget for all */
+    for (size_t i = 0; i < f->n; i++) {
+        int64_t left = 5000 - (kc_now_ms() - t0) / 4;
+        if (f->m[i]->app && kc_reflector_status(f->m[i]->app->refl[APP_R_BACKUPS])->synced)
+            logderive_once(f->m[i]->app, left > 500 ? left / (int64_t)f->n + 200 : 200);
+    }
+    double now = (double)kc_now_ms() / 1000.0, wall = kc_wall_now();
+    fleet_sum *sums = xcalloc(f->n ? f->n : 1, sizeof *sums);
+    int wrong = 0, unread = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        fleet_member *fm = f->m[i];
+        fleet_member_summary(fm, now, wall, &sums[i]);
+        if (fm->app) model_refresh_volumes(fm->app->model);
+        if (fc_unread(&sums[i])) {
+            unread = 1;
+            const char *why = sums[i].why[0] ? sums[i].why : "timed out listing Velero's resources";
+            const char *lamp = fleet_lamp_name(sums[i].lamp);
+            if (!strncmp(why, lamp, strlen(lamp))) /* "unauthorized: the server rejected ..." */
+                san_error("context %s: %s", fm->context, why);
+            else
+                san_error("context %s: %s: %s", fm->context, lamp, why);
+        } else {
+            if (sums[i].wrong || sums[i].lamp == FL_NO_VELERO) wrong = 1;
+            if (sums[i].lamp != FL_LIVE && sums[i].lamp != FL_CONNECTING && sums[i].why[0])
+                san_error("context %s: %s", fm->context, sums[i].why);
+        }
+    }
+    (void)errf;
+    const char *cs = nl_langinfo(CODESET);
+    san_set_ascii(!json && !(cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"))));
+    if (json) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *arr = cJSON_AddArrayToObject(root, "contexts");
+        for (size_t i = 0; i < f->n; i++)
+            cJSON_AddItemToArray(arr, fc_member_json(f->m[i], &sums[i], now, wall));
+        char *txt = cJSON_PrintUnformatted(root);
+        cJSON_Delete(root);
+        fprintf(out, "%s\n", txt);
+        cJSON_free(txt);
+    } else {
+        const model **ms = xcalloc(f->n ? f->n : 1, sizeof *ms);
+        const char **ctx = xcalloc(f->n ? f->n : 1, sizeof *ctx);
+        for (size_t i = 0; i < f->n; i++) {
+            ms[i] = f->m[i]->app && sums[i].listed ? f->m[i]->app->model : NULL;
+            ctx[i] = f->m[i]->context;
+        }
+        char *t = snapshot_table_fleet(ms, ctx, f->n, wall);
+        fputs(t, out);
+        free(t);
+        free(ms);
+        free(ctx);
+    }
+    free(sums);
+    return wrong && unread ? FLEET_EXIT_BOTH
+           : unread        ? FLEET_EXIT_UNREAD
+           : wrong         ? FLEET_EXIT_WRONG
+                           : 0;
+}
