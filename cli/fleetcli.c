@@ -10,6 +10,7 @@
 #include "logderive.h"
 #include "sanitize.h"
 #include "snapshot.h"
+#include "ui.h"
 #include "kubeclient/util.h"
 
 fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig)
@@ -173,4 +174,87 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
            : unread        ? FLEET_EXIT_UNREAD
            : wrong         ? FLEET_EXIT_WRONG
                            : 0;
+}
+
+void fleetcli_set_cacert(fleet *f, const char *ca, size_t len)
+{
+    for (size_t i = 0; ca && i < f->n; i++) {
+        app *a = f->m[i]->app;
+        if (!a || a->cacert) continue;
+        a->cacert = xmalloc(len + 1);
+        memcpy(a->cacert, ca, len);
+        a->cacert[len] = 0;
+        a->cacert_len = len;
+    }
+}
+
+typedef struct fc_tui {
+    fleet *f;
+    const fleetcli_env *env;
+} fc_tui;
+
+/* The picker chose a context not watched yet: load it and add it to the fleet. */
+static app *fc_add(void *arg, const char *context, char *err, size_t errlen)
+{
+    fc_tui *t = arg;
+    if (!t->env->from_kubeconfig) {
+        snprintf(err, errlen, "not a context of this fleet");
+        return NULL;
+    }
+    kc_config_opts co = {0};
+    kc_err kerr;
+    kc_err_clear(&kerr);
+    co.kubeconfig = t->env->kubeconfig;
+    co.context = context;
+    kc_rest_config *cfg = kc_config_load(&co, &kerr);
+    if (!cfg) {
+        snprintf(err, errlen, "%s", kerr.msg);
+        return NULL;
+    }
+    const char *ns = t->env->ns;
+    for (size_t i = 0; i < t->env->n_ns_for; i++) {
+        char *c;
+        const char *n;
+        if (ctxsel_split_ns_for(t->env->ns_for[i], &c, &n)) continue;
+        if (!strcmp(c, context)) ns = n;
+        free(c);
+    }
+    fleet_member *fm = fleet_add(t->f, context, ns, cfg, NULL);
+    if (!fm->app) {
+        snprintf(err, errlen, "%s", fm->error);
+        return NULL;
+    }
+    fleetcli_set_cacert(t->f, t->env->ca, t->env->ca_len);
+    return fm->app;
+}
+
+int fleetcli_tui(fleet *f, const fleetcli_env *env)
+{
+    app *first = NULL;
+    for (size_t i = 0; i < f->n && !first; i++) first = f->m[i]->app;
+    if (!first) {
+        for (size_t i = 0; i < f->n; i++) /* one context: its error as before */
+            if (f->n == 1)
+                san_error("%s", f->m[i]->error);
+            else
+                san_error("context %s: %s", f->m[i]->context, f->m[i]->error);
+        return 2;
+    }
+    char **names = NULL;
+    size_t n_names = 0;
+    if (env->from_kubeconfig) {
+        kc_config_opts co = {0};
+        kc_err err;
+        co.kubeconfig = env->kubeconfig;
+        names = kc_config_contexts(&co, &n_names, &err); /* NULL: the members only */
+    }
+    fc_tui t = {f, env};
+    ui *u = ui_new(first, tui_screens);
+    ui_set_fleet(u, f, names, n_names, fc_add, &t);
+    if (f->n > 1) ui_open(u, UI_S_FLEET, NULL, VL_BACKUP, NULL);
+    int rc = ui_run(u);
+    ui_free(u);
+    for (size_t i = 0; i < n_names; i++) free(names[i]);
+    free(names);
+    return rc;
 }

@@ -20,3 +20,20 @@ fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig);
 /* Waits (at most timeout_ms) until every member is settled, then prints the snapshot to out and
  * the per-context errors to err, each naming its context; returns the exit status. */
 int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *err);
+
+/* What the full screen needs to add a context the picker chose, and the --cacert text. */
+typedef struct fleetcli_env {
+    const char *kubeconfig;    /* --kubeconfig, NULL: as kubectl */
+    int from_kubeconfig;       /* the picker offers the kubeconfig's contexts (not --demo) */
+    const char *ns;            /* the default Velero namespace */
+    const char *const *ns_for; /* --namespace-for values */
+    size_t n_ns_for;
+    const char *ca; /* --cacert's PEM text, NULL none */
+    size_t ca_len;
+} fleetcli_env;
+
+/* Gives every member's app the --cacert text (a copy each). */
+void fleetcli_set_cacert(fleet *f, const char *ca, size_t len);
+/* The full screen over the fleet: the fleet screen first when it has several members, else the
+ * one cluster's list as before; returns the exit status (2 when no member can be used). */
+int fleetcli_tui(fleet *f, const fleetcli_env *env);

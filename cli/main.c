@@ -23,6 +23,7 @@
 #include "fleetcli.h"
 #include "ui.h"
 #include "veltop_version.h"
+#include "simfleet.h"
 #include "vsim.h"
 #include "wait.h"
 
@@ -65,7 +66,8 @@ static void usage(FILE *f)
         "                        4 Failed, 1 unreachable or not found\n"
         "  --no-bell             no terminal bell or title when a run finishes, fails or stalls\n"
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
-        "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
+        "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE,\n"
+        "                        VELTOP_CONTEXT set\n"
         "\n"
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait), 2 usage or configuration\n"
         "error or no usable terminal; --wait: 3 PartiallyFailed, 4 Failed. --once over several\n"
@@ -394,10 +396,6 @@ int main(int argc, char **argv)
         san_error("--wait follows one run: name one context");
         return 2;
     }
-    if (multi && !once) {
-        san_error("several contexts need --once for now (the fleet screen is not there yet)");
-        return 2;
-    }
     setlocale(LC_ALL, "");
     const char *cs0 = nl_langinfo(CODESET); /* stderr's messages: placeholders for this locale */
     san_set_ascii(!(cs0 && (!strcasecmp(cs0, "UTF-8") || !strcasecmp(cs0, "utf8"))));
@@ -433,17 +431,63 @@ int main(int argc, char **argv)
 
     curl_global_init(CURL_GLOBAL_DEFAULT);
     alert_configure(bell, notify);
-    if (multi) {
+    vsim_fleet *vf = NULL;
+    if (demo && demo_fleet) { /* the demo fleet: several simulated clusters in-process */
+        char serr[512] = "";
+        size_t nd;
+        const vsim_fleet_def *defs = vsim_fleet_demo(&nd);
+        vf = vsim_fleet_start(defs, nd, speed, 1, serr, sizeof serr);
+        if (!vf) {
+            san_error("cannot start the demo clusters: %s", serr);
+            curl_global_cleanup();
+            free(ca_pem);
+            return 2;
+        }
+    }
+    fleetcli_env env = {kubeconfig, !demo, ns, ns_for, n_ns_for, ca_pem, ca_len};
+    if (multi || vf || (!once && !wait_for && !demo)) {
         kc_loop *floop = kc_loop_new();
-        fleet *f = fleetcli_build(floop, &sel, kubeconfig);
-        int frc = fleetcli_once(f, json, ONCE_TIMEOUT_MS, stdout, stderr);
+        fleet *f;
+        if (vf) {
+            f = fleet_new(floop);
+            for (size_t i = 0; i < vsim_fleet_len(vf); i++) {
+                const vsim_fleet_def *d = vsim_fleet_member(vf, i);
+                kc_rest_config *dc = xcalloc(1, sizeof(*dc));
+                dc->context = xstrdup(d->context);
+                dc->cluster = xstrdup(d->context);
+                dc->user = xstrdup(d->context);
+                dc->server = xstrdup(vsim_fleet_url(vf, i));
+                if (vsim_fleet_token(vf, i)) dc->token = xstrdup(vsim_fleet_token(vf, i));
+                const char *ca = vsim_fleet_ca(vf, i);
+                if (ca) {
+                    dc->ca_len = strlen(ca);
+                    dc->ca_data = xmalloc(dc->ca_len + 1);
+                    memcpy(dc->ca_data, ca, dc->ca_len + 1);
+                }
+                fleet_member *fm = fleet_add(f, d->context, ns, dc, NULL);
+                vsim *ms = vsim_fleet_sim(vf, i);
+                if (fm->app && ms && speed > 0)
+                    model_set_clock(fm->app->model, kc_wall_now(), vsim_clock(ms), speed);
+            }
+        } else if (multi) {
+            f = fleetcli_build(floop, &sel, kubeconfig);
+        } else { /* the full screen over one context: a fleet of one, which the picker grows */
+            f = fleet_new(floop);
+            fleet_add(f, cfg->context, ns, cfg, NULL);
+            cfg = NULL;
+        }
+        fleetcli_set_cacert(f, ca_pem, ca_len);
+        int frc =
+            once ? fleetcli_once(f, json, ONCE_TIMEOUT_MS, stdout, stderr) : fleetcli_tui(f, &env);
         fleet_free(f);
+        vsim_fleet_stop(vf);
         kc_loop_free(floop);
         ctxsel_clear(&sel);
         free(current);
         free(specs);
         free(ns_for);
         free(ca_pem);
+        kc_rest_config_free(cfg);
         curl_global_cleanup();
         return frc;
     }

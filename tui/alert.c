@@ -53,6 +53,12 @@ const char *alert_event_name(alert_event e)
 
 pid_t alert_notify(const char *cmd, alert_event e, vl_kind kind, const char *run, const char *phase)
 {
+    return alert_notify_ctx(cmd, e, NULL, kind, run, phase);
+}
+
+pid_t alert_notify_ctx(const char *cmd, alert_event e, const char *context, vl_kind kind,
+                       const char *run, const char *phase)
+{
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
@@ -69,6 +75,7 @@ pid_t alert_notify(const char *cmd, alert_event e, vl_kind kind, const char *run
         setenv("VELTOP_KIND", kind == VL_RESTORE ? "restore" : "backup", 1);
         setenv("VELTOP_RUN", run ? run : "", 1);
         setenv("VELTOP_PHASE", phase ? phase : "", 1);
+        if (context) setenv("VELTOP_CONTEXT", context, 1);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -112,6 +119,12 @@ static int alert_run_stalled(const model *m, const model_run *r, double now)
 
 int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int *bell)
 {
+    return alert_scan_ctx(m, NULL, 0, now, stale, title, titlen, bell);
+}
+
+int alert_scan_ctx(model *m, const char *context, int in_title, double now, int stale, char *title,
+                   size_t titlen, int *bell)
+{
     int fired = 0;
     if (bell) *bell = 0;
     for (size_t i = 0; i < m->n_runs; i++) {
@@ -133,12 +146,16 @@ int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int 
         if (bell) *bell = alert_cfg.bell;
         if (title && titlen) {
             char *nm = san_str(r->name), *p = san_str(r->run->phase);
-            snprintf(title, titlen, "veltop: %s %s %s", r->kind == VL_BACKUP ? "backup" : "restore",
-                     nm, e == ALERT_STALLED ? "stalled" : p);
+            char *cx = in_title && context ? san_str(context) : NULL;
+            snprintf(title, titlen, "veltop: %s%s%s %s %s", cx ? cx : "", cx ? ": " : "",
+                     r->kind == VL_BACKUP ? "backup" : "restore", nm,
+                     e == ALERT_STALLED ? "stalled" : p);
+            free(cx);
             free(nm);
             free(p);
         }
-        if (alert_cfg.notify) alert_notify(alert_cfg.notify, e, r->kind, r->name, r->run->phase);
+        if (alert_cfg.notify)
+            alert_notify_ctx(alert_cfg.notify, e, context, r->kind, r->name, r->run->phase);
     }
     alert_reap();
     return fired;
@@ -146,9 +163,16 @@ int alert_scan(model *m, double now, int stale, char *title, size_t titlen, int 
 
 void alert_ui_tick(model *m, double now, int stale)
 {
-    char title[300] = "";
+    alert_ui_tick_ctx(m, NULL, 0, now, stale);
+}
+
+void alert_ui_tick_ctx(model *m, const char *context, int in_title, double now, int stale)
+{
+    char title[600] = "";
     int bell = 0;
-    if (!alert_scan(m, now, stale, title, sizeof title, &bell) || !alert_cfg.bell) return;
+    if (!alert_scan_ctx(m, context, in_title, now, stale, title, sizeof title, &bell) ||
+        !alert_cfg.bell)
+        return;
     if (bell) beep();
     if (title[0]) { /* OSC 2: the window title; the text is sanitised, BEL ends it */
         printf("\033]2;%s\007", title);
