@@ -82,6 +82,13 @@ static int picker_choose(ui *u, ui_screen *s)
         ui_message(u, "%s", msg);
         return UI_REDRAW;
     }
+    if (st->command && !*filter) { /* ":ctx" alone: the picker */
+        st->command = 0;
+        st->text[0] = 0;
+        st->sel = 0;
+        s->title = "Contexts";
+        return UI_REDRAW;
+    }
     const char **names;
     size_t n = picker_names(u, &names);
     size_t *idx = xcalloc(n, sizeof *idx);
@@ -93,12 +100,6 @@ static int picker_choose(ui *u, ui_screen *s)
     free(idx);
     free(names);
     if (!pick) {
-        if (st->command && !*filter) { /* ":ctx" alone: the picker */
-            st->command = 0;
-            st->text[0] = 0;
-            st->sel = 0;
-            return UI_REDRAW;
-        }
         ui_message(u, "no context matches '%s'", filter);
         return UI_REDRAW;
     }
