@@ -41,6 +41,14 @@ static int fc_settled(void *arg)
     return 1;
 }
 
+static int fc_found(void *arg)
+{
+    fc_wait *w = arg;
+    for (size_t i = 0; i < w->f->n; i++)
+        if (fleet_member_finding(w->f->m[i])) return 0;
+    return 1;
+}
+
 /* A context whose runs could not be read: its row says why, the exit status says so. */
 static int fc_unread(const fleet_sum *s)
 {
@@ -117,6 +125,13 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
     fc_wait w = {f};
     int64_t t0 = kc_now_ms();
     kc_loop_run_until(f->loop, fc_settled, &w, timeout_ms);
+    /* a namespace without Velero: one cluster-wide look for where it is */
+    double now0 = (double)kc_now_ms() / 1000.0, wall0 = kc_wall_now();
+    for (size_t i = 0; i < f->n; i++) {
+        fleet_sum s0;
+        fleet_member_summary(f->m[i], now0, wall0, &s0);
+    }
+    kc_loop_run_until(f->loop, fc_found, &w, 3000);
     /* per-resource rows of runs without resourceProgress, within one budget for all */
     for (size_t i = 0; i < f->n; i++) {
         int64_t left = 5000 - (kc_now_ms() - t0) / 4;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "kubeclient/util.h"
 
 #define FLEET_DAY_S 86400.0
@@ -278,6 +280,7 @@ void fleet_free(fleet *f)
     if (!f) return;
     for (size_t i = 0; i < f->n; i++) {
         fleet_member *fm = f->m[i];
+        kc_request_cancel(fm->find);
         app_free(fm->app);
         kc_client_free(fm->client);
         kc_rest_config_free(fm->cfg);
@@ -389,7 +392,26 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
     out->lamp = app_synced(a) && conn.live ? FL_LIVE : FL_CONNECTING;
 }
 
-void fleet_member_summary(const fleet_member *fm, double now, double wall, fleet_sum *out)
+static void fl_found(void *arg, const kc_response *resp, const kc_err *err)
+{
+    fleet_member *fm = arg;
+    fm->find = NULL;
+    fm->find_state = 2;
+    if (err->msg[0] || !resp->body) return; /* not allowed cluster-wide: nothing to say */
+    cJSON *doc = cJSON_Parse(resp->body);
+    cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(items, 0), "metadata");
+    const char *ns = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "namespace"));
+    if (ns && strcmp(ns, fm->ns)) snprintf(fm->found_ns, sizeof fm->found_ns, "%s", ns);
+    cJSON_Delete(doc);
+}
+
+int fleet_member_finding(const fleet_member *fm)
+{
+    return fm->find_state == 1;
+}
+
+void fleet_member_summary(fleet_member *fm, double now, double wall, fleet_sum *out)
 {
     if (!fm->app) {
         memset(out, 0, sizeof *out);
@@ -418,6 +440,18 @@ void fleet_member_summary(const fleet_member *fm, double now, double wall, fleet
     }
     out->listed = listed;
     fl_lamp(fm, now, out);
+    if (out->lamp == FL_NO_VELERO && !fm->find_state) {
+        kc_request_opts o = {.path = "/apis/velero.io/v1/backupstoragelocations?limit=1",
+                             .timeout_ms = 10000};
+        fm->find_state = 1;
+        fm->find = kc_client_request(fm->client, &o, NULL, fl_found, fm);
+    }
+    if (out->lamp == FL_NO_VELERO && fm->found_ns[0]) {
+        size_t len = strlen(out->why);
+        snprintf(out->why + len, sizeof out->why - len,
+                 "; Velero is in namespace %s (--namespace-for %s=%s)", fm->found_ns, fm->context,
+                 fm->found_ns);
+    }
 }
 
 int fleet_member_settled(const fleet_member *fm, double now)

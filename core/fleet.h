@@ -88,6 +88,11 @@ typedef struct fleet_member {
     app *app;            /* owned; NULL with error */
     char error[1100];    /* the configuration's error, naming the context */
     double started;      /* monotonic seconds the member began */
+    /* where the namespace holds no Velero: one cluster-wide `limit=1` list of storage locations
+     * (when this user may) says where Velero is */
+    kc_request *find;
+    int find_state;     /* 0 not asked, 1 asking, 2 answered */
+    char found_ns[128]; /* "" none found (or not allowed) */
 } fleet_member;
 
 typedef struct fleet {
@@ -105,7 +110,10 @@ void fleet_free(fleet *f);
 
 /* The member's summary at monotonic now / unix wall: the lamp from its reflectors, client and
  * liveness, then fleet_summarize over its model. */
-void fleet_member_summary(const fleet_member *fm, double now, double wall, fleet_sum *out);
+void fleet_member_summary(fleet_member *fm, double now, double wall, fleet_sum *out);
+/* 1 while the member's search for Velero's namespace (no Velero in the one watched) is on its
+ * way: --once waits for it. */
+int fleet_member_finding(const fleet_member *fm);
 /* 1 when the member's row is final: listed (or its runs cannot be listed), or unreachable,
  * unauthorised, unusable. --once waits for every member to be. */
 int fleet_member_settled(const fleet_member *fm, double now);

@@ -83,7 +83,8 @@ for name in (eks, "eks-exec", "dr-site", "kubernetes-admin@staging"):
     assert "schedules" in c and "storageLocations" in c, name
 assert {r["name"] for r in ctx["eks-exec"]["runs"]} >= {"hourly-1", "hourly-2"}
 assert ctx["dr-site"]["incomplete"] == ["forbidden: pods"], ctx["dr-site"]["incomplete"]
-assert ctx["openshift-prod"]["incomplete"] == ["no Velero in namespace velero"]
+# no Velero where it was looked for: one cluster-wide list says where it is
+assert ctx["openshift-prod"]["incomplete"] == ["no Velero in namespace velero; Velero is in namespace openshift-adp (--namespace-for openshift-prod=openshift-adp)"], ctx["openshift-prod"]["incomplete"]
 assert "connection refused" in ctx["prod-us-east"]["error"], ctx["prod-us-east"]["error"]
 assert ctx["black-hole"]["error"].startswith("no answer from http://127.0.0.1:"), ctx["black-hole"]["error"]
 assert ctx["black-hole"]["runs"] is None

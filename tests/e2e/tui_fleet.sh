@@ -70,7 +70,7 @@ for n in prod-a overdue-c forbid-d ns-e auth-f down-g stall-b; do KC="$KC:$D/$n.
 export KUBECONFIG="${KC#:}:$D/extra.kc"
 
 NOTE="$D/notify.log"
-tui_start 200 30 --all-contexts --notify "echo \"\$VELTOP_CONTEXT \$VELTOP_EVENT \$VELTOP_KIND \$VELTOP_RUN\" >>$NOTE"
+tui_start 240 30 --all-contexts --notify "echo \"\$VELTOP_CONTEXT \$VELTOP_EVENT \$VELTOP_KIND \$VELTOP_RUN\" >>$NOTE"
 tui_wait '^ veltop  fleet of 9 contexts'
 # worst first: unreachable (the black hole after 8 s of silence), unauthorised, no Velero, the
 # stalled restore, the overdue schedule, forbidden pods, then the healthy ones by name
@@ -79,7 +79,7 @@ tui_wait '^ ● unreachable +hole-i +- +\? +\? +\? +\? +\? +no answer from http:
 rows=$(tui_screen | grep -E '^ ● ' | sed -E 's/^ ● (no Velero|[a-z]+) +([^ ]+) .*/\2/' | tr '\n' ' ')
 [ "$rows" = "hole-i auth-f ns-e stall-b overdue-c forbid-d down-g exec-h prod-a " ] || tui_fail "order: $rows"
 tui_wait '^ ● unauthorized +auth-f .*unauthorized: the server rejected the credentials of user "auth-f"'
-tui_wait '^ ● no Velero +ns-e +\? +none +0/0/0 +none +0/0 +0/0 +no Velero in namespace velero'
+tui_wait '^ ● no Velero +ns-e +\? +none +0/0/0 +none +0/0 +0/0 +no Velero in namespace velero; Velero is in namespace openshift-adp \(--namespace-for ns-e=openshift-adp\)'
 tui_wait '^ ● live +stall-b +v1\.18\.2 +1, 1 stalled +1/0/0 +none +1/1 +3/3'
 tui_wait '^ ● live +overdue-c .* none +1/0/0 +1, 1 overdue; nightly never +1/1 +3/3'
 tui_wait '^ ● forbidden +forbid-d +\? +1, last ~[0-9]+m[0-9]+s +2/0/0 +1, 0 overdue; hourly 30m[0-9]+s/1h00m +1/1 +\? .*forbidden: pods'
