@@ -13,9 +13,10 @@
 #include "ui.h"
 #include "kubeclient/util.h"
 
-fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig)
+fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary)
 {
     fleet *f = fleet_new(loop);
+    f->summary = summary;
     for (size_t i = 0; i < sel->n; i++) {
         kc_config_opts co = {0};
         kc_err err;

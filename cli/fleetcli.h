@@ -15,8 +15,10 @@
 #define FLEET_EXIT_BOTH   7 /* both of the above */
 
 /* One member per selected context, each with its own configuration (kubeconfig: --kubeconfig or
- * NULL) and client on loop. A context that cannot be loaded is a member with its error. */
-fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig);
+ * NULL) and client on loop. A context that cannot be loaded is a member with its error.
+ * summary: members keep the volumes of runs in flight only until shown (the full screen; --once
+ * prints every volume). */
+fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary);
 /* Waits (at most timeout_ms) until every member is settled, then prints the snapshot to out and
  * the per-context errors to err, each naming its context; returns the exit status. */
 int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *err);

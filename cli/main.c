@@ -450,6 +450,7 @@ int main(int argc, char **argv)
         fleet *f;
         if (vf) {
             f = fleet_new(floop);
+            f->summary = !once;
             for (size_t i = 0; i < vsim_fleet_len(vf); i++) {
                 const vsim_fleet_def *d = vsim_fleet_member(vf, i);
                 kc_rest_config *dc = xcalloc(1, sizeof(*dc));
@@ -470,7 +471,7 @@ int main(int argc, char **argv)
                     model_set_clock(fm->app->model, kc_wall_now(), vsim_clock(ms), speed);
             }
         } else if (multi) {
-            f = fleetcli_build(floop, &sel, kubeconfig);
+            f = fleetcli_build(floop, &sel, kubeconfig, !once);
         } else { /* the full screen over one context: a fleet of one, which the picker grows */
             f = fleet_new(floop);
             fleet_add(f, cfg->context, ns, cfg, NULL);

@@ -265,7 +265,9 @@ fleet_member *fleet_add(fleet *f, const char *context, const char *ns, kc_rest_c
         kc_err_clear(&err);
         fm->client = kc_client_new(f->loop, cfg, &err);
         if (fm->client)
-            fm->app = app_new(f->loop, fm->client, fm->context, cfg->server, fm->ns);
+            fm->app = f->summary
+                          ? app_new_summary(f->loop, fm->client, fm->context, cfg->server, fm->ns)
+                          : app_new(f->loop, fm->client, fm->context, cfg->server, fm->ns);
         else
             snprintf(fm->error, sizeof fm->error, "%s",
                      err.msg[0] ? err.msg : "cannot create the client");

@@ -99,6 +99,9 @@ typedef struct fleet {
     kc_loop *loop;
     fleet_member **m;
     size_t n;
+    /* 1: members are added as summaries (app_new_summary: the volumes of runs in flight, not
+     * every finished one), loaded whole when a screen opens one (app_load_all_volumes) */
+    int summary;
 } fleet;
 
 fleet *fleet_new(kc_loop *loop);

@@ -284,6 +284,43 @@ START_TEST(all_contexts_and_namespace_for_split_at_last_equals)
 }
 END_TEST
 
+/* ---- a summary's volumes, over an in-process sim ---- */
+
+static int vols_listed(void *arg)
+{
+    app *a = arg;
+    for (int i = APP_R_BACKUPS; i <= APP_R_DDS; i++)
+        if (!kc_reflector_status(a->refl[i])->synced) return 0;
+    return a->model->n_runs == 3 && a->model->n_vols >= 2;
+}
+
+START_TEST(summary_keeps_volumes_of_runs_in_flight_until_opened)
+{
+    tu_sim ts;
+    tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/fleet-history.yaml"});
+    tu_sim_connect(&ts);
+    app *a = app_new_summary(ts.loop, ts.client, "c", ts.server, "velero");
+    ck_assert(kc_loop_run_until(ts.loop, vols_listed, a, 20000));
+    /* the live one's and the recent one's; three days old is history */
+    ck_assert_uint_eq(a->model->n_vols, 2);
+    model_refresh_volumes(a->model);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "old-1")->vols.n, 0);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "recent-1")->vols.n, 1);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "live-1")->vols.n, 1);
+    /* opened: every volume */
+    app_load_all_volumes(a);
+    ck_assert_int_eq(a->volumes_recent, 0);
+    ck_assert(kc_loop_run_until(ts.loop, vols_listed, a, 20000));
+    ck_assert_uint_eq(a->model->n_vols, 3);
+    model_refresh_volumes(a->model);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "old-1")->vols.n, 1);
+    app_load_all_volumes(a); /* whole already: nothing to do */
+    ck_assert_uint_eq(a->model->n_vols, 3);
+    app_free(a);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fleet");
@@ -296,5 +333,9 @@ int main(void)
     tcase_add_test(tc, context_lists_patterns_and_exact_names);
     tcase_add_test(tc, all_contexts_and_namespace_for_split_at_last_equals);
     suite_add_tcase(s, tc);
+    TCase *sim = tcase_create("sim");
+    tcase_set_timeout(sim, 60);
+    tcase_add_test(sim, summary_keeps_volumes_of_runs_in_flight_until_opened);
+    suite_add_tcase(s, sim);
     return tu_run_suite(s);
 }

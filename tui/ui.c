@@ -138,6 +138,7 @@ void ui_switch_app(ui *u, app *a)
     view_init(&u->view);
     u->view.sort = sort;
     u->app = a;
+    app_load_all_volumes(a); /* shown: every volume, not only a summary's */
     a->derive = logderive_new(a);
     a->on_change = ui_on_change;
     a->on_change_arg = u;
