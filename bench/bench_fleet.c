@@ -121,6 +121,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_fleet: the sims did not start\n");
         return 1;
     }
+    ready[strcspn(ready, "\n")] = 0;
     fprintf(stderr, "bench_fleet: %d clusters x (%d backups + %d volumes) made in %s s\n", n, runs,
             runs * vols_per_backup, ready + 6);
     char what[160];
@@ -133,7 +134,8 @@ int main(int argc, char **argv)
     pid_t v = fork();
     if (v == 0) {
         int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) dup2(null, 1), dup2(null, 2);
+        if (null >= 0) dup2(null, 1);
+        if (null >= 0 && !getenv("BENCH_SHOW_ERRORS")) dup2(null, 2); /* each context's */
         execl(veltop, veltop, "--kubeconfig", path, "--once", "--all-contexts", (char *)NULL);
         _exit(127);
     }

@@ -69,6 +69,24 @@ static void fc_incomplete(cJSON *o, const fleet_sum *s)
     }
 }
 
+/* What is wrong in a context that was read, in one line on stderr (for cron's mail). */
+static void fc_say_wrong(const fleet_member *fm, const fleet_sum *s)
+{
+    char b[512];
+    size_t o = 0;
+#define FC_ADD(cond, ...)                                                                          \
+    if ((cond) && o < sizeof b) o += (size_t)snprintf(b + o, sizeof b - o, __VA_ARGS__)
+    FC_ADD(s->day_failed, "%s%d failed in the last 24 h", o ? ", " : "", s->day_failed);
+    FC_ADD(s->day_partial, "%s%d partially failed in the last 24 h", o ? ", " : "", s->day_partial);
+    FC_ADD(s->n_stalled, "%s%d stalled", o ? ", " : "", s->n_stalled);
+    FC_ADD(s->n_overdue, "%s%d schedule%s overdue", o ? ", " : "", s->n_overdue,
+           s->n_overdue == 1 ? "" : "s");
+    FC_ADD(s->n_bsl_unavailable, "%s%d storage location%s unavailable", o ? ", " : "",
+           s->n_bsl_unavailable, s->n_bsl_unavailable == 1 ? "" : "s");
+#undef FC_ADD
+    san_error("context %s: %s", fm->context, b);
+}
+
 static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, double wall)
 {
     cJSON *o = NULL;
@@ -156,6 +174,7 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
                 san_error("context %s: %s: %s", fm->context, lamp, why);
         } else {
             if (sums[i].wrong || sums[i].lamp == FL_NO_VELERO) wrong = 1;
+            if (sums[i].wrong) fc_say_wrong(fm, &sums[i]);
             if (sums[i].lamp != FL_LIVE && sums[i].lamp != FL_CONNECTING && sums[i].why[0])
                 san_error("context %s: %s", fm->context, sums[i].why);
         }

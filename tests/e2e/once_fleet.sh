@@ -97,6 +97,8 @@ PY
 for c in prod-us-east black-hole kind-dev lost-cluster not-there dr-site openshift-prod; do
     grep -q "^veltop: context $c: " "$D/all.err" || tui_fail "stderr does not name $c: $(cat "$D/all.err")"
 done
+grep -qx 'veltop: context kubernetes-admin@staging: 1 schedule overdue' "$D/all.err" ||
+    tui_fail "what is wrong is not said: $(cat "$D/all.err")"
 grep -q '^veltop: context kind-dev: unauthorized: the server rejected' "$D/all.err" ||
     tui_fail "unauthorized said twice: $(cat "$D/all.err")"
 echo "all contexts: ok (${ms} ms)"
