@@ -147,4 +147,23 @@ echo "down and back: ok"
 
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "exit status"
+
+# one context: the screens of before; c offers the kubeconfig's contexts, and picking one makes
+# a fleet of two (the fleet screen under the new cluster's list)
+tui_server_stop
+tui_start 200 30 --context forbid-d
+tui_wait '^ veltop  ctx forbid-d  ns velero '
+tui_wait 'B adhoc-full +InProgress'
+tui_keys ']'
+tui_wait 'one context watched \(c: pick another\)'
+tui_keys c o v e r
+tui_wait '^ 1 of 9 contexts'
+tui_wait '^   overdue-c$'
+tui_keys Enter
+tui_wait '^ veltop  ctx overdue-c  ns velero '
+tui_keys Escape
+tui_wait '^ veltop  fleet of 2 contexts'
+tui_wait '2 clusters: 1 forbidden, 1 overdue schedule'
+tui_keys q
+[ "$(tui_wait_exit)" = 0 ] || tui_fail "exit status"
 echo "tui_fleet: ok"
