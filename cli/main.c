@@ -220,8 +220,7 @@ int main(int argc, char **argv)
     double speed = 0;
     int demo = 0, once = 0, json = 0, list_contexts = 0, all_contexts = 0, demo_fleet = 0, c;
     /* every --context and --namespace-for value, in order (at most one per argument) */
-    const char **specs = xcalloc((size_t)argc + 1, sizeof(char *));
-    const char **ns_for = xcalloc((size_t)argc + 1, sizeof(char *));
+    const char *specs[argc + 1], *ns_for[argc + 1]; /* on the stack: every return is clean */
     size_t n_specs = 0, n_ns_for = 0;
     const char *wait_for = NULL, *notify = NULL;
     int bell = 1;
@@ -394,6 +393,8 @@ int main(int argc, char **argv)
     }
     if (multi && wait_for) {
         san_error("--wait follows one run: name one context");
+        ctxsel_clear(&sel);
+        free(current);
         return 2;
     }
     setlocale(LC_ALL, "");
@@ -413,6 +414,8 @@ int main(int argc, char **argv)
         if (!cfg) {
             san_error("%s", err.msg);
             free(ca_pem);
+            ctxsel_clear(&sel);
+            free(current);
             return 2;
         }
     }
@@ -420,12 +423,16 @@ int main(int argc, char **argv)
         san_error("not a terminal (use --once for a one-shot table)");
         kc_rest_config_free(cfg);
         free(ca_pem);
+        ctxsel_clear(&sel);
+        free(current);
         return 2;
     }
     char twhy[256];
     if (!once && !wait_for && ui_terminal_check(twhy, sizeof twhy)) {
         san_error("%s", twhy);
         kc_rest_config_free(cfg);
+        ctxsel_clear(&sel);
+        free(current);
         return 2;
     }
 
@@ -441,6 +448,8 @@ int main(int argc, char **argv)
             san_error("cannot start the demo clusters: %s", serr);
             curl_global_cleanup();
             free(ca_pem);
+            ctxsel_clear(&sel);
+            free(current);
             return 2;
         }
     }
@@ -485,8 +494,6 @@ int main(int argc, char **argv)
         kc_loop_free(floop);
         ctxsel_clear(&sel);
         free(current);
-        free(specs);
-        free(ns_for);
         free(ca_pem);
         kc_rest_config_free(cfg);
         curl_global_cleanup();
@@ -546,7 +553,5 @@ int main(int argc, char **argv)
     curl_global_cleanup();
     ctxsel_clear(&sel);
     free(current);
-    free(specs);
-    free(ns_for);
     return rc;
 }
