@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <langinfo.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -69,6 +70,62 @@ static void fc_incomplete(cJSON *o, const fleet_sum *s)
     }
 }
 
+static void fc_num(cJSON *o, const char *k, double v, int known)
+{
+    if (known)
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+/* The fleet row's figures (fleet.h's summary): null where they cannot be known. */
+static void fc_summary(cJSON *o, const fleet_sum *s)
+{
+    cJSON *m = cJSON_AddObjectToObject(o, "summary");
+    int k = s->listed;
+    cJSON_AddBoolToObject(m, "wrong", s->wrong);
+    cJSON_AddBoolToObject(m, "warning", s->warn);
+    fc_num(m, "runsInFlight", s->n_active, k);
+    fc_num(m, "stalled", s->n_stalled, k);
+    if (k && s->last_name[0]) {
+        cJSON *l = cJSON_AddObjectToObject(m, "endingLast");
+        cJSON_AddStringToObject(l, "kind", s->last_kind == VL_RESTORE ? "Restore" : "Backup");
+        char *nm = san_str(s->last_name);
+        cJSON_AddStringToObject(l, "name", nm);
+        free(nm);
+        cJSON_AddNumberToObject(l, "etaSeconds", ceil(s->last_eta));
+        cJSON_AddBoolToObject(l, "etaLowerBound", s->last_eta_kind == ANS_ETA_BOUND);
+    } else {
+        cJSON_AddNullToObject(m, "endingLast");
+    }
+    cJSON *d = cJSON_AddObjectToObject(m, "last24h");
+    fc_num(d, "completed", s->day_completed, k);
+    fc_num(d, "partiallyFailed", s->day_partial, k);
+    fc_num(d, "failed", s->day_failed, k);
+    cJSON *sc = cJSON_AddObjectToObject(m, "schedules");
+    fc_num(sc, "count", s->n_schedules, k);
+    fc_num(sc, "overdue", s->n_overdue, k);
+    if (k && s->sched_name[0]) {
+        char *nm = san_str(s->sched_name);
+        cJSON_AddStringToObject(sc, "oldestSuccess", nm);
+        free(nm);
+        fc_num(sc, "oldestSuccessAgeSeconds", floor(s->sched_age), s->sched_age >= 0);
+        fc_num(sc, "oldestSuccessIntervalSeconds", s->sched_interval, s->sched_interval > 0);
+    } else {
+        cJSON_AddNullToObject(sc, "oldestSuccess");
+    }
+    cJSON *b = cJSON_AddObjectToObject(m, "storageLocations");
+    fc_num(b, "available", s->bsl_available, k && s->bsl_known);
+    fc_num(b, "total", s->bsl_total, k && s->bsl_known);
+    cJSON *na = cJSON_AddObjectToObject(m, "nodeAgents");
+    fc_num(na, "ready", s->agents_ready, k && s->agents_known);
+    fc_num(na, "total", s->agents_total, k && s->agents_known);
+    if (s->version[0])
+        cJSON_AddStringToObject(m, "veleroVersion", s->version);
+    else
+        cJSON_AddNullToObject(m, "veleroVersion");
+}
+
 /* What is wrong in a context that was read, in one line on stderr (for cron's mail). */
 static void fc_say_wrong(const fleet_member *fm, const fleet_sum *s)
 {
@@ -131,6 +188,7 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, d
     }
     cJSON_AddStringToObject(n, "lamp", fleet_lamp_name(s->lamp));
     fc_incomplete(n, s);
+    fc_summary(n, s);
     while (o->child) {
         cJSON *it = cJSON_DetachItemViaPointer(o, o->child);
         cJSON_AddItemToObject(n, it->string, it);

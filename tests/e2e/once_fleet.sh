@@ -92,6 +92,20 @@ assert ctx["kind-dev"]["error"] == 'unauthorized: the server rejected the creden
 assert 'context "not-there" not found' in ctx["not-there"]["error"], ctx["not-there"]["error"]
 assert 'cluster "gone" of context "lost-cluster" not found' in ctx["lost-cluster"]["error"]
 assert [s["overdue"] for s in ctx["kubernetes-admin@staging"]["schedules"]] == [True]
+# the fleet row's figures; null where they cannot be known
+sm = ctx["kubernetes-admin@staging"]["summary"]
+assert sm["wrong"] is True and sm["runsInFlight"] == 0 and sm["endingLast"] is None, sm
+assert sm["schedules"] == {"count": 1, "overdue": 1, "oldestSuccess": "nightly",
+                           "oldestSuccessAgeSeconds": None, "oldestSuccessIntervalSeconds": 86400}, sm
+assert sm["last24h"] == {"completed": 1, "partiallyFailed": 0, "failed": 0}, sm
+assert sm["storageLocations"] == {"available": 1, "total": 1}, sm
+assert sm["nodeAgents"] == {"ready": 3, "total": 3} and sm["veleroVersion"] == "v1.18.2", sm
+sm = ctx["eks-exec"]["summary"]
+assert sm["wrong"] is False and sm["runsInFlight"] == 1, sm
+assert sm["endingLast"]["name"] == "adhoc-full" and sm["endingLast"]["etaSeconds"] > 60, sm
+assert ctx["dr-site"]["summary"]["nodeAgents"] == {"ready": None, "total": None}
+sm = ctx["black-hole"]["summary"]
+assert sm["runsInFlight"] is None and sm["last24h"]["failed"] is None, sm
 PY
 # every error names its context, one line each
 for c in prod-us-east black-hole kind-dev lost-cluster not-there dr-site openshift-prod; do
