@@ -51,8 +51,11 @@ static void fleet_refresh(ui *u, fleet_state *st)
         st->sums = xrealloc(st->sums, (f->n ? f->n : 1) * sizeof *st->sums);
         st->order = xrealloc(st->order, (f->n ? f->n : 1) * sizeof *st->order);
         st->n = f->n;
+        st->at = 0; /* a member was added: summarise now */
     }
-    if (st->at == ui_now(u)) return;
+    /* at most 4 times a second: a busy fleet redraws up to 20 times (the clock and the ETAs
+     * need no more) */
+    if (st->at > 0 && ui_now(u) - st->at < 0.25) return;
     st->at = ui_now(u);
     for (size_t i = 0; i < f->n; i++) {
         fleet_member_summary(f->m[i], ui_now(u), ui_wall(u), &st->sums[i]);
