@@ -36,7 +36,9 @@ static const char stalled_restore[] =
     "    pace: [{at: 4s, factor: 0.00001}]\n"
     "    resources: [{name: configmaps, items: 500}]\n";
 
-/* A nightly schedule made three days ago that never ran: overdue. */
+/* A daily schedule made three days ago that never ran: overdue. "@every 24h", not a cron time:
+ * the sim fires it 24 h after it starts (after its newest backup, else the start), so that it
+ * stays overdue all day long (a "0 1 * * *" would fire at 01:00 and be fine from then on). */
 static const char overdue[] =
     "namespaces: [shop]\n"
     "runs:\n"
@@ -44,7 +46,7 @@ static const char overdue[] =
     "40}]}\n"
     "schedules:\n"
     "  - name: nightly\n"
-    "    schedule: \"0 1 * * *\"\n"
+    "    schedule: \"@every 24h\"\n"
     "    created: -3d\n"
     "    template: {resources: [{name: pods, items: 5}]}\n";
 
