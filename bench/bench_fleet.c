@@ -7,6 +7,8 @@
  *     100 ms as the screen's frames): when every row's lamp is final (each reachable one live
  *     and listed, the black hole unreachable), this process's peak RSS, and its CPU while idle;
  *   - the real `veltop --once --all-contexts`: wall time, exit status, peak RSS;
+ *   - the real fleet screen (`veltop --all-contexts` on a 120x40 pty): peak RSS, and idle CPU
+ *     and bytes written to the terminal with 10 runs in flight;
  *   - side by side: `kubectl get backups -o json` per context, one after the other.
  * Usage: bench_fleet [CLUSTERS=20] [RUNS=2000] [RTT_MS=50] [BYTES_PER_S=2500000] [HOLE=1] */
 #include <arpa/inet.h>
@@ -146,6 +148,29 @@ int main(int argc, char **argv)
     printf("%s: veltop --once --all-contexts: %.2f s, exit %d, peak RSS %.1f MB\n", what, once_s,
            WIFEXITED(status) ? WEXITSTATUS(status) : -1, (double)ru.ru_maxrss / 1024.0);
 
+    /* the real fleet screen on a 120x40 pty: settled (12 s: the black hole's verdict is at
+     * 8 s), then idle for IDLE_S with 10 runs in flight: CPU, bytes to the terminal, peak RSS */
+    int idle_s = getenv("BENCH_QUICK") ? 15 : 30;
+    char *targs[] = {veltop, "--kubeconfig", path, "--all-contexts", NULL};
+    bench_pty p;
+    if (!bench_pty_spawn(&p, targs, 40, 120)) {
+        bench_pty_drain(&p, 12000);
+        int drawn = bench_pty_has(&p, "fleet of");
+        double cpu0 = bench_proc_cpu(p.pid), b0 = (double)p.total, w0 = bench_now();
+        bench_pty_drain(&p, idle_s * 1000);
+        double el = bench_now() - w0;
+        double cpu = (bench_proc_cpu(p.pid) - cpu0) / el * 100;
+        double kbmin = ((double)p.total - b0) / 1024.0 / el * 60.0;
+        long vhwm = bench_proc_status_kb(p.pid, "VmHWM");
+        bench_pty_quit(&p, NULL);
+        printf("%s: veltop's fleet screen (120x40)%s: peak RSS %.1f MB (target <= 150) %s\n", what,
+               drawn ? "" : " NOT DRAWN", (double)vhwm / 1024.0,
+               bench_verdict(drawn && vhwm > 0 && vhwm <= 150 * 1024));
+        printf("%s: veltop's fleet screen idle %d s: %.2f %% of a core (target <= 2) %s, "
+               "%.1f KB/min to the terminal (target <= 60) %s\n",
+               what, idle_s, cpu, bench_verdict(cpu <= 2.0), kbmin, bench_verdict(kbmin <= 60));
+    }
+
     /* the fleet core in process, as the fleet screen runs it */
     curl_global_init(CURL_GLOBAL_DEFAULT);
     kc_loop *loop = kc_loop_new();
@@ -229,8 +254,8 @@ int main(int argc, char **argv)
             fleet_member_summary(f->m[i], (double)kc_now_ms() / 1000.0, kc_wall_now(), &s[i]);
     }
     double idle = (cpu_s() - c0) / (bench_now() - i0) * 100;
-    printf("%s: idle CPU of the fleet core %.2f %% of a core (target <= 2) %s\n", what, idle,
-           bench_verdict(idle <= 2.0));
+    /* no target here: this loop wakes every 50 ms; the real screen's figure above is the one */
+    printf("%s: idle CPU of the fleet core in this loop %.2f %% of a core\n", what, idle);
     fleet_free(f);
     kc_loop_free(loop);
     curl_global_cleanup();
