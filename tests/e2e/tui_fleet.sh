@@ -6,7 +6,8 @@
 # exec-plugin context beside a static token to the same cluster; Enter into a cluster's list and
 # Esc back; the picker with a filter as you type, :ctx NAME; [ and ] through clusters; a cluster
 # going down and coming back while the others keep updating; alerts naming the context (the
-# title and --notify's VELTOP_CONTEXT).
+# title and --notify's VELTOP_CONTEXT); with one context, c growing a fleet; a slow cluster (every
+# answer 6 s late) delaying no other.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 0; }
 
@@ -164,6 +165,28 @@ tui_wait '^ veltop  ctx overdue-c  ns velero '
 tui_keys Escape
 tui_wait '^ veltop  fleet of 2 contexts'
 tui_wait '2 clusters: 1 forbidden, 1 overdue schedule'
+tui_keys q
+[ "$(tui_wait_exit)" = 0 ] || tui_fail "exit status"
+echo "picker grows a fleet: ok"
+
+# a slow cluster (every answer 6 s late) delays no other: prod-a is live while slow-j still
+# connects, then slow-j is live too
+sim slow-j 0 --scenario fleet-healthy --faults stall=6000
+export KUBECONFIG="$KUBECONFIG:$D/slow-j.kc"
+tui_server_stop
+tui_start 200 30 --context prod-a,slow-j
+both=""
+end=$((SECONDS + 5))
+while [ "$SECONDS" -le "$end" ]; do
+    scr=$(tui_screen)
+    if grep -Eq '^ ● live +prod-a .* 1, last ~' <<<"$scr" && grep -Eq '^ ● connecting +slow-j ' <<<"$scr"; then
+        both=1
+        break
+    fi
+    sleep 0.1
+done
+[ -n "$both" ] || tui_fail "prod-a not live while slow-j connects"
+tui_wait '^ ● live +slow-j .* 1, last ~' 40
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "exit status"
 echo "tui_fleet: ok"
