@@ -391,7 +391,8 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
         snprintf(out->why, sizeof out->why, "%s", conn.error);
         return;
     }
-    out->lamp = app_synced(a) && conn.live ? FL_LIVE : FL_CONNECTING;
+    /* listed: live (a watch still opening is not a lamp of its own; --once ends then) */
+    out->lamp = app_synced(a) ? FL_LIVE : FL_CONNECTING;
 }
 
 static void fl_found(void *arg, const kc_response *resp, const kc_err *err)
