@@ -89,16 +89,40 @@ int ctxsel_resolve(const ctxsel_opts *o, char *const *names, size_t n_names, ctx
             cs_add(out, spec, 0);
             continue;
         }
-        char *copy = xstrdup(spec), *p = copy;
-        int rc = 0;
-        /* strtok_r would skip empty parts ("a,,b"): split by hand */
-        for (;;) {
+        /* the parts, then the longest run of parts that names a context, else one part (a
+         * name or a pattern): "odd,name,b" is odd,name and b when odd,name is a context */
+        char *copy = xstrdup(spec), **parts = NULL;
+        size_t np = 0;
+        for (char *p = copy;;) {
             char *comma = strchr(p, ',');
             if (comma) *comma = 0;
-            rc = cs_part(out, names, n_names, p, err, errlen);
-            if (rc || !comma) break;
+            parts = xrealloc(parts, (np + 1) * sizeof *parts);
+            parts[np++] = p;
+            if (!comma) break;
             p = comma + 1;
         }
+        int rc = 0;
+        kc_buf joined = {0};
+        for (size_t i = 0; i < np && !rc;) {
+            size_t take = 0;
+            for (size_t j = np; j > i + 1 && !take; j--) {
+                joined.len = 0;
+                for (size_t k = i; k < j; k++) {
+                    if (k > i) kc_buf_append(&joined, ",", 1);
+                    kc_buf_append(&joined, parts[k], strlen(parts[k]));
+                }
+                if (cs_known(names, n_names, kc_buf_cstr(&joined))) take = j - i;
+            }
+            if (take) {
+                cs_add(out, kc_buf_cstr(&joined), 0);
+                i += take;
+            } else {
+                rc = cs_part(out, names, n_names, parts[i], err, errlen);
+                i++;
+            }
+        }
+        kc_buf_free(&joined);
+        free(parts);
         free(copy);
         if (rc) {
             ctxsel_clear(out);

@@ -26,7 +26,8 @@ typedef struct ctxsel_opts {
 } ctxsel_opts;
 
 /* One --context value: a name that exists in the kubeconfig exactly as written (commas and all)
- * is that context; else it is a comma-separated list whose parts are names or patterns (a part
+ * is that context; else it is a comma-separated list whose parts are names or patterns (parts
+ * that together name a context are taken together, the longest first; a part
  * with *, ? or [ matches the kubeconfig's names with fnmatch, and must match one). A name that is
  * not in the kubeconfig is kept, marked missing. Duplicates are dropped.
  * Returns 0, or -1 with err (a usage error: a pattern matching nothing, an empty part, a bad

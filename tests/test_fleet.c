@@ -242,6 +242,13 @@ START_TEST(context_lists_patterns_and_exact_names)
     ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), 0);
     ck_assert_str_eq(sel_join(&s), "odd,name=velero nope=velero(missing) dev=velero");
     ctxsel_clear(&s);
+    /* ... and inside a list, the longest run of parts that names one */
+    const char *mixed[] = {"dev,odd,name,prod-us"};
+    o.specs = mixed;
+    o.n_specs = 1;
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), 0);
+    ck_assert_str_eq(sel_join(&s), "dev=velero odd,name=velero prod-us=velero");
+    ctxsel_clear(&s);
     /* a pattern matching nothing is a usage error, naming it */
     const char *none[] = {"stage-*"};
     o.specs = none;
