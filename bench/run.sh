@@ -6,7 +6,7 @@ set -u
 BUILD=${1:-build}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$BUILD/CMakeCache.txt" ] || cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs bench_eta bench_wan bench_metrics"
+BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs bench_eta bench_wan bench_metrics bench_fleet"
 cmake --build "$BUILD" -j "$(nproc)" --target veltop $BENCHES >/dev/null || {
     echo "bench: build failed" >&2
     exit 1
@@ -49,4 +49,7 @@ run 600 "$BUILD/bench_wan" 10000 50 2500000 60
 run 300 env BENCH_NO_KUBECTL=1 "$BUILD/bench_wan" 10000 150 625000 60
 # 8. veltop --serve: scrape latency and memory, 10 000 backups + 50 000 volumes, 20 in flight
 run 300 "$BUILD/bench_metrics" 10000 1000 20
+
+# 9. a fleet of 20 clusters behind slow links, one black-holed
+run 600 "$BUILD/bench_fleet" 20 2000 50 2500000 1
 exit $fail

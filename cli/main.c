@@ -28,8 +28,11 @@
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
 #include "snapshot.h"
+#include "ctxsel.h"
+#include "fleetcli.h"
 #include "ui.h"
 #include "veltop_version.h"
+#include "simfleet.h"
 #include "vsim.h"
 #include "wait.h"
 
@@ -50,11 +53,18 @@ static void usage(FILE *f)
         "\n"
         "  --kubeconfig FILE     use this kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
         "                        in-cluster)\n"
-        "  --context NAME        use this kubeconfig context\n"
+        "  --context NAME        use this kubeconfig context; several: a,b,c, a pattern such\n"
+        "                        as 'prod-*' (fnmatch), or the option repeated (a name that\n"
+        "                        holds a comma is taken whole when the kubeconfig has it)\n"
+        "  --all-contexts        watch every context of the kubeconfig\n"
         "  -n, --namespace NS    Velero's namespace (default: $VELERO_NAMESPACE, else velero)\n"
+        "  --namespace-for CONTEXT=NS\n"
+        "                        Velero's namespace in that context (repeatable; split at the\n"
+        "                        last '=')\n"
         "  --cacert FILE         trust these PEM certificates for the object store's TLS too\n"
         "                        (stored logs, resource lists), beside the BSL's caCert\n"
         "  --demo                watch a simulated Velero cluster run in-process (no kubeconfig)\n"
+        "  --fleet               with --demo: several simulated clusters, one per world\n"
         "  --scenario S          with --demo: demo (default), empty, or a scenario YAML file\n"
         "  --speed N             with --demo: simulated seconds per real second (default 1)\n"
         "  --once                print a table of the runs once and exit\n"
@@ -72,7 +82,8 @@ static void usage(FILE *f)
         "  --timeout DURATION    with --wait: give up after DURATION (90s, 10m, 1h30m): exit 6\n"
         "  --no-bell             no terminal bell or title when a run finishes, fails or stalls\n"
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
-        "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE set\n"
+        "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE,\n"
+        "                        VELTOP_CONTEXT set\n"
         "  --serve ADDR          no screen: serve the answers to Prometheus on ADDR\n"
         "                        (127.0.0.1:9368; :9368 listens on every interface):\n"
         "                        GET /metrics, GET /healthz; SIGTERM or SIGINT stops it\n"
@@ -80,7 +91,11 @@ static void usage(FILE *f)
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait) or an interactive exec\n"
         "plugin failed, 2 usage or configuration error or no usable terminal; --wait: 3\n"
         "PartiallyFailed, 4 Failed, 6 --timeout passed; --once: 5 printed, but a list the\n"
-        "answers need could not be read (stderr says which).\n"
+        "answers need could not be read (stderr says which). --once over several contexts:\n"
+        "0 every context read and nothing wrong, 7 something wrong (a run Failed or\n"
+        "PartiallyFailed in the last 24 h, a run stalled, a schedule overdue, a storage location\n"
+        "unavailable, no Velero, a list not visible), 8 a context could not be read\n"
+        "(unreachable, unauthorized, missing from the kubeconfig), 9 both.\n"
         "\n"
         "Keys (the same meaning on every screen; ? shows the current screen's):\n");
     ui_keys_usage(f);
@@ -306,6 +321,17 @@ static int preauth(kc_loop *loop, kc_client *client)
     return 0;
 }
 
+/* The full screen ended by SIGTERM/SIGHUP (rc says which): everything is cleaned up and the
+ * terminal restored; now die of it, as asked, so the parent sees 128+n. */
+static void die_of_signal(int rc)
+{
+    int sig = ui_exit_signal(rc);
+    if (!sig) return;
+    fflush(stdout);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* --list-contexts: for shell completion; names from files are printed sanitised */
 static int print_contexts(const char *kubeconfig)
 {
@@ -387,7 +413,10 @@ int main(int argc, char **argv)
         O_CACERT,
         O_UTC,
         O_LIST_CONTEXTS,
-        O_DETAILS
+        O_DETAILS,
+        O_ALL_CONTEXTS,
+        O_NAMESPACE_FOR,
+        O_FLEET
     };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT }; /* issue 12, 16 */
     enum { O_SERVE = 768 };                                /* issue 19 */
@@ -403,6 +432,9 @@ int main(int argc, char **argv)
         {"details", no_argument, NULL, O_DETAILS},
         {"utc", no_argument, NULL, O_UTC},
         {"list-contexts", no_argument, NULL, O_LIST_CONTEXTS},
+        {"all-contexts", no_argument, NULL, O_ALL_CONTEXTS},
+        {"namespace-for", required_argument, NULL, O_NAMESPACE_FOR},
+        {"fleet", no_argument, NULL, O_FLEET},
         {"version", no_argument, NULL, O_VERSION},
         {"wait", required_argument, NULL, O_WAIT},
         {"timeout", required_argument, NULL, O_TIMEOUT},
@@ -415,7 +447,11 @@ int main(int argc, char **argv)
     };
     const char *kubeconfig = NULL, *context = NULL, *ns = NULL, *scenario = NULL, *cacert = NULL;
     double speed = 0;
-    int demo = 0, once = 0, json = 0, details = 0, list_contexts = 0, c;
+    int demo = 0, once = 0, json = 0, details = 0, list_contexts = 0, all_contexts = 0,
+        demo_fleet = 0, c;
+    /* every --context and --namespace-for value, in order (at most one per argument) */
+    const char *specs[argc + 1], *ns_for[argc + 1]; /* on the stack: every return is clean */
+    size_t n_specs = 0, n_ns_for = 0;
     const char *wait_for = NULL, *notify = NULL, *serve_addr = NULL;
     double wait_timeout = 0; /* --timeout: seconds, 0 none */
     int bell = 1;
@@ -431,6 +467,24 @@ int main(int argc, char **argv)
             break;
         case O_CONTEXT:
             context = optarg;
+            specs[n_specs++] = optarg;
+            break;
+        case O_ALL_CONTEXTS:
+            all_contexts = 1;
+            break;
+        case O_NAMESPACE_FOR: {
+            char *nctx;
+            const char *nns;
+            if (ctxsel_split_ns_for(optarg, &nctx, &nns)) {
+                san_error("--namespace-for '%s': expected CONTEXT=NAMESPACE", optarg);
+                return 2;
+            }
+            free(nctx);
+            ns_for[n_ns_for++] = optarg;
+            break;
+        }
+        case O_FLEET:
+            demo_fleet = 1;
             break;
         case 'n':
             ns = optarg;
@@ -553,6 +607,60 @@ int main(int argc, char **argv)
     if (list_contexts) return print_contexts(kubeconfig);
     if (!ns || !*ns) ns = getenv("VELERO_NAMESPACE");
     if (!ns || !*ns) ns = "velero";
+    if (demo_fleet && !demo) {
+        san_error("--fleet only goes with --demo");
+        return 2;
+    }
+    if (demo && (all_contexts || n_ns_for)) {
+        san_error("--demo uses its own clusters; drop --all-contexts/--namespace-for");
+        return 2;
+    }
+    /* which contexts: one behaves exactly as before; several make a fleet */
+    ctxsel sel = {0};
+    int multi = 0;
+    char *current = NULL;
+    if (!demo && (n_specs || all_contexts || n_ns_for)) {
+        kc_config_opts co = {0};
+        kc_err cerr;
+        size_t nn = 0;
+        co.kubeconfig = kubeconfig;
+        if (!n_specs && !all_contexts) { /* --namespace-for alone: of the current context */
+            kc_rest_config *cur = kc_config_load(&co, &cerr);
+            if (!cur) {
+                san_error("%s", cerr.msg);
+                return 2;
+            }
+            current = xstrdup(cur->context);
+            kc_rest_config_free(cur);
+            specs[n_specs++] = current;
+        }
+        char **names = kc_config_contexts(&co, &nn, &cerr);
+        if (!names) {
+            san_error("%s", cerr.msg);
+            return 2;
+        }
+        ctxsel_opts so = {specs, n_specs, all_contexts, ns_for, n_ns_for, ns};
+        char serr[512];
+        int bad = ctxsel_resolve(&so, names, nn, &sel, serr, sizeof serr);
+        for (size_t i = 0; i < nn; i++) free(names[i]);
+        free(names);
+        if (bad) {
+            san_error("%s", serr);
+            return 2;
+        }
+        if (sel.n == 1) {
+            context = sel.v[0].context;
+            ns = sel.v[0].ns;
+        } else {
+            multi = 1;
+        }
+    }
+    if (multi && wait_for) {
+        san_error("--wait follows one run: name one context");
+        ctxsel_clear(&sel);
+        free(current);
+        return 2;
+    }
     setlocale(LC_ALL, "");
     const char *cs0 = nl_langinfo(CODESET); /* stderr's messages: placeholders for this locale */
     san_set_ascii(!(cs0 && (!strcasecmp(cs0, "UTF-8") || !strcasecmp(cs0, "utf8"))));
@@ -562,7 +670,7 @@ int main(int argc, char **argv)
     vsim *sim = NULL;
     kc_rest_config *cfg = NULL;
     /* configuration first: a wrong --context is reported as such, with or without a terminal */
-    if (!demo) {
+    if (!demo && !multi) {
         kc_config_opts co = {0};
         co.kubeconfig = kubeconfig;
         co.context = context;
@@ -570,6 +678,8 @@ int main(int argc, char **argv)
         if (!cfg) {
             san_error("%s", err.msg);
             free(ca_pem);
+            ctxsel_clear(&sel);
+            free(current);
             return 2;
         }
     }
@@ -578,16 +688,99 @@ int main(int argc, char **argv)
         san_error("not a terminal (use --once for a one-shot table)");
         kc_rest_config_free(cfg);
         free(ca_pem);
+        ctxsel_clear(&sel);
+        free(current);
         return 2;
     }
     char twhy[256];
     if (screen && ui_terminal_check(twhy, sizeof twhy)) {
         san_error("%s", twhy);
         kc_rest_config_free(cfg);
+        ctxsel_clear(&sel);
+        free(current);
         return 2;
     }
 
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    alert_configure(bell, notify);
+    vsim_fleet *vf = NULL;
+    if (demo && demo_fleet) { /* the demo fleet: several simulated clusters in-process */
+        char serr[512] = "";
+        size_t nd;
+        const vsim_fleet_def *defs = vsim_fleet_demo(&nd);
+        vf = vsim_fleet_start(defs, nd, speed, 1, serr, sizeof serr);
+        if (!vf) {
+            san_error("cannot start the demo clusters: %s", serr);
+            curl_global_cleanup();
+            free(ca_pem);
+            ctxsel_clear(&sel);
+            free(current);
+            return 2;
+        }
+    }
+    fleetcli_env env = {kubeconfig, !demo, ns, ns_for, n_ns_for, ca_pem, ca_len};
+    /* several contexts, and the full screen over one (a fleet of one, which the picker grows) */
+    if (multi || vf || (screen && !demo)) {
+        kc_loop *floop = kc_loop_new();
+        fleet *f;
+        if (vf) {
+            f = fleet_new(floop);
+            f->summary = !once;
+            for (size_t i = 0; i < vsim_fleet_len(vf); i++) {
+                const vsim_fleet_def *d = vsim_fleet_member(vf, i);
+                kc_rest_config *dc = xcalloc(1, sizeof(*dc));
+                dc->context = xstrdup(d->context);
+                dc->cluster = xstrdup(d->context);
+                dc->user = xstrdup(d->context);
+                dc->server = xstrdup(vsim_fleet_url(vf, i));
+                if (vsim_fleet_token(vf, i)) dc->token = xstrdup(vsim_fleet_token(vf, i));
+                const char *ca = vsim_fleet_ca(vf, i);
+                if (ca) {
+                    dc->ca_len = strlen(ca);
+                    dc->ca_data = xmalloc(dc->ca_len + 1);
+                    memcpy(dc->ca_data, ca, dc->ca_len + 1);
+                }
+                fleet_member *fm = fleet_add(f, d->context, ns, dc, NULL);
+                vsim *ms = vsim_fleet_sim(vf, i);
+                if (fm->app && ms && speed > 0)
+                    model_set_clock(fm->app->model, kc_wall_now(), vsim_clock(ms), speed);
+            }
+        } else if (multi) {
+            f = fleetcli_build(floop, &sel, kubeconfig, !once);
+        } else { /* the full screen over one context: a fleet of one, which the picker grows */
+            f = fleet_new(floop);
+            fleet_add(f, cfg->context, ns, cfg, NULL);
+            cfg = NULL;
+        }
+        fleetcli_set_cacert(f, ca_pem, ca_len);
+        int frc = 0;
+        /* interactive exec plugins prompt now, with the terminal, before the screen takes it */
+        for (size_t i = 0; screen && i < f->n && !frc; i++)
+            if (f->m[i]->app && preauth(floop, f->m[i]->app->client)) frc = 1;
+        if (!frc && serve_addr) { /* every context's answers on one endpoint */
+            app **apps = xcalloc(f->n ? f->n : 1, sizeof *apps);
+            size_t na = 0;
+            for (size_t i = 0; i < f->n; i++)
+                if (f->m[i]->app) apps[na++] = f->m[i]->app;
+            char serr[512];
+            frc = serve_run(apps, na, serve_addr, serr, sizeof serr);
+            if (frc) san_error("%s", serr);
+            free(apps);
+        } else if (!frc) {
+            frc = once ? fleetcli_once(f, json, ONCE_TIMEOUT_MS, stdout, stderr)
+                       : fleetcli_tui(f, &env);
+        }
+        fleet_free(f);
+        vsim_fleet_stop(vf);
+        kc_loop_free(floop);
+        ctxsel_clear(&sel);
+        free(current);
+        free(ca_pem);
+        kc_rest_config_free(cfg);
+        curl_global_cleanup();
+        die_of_signal(frc);
+        return frc;
+    }
     if (demo) {
         char serr[512] = "";
         vsim_opts so = {0};
@@ -633,7 +826,6 @@ int main(int argc, char **argv)
      * divided by it, so rates, ETAs and durations on screen are true in wall time */
     if (sim && speed > 0) model_set_clock(a->model, kc_wall_now(), vsim_clock(sim), speed);
     int rc;
-    alert_configure(bell, notify);
     int stop_id = once ? stop_watch(a) : -1;
     if (wait_for) {
         rc = wait_run(a, wait_kind, wait_name, wait_timeout, isatty(STDOUT_FILENO), stdout, stderr);
@@ -660,11 +852,8 @@ int main(int argc, char **argv)
     kc_rest_config_free(cfg);
     vsim_stop(sim);
     curl_global_cleanup();
-    int sig = ui_exit_signal(rc);
-    if (sig) { /* ended by SIGTERM/SIGHUP: cleaned up, now die of it as asked */
-        fflush(stdout);
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
+    ctxsel_clear(&sel);
+    free(current);
+    die_of_signal(rc);
     return rc;
 }

@@ -292,28 +292,27 @@ static char *snapshot_cell(const char *raw, size_t *capped)
     return out;
 }
 
-char *snapshot_table(const ans_ctx *c, size_t *capped)
+/* The rows of c's runs (newest first, each its answer) appended to cells (T_N + 1 per row: the
+ * context column first, NULL without one); returns the new row count; *ncap counts the cells
+ * cut. */
+static size_t snapshot_rows(const ans_ctx *c, const char *context, char ***cells, size_t rows,
+                            size_t *ncap)
 {
     const model *m = c->m;
     double wall = c->wall;
-    size_t ncap = 0;
-    static const char *titles[T_N] = {"NAME",      "KIND",         "PHASE",  "ITEMS",
-                                      "RESOURCES", "VOLUME BYTES", "RATE",   "ETA",
-                                      "STARTED",   "DURATION",     "ERRORS", "WARNINGS"};
     size_t n;
     model_run **order = snapshot_order(m, &n);
-    char **cells = xcalloc((n + 1) * T_N, sizeof(char *));
-    size_t width[T_N] = {0};
-    for (int c = 0; c < T_N; c++) cells[c] = xstrdup(titles[c]);
+    *cells = xrealloc(*cells, (rows + n) * (T_N + 1) * sizeof(char *));
     for (size_t i = 0; i < n; i++) {
         const model_run *mr = order[i];
         const vl_run *r = mr->run;
-        char **row = cells + (i + 1) * T_N, b[96];
-        row[T_NAME] = snapshot_cell(mr->name, &ncap);
+        char **row = *cells + (rows + i) * (T_N + 1) + 1, b[96];
+        row[-1] = context ? snapshot_cell(context, ncap) : NULL;
+        row[T_NAME] = snapshot_cell(mr->name, ncap);
         row[T_KIND] = xstrdup(mr->kind == VL_BACKUP ? "Backup" : "Restore");
-        row[T_PHASE] = snapshot_cell(r ? r->phase : "", &ncap);
+        row[T_PHASE] = snapshot_cell(r ? r->phase : "", ncap);
         if (!r) {
-            for (int c = T_ITEMS; c < T_N; c++) row[c] = xstrdup("-");
+            for (int k = T_ITEMS; k < T_N; k++) row[k] = xstrdup("-");
             continue;
         }
         int hp = r->has_progress || r->items_total || r->items_done;
@@ -347,25 +346,62 @@ char *snapshot_table(const ans_ctx *c, size_t *capped)
         row[T_ERR] = xasprintf("%lld", (long long)r->errors);
         row[T_WARN] = xasprintf("%lld", (long long)r->warnings);
     }
-    for (size_t i = 0; i <= n; i++)
-        for (int c = 0; c < T_N; c++) {
-            size_t w = (size_t)san_width(cells[i * T_N + c]);
+    free(order);
+    return rows + n;
+}
+
+/* The table of rows cells (the first the titles), columns padded to their widest cell. */
+static char *snapshot_print(char **cells, size_t rows, int with_context)
+{
+    size_t width[T_N + 1] = {0};
+    int c0 = with_context ? 0 : 1;
+    for (size_t i = 0; i < rows; i++)
+        for (int c = c0; c <= T_N; c++) {
+            size_t w = (size_t)san_width(cells[i * (T_N + 1) + c]);
             if (w > width[c]) width[c] = w;
         }
     kc_buf out = {0};
-    for (size_t i = 0; i <= n; i++) {
-        for (int c = 0; c < T_N; c++) {
-            const char *s = cells[i * T_N + c];
+    for (size_t i = 0; i < rows; i++) {
+        for (int c = c0; c <= T_N; c++) {
+            const char *s = cells[i * (T_N + 1) + c];
             kc_buf_append(&out, s, strlen(s));
-            if (c < T_N - 1)
+            if (c < T_N)
                 for (size_t p = (size_t)san_width(s); p < width[c] + 2; p++)
                     kc_buf_append(&out, " ", 1);
-            free(cells[i * T_N + c]);
         }
         kc_buf_append(&out, "\n", 1);
     }
+    for (size_t i = 0; i < rows * (T_N + 1); i++) free(cells[i]);
     free(cells);
-    free(order);
-    if (capped) *capped = ncap;
     return kc_buf_cstr(&out);
+}
+
+static char **snapshot_titles(void)
+{
+    static const char *titles[T_N + 1] = {
+        "CONTEXT", "NAME", "KIND",    "PHASE",    "ITEMS",  "RESOURCES", "VOLUME BYTES",
+        "RATE",    "ETA",  "STARTED", "DURATION", "ERRORS", "WARNINGS"};
+    char **cells = xcalloc(T_N + 1, sizeof(char *));
+    for (int c = 0; c <= T_N; c++) cells[c] = xstrdup(titles[c]);
+    return cells;
+}
+
+char *snapshot_table(const ans_ctx *c, size_t *capped)
+{
+    char **cells = snapshot_titles();
+    size_t ncap = 0;
+    size_t rows = snapshot_rows(c, NULL, &cells, 1, &ncap);
+    if (capped) *capped = ncap;
+    return snapshot_print(cells, rows, 0);
+}
+
+char *snapshot_table_fleet(const ans_ctx *const *cs, const char *const *contexts, size_t n,
+                           size_t *capped)
+{
+    char **cells = snapshot_titles();
+    size_t rows = 1, ncap = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cs[i]) rows = snapshot_rows(cs[i], contexts[i], &cells, rows, &ncap);
+    if (capped) *capped = ncap;
+    return snapshot_print(cells, rows, 1);
 }

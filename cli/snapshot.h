@@ -12,6 +12,10 @@
 #define SNAPSHOT_CELL_COLS 253 /* the longest valid Kubernetes name: none is ever cut */
 char *snapshot_json(const ans_ctx *c, const char *context, const char *server, const char *ns);
 char *snapshot_table(const ans_ctx *c, size_t *capped);
+/* Several clusters' runs in one table whose first column is CONTEXT (each cluster's runs newest
+ * first, clusters in the order given; a NULL context adds no row). */
+char *snapshot_table_fleet(const ans_ctx *const *cs, const char *const *contexts, size_t n,
+                           size_t *capped);
 /* The lists not visible ("podvolumebackups forbidden, pods forbidden") into buf; NULL none. */
 const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n);
 /* snapshot_health.c: snapshot_json's text plus "schedules", "storageLocations", "velero" and

@@ -3,10 +3,10 @@
 # as veltop itself reads it (veltop --list-contexts).
 _veltop() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} kc="" i
-    local opts="--kubeconfig --context -n --namespace --cacert --demo --scenario --speed --once --json
+    local opts="--kubeconfig --context --all-contexts -n --namespace --namespace-for --cacert --demo --fleet --scenario --speed --once --json
 --details --utc --list-contexts --wait --timeout --no-bell --notify --serve --version -h --help"
     case $prev in
-    --context)
+    --context | --namespace-for) # context names (--namespace-for: then =NAMESPACE)
         for ((i = 1; i < COMP_CWORD - 1; i++)); do
             [ "${COMP_WORDS[i]}" = --kubeconfig ] && kc=${COMP_WORDS[i + 1]}
         done

@@ -30,6 +30,43 @@ static const app_res_def app_defs[APP_NREFL] = {
     [APP_R_PODS] = {"/api/v1", "pods", kc_pod_decode_any, kc_pod_release},
 };
 
+/* A fleet's summary keeps the volumes of runs in flight, not the history: a volume in progress,
+ * or finished recently (a run in flight started within that time); the rest is kept as a key
+ * only (kc_decode_fn's NULL), so that nothing of it is held. */
+static void *app_recent_volume(void *v)
+{
+    vl_volume *vol = v;
+    if (!vol) return NULL;
+    double end = vol->completed > 0 ? vol->completed : vol->started;
+    if (vl_phase_active(vol->phase_id) || vol->phase_id == VL_PH_NEW || end <= 0 ||
+        end >= kc_wall_now() - APP_RECENT_VOLUMES_S)
+        return vol;
+    vl_release_volume(vol);
+    return NULL;
+}
+static void *app_recent_pvb(const cJSON *o)
+{
+    return app_recent_volume(vl_decode_pvb(o));
+}
+static void *app_recent_pvr(const cJSON *o)
+{
+    return app_recent_volume(vl_decode_pvr(o));
+}
+static void *app_recent_du(const cJSON *o)
+{
+    return app_recent_volume(vl_decode_du(o));
+}
+static void *app_recent_dd(const cJSON *o)
+{
+    return app_recent_volume(vl_decode_dd(o));
+}
+static const kc_decode_fn app_recent_decode[APP_NREFL] = {
+    [APP_R_PVBS] = app_recent_pvb,
+    [APP_R_PVRS] = app_recent_pvr,
+    [APP_R_DUS] = app_recent_du,
+    [APP_R_DDS] = app_recent_dd,
+};
+
 /* The (app, which store) pair a store callback gets. */
 typedef struct app_hook {
     app *a;
@@ -110,10 +147,70 @@ static void app_on_status(void *arg, const kc_refl_status *st)
     app_changed(h->a);
 }
 
+static app *app_start(kc_loop *loop, kc_client *client, const char *context, const char *server,
+                      const char *ns, int recent);
+
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
              const char *ns)
 {
+    return app_start(loop, client, context, server, ns, 0);
+}
+
+app *app_new_summary(kc_loop *loop, kc_client *client, const char *context, const char *server,
+                     const char *ns)
+{
+    return app_start(loop, client, context, server, ns, 1);
+}
+
+/* Store and reflector i (the decoder: whole, or a summary's recent volumes). */
+static void app_watch(app *a, int i)
+{
+    app_hook *hooks = a->hooks;
+    kc_decode_fn dec =
+        a->volumes_recent && app_recent_decode[i] ? app_recent_decode[i] : app_defs[i].decode;
+    a->stores[i] = kc_store_new(dec, app_defs[i].release);
+    kc_store_on_change(a->stores[i], app_on_store, &hooks[i]);
+    kc_reflector_opts o = {0};
+    o.api_path = app_defs[i].api_path;
+    o.resource = app_defs[i].resource;
+    o.ns = a->ns;
+    a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
+    kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
+}
+
+static void app_forget_volume(void *arg, const char *key, void *obj)
+{
+    (void)obj;
+    void **p = arg;
+    app *a = p[0];
+    vl_kind kind = *(vl_kind *)p[1];
+    model_remove_volume(a->model, kind, app_key_name(key));
+}
+
+void app_load_all_volumes(app *a)
+{
+    if (!a || !a->volumes_recent) return;
+    a->volumes_recent = 0;
+    static const vl_kind kinds[] = {
+        [APP_R_PVBS] = VL_PVB, [APP_R_PVRS] = VL_PVR, [APP_R_DUS] = VL_DU, [APP_R_DDS] = VL_DD};
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
+        kc_reflector_free(a->refl[i]);
+        vl_kind k = kinds[i];
+        void *p[2] = {a, &k};
+        kc_store_foreach(a->stores[i], app_forget_volume, p); /* the model borrows them */
+        kc_store_free(a->stores[i]);
+        app_watch(a, i);
+        kc_reflector_start(a->refl[i]);
+    }
+    a->gen_status++;
+    a->model->gen++;
+}
+
+static app *app_start(kc_loop *loop, kc_client *client, const char *context, const char *server,
+                      const char *ns, int recent)
+{
     app *a = xcalloc(1, sizeof(*a));
+    a->volumes_recent = recent;
     a->loop = loop;
     a->client = client;
     a->context = xstrdup(context ? context : "");
@@ -125,14 +222,7 @@ app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *
     for (int i = 0; i < APP_NREFL; i++) {
         hooks[i].a = a;
         hooks[i].which = i;
-        a->stores[i] = kc_store_new(app_defs[i].decode, app_defs[i].release);
-        kc_store_on_change(a->stores[i], app_on_store, &hooks[i]);
-        kc_reflector_opts o = {0};
-        o.api_path = app_defs[i].api_path;
-        o.resource = app_defs[i].resource;
-        o.ns = a->ns;
-        a->refl[i] = kc_reflector_new(client, &o, a->stores[i]);
-        kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
+        app_watch(a, i);
     }
     for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, NULL);

@@ -206,12 +206,24 @@ typedef struct app {
     char *cacert;             /* --cacert FILE's PEM text (owned), NULL when none */
     int stop; /* a signal asked the program to end: --once's waits give up at once */
     size_t cacert_len;
+    /* A cluster of a fleet not opened yet: its volume stores keep only the volumes a summary
+     * needs (in progress, or finished within APP_RECENT_VOLUMES_S: those of runs in flight),
+     * not the history of every finished run; app_load_all_volumes lists them all. */
+    int volumes_recent;
 } app;
+
+#define APP_RECENT_VOLUMES_S (2 * 86400.0)
 
 /* Starts reflectors for every resource in namespace ns over client (not owned). */
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
              const char *ns);
 void app_free(app *a);
+/* The same, for a fleet's cluster not shown yet: volumes_recent (above). */
+app *app_new_summary(kc_loop *loop, kc_client *client, const char *context, const char *server,
+                     const char *ns);
+/* The cluster is opened: every volume from now on (its four volume lists listed again, whole).
+ * A no-op when they are whole already. */
+void app_load_all_volumes(app *a);
 /* Starts an artifact download (kc_download_start) whose object store is also trusted with
  * --cacert and the caCert of the BSL the run's backup lives in (a restore's: its backup's), as the
  * velero CLI trusts them. The run is o->target, a restore when o->kind starts with "Restore". */

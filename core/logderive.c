@@ -671,6 +671,9 @@ logderive *logderive_new(app *a)
 void logderive_free(logderive *d)
 {
     if (!d) return;
+    /* the app lives on when its cluster is no longer shown (a fleet): no call may reach d */
+    kc_store_off_change(d->a->stores[APP_R_BACKUPS], ld_on_store, d);
+    kc_store_off_change(d->a->stores[APP_R_RESTORES], ld_on_store, d);
     if (d->scan_timer) kc_loop_cancel(d->a->loop, d->scan_timer);
     if (d->push_timer) kc_loop_cancel(d->a->loop, d->push_timer);
     kc_podlog_free(d->pl);

@@ -70,6 +70,14 @@ void kc_store_on_change(kc_store *s, kc_store_fn fn, void *arg)
     s->ls[s->nls++] = (listener){fn, arg};
 }
 
+void kc_store_off_change(kc_store *s, kc_store_fn fn, void *arg)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < s->nls; i++)
+        if (s->ls[i].fn != fn || s->ls[i].arg != arg) s->ls[j++] = s->ls[i];
+    s->nls = j;
+}
+
 static void notify(kc_store *s, kc_event_type type, const char *key, void *obj)
 {
     for (size_t i = 0; i < s->nls; i++) s->ls[i].fn(s->ls[i].arg, type, key, obj);

@@ -20,9 +20,10 @@ libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev ca-certifica
 # and renders without a warning), procps (pgrep: the log-cap test measures veltop's memory),
 # prometheus (the real Prometheus scrapes veltop --serve; its promtool checks the exposition and
 # tests doc/prometheus's alert rules), python3-prometheus-client (the reference client's strict
-# OpenMetrics parser, run with /usr/bin/python3)
+# OpenMetrics parser, run with /usr/bin/python3), python3-yaml (the fleet tests write kubeconfigs
+# of several contexts)
 TEST="check valgrind tmux python3 curl strace restic python3-kubernetes nghttp2-server openssl zsh
-man-db groff-base procps prometheus python3-prometheus-client"
+man-db groff-base procps prometheus python3-prometheus-client python3-yaml"
 SHOTS="aha chromium"
 FUZZ="clang libclang-rt-14-dev"
 PKGS="$BUILD $TEST"

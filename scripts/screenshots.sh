@@ -1,6 +1,7 @@
 #!/bin/sh
 # screenshots.sh BUILD: PNGs of the real veltop (list, detail, help, disconnected; 120x40 and
-# 80x24; list and detail at 200x50 and 60x16 too; volumes, logs and health) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
+# 80x24; list and detail at 200x50 and 60x16 too; volumes, logs and health; the fleet screen of
+# --demo --fleet) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
 # keeps the colours, aha turns them into HTML and headless Chromium takes the picture.
 set -eu
 BUILD=${1:-build}
@@ -158,3 +159,13 @@ resize 80 24
 wait_last 'Enter:detail'
 wait_for 'retrying'
 shot disconnected-80x24 80 24
+
+# the fleet screen: veltop --demo --fleet (seven simulated clusters in-process), once the stalled
+# restore is called stalled
+tmux -L "$SOCK" kill-session -t shots
+tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x 160 -y 20 \
+    env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --demo --fleet
+tmux -L "$SOCK" set-option -g window-size manual >/dev/null
+wait_for 'fleet of 7 contexts'
+wait_for '1 stalled restore'
+shot fleet-160x20 160 20

@@ -1,4 +1,5 @@
 /* main.c: the veltop-sim program: parses options and runs the simulated cluster until killed. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -7,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simfleet.h"
 #include "vsim.h"
+#include "kubeclient/util.h"
 
 static const char usage[] =
     "usage: veltop-sim [options]\n"
@@ -76,6 +79,14 @@ static const char usage[] =
     "                            (deploy=velero; default) or the Helm chart's (name=velero)\n"
     "  --passive                 the controller does not run backups or restores created\n"
     "                            through the API (for API conformance tests)\n"
+    "  --context-name NAME       the kubeconfig's context, cluster and user name (default\n"
+    "                            veltop-sim)\n"
+    "  --velero-namespace NS     Velero's namespace (default velero; OADP: openshift-adp)\n"
+    "  --fleet demo              several clusters, one port each: a healthy one, a stalled\n"
+    "                            restore, an overdue schedule, an unreachable one, pods\n"
+    "                            forbidden, Velero in openshift-adp, an unauthorised user;\n"
+    "                            --kubeconfig-out writes one context per cluster; prints\n"
+    "                            'listening on URL context NAME' per cluster, then 'fleet ready'\n"
     "  --quiet                   no messages on stderr\n"
     "  --clock-skew SECONDS      the cluster's clock is off the real one by this much (negative:\n"
     "                            behind): every timestamp and the Date header of every answer\n"
@@ -87,6 +98,41 @@ static const char usage[] =
     "GET /debug/stats (request, watch and fault counters, JSON), POST /debug/faults-off (from "
     "then\n"
     "on no fault is injected) and GET /healthz.\n";
+
+/* --fleet demo: the demo fleet, one kubeconfig for all of it, until a signal. */
+static int run_fleet(const vsim_opts *o, sigset_t *set)
+{
+    char err[1024] = "";
+    size_t n;
+    const vsim_fleet_def *defs = vsim_fleet_demo(&n);
+    vsim_fleet *f = vsim_fleet_start(defs, n, o->speed, o->quiet, err, sizeof err);
+    if (!f) {
+        fprintf(stderr, "veltop-sim: %s\n", err);
+        return 1;
+    }
+    if (o->kubeconfig_out) {
+        char *kc = vsim_fleet_kubeconfig(f);
+        int fd = open(o->kubeconfig_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL; /* it holds tokens: owner only */
+        int ok = out && fputs(kc, out) >= 0;
+        if (out && fclose(out)) ok = 0;
+        free(kc);
+        if (!ok) {
+            fprintf(stderr, "veltop-sim: cannot write kubeconfig %s\n", o->kubeconfig_out);
+            vsim_fleet_stop(f);
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < vsim_fleet_len(f); i++)
+        printf("listening on %s context %s\n", vsim_fleet_url(f, i),
+               vsim_fleet_member(f, i)->context);
+    printf("fleet ready\n");
+    fflush(stdout);
+    int sig = 0;
+    sigwait(set, &sig);
+    vsim_fleet_stop(f);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -113,11 +159,14 @@ int main(int argc, char **argv)
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"clock-skew", required_argument, NULL, 'K'},
+        {"context-name", required_argument, NULL, 'C'},
+        {"velero-namespace", required_argument, NULL, 'N'},
+        {"fleet", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     vsim_opts o = {0};
-    int bookmark_ms = 0;
+    int bookmark_ms = 0, fleet = 0;
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -234,6 +283,19 @@ int main(int argc, char **argv)
         case 'q':
             o.quiet = 1;
             break;
+        case 'C':
+            o.context_name = optarg;
+            break;
+        case 'N':
+            o.velero_ns = optarg;
+            break;
+        case 'F':
+            if (strcmp(optarg, "demo")) {
+                fprintf(stderr, "veltop-sim: bad --fleet '%s': expected demo\n", optarg);
+                return 2;
+            }
+            fleet = 1;
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;
@@ -254,6 +316,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     char err[1024] = "";
+    if (fleet) return run_fleet(&o, &set);
     vsim *v = vsim_start(&o, err, sizeof err);
     if (!v) {
         fprintf(stderr, "veltop-sim: %s\n", err);

@@ -1,6 +1,7 @@
 /* scenario.c: loads scenarios from YAML (libyaml's document API, for line numbers in errors),
  * builds the built-in demo and empty scenarios, and evaluates the schedules' cron expressions. */
 #include "scenario.h"
+#include "simworlds.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1080,6 +1081,8 @@ scenario *scenario_load_at(const char *name, unsigned seed, double now, char *er
 {
     if (!name || !strcmp(name, "demo")) return demo_build(seed, (time_t)now);
     if (!strcmp(name, "empty")) return xcalloc(1, sizeof(scenario));
+    const char *world = simworlds_text(name);
+    if (world) return scenario_parse(world, strlen(world), name, err, errlen);
     size_t len;
     char *text = read_file(name, &len);
     if (!text) {

@@ -31,6 +31,7 @@ struct vsim {
     objstore *objs;    /* --object-store-tls: the object store's own HTTPS origin */
     tlsgen objs_certs; /* its own CA and certificate */
     char *objs_url;
+    char *ns, *name, *bad_token; /* Velero's namespace; the kubeconfig's names; a wrong token */
 };
 
 static int vsim_download(void *arg, const char *token, unsigned char **data, size_t *len,
@@ -168,14 +169,21 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
     if (v->tls && tlsgen_make(&v->certs, v->host, err, errlen)) goto fail;
     if (!strcmp(auth, "token")) v->token = random_token();
     v->store = simstore_new(20000);
-    cJSON *nsobj = cJSON_Parse("{\"metadata\":{\"name\":\"velero\",\"labels\":{"
-                               "\"kubernetes.io/metadata.name\":\"velero\"}},"
-                               "\"spec\":{\"finalizers\":[\"kubernetes\"]},"
-                               "\"status\":{\"phase\":\"Active\"}}");
+    v->ns = xstrdup(opts->velero_ns && *opts->velero_ns ? opts->velero_ns : "velero");
+    v->name =
+        xstrdup(opts->context_name && *opts->context_name ? opts->context_name : "veltop-sim");
+    if (opts->bad_token) v->bad_token = xstrdup(opts->bad_token);
+    char *nstext = xasprintf("{\"metadata\":{\"name\":\"%s\",\"labels\":{"
+                             "\"kubernetes.io/metadata.name\":\"%s\"}},"
+                             "\"spec\":{\"finalizers\":[\"kubernetes\"]},"
+                             "\"status\":{\"phase\":\"Active\"}}",
+                             v->ns, v->ns);
+    cJSON *nsobj = cJSON_Parse(nstext);
+    free(nstext);
     cJSON_Delete(simstore_create(v->store, "namespaces", NULL, nsobj, NULL, NULL));
     v->clock_skew = opts->clock_skew;
     simstore_set_clock_skew(v->store, opts->clock_skew);
-    create_velero_pod(v->store, "velero", opts->clock_skew);
+    create_velero_pod(v->store, v->ns, opts->clock_skew);
     simserver_opts so = {
         .store = v->store,
         .host = v->host,
@@ -217,7 +225,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .passive = opts->passive,
         .base_url = v->objs_url ? v->objs_url : v->url,
         .object_store_ca = v->objs ? v->objs_certs.ca_cert : NULL,
-        .ns = "velero",
+        .ns = v->ns,
         .quiet = opts->quiet,
         .helm = opts->helm,
         .clock_skew = opts->clock_skew,
@@ -257,6 +265,9 @@ void vsim_stop(vsim *v)
     free(v->token);
     free(v->host);
     free(v->url);
+    free(v->ns);
+    free(v->name);
+    free(v->bad_token);
     free(v);
 }
 
@@ -303,18 +314,43 @@ static char *b64(const char *pem)
 char *vsim_kubeconfig(const vsim *v)
 {
     kc_buf b = {0};
-    kc_buf_printf(&b,
-                  "apiVersion: v1\nkind: Config\nclusters:\n- name: veltop-sim\n  cluster:\n"
-                  "    server: %s\n",
-                  v->url);
-    if (v->tls) {
+    kc_buf_printf(&b, "apiVersion: v1\nkind: Config\nclusters:\n");
+    vsim_kubeconfig_parts(v, &b, VSIM_KC_CLUSTER);
+    kc_buf_printf(&b, "users:\n");
+    vsim_kubeconfig_parts(v, &b, VSIM_KC_USER);
+    kc_buf_printf(&b, "contexts:\n");
+    vsim_kubeconfig_parts(v, &b, VSIM_KC_CONTEXT);
+    kc_buf_printf(&b, "current-context: \"%s\"\n", v->name);
+    return kc_buf_cstr(&b);
+}
+
+void vsim_kubeconfig_parts(const vsim *v, kc_buf *out, int part)
+{
+    kc_buf b = {0};
+    if (part == VSIM_KC_CONTEXT) {
+        kc_buf_printf(&b,
+                      "- name: \"%s\"\n  context:\n    cluster: \"%s\"\n    user: \"%s\"\n"
+                      "    namespace: %s\n",
+                      v->name, v->name, v->name, v->ns);
+        kc_buf_append(out, b.data, b.len);
+        kc_buf_free(&b);
+        return;
+    }
+    if (part == VSIM_KC_CLUSTER)
+        kc_buf_printf(&b, "- name: \"%s\"\n  cluster:\n    server: %s\n", v->name, v->url);
+    if (part == VSIM_KC_CLUSTER && v->tls) {
         char *ca = b64(v->certs.ca_cert);
         kc_buf_printf(&b, "    certificate-authority-data: %s\n", ca);
         free(ca);
     }
-    kc_buf_printf(&b, "users:\n- name: veltop-sim\n  user:");
+    if (part == VSIM_KC_CLUSTER) {
+        kc_buf_append(out, b.data, b.len);
+        kc_buf_free(&b);
+        return;
+    }
+    kc_buf_printf(&b, "- name: \"%s\"\n  user:", v->name);
     if (v->token) {
-        kc_buf_printf(&b, "\n    token: %s\n", v->token);
+        kc_buf_printf(&b, "\n    token: %s\n", v->bad_token ? v->bad_token : v->token);
     } else if (!strcmp(v->auth, "client-cert")) {
         char *c = b64(v->certs.client_cert), *k = b64(v->certs.client_key);
         kc_buf_printf(&b, "\n    client-certificate-data: %s\n    client-key-data: %s\n", c, k);
@@ -323,10 +359,23 @@ char *vsim_kubeconfig(const vsim *v)
     } else {
         kc_buf_printf(&b, " {}\n");
     }
-    kc_buf_printf(&b, "contexts:\n- name: veltop-sim\n  context:\n    cluster: veltop-sim\n"
-                      "    user: veltop-sim\n    namespace: velero\n"
-                      "current-context: veltop-sim\n");
-    return kc_buf_cstr(&b);
+    kc_buf_append(out, b.data, b.len);
+    kc_buf_free(&b);
+}
+
+const char *vsim_namespace(const vsim *v)
+{
+    return v->ns;
+}
+
+const char *vsim_ca_pem(const vsim *v)
+{
+    return v->tls ? v->certs.ca_cert : NULL;
+}
+
+const char *vsim_context_name(const vsim *v)
+{
+    return v->name;
 }
 
 double vsim_clock(vsim *v)

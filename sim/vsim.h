@@ -29,6 +29,10 @@ typedef struct vsim_opts {
     int rv0_limit;     /* resourceVersion=0 lists honour limit (a server listing from storage) */
     double clock_skew; /* the cluster's clock minus the real one (s): its timestamps and its Date
                           headers are off by this much (--clock-skew) */
+    const char *velero_ns;    /* Velero's namespace (OADP: openshift-adp); NULL = "velero" */
+    const char *context_name; /* the kubeconfig's cluster, user and context; NULL = veltop-sim */
+    const char *bad_token;    /* with auth token: the kubeconfig carries this token instead of
+                                 the one accepted (an unauthorised user); NULL = the right one */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */
@@ -38,6 +42,15 @@ const char *vsim_url(const vsim *s); /* "http://127.0.0.1:PORT" or "https://..."
 int vsim_port(const vsim *s);
 /* A kubeconfig (YAML text) for the sim, with CA data and credentials when TLS/auth are on. */
 char *vsim_kubeconfig(const vsim *s); /* malloc'd */
+/* One part of it (a "- name: ..." list entry) appended to out, for a kubeconfig of several
+ * clusters (simfleet.h). */
+enum { VSIM_KC_CLUSTER, VSIM_KC_USER, VSIM_KC_CONTEXT };
+struct kc_buf;
+void vsim_kubeconfig_parts(const vsim *s, struct kc_buf *out, int part);
+/* The Velero namespace and the kubeconfig's context name of the sim. */
+const char *vsim_namespace(const vsim *s);
+const char *vsim_context_name(const vsim *s);
+const char *vsim_ca_pem(const vsim *s); /* the CA's PEM with --tls, else NULL */
 
 /* ---- additions (h4) ---- */
 #include "simstore.h"

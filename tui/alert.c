@@ -53,6 +53,12 @@ const char *alert_event_name(alert_event e)
 
 pid_t alert_notify(const char *cmd, alert_event e, vl_kind kind, const char *run, const char *phase)
 {
+    return alert_notify_ctx(cmd, e, NULL, kind, run, phase);
+}
+
+pid_t alert_notify_ctx(const char *cmd, alert_event e, const char *context, vl_kind kind,
+                       const char *run, const char *phase)
+{
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
@@ -69,6 +75,7 @@ pid_t alert_notify(const char *cmd, alert_event e, vl_kind kind, const char *run
         setenv("VELTOP_KIND", kind == VL_RESTORE ? "restore" : "backup", 1);
         setenv("VELTOP_RUN", run ? run : "", 1);
         setenv("VELTOP_PHASE", phase ? phase : "", 1);
+        if (context) setenv("VELTOP_CONTEXT", context, 1);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -92,6 +99,12 @@ int alert_reap(void)
 }
 
 int alert_scan(const ans_ctx *c, model *m, char *title, size_t titlen, int *bell)
+{
+    return alert_scan_ctx(c, m, NULL, 0, title, titlen, bell);
+}
+
+int alert_scan_ctx(const ans_ctx *c, model *m, const char *context, int in_title, char *title,
+                   size_t titlen, int *bell)
 {
     int fired = 0;
     if (bell) *bell = 0;
@@ -119,8 +132,10 @@ int alert_scan(const ans_ctx *c, model *m, char *title, size_t titlen, int *bell
         if (resumed && title && titlen) {
             /* the title said it stalled: it says it moves again (no bell, no --notify) */
             char *nm = san_str(r->name);
-            snprintf(title, titlen, "veltop: %s %s moving again",
+            char *cx = in_title && context ? san_str(context) : NULL;
+            snprintf(title, titlen, "veltop: %s%s%s %s moving again", cx ? cx : "", cx ? ": " : "",
                      r->kind == VL_BACKUP ? "backup" : "restore", nm);
+            free(cx);
             free(nm);
         }
         if (e == ALERT_NONE) continue;
@@ -128,12 +143,16 @@ int alert_scan(const ans_ctx *c, model *m, char *title, size_t titlen, int *bell
         if (bell) *bell = alert_cfg.bell;
         if (title && titlen) {
             char *nm = san_str(r->name), *p = san_str(r->run->phase);
-            snprintf(title, titlen, "veltop: %s %s %s", r->kind == VL_BACKUP ? "backup" : "restore",
-                     nm, e == ALERT_STALLED ? "stalled" : p);
+            char *cx = in_title && context ? san_str(context) : NULL;
+            snprintf(title, titlen, "veltop: %s%s%s %s %s", cx ? cx : "", cx ? ": " : "",
+                     r->kind == VL_BACKUP ? "backup" : "restore", nm,
+                     e == ALERT_STALLED ? "stalled" : p);
+            free(cx);
             free(nm);
             free(p);
         }
-        if (alert_cfg.notify) alert_notify(alert_cfg.notify, e, r->kind, r->name, r->run->phase);
+        if (alert_cfg.notify)
+            alert_notify_ctx(alert_cfg.notify, e, context, r->kind, r->name, r->run->phase);
     }
     alert_reap();
     return fired;
@@ -141,9 +160,14 @@ int alert_scan(const ans_ctx *c, model *m, char *title, size_t titlen, int *bell
 
 void alert_ui_tick(const ans_ctx *c, model *m)
 {
-    char title[300] = "";
+    alert_ui_tick_ctx(c, m, NULL, 0);
+}
+
+void alert_ui_tick_ctx(const ans_ctx *c, model *m, const char *context, int in_title)
+{
+    char title[600] = "";
     int bell = 0;
-    alert_scan(c, m, title, sizeof title, &bell);
+    alert_scan_ctx(c, m, context, in_title, title, sizeof title, &bell);
     if (!alert_cfg.bell || !title[0]) return;
     if (bell) beep();
     if (title[0]) { /* OSC 2: the window title; the text is sanitised, BEL ends it */

@@ -1,5 +1,7 @@
 /* screens.c: the registry of this program's screens that ui_open opens by kind, so that no
  * screen (and not the framework) calls another screen's constructor. */
+#include <string.h>
+
 #include "ui.h"
 
 static ui_screen *open_list(ui *u, const ui_screen *from, vl_kind kind, const char *name)
@@ -28,9 +30,19 @@ static ui_screen *open_help(ui *u, const ui_screen *from, vl_kind kind, const ch
     return h;
 }
 
+static ui_screen *open_fleet(ui *u, const ui_screen *from, vl_kind kind, const char *name)
+{
+    (void)u, (void)from, (void)kind, (void)name;
+    return screen_fleet_new();
+}
+
+static ui_screen *open_picker(ui *u, const ui_screen *from, vl_kind kind, const char *name)
+{
+    (void)u, (void)from, (void)kind;
+    return screen_picker_new(name && !strcmp(name, ":"));
+}
+
 const ui_screen_ctor tui_screens[UI_S_N] = {
-    [UI_S_LIST] = open_list,
-    [UI_S_DETAIL] = open_detail,
-    [UI_S_HEALTH] = open_health,
-    [UI_S_HELP] = open_help,
+    [UI_S_LIST] = open_list, [UI_S_DETAIL] = open_detail, [UI_S_HEALTH] = open_health,
+    [UI_S_HELP] = open_help, [UI_S_FLEET] = open_fleet,   [UI_S_PICKER] = open_picker,
 };

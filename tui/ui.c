@@ -21,6 +21,7 @@
 #include "alert.h"
 #include "answer.h"
 #include "diagnose.h"
+#include "fleet.h"
 #include "format.h"
 #include "health.h"
 #include "logderive.h"
@@ -59,6 +60,16 @@ struct ui {
     double health_at;
     ans_ctx actx; /* what the frame's run answers are computed against (ui_answer) */
     double actx_at;
+    /* several clusters: the fleet (not owned), the kubeconfig's names the picker offers, how to
+     * add one, and the fleet screen's order for [ and ] */
+    fleet *fleet;
+    char *const *names;
+    size_t n_names;
+    ui_ctx_add_fn add;
+    void *add_arg;
+    app **order;
+    size_t n_order;
+    unsigned long seen_fleet; /* sum of every member's generations at the last frame */
 };
 
 static ui *ui_signal_target;
@@ -91,7 +102,133 @@ void ui_free(ui *u)
     logderive_free(u->app->derive);
     u->app->derive = NULL;
     free(u->cur_name);
+    free(u->order);
     free(u);
+}
+
+/* ---- several clusters ------------------------------------------------------------------------ */
+
+void ui_set_fleet(ui *u, fleet *f, char *const *names, size_t n_names, ui_ctx_add_fn add, void *arg)
+{
+    u->fleet = f;
+    u->names = names;
+    u->n_names = n_names;
+    u->add = add;
+    u->add_arg = arg;
+}
+
+fleet *ui_fleet(ui *u)
+{
+    return u->fleet;
+}
+
+size_t ui_context_names(ui *u, char *const **names)
+{
+    if (u->names) {
+        *names = u->names;
+        return u->n_names;
+    }
+    *names = NULL;
+    return 0;
+}
+
+static void ui_on_change(void *arg);
+
+void ui_switch_app(ui *u, app *a)
+{
+    if (!a || a == u->app) return;
+    logderive_free(u->app->derive); /* the live log is read for the cluster shown only */
+    u->app->derive = NULL;
+    view_sort sort = u->view.sort;
+    view_clear(&u->view);
+    view_init(&u->view);
+    u->view.sort = sort;
+    u->app = a;
+    app_load_all_volumes(a); /* shown: every volume, not only a summary's */
+    a->derive = logderive_new(a);
+    a->on_change = ui_on_change;
+    a->on_change_arg = u;
+    free(u->cur_name);
+    u->cur_name = NULL;
+    health_free(u->health);
+    u->health = NULL;
+    u->health_at = -1;
+    u->actx_at = -1; /* the answers are the new cluster's */
+    u->stale_since = 0;
+    u->seen_gen = (unsigned long)-1;
+    view_rebuild(&u->view, a->model);
+    u->dirty = 1;
+}
+
+int ui_show_cluster(ui *u, app *a)
+{
+    if (!a) return UI_NOTHING;
+    ui_switch_app(u, a);
+    while (u->depth > 1) ui_pop(u);
+    ui_screen *bottom = ui_top(u);
+    if (u->fleet && u->fleet->n > 1) {
+        if (bottom && !bottom->fleet_wide) { /* a context added to one: the fleet goes under */
+            u->depth = 0;
+            if (bottom->leave) bottom->leave(bottom, u);
+            if (bottom->free) bottom->free(bottom);
+            ui_open(u, UI_S_FLEET, NULL, VL_BACKUP, NULL);
+        }
+        ui_open(u, UI_S_LIST, NULL, VL_BACKUP, NULL);
+    } else if (!bottom) {
+        ui_open(u, UI_S_LIST, NULL, VL_BACKUP, NULL);
+    }
+    return UI_REDRAW;
+}
+
+int ui_show_context(ui *u, const char *context)
+{
+    if (u->fleet)
+        for (size_t i = 0; i < u->fleet->n; i++)
+            if (!strcmp(u->fleet->m[i]->context, context)) {
+                if (!u->fleet->m[i]->app) {
+                    ui_message(u, "context %s: %s", context, u->fleet->m[i]->error);
+                    return UI_REDRAW;
+                }
+                return ui_show_cluster(u, u->fleet->m[i]->app);
+            }
+    if (!strcmp(u->app->context, context)) return ui_show_cluster(u, u->app);
+    char err[512] = "not in the kubeconfig";
+    app *a = u->add ? u->add(u->add_arg, context, err, sizeof err) : NULL;
+    if (!a) {
+        ui_message(u, "context %s: %s", context, err);
+        return UI_REDRAW;
+    }
+    return ui_show_cluster(u, a);
+}
+
+void ui_set_fleet_order(ui *u, app *const *order, size_t n)
+{
+    u->order = xrealloc(u->order, (n ? n : 1) * sizeof *u->order);
+    memcpy(u->order, order, n * sizeof *order);
+    u->n_order = n;
+}
+
+app *ui_adjacent_cluster(ui *u, int delta)
+{
+    if (!u->fleet) return NULL;
+    size_t n = u->n_order;
+    app *const *v = u->order;
+    app **mine = NULL;
+    if (!n) { /* the fleet screen never drew: the members' order */
+        mine = xcalloc(u->fleet->n ? u->fleet->n : 1, sizeof *mine);
+        for (size_t i = 0; i < u->fleet->n; i++)
+            if (u->fleet->m[i]->app) mine[n++] = u->fleet->m[i]->app;
+        v = mine;
+    }
+    app *r = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == u->app) {
+            long j = (long)i + delta;
+            if (j >= 0 && j < (long)n) r = v[j];
+            break;
+        }
+    free(mine);
+    return r;
 }
 
 app *ui_app(ui *u)
@@ -278,9 +415,53 @@ static int ui_act_back(ui *u, ui_screen *s)
     return UI_REDRAW;
 }
 
+static int ui_act_contexts(ui *u, ui_screen *s)
+{
+    return ui_open(u, UI_S_PICKER, s, VL_BACKUP, NULL);
+}
+
+static int ui_act_command(ui *u, ui_screen *s)
+{
+    return ui_open(u, UI_S_PICKER, s, VL_BACKUP, ":");
+}
+
+/* [ and ] where no screen steps through runs: the previous / next cluster */
+static int ui_act_cluster(ui *u, int delta)
+{
+    if (!u->fleet || u->fleet->n < 2) {
+        ui_message(u, "one context watched (c: pick another)");
+        return UI_REDRAW;
+    }
+    app *a = ui_adjacent_cluster(u, delta);
+    if (!a) {
+        ui_message(u, delta < 0 ? "the first cluster" : "the last cluster");
+        return UI_REDRAW;
+    }
+    ui_switch_app(u, a);
+    return UI_REDRAW;
+}
+
+static int ui_act_prev_cluster(ui *u, ui_screen *s)
+{
+    (void)s;
+    return ui_act_cluster(u, -1);
+}
+
+static int ui_act_next_cluster(ui *u, ui_screen *s)
+{
+    (void)s;
+    return ui_act_cluster(u, 1);
+}
+
 const ui_key ui_global_keys[] = {
-    {UI_C_QUIT, NULL, ui_act_quit}, {UI_C_HELP, NULL, ui_act_help},
-    {UI_C_BACK, NULL, ui_act_back}, {UI_C_REDRAW, NULL, ui_act_redraw},
+    {UI_C_QUIT, NULL, ui_act_quit},
+    {UI_C_HELP, NULL, ui_act_help},
+    {UI_C_BACK, NULL, ui_act_back},
+    {UI_C_REDRAW, NULL, ui_act_redraw},
+    {UI_C_CONTEXTS, NULL, ui_act_contexts},
+    {UI_C_COMMAND, NULL, ui_act_command},
+    {UI_C_PREV_RUN, "previous cluster (the fleet's order)", ui_act_prev_cluster},
+    {UI_C_NEXT_RUN, "next cluster (the fleet's order)", ui_act_next_cluster},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -318,6 +499,9 @@ static void ui_handle_key(ui *u, int ch)
     if (s && s->on_key) r = s->on_key(s, u, ch);
     if (r == UI_UNHANDLED && s) r = ui_dispatch_table(u, s, s->keys, c);
     if (r == UI_UNHANDLED) r = ui_dispatch_table(u, s, ui_global_keys, c);
+    /* Esc on a screen that had nothing of its own to undo (the list without a filter) goes back,
+     * to the fleet screen under a cluster's list */
+    if (c == UI_C_BACK && r == UI_NOTHING && u->depth > 1) r = ui_act_back(u, s);
     ui_apply(u, r);
 }
 
@@ -347,6 +531,19 @@ static void ui_draw_header(ui *u)
     werase(w);
     w_clear_line(w, 0, 0, u->cols, h);
     int x = w_print(w, 0, 0, u->cols, h | A_BOLD, " veltop ");
+    ui_screen *top = ui_top(u);
+    if (top && top->fleet_wide && u->fleet) { /* about every cluster: no one context's lamp */
+        char zone[16];
+        x += w_print(w, 0, x, u->cols - x, h, " fleet of %zu contexts", u->fleet->n);
+        fmt_clock(clock, sizeof clock, u->wall, 0);
+        fmt_zone(zone, sizeof zone, u->wall);
+        int cw = (int)strlen(clock) + 1 + (int)strlen(zone) + 1;
+        w_print(w, 0, u->cols - cw, cw, h | A_BOLD, "%s %s", clock, zone);
+        if (top->title && (int)strlen(top->title) + 2 < u->cols)
+            w_print(w, 1, u->cols - (int)strlen(top->title) - 1, (int)strlen(top->title), A_BOLD,
+                    "%s", top->title);
+        return;
+    }
     x += w_print(w, 0, x, u->cols - x, h, " ctx ");
     x += w_text(w, 0, x, 24, a->context, h | A_BOLD);
     x += w_print(w, 0, x, u->cols - x, h, "  ns ");
@@ -442,6 +639,7 @@ static void ui_draw_footer(ui *u)
     char fit[256];
     ui_fit_hint(fit, sizeof fit, hint ? hint : UI_HINT_END, u->cols - 2);
     int x = w_print(w, 0, 1, u->cols - 2, h, "%s", fit) + 1;
+    if (s && s->fleet_wide) return; /* the fleet screen has its totals */
     /* right: what is moving and what is stuck, over every run (filter or not) */
     model *m = ui_model(u);
     size_t running = 0, stalled = 0;
@@ -467,6 +665,33 @@ static void ui_draw_footer(ui *u)
         w_print(w, 0, rx, u->cols - rx, h, "%s", tot);
         return;
     }
+}
+
+/* Alerts of the cluster shown, or of every cluster of a fleet, each naming its context, each
+ * judged on its own data time. */
+static void ui_alerts(ui *u)
+{
+    if (!u->fleet || u->fleet->n < 2) {
+        alert_ui_tick_ctx(ui_answer_ctx(u), u->app->model, u->app->context, 0);
+        return;
+    }
+    for (size_t i = 0; i < u->fleet->n; i++) {
+        app *a = u->fleet->m[i]->app;
+        if (!a) continue;
+        ans_ctx c; /* its own data time and freshness; no health needed to judge a stall */
+        answer_ctx_of_app(a, NULL, u->now, u->wall, &c);
+        alert_ui_tick_ctx(&c, a->model, a->context, 1);
+    }
+}
+
+static unsigned long ui_fleet_gen(ui *u)
+{
+    unsigned long g = 0;
+    if (u->fleet)
+        for (size_t i = 0; i < u->fleet->n; i++)
+            if (u->fleet->m[i]->app)
+                g += u->fleet->m[i]->app->model->gen + u->fleet->m[i]->app->gen_status;
+    return g;
 }
 
 static void ui_draw(ui *u)
@@ -499,7 +724,7 @@ static void ui_draw(ui *u)
         doupdate();
         return;
     }
-    alert_ui_tick(ui_answer_ctx(u), u->app->model); /* bell, title, --notify */
+    ui_alerts(u); /* bell, title, --notify */
     ui_draw_header(u);
     werase(u->body);
     ui_screen *s = ui_top(u);
@@ -619,6 +844,12 @@ int ui_run(ui *u)
     u->stdin_id = kc_loop_watch_fd(u->app->loop, STDIN_FILENO, POLLIN, ui_on_stdin, u);
     u->app->on_change = ui_on_change;
     u->app->on_change_arg = u;
+    if (u->fleet)
+        for (size_t i = 0; i < u->fleet->n; i++)
+            if (u->fleet->m[i]->app) {
+                u->fleet->m[i]->app->on_change = ui_on_change;
+                u->fleet->m[i]->app->on_change_arg = u;
+            }
 
     u->started = kc_now_ms() / 1000.0;
     if (!u->depth) ui_open(u, UI_S_LIST, NULL, VL_BACKUP, NULL);
@@ -646,6 +877,8 @@ int ui_run(ui *u)
             u->dirty = 1;
         }
         if (ui_model(u)->gen != u->seen_gen || u->app->gen_status != u->seen_status) u->dirty = 1;
+        ui_screen *top = ui_top(u);
+        if (top && top->fleet_wide && ui_fleet_gen(u) != u->seen_fleet) u->dirty = 1;
         if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
             /* rows show and sort as the lists arrive (at most a frame every UI_FRAME_MS);
              * volume sums at most 4 times a second (O(volumes)) */
@@ -658,6 +891,7 @@ int ui_run(ui *u)
                 u->seen_gen = ui_model(u)->gen;
             }
             u->seen_status = u->app->gen_status;
+            u->seen_fleet = ui_fleet_gen(u);
             u->dirty = 0;
             ui_draw(u);
             u->last_frame_ms = now_ms;
@@ -667,6 +901,9 @@ int ui_run(ui *u)
     kc_loop_unwatch_fd(u->app->loop, u->stdin_id);
     if (u->sig_id >= 0) kc_loop_unwatch_fd(u->app->loop, u->sig_id);
     u->app->on_change = NULL;
+    if (u->fleet)
+        for (size_t i = 0; i < u->fleet->n; i++)
+            if (u->fleet->m[i]->app) u->fleet->m[i]->app->on_change = NULL;
     if (u->head) delwin(u->head);
     if (u->body) delwin(u->body);
     if (u->foot) delwin(u->foot);

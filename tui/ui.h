@@ -65,6 +65,9 @@ typedef enum ui_cmd {
     UI_C_NEXT_ERROR,
     UI_C_LEVEL,
     UI_C_WRITE,
+    /* several clusters */
+    UI_C_CONTEXTS,
+    UI_C_COMMAND,
     UI_C_N
 } ui_cmd;
 
@@ -105,12 +108,21 @@ struct ui_screen {
     void (*free)(ui_screen *s);         /* frees the screen (and data) */
     /* Optional footer hint (keys), NULL for the default. */
     const char *(*hint)(ui_screen *s, ui *u);
-    void *data; /* the screen's own state */
+    int fleet_wide; /* about every cluster, not one: the header names the fleet, not a context */
+    void *data;     /* the screen's own state */
 };
 
 /* The screens the framework and the screens open by kind, through a registry of constructors
  * handed to ui_new (tui/screens.c fills it): no screen calls another's symbols, and ui.c none. */
-typedef enum { UI_S_LIST, UI_S_DETAIL, UI_S_HEALTH, UI_S_HELP, UI_S_N } ui_screen_kind;
+typedef enum {
+    UI_S_LIST,
+    UI_S_DETAIL,
+    UI_S_HEALTH,
+    UI_S_HELP,
+    UI_S_FLEET,  /* one row per cluster (several contexts) */
+    UI_S_PICKER, /* the context picker: name NULL (`c`), or ":" for the `:` prompt (`:ctx NAME`) */
+    UI_S_N
+} ui_screen_kind;
 /* A constructor: from = the screen underneath (help shows its keys), kind/name = the run (detail).
  */
 typedef ui_screen *(*ui_screen_ctor)(ui *u, const ui_screen *from, vl_kind kind, const char *name);
@@ -177,6 +189,31 @@ ui_screen *screen_detail_new(vl_kind kind, const char *name);
 ui_screen *screen_help_new(void);
 void screen_help_set(ui_screen *help, const ui_screen *from); /* shows from's keys */
 ui_screen *screen_health_new(void);
+ui_screen *screen_fleet_new(void);
+ui_screen *screen_picker_new(int command); /* command: the `:` prompt */
+
+/* ---- several clusters (core/fleet.h) ------------------------------------------------------ */
+struct fleet;
+/* Adds a member for a context of the kubeconfig not yet watched; returns its app or NULL (why
+ * in err). */
+typedef app *(*ui_ctx_add_fn)(void *arg, const char *context, char *err, size_t errlen);
+/* The clusters the ui can show: the fleet's members, and the kubeconfig's context names (NULL:
+ * the members only) that the picker offers, added through add when chosen. Not owned. */
+void ui_set_fleet(ui *u, struct fleet *f, char *const *names, size_t n_names, ui_ctx_add_fn add,
+                  void *arg);
+struct fleet *ui_fleet(ui *u);
+/* The picker's names: the kubeconfig's when set, else the members'. */
+size_t ui_context_names(ui *u, char *const **names);
+/* Makes a the app every screen shows (ui_app) with a fresh view; the stack is kept. */
+void ui_switch_app(ui *u, app *a);
+/* Shows a cluster's list: ui_switch_app, then the stack down to the fleet screen (when several
+ * clusters are watched) with that cluster's list on top. By name: a member, else added. */
+int ui_show_cluster(ui *u, app *a);
+int ui_show_context(ui *u, const char *context);
+/* The fleet screen's order (worst first), for [ and ] on other screens. */
+void ui_set_fleet_order(ui *u, app *const *order, size_t n);
+/* The cluster delta steps from the current one in that order; NULL when none. */
+app *ui_adjacent_cluster(ui *u, int delta);
 
 /* The bindings of every screen (quit, help, back, redraw), shown last in help. */
 extern const ui_key ui_global_keys[];

@@ -14,6 +14,8 @@ typedef void (*kc_store_fn)(void *arg, kc_event_type type, const char *key, void
 kc_store *kc_store_new(kc_decode_fn decode, kc_release_fn release);
 void kc_store_free(kc_store *s);
 void kc_store_on_change(kc_store *s, kc_store_fn fn, void *arg); /* several may be registered */
+/* Unregisters fn with arg (a listener freed before the store). */
+void kc_store_off_change(kc_store *s, kc_store_fn fn, void *arg);
 
 void *kc_store_get(kc_store *s, const char *ns, const char *name);
 size_t kc_store_len(const kc_store *s);

@@ -1,0 +1,368 @@
+/* fleetcli.c: several contexts from the command line, and --once over them (fleetcli.h). */
+#include "fleetcli.h"
+
+#include <cjson/cJSON.h>
+#include <langinfo.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "logderive.h"
+#include "sanitize.h"
+#include "snapshot.h"
+#include "ui.h"
+#include "kubeclient/util.h"
+
+fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary)
+{
+    fleet *f = fleet_new(loop);
+    f->summary = summary;
+    for (size_t i = 0; i < sel->n; i++) {
+        kc_config_opts co = {0};
+        kc_err err;
+        kc_err_clear(&err);
+        co.kubeconfig = kubeconfig;
+        co.context = sel->v[i].context;
+        kc_rest_config *cfg = kc_config_load(&co, &err);
+        fleet_add(f, sel->v[i].context, sel->v[i].ns, cfg, cfg ? NULL : err.msg);
+    }
+    return f;
+}
+
+typedef struct fc_wait {
+    fleet *f;
+} fc_wait;
+
+static int fc_settled(void *arg)
+{
+    fc_wait *w = arg;
+    double now = (double)kc_now_ms() / 1000.0;
+    for (size_t i = 0; i < w->f->n; i++)
+        if (!fleet_member_settled(w->f->m[i], now)) return 0;
+    return 1;
+}
+
+static int fc_found(void *arg)
+{
+    fc_wait *w = arg;
+    for (size_t i = 0; i < w->f->n; i++)
+        if (fleet_member_finding(w->f->m[i])) return 0;
+    return 1;
+}
+
+/* A context whose runs could not be read: its row says why, the exit status says so. */
+static int fc_unread(const fleet_sum *s)
+{
+    return !s->listed || s->lamp == FL_UNREACHABLE || s->lamp == FL_UNAUTHORIZED ||
+           s->lamp == FL_CONFIG;
+}
+
+/* What a reachable cluster did not show: forbidden or failing lists (answer.h's missing), no
+ * Velero. */
+static void fc_incomplete(cJSON *o, const fleet_sum *s)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "incomplete");
+    if (s->lamp == FL_FORBIDDEN || s->lamp == FL_NO_VELERO || s->lamp == FL_RETRYING) {
+        char *t = san_str(s->why);
+        cJSON_AddItemToArray(a, cJSON_CreateString(t));
+        free(t);
+    }
+}
+
+static void fc_num(cJSON *o, const char *k, double v, int known)
+{
+    if (known)
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+/* The fleet row's figures (fleet.h's summary): null where they cannot be known. */
+static void fc_summary(cJSON *o, const fleet_sum *s)
+{
+    cJSON *m = cJSON_AddObjectToObject(o, "summary");
+    int k = s->listed;
+    cJSON_AddBoolToObject(m, "wrong", s->wrong);
+    cJSON_AddBoolToObject(m, "warning", s->warn);
+    fc_num(m, "runsInFlight", s->n_active, k);
+    fc_num(m, "stalled", s->n_stalled, k);
+    if (k && s->last_name[0]) {
+        cJSON *l = cJSON_AddObjectToObject(m, "endingLast");
+        cJSON_AddStringToObject(l, "kind", s->last_kind == VL_RESTORE ? "Restore" : "Backup");
+        char *nm = san_str(s->last_name);
+        cJSON_AddStringToObject(l, "name", nm);
+        free(nm);
+        cJSON_AddNumberToObject(l, "etaSeconds", ceil(s->last_eta));
+        cJSON_AddBoolToObject(l, "etaLowerBound", s->last_eta_kind == ANS_ETA_BOUND);
+    } else {
+        cJSON_AddNullToObject(m, "endingLast");
+    }
+    cJSON *d = cJSON_AddObjectToObject(m, "last24h");
+    fc_num(d, "completed", s->day_completed, k);
+    fc_num(d, "partiallyFailed", s->day_partial, k);
+    fc_num(d, "failed", s->day_failed, k);
+    cJSON *sc = cJSON_AddObjectToObject(m, "schedules");
+    fc_num(sc, "count", s->n_schedules, k);
+    fc_num(sc, "overdue", s->n_overdue, k);
+    if (k && s->sched_name[0]) {
+        char *nm = san_str(s->sched_name);
+        cJSON_AddStringToObject(sc, "oldestSuccess", nm);
+        free(nm);
+        fc_num(sc, "oldestSuccessAgeSeconds", floor(s->sched_age), s->sched_age >= 0);
+        fc_num(sc, "oldestSuccessIntervalSeconds", s->sched_interval, s->sched_interval > 0);
+    } else {
+        cJSON_AddNullToObject(sc, "oldestSuccess");
+    }
+    cJSON *b = cJSON_AddObjectToObject(m, "storageLocations");
+    fc_num(b, "available", s->bsl_available, k && s->bsl_known);
+    fc_num(b, "total", s->bsl_total, k && s->bsl_known);
+    cJSON *na = cJSON_AddObjectToObject(m, "nodeAgents");
+    fc_num(na, "ready", s->agents_ready, k && s->agents_known);
+    fc_num(na, "total", s->agents_total, k && s->agents_known);
+    if (s->version[0])
+        cJSON_AddStringToObject(m, "veleroVersion", s->version);
+    else
+        cJSON_AddNullToObject(m, "veleroVersion");
+}
+
+/* What is wrong in a context that was read, in one line on stderr (for cron's mail). */
+static void fc_say_wrong(const fleet_member *fm, const fleet_sum *s)
+{
+    char b[512];
+    size_t o = 0;
+#define FC_ADD(cond, ...)                                                                          \
+    if ((cond) && o < sizeof b) o += (size_t)snprintf(b + o, sizeof b - o, __VA_ARGS__)
+    FC_ADD(s->day_failed, "%s%d failed in the last 24 h", o ? ", " : "", s->day_failed);
+    FC_ADD(s->day_partial, "%s%d partially failed in the last 24 h", o ? ", " : "", s->day_partial);
+    FC_ADD(s->n_stalled, "%s%d stalled", o ? ", " : "", s->n_stalled);
+    FC_ADD(s->n_overdue, "%s%d schedule%s overdue", o ? ", " : "", s->n_overdue,
+           s->n_overdue == 1 ? "" : "s");
+    FC_ADD(s->n_bsl_unavailable, "%s%d storage location%s unavailable", o ? ", " : "",
+           s->n_bsl_unavailable, s->n_bsl_unavailable == 1 ? "" : "s");
+#undef FC_ADD
+    san_error("context %s: %s", fm->context, b);
+}
+
+static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, double wall)
+{
+    cJSON *o = NULL;
+    if (fm->app && s->listed) { /* today's object, the same answers as one context's --once */
+        health *h = health_of_app(fm->app, wall);
+        ans_ctx c;
+        answer_ctx_of_app(fm->app, h, now, wall, &c);
+        char *one = snapshot_json(&c, fm->context, fm->app->server, fm->ns);
+        char *full = snapshot_health_json(h, one);
+        o = cJSON_Parse(full);
+        free(one);
+        free(full);
+        health_free(h);
+    }
+    if (!o) {
+        o = cJSON_CreateObject();
+        char *c = san_str(fm->context);
+        cJSON_AddStringToObject(o, "context", c);
+        free(c);
+        if (fm->app) {
+            char *sv = san_str(fm->app->server);
+            cJSON_AddStringToObject(o, "server", sv);
+            free(sv);
+        } else {
+            cJSON_AddNullToObject(o, "server");
+        }
+        char *ns = san_str(fm->ns);
+        cJSON_AddStringToObject(o, "namespace", ns);
+        free(ns);
+        cJSON_AddNullToObject(o, "runs"); /* unknown, not none */
+    }
+    /* context, server, namespace, then "reachable", "error", "lamp", then today's object */
+    cJSON *n = cJSON_CreateObject();
+    static const char *first[] = {"context", "server", "namespace"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(o, first[i]);
+        if (it) cJSON_AddItemToObject(n, first[i], it);
+    }
+    cJSON_AddBoolToObject(n, "reachable", s->reachable);
+    if (fc_unread(s) && s->why[0]) {
+        char *t = san_str(s->why);
+        cJSON_AddStringToObject(n, "error", t);
+        free(t);
+    } else {
+        cJSON_AddNullToObject(n, "error");
+    }
+    cJSON_AddStringToObject(n, "lamp", fleet_lamp_name(s->lamp));
+    fc_incomplete(n, s);
+    fc_summary(n, s);
+    while (o->child) {
+        cJSON *it = cJSON_DetachItemViaPointer(o, o->child);
+        cJSON_AddItemToObject(n, it->string, it);
+    }
+    cJSON_Delete(o);
+    return n;
+}
+
+int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
+{
+    fc_wait w = {f};
+    int64_t t0 = kc_now_ms();
+    kc_loop_run_until(f->loop, fc_settled, &w, timeout_ms);
+    /* a namespace without Velero: one cluster-wide look for where it is */
+    double now0 = (double)kc_now_ms() / 1000.0, wall0 = kc_wall_now();
+    for (size_t i = 0; i < f->n; i++) {
+        fleet_sum s0;
+        fleet_member_summary(f->m[i], now0, wall0, &s0);
+    }
+    kc_loop_run_until(f->loop, fc_found, &w, 3000);
+    /* per-resource rows of runs without resourceProgress, within one budget for all */
+    for (size_t i = 0; i < f->n; i++) {
+        int64_t left = 5000 - (kc_now_ms() - t0) / 4;
+        if (f->m[i]->app && kc_reflector_status(f->m[i]->app->refl[APP_R_BACKUPS])->synced)
+            logderive_once(f->m[i]->app, left > 500 ? left / (int64_t)f->n + 200 : 200, 0, NULL,
+                           NULL);
+    }
+    double now = (double)kc_now_ms() / 1000.0, wall = kc_wall_now();
+    fleet_sum *sums = xcalloc(f->n ? f->n : 1, sizeof *sums);
+    int wrong = 0, unread = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        fleet_member *fm = f->m[i];
+        fleet_member_summary(fm, now, wall, &sums[i]);
+        if (fm->app) model_refresh_volumes(fm->app->model);
+        if (fc_unread(&sums[i])) {
+            unread = 1;
+            const char *why = sums[i].why[0] ? sums[i].why : "timed out listing Velero's resources";
+            const char *lamp = fleet_lamp_name(sums[i].lamp);
+            if (!strncmp(why, lamp, strlen(lamp))) /* "unauthorized: the server rejected ..." */
+                san_error("context %s: %s", fm->context, why);
+            else
+                san_error("context %s: %s: %s", fm->context, lamp, why);
+        } else {
+            if (sums[i].wrong || sums[i].lamp == FL_NO_VELERO) wrong = 1;
+            if (sums[i].wrong) fc_say_wrong(fm, &sums[i]);
+            if (sums[i].lamp != FL_LIVE && sums[i].lamp != FL_CONNECTING && sums[i].why[0])
+                san_error("context %s: %s", fm->context, sums[i].why);
+        }
+    }
+    (void)errf;
+    const char *cs = nl_langinfo(CODESET);
+    san_set_ascii(!json && !(cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"))));
+    if (json) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *arr = cJSON_AddArrayToObject(root, "contexts");
+        for (size_t i = 0; i < f->n; i++)
+            cJSON_AddItemToArray(arr, fc_member_json(f->m[i], &sums[i], now, wall));
+        char *txt = cJSON_PrintUnformatted(root);
+        cJSON_Delete(root);
+        fprintf(out, "%s\n", txt);
+        cJSON_free(txt);
+    } else {
+        ans_ctx *cs = xcalloc(f->n ? f->n : 1, sizeof *cs);
+        const ans_ctx **pc = xcalloc(f->n ? f->n : 1, sizeof *pc);
+        const char **ctx = xcalloc(f->n ? f->n : 1, sizeof *ctx);
+        for (size_t i = 0; i < f->n; i++) {
+            if (f->m[i]->app && sums[i].listed) {
+                answer_ctx_of_app(f->m[i]->app, NULL, now, wall, &cs[i]);
+                pc[i] = &cs[i];
+            }
+            ctx[i] = f->m[i]->context;
+        }
+        size_t capped = 0;
+        char *t = snapshot_table_fleet(pc, ctx, f->n, &capped);
+        if (capped)
+            san_error("%zu cell%s longer than %d columns cut, ending in an ellipsis: --once --json "
+                      "carries the whole text",
+                      capped, capped == 1 ? "" : "s", SNAPSHOT_CELL_COLS);
+        fputs(t, out);
+        free(t);
+        free(cs);
+        free(pc);
+        free(ctx);
+    }
+    free(sums);
+    return wrong && unread ? FLEET_EXIT_BOTH
+           : unread        ? FLEET_EXIT_UNREAD
+           : wrong         ? FLEET_EXIT_WRONG
+                           : 0;
+}
+
+void fleetcli_set_cacert(fleet *f, const char *ca, size_t len)
+{
+    for (size_t i = 0; ca && i < f->n; i++) {
+        app *a = f->m[i]->app;
+        if (!a || a->cacert) continue;
+        a->cacert = xmalloc(len + 1);
+        memcpy(a->cacert, ca, len);
+        a->cacert[len] = 0;
+        a->cacert_len = len;
+    }
+}
+
+typedef struct fc_tui {
+    fleet *f;
+    const fleetcli_env *env;
+} fc_tui;
+
+/* The picker chose a context not watched yet: load it and add it to the fleet. */
+static app *fc_add(void *arg, const char *context, char *err, size_t errlen)
+{
+    fc_tui *t = arg;
+    if (!t->env->from_kubeconfig) {
+        snprintf(err, errlen, "not a context of this fleet");
+        return NULL;
+    }
+    kc_config_opts co = {0};
+    kc_err kerr;
+    kc_err_clear(&kerr);
+    co.kubeconfig = t->env->kubeconfig;
+    co.context = context;
+    kc_rest_config *cfg = kc_config_load(&co, &kerr);
+    if (!cfg) {
+        snprintf(err, errlen, "%s", kerr.msg);
+        return NULL;
+    }
+    const char *ns = t->env->ns;
+    for (size_t i = 0; i < t->env->n_ns_for; i++) {
+        char *c;
+        const char *n;
+        if (ctxsel_split_ns_for(t->env->ns_for[i], &c, &n)) continue;
+        if (!strcmp(c, context)) ns = n;
+        free(c);
+    }
+    fleet_member *fm = fleet_add(t->f, context, ns, cfg, NULL);
+    if (!fm->app) {
+        snprintf(err, errlen, "%s", fm->error);
+        return NULL;
+    }
+    fleetcli_set_cacert(t->f, t->env->ca, t->env->ca_len);
+    return fm->app;
+}
+
+int fleetcli_tui(fleet *f, const fleetcli_env *env)
+{
+    app *first = NULL;
+    for (size_t i = 0; i < f->n && !first; i++) first = f->m[i]->app;
+    if (!first) {
+        for (size_t i = 0; i < f->n; i++) /* one context: its error as before */
+            if (f->n == 1)
+                san_error("%s", f->m[i]->error);
+            else
+                san_error("context %s: %s", f->m[i]->context, f->m[i]->error);
+        return 2;
+    }
+    char **names = NULL;
+    size_t n_names = 0;
+    if (env->from_kubeconfig) {
+        kc_config_opts co = {0};
+        kc_err err;
+        co.kubeconfig = env->kubeconfig;
+        names = kc_config_contexts(&co, &n_names, &err); /* NULL: the members only */
+    }
+    fc_tui t = {f, env};
+    ui *u = ui_new(first, tui_screens);
+    ui_set_fleet(u, f, names, n_names, fc_add, &t);
+    if (f->n > 1) ui_open(u, UI_S_FLEET, NULL, VL_BACKUP, NULL);
+    int rc = ui_run(u);
+    ui_free(u);
+    for (size_t i = 0; i < n_names; i++) free(names[i]);
+    free(names);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* fleetcli.h: veltop over several contexts: building the fleet from the chosen contexts, and
+ * `--once [--json]` over it (one table with a CONTEXT column, or {"contexts": [...]}), with exit
+ * statuses that tell apart "all read, nothing wrong", "something wrong" and "a context could
+ * not be read". */
+#pragma once
+#include <stdio.h>
+
+#include "ctxsel.h"
+#include "fleet.h"
+
+/* Exit statuses of --once over several contexts (besides 0 ok and 2 usage); 1, 3 and 4 keep
+ * their single-cluster meaning. WRONG | UNREAD = both. */
+#define FLEET_EXIT_WRONG  7 /* every context read; a run failed, stalled, a schedule overdue ... */
+#define FLEET_EXIT_UNREAD 8 /* a context could not be read (unreachable, unauthorised, missing) */
+#define FLEET_EXIT_BOTH   9 /* both of the above */
+
+/* One member per selected context, each with its own configuration (kubeconfig: --kubeconfig or
+ * NULL) and client on loop. A context that cannot be loaded is a member with its error.
+ * summary: members keep the volumes of runs in flight only until shown (the full screen; --once
+ * prints every volume). */
+fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary);
+/* Waits (at most timeout_ms) until every member is settled, then prints the snapshot to out and
+ * the per-context errors to err, each naming its context; returns the exit status. */
+int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *err);
+
+/* What the full screen needs to add a context the picker chose, and the --cacert text. */
+typedef struct fleetcli_env {
+    const char *kubeconfig;    /* --kubeconfig, NULL: as kubectl */
+    int from_kubeconfig;       /* the picker offers the kubeconfig's contexts (not --demo) */
+    const char *ns;            /* the default Velero namespace */
+    const char *const *ns_for; /* --namespace-for values */
+    size_t n_ns_for;
+    const char *ca; /* --cacert's PEM text, NULL none */
+    size_t ca_len;
+} fleetcli_env;
+
+/* Gives every member's app the --cacert text (a copy each). */
+void fleetcli_set_cacert(fleet *f, const char *ca, size_t len);
+/* The full screen over the fleet: the fleet screen first when it has several members, else the
+ * one cluster's list as before; returns the exit status (2 when no member can be used). */
+int fleetcli_tui(fleet *f, const fleetcli_env *env);

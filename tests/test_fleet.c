@@ -1,0 +1,348 @@
+/* test_fleet.c: the fleet summary of one cluster over synthetic models (the last 24 h, overdue
+ * schedules and the oldest last success against its interval, storage locations, the run ending
+ * last), its severity and headline, the totals line; and the choice of contexts (ctxsel). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctxsel.h"
+#include "fleet.h"
+#include "testutil.h"
+
+#define T0  1704626400.0 /* 2024-01-07T11:20:00Z */
+#define DAY 86400.0
+
+static void set_run(vl_run *r, vl_kind kind, const char *name, vl_phase id, double started,
+                    double completed, int64_t done, int64_t total)
+{
+    memset(r, 0, sizeof(*r));
+    r->kind = kind;
+    r->meta.name = (char *)name;
+    r->phase = (char *)"";
+    r->phase_id = id;
+    r->started = started;
+    r->completed = completed;
+    r->has_progress = total > 0;
+    r->items_done = done;
+    r->items_total = total;
+}
+
+typedef struct world {
+    vl_run runs[8];
+    vl_schedule sch[3];
+    vl_bsl bsl[2];
+    health_schedule hs[3];
+    const vl_bsl *bslp[2];
+    health h;
+    model *m;
+    ans_ctx c;
+} world;
+
+/* Six finished runs (two older than 24 h), two in flight; three schedules; two locations. */
+static void world_init(world *w)
+{
+    memset(w, 0, sizeof *w);
+    set_run(&w->runs[0], VL_BACKUP, "ok-1", VL_PH_COMPLETED, T0 - 3600, T0 - 3500, 10, 10);
+    set_run(&w->runs[1], VL_BACKUP, "ok-2", VL_PH_COMPLETED, T0 - 7200, T0 - 7100, 10, 10);
+    set_run(&w->runs[2], VL_RESTORE, "part-1", VL_PH_PARTIALLY_FAILED, T0 - 600, T0 - 500, 5, 5);
+    set_run(&w->runs[3], VL_BACKUP, "fail-old", VL_PH_FAILED, T0 - DAY - 7200, T0 - DAY - 3600, 1,
+            5);
+    set_run(&w->runs[4], VL_BACKUP, "ok-old", VL_PH_COMPLETED, T0 - 2 * DAY, T0 - 2 * DAY + 60, 1,
+            1);
+    set_run(&w->runs[5], VL_BACKUP, "fail-1", VL_PH_FAILED_VALIDATION, 0, 0, 0, 0);
+    w->runs[5].meta.created = T0 - 60;
+    /* in flight: 30 of 120 after 60 s (0.5 items/s: ~180 s left) and 90 of 100 after 90 s */
+    set_run(&w->runs[6], VL_BACKUP, "long-one", VL_PH_IN_PROGRESS, T0 - 60, 0, 30, 120);
+    set_run(&w->runs[7], VL_RESTORE, "short-one", VL_PH_IN_PROGRESS, T0 - 90, 0, 90, 100);
+    w->m = model_new();
+    for (int i = 0; i < 8; i++) model_upsert_run(w->m, &w->runs[i], 100.0, T0);
+
+    static const char *names[] = {"hourly", "nightly", "paused"};
+    for (int i = 0; i < 3; i++) {
+        w->sch[i].meta.name = (char *)names[i];
+        w->hs[i].s = &w->sch[i];
+        w->hs[i].cron_ok = 1;
+    }
+    /* hourly: last success 30 min ago (0.5 intervals); nightly: 30 h ago (1.25), overdue;
+     * paused: never, but paused schedules are not judged */
+    w->hs[0].last_success = T0 - 1800;
+    w->hs[0].due.interval = 3600;
+    w->hs[1].last_success = T0 - 30 * 3600;
+    w->hs[1].due.interval = DAY;
+    w->hs[1].due.overdue = 1;
+    w->sch[2].paused = 1;
+    w->h.sch = w->hs;
+    w->h.n_sch = 3;
+    w->h.n_overdue = 1;
+    w->bsl[0].phase = (char *)"Available";
+    w->bsl[1].phase = (char *)"Unavailable";
+    w->bslp[0] = &w->bsl[0];
+    w->bslp[1] = &w->bsl[1];
+    w->h.bsl = w->bslp;
+    w->h.n_bsl = 2;
+    w->h.n_bsl_unavailable = 1;
+    w->h.pods_known = 1;
+    w->c.m = w->m;
+    w->c.h = &w->h;
+    w->c.now = 100.0;
+    w->c.wall = T0;
+}
+
+START_TEST(last_24h_counts_by_end_time)
+{
+    world w;
+    world_init(&w);
+    fleet_sum s;
+    fleet_summarize(&w.c, &w.h, T0, &s);
+    /* ok-old and fail-old ended more than 24 h ago; fail-1 (never started) by its creation */
+    ck_assert_int_eq(s.day_completed, 2);
+    ck_assert_int_eq(s.day_partial, 1);
+    ck_assert_int_eq(s.day_failed, 1);
+    ck_assert_int_eq(s.wrong, 1);
+    model_free(w.m);
+}
+END_TEST
+
+START_TEST(schedules_overdue_and_oldest_success_against_interval)
+{
+    world w;
+    world_init(&w);
+    fleet_sum s;
+    fleet_summarize(&w.c, &w.h, T0, &s);
+    ck_assert_int_eq(s.n_schedules, 3);
+    ck_assert_int_eq(s.n_overdue, 1);
+    /* nightly is 1.25 intervals old, hourly only 0.5 (though its interval is shorter) */
+    ck_assert_str_eq(s.sched_name, "nightly");
+    ck_assert_double_eq(s.sched_age, 30 * 3600);
+    ck_assert_double_eq(s.sched_interval, DAY);
+    /* a schedule that never succeeded is the oldest of all */
+    w.sch[2].paused = 0;
+    fleet_summarize(&w.c, &w.h, T0, &s);
+    ck_assert_str_eq(s.sched_name, "paused");
+    ck_assert_double_eq(s.sched_age, -1);
+    model_free(w.m);
+}
+END_TEST
+
+START_TEST(locations_agents_and_runs_in_flight)
+{
+    world w;
+    world_init(&w);
+    fleet_sum s;
+    fleet_summarize(&w.c, &w.h, T0, &s);
+    ck_assert_int_eq(s.bsl_known, 1);
+    ck_assert_int_eq(s.bsl_available, 1);
+    ck_assert_int_eq(s.bsl_total, 2);
+    ck_assert_int_eq(s.n_bsl_unavailable, 1);
+    ck_assert_int_eq(s.agents_known, 1);
+    ck_assert_int_eq(s.agents_total, 0);
+    ck_assert_str_eq(s.version, ""); /* no server pod: unknown, not a version */
+    ck_assert_int_eq(s.n_active, 2);
+    ck_assert_int_eq(s.n_stalled, 0);
+    ck_assert_str_eq(s.last_name, "long-one");
+    ck_assert_int_eq(s.last_kind, VL_BACKUP);
+    ck_assert(s.last_eta > 100 && s.last_eta_kind != ANS_ETA_NONE);
+    /* no health picture: schedules and locations unknown, not zero-and-fine */
+    fleet_summarize(&w.c, NULL, T0, &s);
+    ck_assert_int_eq(s.bsl_known, 0);
+    ck_assert_int_eq(s.agents_known, 0);
+    model_free(w.m);
+}
+END_TEST
+
+START_TEST(healthy_cluster_is_ok_and_nothing_wrong)
+{
+    world w;
+    world_init(&w);
+    model_free(w.m);
+    w.m = model_new();
+    model_upsert_run(w.m, &w.runs[0], 100.0, T0);
+    w.c.m = w.m;
+    w.h.n_overdue = 0;
+    w.hs[1].due.overdue = 0;
+    w.h.n_bsl = 1;
+    w.h.n_bsl_unavailable = 0;
+    fleet_sum s;
+    fleet_summarize(&w.c, &w.h, T0, &s);
+    ck_assert_int_eq(s.wrong, 0);
+    ck_assert_int_eq(fleet_severity(&s), 0);
+    char b[64];
+    ck_assert_str_eq(fleet_headline(&s, b, sizeof b), "OK");
+    model_free(w.m);
+}
+END_TEST
+
+START_TEST(severity_orders_and_totals_group)
+{
+    fleet_sum s[5];
+    memset(s, 0, sizeof s);
+    for (int i = 0; i < 5; i++) s[i].listed = 1;
+    s[1].n_stalled = 1;
+    s[1].stalled_kind = VL_RESTORE;
+    s[2].lamp = FL_UNREACHABLE;
+    s[3].n_overdue = 2;
+    char b[128];
+    ck_assert_int_gt(fleet_severity(&s[2]), fleet_severity(&s[1]));
+    ck_assert_int_gt(fleet_severity(&s[1]), fleet_severity(&s[3]));
+    ck_assert_int_gt(fleet_severity(&s[3]), fleet_severity(&s[0]));
+    ck_assert_str_eq(fleet_headline(&s[1], b, sizeof b), "stalled restore");
+    ck_assert_str_eq(fleet_totals(s, 5, b, sizeof b),
+                     "5 clusters: 2 OK, 1 overdue schedule, 1 stalled restore, 1 unreachable");
+    /* forbidden pods in a listed cluster rank below a failed run; forbidden runs above it */
+    s[4].lamp = FL_FORBIDDEN;
+    s[0].day_failed = 1;
+    ck_assert_int_lt(fleet_severity(&s[4]), fleet_severity(&s[0]));
+    s[4].listed = 0;
+    ck_assert_int_gt(fleet_severity(&s[4]), fleet_severity(&s[0]));
+}
+END_TEST
+
+/* ---- ctxsel ---- */
+
+static char *kc_names[] = {
+    (char *)"arn:aws:eks:eu-west-1:123456789012:cluster/prod",
+    (char *)"kubernetes-admin@kubernetes",
+    (char *)"gke_proj_europe-west1_prod-eu",
+    (char *)"prod-us",
+    (char *)"prod-eu",
+    (char *)"odd,name",
+    (char *)"dev",
+};
+#define N_NAMES (sizeof kc_names / sizeof kc_names[0])
+
+static char *sel_join(const ctxsel *s)
+{
+    static char b[1024];
+    b[0] = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        strcat(b, i ? " " : "");
+        strcat(b, s->v[i].context);
+        strcat(b, "=");
+        strcat(b, s->v[i].ns);
+        if (s->v[i].missing) strcat(b, "(missing)");
+    }
+    return b;
+}
+
+START_TEST(context_lists_patterns_and_exact_names)
+{
+    ctxsel s;
+    char err[256];
+    const char *specs[] = {"prod-*,dev", "kubernetes-admin@kubernetes", "dev"};
+    ctxsel_opts o = {.specs = specs, .n_specs = 3, .ns = "velero"};
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), 0);
+    ck_assert_str_eq(sel_join(&s),
+                     "prod-us=velero prod-eu=velero dev=velero kubernetes-admin@kubernetes=velero");
+    ctxsel_clear(&s);
+    /* a name holding a comma is taken whole when the kubeconfig has it */
+    const char *odd[] = {"odd,name", "nope,dev"};
+    o.specs = odd;
+    o.n_specs = 2;
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), 0);
+    ck_assert_str_eq(sel_join(&s), "odd,name=velero nope=velero(missing) dev=velero");
+    ctxsel_clear(&s);
+    /* ... and inside a list, the longest run of parts that names one */
+    const char *mixed[] = {"dev,odd,name,prod-us"};
+    o.specs = mixed;
+    o.n_specs = 1;
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), 0);
+    ck_assert_str_eq(sel_join(&s), "dev=velero odd,name=velero prod-us=velero");
+    ctxsel_clear(&s);
+    /* a pattern matching nothing is a usage error, naming it */
+    const char *none[] = {"stage-*"};
+    o.specs = none;
+    o.n_specs = 1;
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), -1);
+    ck_assert_str_eq(err, "no context of the kubeconfig matches 'stage-*'");
+    const char *empty[] = {"dev,"};
+    o.specs = empty;
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), -1);
+    ck_assert_str_eq(err, "empty context name in --context");
+}
+END_TEST
+
+START_TEST(all_contexts_and_namespace_for_split_at_last_equals)
+{
+    ctxsel s;
+    char err[256];
+    const char *nsf[] = {"arn:aws:eks:eu-west-1:123456789012:cluster/prod=openshift-adp",
+                         "gke_proj_europe-west1_prod-eu=velero-system"};
+    ctxsel_opts o = {.all = 1, .ns_for = nsf, .n_ns_for = 2, .ns = "backup"};
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), 0);
+    ck_assert_uint_eq(s.n, N_NAMES);
+    ck_assert_str_eq(s.v[0].ns, "openshift-adp");
+    ck_assert_str_eq(s.v[1].ns, "backup");
+    ck_assert_str_eq(s.v[2].ns, "velero-system");
+    ctxsel_clear(&s);
+    char *ctx;
+    const char *ns;
+    ck_assert_int_eq(ctxsel_split_ns_for("a=b=c", &ctx, &ns), 0);
+    ck_assert_str_eq(ctx, "a=b");
+    ck_assert_str_eq(ns, "c");
+    free(ctx);
+    ck_assert_int_eq(ctxsel_split_ns_for("noequals", &ctx, &ns), -1);
+    ck_assert_int_eq(ctxsel_split_ns_for("ctx=", &ctx, &ns), -1);
+    const char *bad[] = {"elsewhere=ns"};
+    o.ns_for = bad;
+    o.n_ns_for = 1;
+    ck_assert_int_eq(ctxsel_resolve(&o, kc_names, N_NAMES, &s, err, sizeof err), -1);
+    ck_assert_str_eq(err, "--namespace-for: context 'elsewhere' is not watched (see --context)");
+}
+END_TEST
+
+/* ---- a summary's volumes, over an in-process sim ---- */
+
+static int vols_listed(void *arg)
+{
+    app *a = arg;
+    for (int i = APP_R_BACKUPS; i <= APP_R_DDS; i++)
+        if (!kc_reflector_status(a->refl[i])->synced) return 0;
+    return a->model->n_runs == 3 && a->model->n_vols >= 2;
+}
+
+START_TEST(summary_keeps_volumes_of_runs_in_flight_until_opened)
+{
+    tu_sim ts;
+    tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/fleet-history.yaml"});
+    tu_sim_connect(&ts);
+    app *a = app_new_summary(ts.loop, ts.client, "c", ts.server, "velero");
+    ck_assert(kc_loop_run_until(ts.loop, vols_listed, a, 20000));
+    /* the live one's and the recent one's; three days old is history */
+    ck_assert_uint_eq(a->model->n_vols, 2);
+    model_refresh_volumes(a->model);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "old-1")->vols.n, 0);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "recent-1")->vols.n, 1);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "live-1")->vols.n, 1);
+    /* opened: every volume */
+    app_load_all_volumes(a);
+    ck_assert_int_eq(a->volumes_recent, 0);
+    ck_assert(kc_loop_run_until(ts.loop, vols_listed, a, 20000));
+    ck_assert_uint_eq(a->model->n_vols, 3);
+    model_refresh_volumes(a->model);
+    ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "old-1")->vols.n, 1);
+    app_load_all_volumes(a); /* whole already: nothing to do */
+    ck_assert_uint_eq(a->model->n_vols, 3);
+    app_free(a);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fleet");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, last_24h_counts_by_end_time);
+    tcase_add_test(tc, schedules_overdue_and_oldest_success_against_interval);
+    tcase_add_test(tc, locations_agents_and_runs_in_flight);
+    tcase_add_test(tc, healthy_cluster_is_ok_and_nothing_wrong);
+    tcase_add_test(tc, severity_orders_and_totals_group);
+    tcase_add_test(tc, context_lists_patterns_and_exact_names);
+    tcase_add_test(tc, all_contexts_and_namespace_for_split_at_last_equals);
+    suite_add_tcase(s, tc);
+    TCase *sim = tcase_create("sim");
+    tcase_set_timeout(sim, 60);
+    tcase_add_test(sim, summary_keeps_volumes_of_runs_in_flight_until_opened);
+    suite_add_tcase(s, sim);
+    return tu_run_suite(s);
+}

@@ -1,0 +1,331 @@
+/* screen_fleet.c: the fleet screen, first when several contexts are watched: one row per cluster,
+ * worst first, with its lamp, Velero version, runs in flight (the one ending last, or stalled),
+ * the last 24 h, schedules (overdue; the oldest last success against its interval), storage
+ * locations, node-agents and a warning when a diagnosis rule fires, the totals on top. Every
+ * figure is core/fleet.c's summary of the cluster's answers; this only draws it. Enter opens the
+ * cluster's list (ui_show_cluster), `c` / `:` the picker. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "format.h"
+#include "kubeclient/util.h"
+#include "ui.h"
+#include "widgets.h"
+
+typedef struct fleet_state {
+    fleet_sum *sums; /* per member, in the fleet's order */
+    size_t *order;   /* member indices, worst first */
+    size_t n;
+    int sel, top, page;
+    char sel_ctx[512]; /* the selection follows its context as the order changes */
+    double at;         /* ui_now of the last summary */
+} fleet_state;
+
+static fleet_state *fleet_of(ui_screen *s)
+{
+    return s->data;
+}
+
+typedef struct fleet_sort {
+    const fleet_state *st;
+    const fleet *f;
+} fleet_sort;
+
+static int fleet_cmp(const void *a, const void *b, void *arg)
+{
+    const fleet_sort *fs = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int si = fleet_severity(&fs->st->sums[i]), sj = fleet_severity(&fs->st->sums[j]);
+    if (si != sj) return sj - si;
+    return strcmp(fs->f->m[i]->context, fs->f->m[j]->context);
+}
+
+/* The summaries of this frame, sorted worst first; the selection kept on its context. */
+static void fleet_refresh(ui *u, fleet_state *st)
+{
+    fleet *f = ui_fleet(u);
+    if (!f) return;
+    if (st->n != f->n) {
+        st->sums = xrealloc(st->sums, (f->n ? f->n : 1) * sizeof *st->sums);
+        st->order = xrealloc(st->order, (f->n ? f->n : 1) * sizeof *st->order);
+        st->n = f->n;
+        st->at = 0; /* a member was added: summarise now */
+    }
+    /* at most 4 times a second: a busy fleet redraws up to 20 times (the clock and the ETAs
+     * need no more) */
+    if (st->at > 0 && ui_now(u) - st->at < 0.25) return;
+    st->at = ui_now(u);
+    for (size_t i = 0; i < f->n; i++) {
+        fleet_member_summary(f->m[i], ui_now(u), ui_wall(u), &st->sums[i]);
+        st->order[i] = i;
+    }
+    fleet_sort fs = {st, f};
+    qsort_r(st->order, f->n, sizeof *st->order, fleet_cmp, &fs);
+    app **apps = xcalloc(f->n ? f->n : 1, sizeof *apps);
+    size_t na = 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->m[st->order[i]]->app) apps[na++] = f->m[st->order[i]]->app;
+    ui_set_fleet_order(u, apps, na);
+    free(apps);
+    if (st->sel_ctx[0])
+        for (size_t i = 0; i < f->n; i++)
+            if (!strcmp(f->m[st->order[i]]->context, st->sel_ctx)) st->sel = (int)i;
+    if (st->sel >= (int)f->n) st->sel = (int)f->n - 1;
+    if (st->sel < 0) st->sel = 0;
+}
+
+static fleet_member *fleet_selected(ui *u, fleet_state *st)
+{
+    fleet *f = ui_fleet(u);
+    if (!f || !st->n || st->sel < 0 || st->sel >= (int)st->n) return NULL;
+    return f->m[st->order[st->sel]];
+}
+
+static int fleet_move(ui *u, ui_screen *s, int delta)
+{
+    fleet_state *st = fleet_of(s);
+    fleet_refresh(u, st);
+    st->sel += delta;
+    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    if (st->sel < 0) st->sel = 0;
+    fleet_member *fm = fleet_selected(u, st);
+    if (fm) snprintf(st->sel_ctx, sizeof st->sel_ctx, "%s", fm->context);
+    return UI_REDRAW;
+}
+
+static int fleet_down(ui *u, ui_screen *s)
+{
+    return fleet_move(u, s, 1);
+}
+static int fleet_up(ui *u, ui_screen *s)
+{
+    return fleet_move(u, s, -1);
+}
+static int fleet_pgdn(ui *u, ui_screen *s)
+{
+    return fleet_move(u, s, fleet_of(s)->page > 1 ? fleet_of(s)->page - 1 : 1);
+}
+static int fleet_pgup(ui *u, ui_screen *s)
+{
+    return fleet_move(u, s, -(fleet_of(s)->page > 1 ? fleet_of(s)->page - 1 : 1));
+}
+static int fleet_first(ui *u, ui_screen *s)
+{
+    return fleet_move(u, s, -(int)fleet_of(s)->n);
+}
+static int fleet_last(ui *u, ui_screen *s)
+{
+    return fleet_move(u, s, (int)fleet_of(s)->n);
+}
+
+static int fleet_open(ui *u, ui_screen *s)
+{
+    fleet_state *st = fleet_of(s);
+    fleet_refresh(u, st);
+    fleet_member *fm = fleet_selected(u, st);
+    if (!fm) return UI_NOTHING;
+    if (!fm->app) {
+        ui_message(u, "context %s: %s", fm->context, fm->error);
+        return UI_REDRAW;
+    }
+    return ui_show_cluster(u, fm->app);
+}
+
+static const ui_key fleet_keys[] = {
+    {UI_C_DOWN, "next cluster", fleet_down},
+    {UI_C_UP, "previous cluster", fleet_up},
+    {UI_C_PGDN, NULL, fleet_pgdn},
+    {UI_C_PGUP, NULL, fleet_pgup},
+    {UI_C_TOP, "the worst cluster", fleet_first},
+    {UI_C_BOTTOM, "the last cluster", fleet_last},
+    {UI_C_PREV_RUN, "previous cluster", fleet_up},
+    {UI_C_NEXT_RUN, "next cluster", fleet_down},
+    {UI_C_OPEN, "open the cluster's list of runs", fleet_open},
+    {UI_C_NONE, NULL, NULL},
+};
+
+/* ---- drawing ----------------------------------------------------------------------------------
+ */
+
+static w_role fleet_lamp_role(const fleet_sum *s)
+{
+    switch (s->lamp) {
+    case FL_LIVE:
+        return W_GOOD;
+    case FL_CONNECTING:
+        return W_DIM;
+    case FL_RETRYING:
+    case FL_NO_VELERO:
+    case FL_FORBIDDEN:
+        return W_WARN;
+    default:
+        return W_BAD;
+    }
+}
+
+enum { C_LAMP, C_CTX, C_VER, C_FLIGHT, C_DAY, C_SCHED, C_BSL, C_AGENTS, C_WARN, C_WHY, C_N };
+
+/* The cells of one row, in buffers of 96 (the why and context are drawn from the summary). */
+static void fleet_cells(const fleet_sum *s, char cell[C_N][96], int utf8)
+{
+    char a[32], b[32];
+    for (int c = 0; c < C_N; c++) cell[c][0] = 0;
+    snprintf(cell[C_LAMP], 96, "%s %s", utf8 ? "\u25cf" : "*", fleet_lamp_name(s->lamp));
+    int known = s->listed;
+    snprintf(cell[C_VER], 96, "%s", s->version[0] ? s->version : known ? "?" : "-");
+    if (!known)
+        snprintf(cell[C_FLIGHT], 96, "?");
+    else if (!s->n_active)
+        snprintf(cell[C_FLIGHT], 96, "none");
+    else if (s->n_stalled)
+        snprintf(cell[C_FLIGHT], 96, "%d, %d stalled", s->n_active, s->n_stalled);
+    else if (s->last_name[0])
+        snprintf(cell[C_FLIGHT], 96, "%d, last %s%s", s->n_active,
+                 s->last_eta_kind == ANS_ETA_BOUND ? (utf8 ? "\u2265 " : ">=") : "~",
+                 fmt_eta(a, sizeof a, s->last_eta));
+    else
+        snprintf(cell[C_FLIGHT], 96, "%d, no ETA", s->n_active);
+    if (known)
+        snprintf(cell[C_DAY], 96, "%d/%d/%d", s->day_completed, s->day_partial, s->day_failed);
+    else
+        snprintf(cell[C_DAY], 96, "?");
+    if (!known)
+        snprintf(cell[C_SCHED], 96, "?");
+    else if (!s->n_schedules)
+        snprintf(cell[C_SCHED], 96, "none");
+    else if (s->sched_name[0] && s->sched_age < 0)
+        snprintf(cell[C_SCHED], 96, "%d, %d overdue; %.20s never", s->n_schedules, s->n_overdue,
+                 s->sched_name);
+    else if (s->sched_name[0])
+        snprintf(cell[C_SCHED], 96, "%d, %d overdue; %.20s %s/%s", s->n_schedules, s->n_overdue,
+                 s->sched_name, fmt_duration(a, sizeof a, s->sched_age),
+                 s->sched_interval > 0 ? fmt_duration(b, sizeof b, s->sched_interval) : "?");
+    else
+        snprintf(cell[C_SCHED], 96, "%d, %d overdue", s->n_schedules, s->n_overdue);
+    if (known && s->bsl_known)
+        snprintf(cell[C_BSL], 96, "%d/%d", s->bsl_available, s->bsl_total);
+    else
+        snprintf(cell[C_BSL], 96, "?");
+    if (known && s->agents_known)
+        snprintf(cell[C_AGENTS], 96, "%d/%d", s->agents_ready, s->agents_total);
+    else
+        snprintf(cell[C_AGENTS], 96, "?");
+    snprintf(cell[C_WARN], 96, "%s", s->warn ? (utf8 ? "\u26a0" : "!") : "");
+}
+
+static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
+{
+    fleet_state *st = fleet_of(sc);
+    fleet *f = ui_fleet(u);
+    if (!f) return;
+    fleet_refresh(u, st);
+    int utf8 = ui_utf8(u);
+    char totals[512];
+    fleet_totals(st->sums, st->n, totals, sizeof totals);
+    w_print(w, 0, 1, cols - 2, A_BOLD, "%s", totals);
+
+    static const char *titles[C_N] = {"LAMP",      "CONTEXT", "VELERO", "IN FLIGHT", "24H OK/PF/F",
+                                      "SCHEDULES", "BSL",     "AGENTS", "",          "WHY"};
+    char(*cells)[C_N][96] = xcalloc(st->n ? st->n : 1, sizeof *cells);
+    int wd[C_N];
+    for (int c = 0; c < C_N; c++) wd[c] = (int)strlen(titles[c]);
+    wd[C_LAMP] = 14;
+    wd[C_WARN] = 1;
+    for (size_t i = 0; i < st->n; i++) {
+        const fleet_sum *s = &st->sums[st->order[i]];
+        fleet_cells(s, cells[i], utf8);
+        for (int c = C_VER; c < C_WARN; c++)
+            if ((int)strlen(cells[i][c]) > wd[c]) wd[c] = (int)strlen(cells[i][c]);
+        int cw = (int)strlen(f->m[st->order[i]]->context);
+        if (cw > wd[C_CTX]) wd[C_CTX] = cw;
+    }
+    if (wd[C_CTX] > 40) wd[C_CTX] = 40;
+    /* narrow terminals: the version, node-agents and locations go first, then the context is cut */
+    int show[C_N];
+    for (int c = 0; c < C_N; c++) show[c] = 1;
+    static const int drop[] = {C_VER, C_AGENTS, C_BSL};
+    for (size_t d = 0;; d++) {
+        int need = 1;
+        for (int c = 0; c < C_WHY; c++)
+            if (show[c]) need += wd[c] + 2;
+        if (need + 14 <= cols) break; /* room for the why */
+        if (d < sizeof drop / sizeof drop[0]) {
+            show[drop[d]] = 0;
+        } else {
+            int over = need + 14 - cols;
+            wd[C_CTX] = wd[C_CTX] - over > 16 ? wd[C_CTX] - over : 16;
+            break;
+        }
+    }
+    int x = 1;
+    for (int c = 0; c < C_N; c++) {
+        if (!show[c]) continue;
+        w_print(w, 2, x, cols - x, A_BOLD | w_attr(W_DIM), "%s", titles[c]);
+        x += wd[c] + 2;
+        if (x >= cols) break;
+    }
+    int body = rows - 3;
+    st->page = body > 0 ? body : 1;
+    if (st->sel < st->top) st->top = st->sel;
+    if (st->sel >= st->top + st->page) st->top = st->sel - st->page + 1;
+    if (st->top < 0) st->top = 0;
+    for (int r = 0; r < body && st->top + r < (int)st->n; r++) {
+        size_t i = (size_t)(st->top + r);
+        const fleet_member *fm = f->m[st->order[i]];
+        const fleet_sum *s = &st->sums[st->order[i]];
+        int y = 3 + r, selected = (int)i == st->sel;
+        attr_t base = selected ? w_attr(W_SELECTED) : A_NORMAL;
+        if (selected) w_clear_line(w, y, 0, cols, base);
+        x = 1;
+        for (int c = 0; c < C_N && x < cols; c++) {
+            if (!show[c]) continue;
+            int room = c == C_WHY ? cols - x - 1 : wd[c];
+            if (room > cols - x - 1) room = cols - x - 1;
+            if (room <= 0) break;
+            attr_t a = base;
+            if (c == C_LAMP) a = selected ? base | A_BOLD : w_attr(fleet_lamp_role(s)) | A_BOLD;
+            if (c == C_WARN && s->warn && !selected) a = w_attr(W_WARN) | A_BOLD;
+            if (c == C_FLIGHT && s->n_stalled && !selected) a = w_attr(W_WARN);
+            if (c == C_DAY && s->day_failed && !selected) a = w_attr(W_BAD);
+            if (c == C_SCHED && s->n_overdue && !selected) a = w_attr(W_WARN);
+            if (c == C_CTX)
+                w_text(w, y, x, room, fm->context, a | A_BOLD);
+            else if (c == C_WHY)
+                w_text(w, y, x, room, s->why, selected ? base : w_attr(fleet_lamp_role(s)));
+            else
+                w_print(w, y, x, room, a, "%s", cells[i][c]);
+            x += wd[c] + 2;
+        }
+    }
+    free(cells);
+}
+
+static const char *fleet_hint(ui_screen *s, ui *u)
+{
+    (void)s, (void)u;
+    return "Enter:open  c:contexts  j/k:move  " UI_HINT_END;
+}
+
+static void fleet_free_screen(ui_screen *s)
+{
+    fleet_state *st = s->data;
+    free(st->sums);
+    free(st->order);
+    free(st);
+    free(s);
+}
+
+ui_screen *screen_fleet_new(void)
+{
+    ui_screen *s = xcalloc(1, sizeof(*s));
+    s->title = "Fleet";
+    s->keys = fleet_keys;
+    s->draw = fleet_draw;
+    s->free = fleet_free_screen;
+    s->hint = fleet_hint;
+    s->fleet_wide = 1;
+    s->data = xcalloc(1, sizeof(fleet_state));
+    return s;
+}
