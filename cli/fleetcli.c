@@ -60,10 +60,15 @@ static int fc_unread(const fleet_sum *s)
 
 /* What a reachable cluster did not show: forbidden or failing lists (answer.h's missing), no
  * Velero. */
-static void fc_incomplete(cJSON *o, const fleet_sum *s)
+/* What a reachable cluster did not show. The lists its answers lack are said by its own object
+ * (answer.h's words, as one context's --once says them: "pods forbidden"), merged in by
+ * fc_member_json; the fleet adds what only it knows (no Velero there, retrying), and a forbidden
+ * list only when the cluster's object was not made. */
+static void fc_incomplete(cJSON *o, const fleet_sum *s, int has_object)
 {
     cJSON *a = cJSON_AddArrayToObject(o, "incomplete");
-    if (s->lamp == FL_FORBIDDEN || s->lamp == FL_NO_VELERO || s->lamp == FL_RETRYING) {
+    if ((s->lamp == FL_FORBIDDEN && !has_object) || s->lamp == FL_NO_VELERO ||
+        s->lamp == FL_RETRYING) {
         char *t = san_str(s->why);
         cJSON_AddItemToArray(a, cJSON_CreateString(t));
         free(t);
@@ -191,10 +196,17 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, d
         cJSON_AddNullToObject(n, "error");
     }
     cJSON_AddStringToObject(n, "lamp", fleet_lamp_name(s->lamp));
-    fc_incomplete(n, s);
+    cJSON *inner = cJSON_DetachItemFromObjectCaseSensitive(o, "incomplete");
+    fc_incomplete(n, s, inner != NULL);
+    cJSON *inc = cJSON_GetObjectItemCaseSensitive(n, "incomplete"), *it;
+    while (inner && inner->child) { /* one "incomplete": the cluster's own entries after ours */
+        it = cJSON_DetachItemViaPointer(inner, inner->child);
+        cJSON_AddItemToArray(inc, it);
+    }
+    cJSON_Delete(inner);
     fc_summary(n, s);
     while (o->child) {
-        cJSON *it = cJSON_DetachItemViaPointer(o, o->child);
+        it = cJSON_DetachItemViaPointer(o, o->child);
         cJSON_AddItemToObject(n, it->string, it);
     }
     cJSON_Delete(o);
