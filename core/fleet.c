@@ -277,13 +277,28 @@ fleet_member *fleet_add(fleet *f, const char *context, const char *ns, kc_rest_c
     return fm;
 }
 
+static int fl_none_pending(void *arg)
+{
+    const fleet *f = arg;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->m[i]->client && kc_download_pending(f->m[i]->client)) return 0;
+    return 1;
+}
+
 void fleet_free(fleet *f)
 {
     if (!f) return;
     for (size_t i = 0; i < f->n; i++) {
+        kc_request_cancel(f->m[i]->find);
+        app_free(f->m[i]->app);
+        f->m[i]->app = NULL;
+    }
+    /* every DownloadRequest a cluster's screens made is deleted on the way out, as the velero
+     * CLI deletes its own: best effort, within one short deadline for all of them */
+    if (f->loop && !fl_none_pending(f)) kc_loop_run_until(f->loop, fl_none_pending, f, 2000);
+    for (size_t i = 0; i < f->n; i++) {
         fleet_member *fm = f->m[i];
-        kc_request_cancel(fm->find);
-        app_free(fm->app);
+        if (fm->client) kc_download_abandon(fm->client);
         kc_client_free(fm->client);
         kc_rest_config_free(fm->cfg);
         free(fm->context);
