@@ -40,6 +40,7 @@ typedef struct model_volume {
     const vl_volume *vol; /* current decoded state; owned by the store (or the test) */
     est *bytes;           /* tracker of bytes_done */
     size_t pos;           /* private: index in model.vols */
+    uint32_t join_key;    /* private: what joins it to its run (run-name label, run-uid hash) */
 } model_volume;
 
 typedef struct model_run {
@@ -69,6 +70,11 @@ typedef struct model_run {
 
     /* the model holding it (its clock: model_wall_span) */
     const struct model *owner;
+    /* private: its volumes, rebuilt by one pass over every volume when what joins volumes to
+     * runs changed (model_run_volumes), not a pass per run and call */
+    struct model_volume **joined;
+    size_t n_joined, cap_joined;
+    uint32_t uid_hash; /* vl_uid_hash of its uid, 0 none */
 } model_run;
 
 typedef struct model {
@@ -90,6 +96,9 @@ typedef struct model {
      * server's Date headers: kc_client_clock_offset) is added, so every cluster timestamp is
      * judged on the cluster's clock. */
     double clock_scale, clock_wall0, clock_cluster0;
+    /* private: bumps when a volume or run comes or goes, or what joins them changes; the runs'
+     * volume lists are as of join_built */
+    unsigned long join_gen, join_built;
     double clock_offset;
     int clock_offset_known;
 } model;
