@@ -201,6 +201,10 @@ int wait_run(app *a, vl_kind kind, const char *name, double timeout_s, int tty, 
         health *h = health_of_app(a, wall);
         ans_ctx c;
         answer_ctx_of_app(a, h, now, wall, &c);
+        if (c.loading && now - synced_at < WAIT_MISSING_S) { /* its volumes first, then a line */
+            health_free(h);
+            continue;
+        }
         run_answer ans;
         answer_run(&c, r, &ans);
         wait_describe(&ans, r, line, sizeof line, key, sizeof key);

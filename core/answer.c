@@ -14,11 +14,19 @@
 #include "logderive.h"
 
 /* Quiet time after which evidence alone (managedFields, timestamps: no counter watched moving)
- * says a run is stalled: Velero's server patches a run's progress at most once a second while
- * items move, but one item (a pod waiting for its volumes) can take long; node-agents patch
- * bytes every 10 s. At first sight, with one timestamp per object, veltop waits for a minute of
- * silence on the run and its volumes before it calls it stalled. */
-#define ANS_FIRST_SIGHT_STALL_S 60.0
+ * says a run is stalled: the same 3 update intervals the trackers wait (estimator.h), so a run
+ * first seen is judged as one watched all along: 3 of Velero's 10 s byte updates while its end
+ * waits on volumes; while it waits on items, 3 of the gaps its average since the start implies
+ * (at least Velero's 1 s progress patches). */
+static double ans_first_sight_after(const ans_ctx *c, const model_run *r, const run_answer *a)
+{
+    if (a->waiting == RE_PODVOLS || a->waiting == RE_DATAMOVER) return 3 * 10.0;
+    double el = model_run_duration(r, c->wall), gap = 1;
+    if (el > 0 && r->run->items_done > 0 && el / (double)r->run->items_done > gap)
+        gap = el / (double)r->run->items_done;
+    return 3 * gap;
+}
+
 /* Everything done and the phase not moving on: no progress to measure. After this the answer is
  * "no ETA, waiting on <phase>" and, after DIAG_DONE_WAIT_S, stalled (as all-done-phase-stuck). */
 #define ANS_FINAL_OVERDUE_S (3 * RE_FINALIZE_S + RE_OPS_SYNC_S)
@@ -40,6 +48,8 @@ const char *answer_why_text(ans_why w)
         return "data not current";
     case ANS_WHY_INCOMPLETE:
         return "not visible";
+    case ANS_WHY_LOADING:
+        return "loading";
     }
     return "";
 }
@@ -78,6 +88,7 @@ void answer_ctx_of_app(const app *a, const health *h, double now, double wall, a
     out->now = now;
     out->wall = wall;
     out->derive = a->derive;
+    out->loading = !app_volumes_listed(a);
     app_conn conn;
     app_connection(a, now, &conn);
     if (conn.stale_since > 0 && conn.stale_since <= now) {
@@ -276,8 +287,8 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     if (e.stalled) {
         a->stalled = ANS_YES;
         a->stalled_for = quiet > e.stalled_for ? quiet : e.stalled_for;
-    } else if (!watched && quiet >= ANS_FIRST_SIGHT_STALL_S && a->part[RE_ITEMS].state != RE_DONE) {
-        a->stalled = ANS_YES; /* seen at first sight: nothing written for a minute or more */
+    } else if (!watched && fw == 0 && quiet >= ans_first_sight_after(c, r, a)) {
+        a->stalled = ANS_YES; /* seen at first sight: nothing written for 3 of its intervals */
         a->stalled_for = quiet;
         a->stalled_part = RE_ITEMS;
         for (int p = RE_PODVOLS; p <= RE_DATAMOVER; p++)
@@ -285,7 +296,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
                 a->stalled_part = (re_part)p;
                 a->stalled_vol = a->part[p].last;
             }
-    } else if (watched || (quiet >= 0 && quiet < ANS_FIRST_SIGHT_STALL_S)) {
+    } else if (watched || quiet >= 0) {
         a->stalled = ANS_NO;
     } else {
         a->stalled = ANS_UNKNOWN;
@@ -300,8 +311,14 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     }
     if (a->stalled == ANS_YES) a->stalled_why = ANS_WHY_NONE;
 
+    if (c->loading && a->stalled != ANS_YES) { /* half the volumes say nothing of the whole */
+        a->stalled = ANS_UNKNOWN;
+        a->stalled_why = ANS_WHY_LOADING;
+    }
     /* the ETA: none where nothing can be predicted, else an estimate (with its caveat) */
-    if (a->stalled == ANS_YES) {
+    if (c->loading) {
+        a->eta_why = ANS_WHY_LOADING;
+    } else if (a->stalled == ANS_YES) {
         a->eta_why = ANS_WHY_STALLED;
     } else if (a->missing) {
         a->eta_why = ANS_WHY_INCOMPLETE;

@@ -35,7 +35,8 @@ typedef enum {
                             operations, a phase change that is overdue) */
     ANS_WHY_NO_EVIDENCE, /* nothing says yet (no rate, no timestamps to judge by) */
     ANS_WHY_STALE,       /* the cluster's data is not current: frozen, no judgement */
-    ANS_WHY_INCOMPLETE   /* a list it needs is not visible (forbidden, failing) */
+    ANS_WHY_INCOMPLETE,  /* a list it needs is not visible (forbidden, failing) */
+    ANS_WHY_LOADING      /* the volume lists are still arriving: nothing judged on half of them */
 } ans_why;
 
 /* Where "last progress" comes from. */
@@ -133,6 +134,7 @@ typedef struct ans_ctx {
     int stale;
     double stale_for; /* seconds the data has not been current */
     unsigned missing; /* ANS_MISS_* lists not visible */
+    int loading;      /* the volume lists have not all arrived yet (app_volumes_listed) */
     char missing_why[5][128];
     const struct logderive *derive; /* live log evidence, may be NULL */
 } ans_ctx;

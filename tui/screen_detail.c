@@ -371,7 +371,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
     const vl_run *run = r->run;
     int active = e->active;
     double now = e->at_mono;
-    char b1[64], b2[64], b3[64], who[160];
+    char b1[64], b2[64], b3[320], who[160];
     int x = detail_label(w, y, 0, "Rate ");
     x += w_print(w, y, x, 14, A_BOLD, "%s", fmt_rate(b1, sizeof b1, e->items_rate));
     if (active && e->bytes_rate > 0 && cols >= 100) /* narrower: on the parts' lines only */
