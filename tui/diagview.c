@@ -27,17 +27,29 @@ void diagview_marker(ui *u, WINDOW *w, int y, int x, const model_run *r)
         w_print(w, y, x, 1, w_attr(W_BAD) | A_BOLD, "%s", ui_utf8(u) ? "\u26a0" : "!");
 }
 
-int diagview_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r)
+int diagview_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r, int wrap, int hx,
+                   int max_rows, int *overflow)
 {
     diag d[DIAG_MAX];
     size_t n = ui_diagnose(u, r, d, DIAG_MAX);
-    for (size_t i = 0; i < n; i++, y++) {
+    int y0 = y;
+    if (overflow) *overflow = 0;
+    for (size_t i = 0; i < n && y - y0 < max_rows; i++, y++) {
         char clock[32];
         int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Stuck? ");
         if (d[i].since > 0)
             x += w_print(w, y, x, cols - x, A_DIM, "since %s  ",
                          fmt_clock(clock, sizeof clock, d[i].since, 0));
-        w_text(w, y, x, cols - x, d[i].message, w_attr(W_WARN));
+        if (wrap) {
+            int left = max_rows - (y - y0);
+            int k = w_wrap(w, y, x, cols - x, 0, left, d[i].message, w_attr(W_WARN));
+            y += (k < left ? k : left) - 1;
+        } else {
+            int total = w_text_from(w, y, x, cols - x, hx, d[i].message, w_attr(W_WARN));
+            if (hx <= 0 && total > cols - x) /* cut: the ellipsis says there is more */
+                w_text(w, y, x, cols - x, d[i].message, w_attr(W_WARN));
+            if (overflow && total - (cols - x) > *overflow) *overflow = total - (cols - x);
+        }
     }
     return y;
 }

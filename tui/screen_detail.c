@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose.h"
 #include "diagview.h"
 #include "drill.h"
 #include "format.h"
@@ -19,6 +20,9 @@ typedef struct detail_state {
     char name[256];
     int scroll;   /* first resource row shown */
     int res_rows; /* resource rows visible at the last draw */
+    int wrap;     /* W: the findings, failure reason and validation errors in full */
+    int hx;       /* Left/Right: columns the findings are scrolled sideways */
+    int hx_max;   /* how far that is worth it (the longest finding's overflow) */
 } detail_state;
 
 static detail_state *detail_of(ui_screen *s)
@@ -89,6 +93,35 @@ static int detail_bottom(ui *u, ui_screen *s)
     return UI_REDRAW;
 }
 
+static int detail_wrap(ui *u, ui_screen *s)
+{
+    detail_state *d = detail_of(s);
+    d->wrap = !d->wrap;
+    d->hx = 0;
+    d->hx_max = 1 << 20; /* unknown until the next frame measures it */
+    ui_message(u, "wrap %s", d->wrap ? "on: long messages in full" : "off");
+    return UI_REDRAW;
+}
+static int detail_left(ui *u, ui_screen *s)
+{
+    (void)u;
+    detail_state *d = detail_of(s);
+    d->hx = d->hx > 20 ? d->hx - 20 : 0;
+    return UI_REDRAW;
+}
+static int detail_right(ui *u, ui_screen *s)
+{
+    detail_state *d = detail_of(s);
+    if (d->wrap) return UI_REDRAW;
+    if (d->hx >= d->hx_max) {
+        ui_message(u, d->hx_max ? "at the end of the longest message" : "nothing is cut");
+        return UI_REDRAW;
+    }
+    d->hx += 20;
+    if (d->hx > d->hx_max) d->hx = d->hx_max;
+    return UI_REDRAW;
+}
+
 static const ui_key detail_keys[] = {
     {UI_C_PREV_RUN, "previous run (in the list's order)", detail_prev},
     {UI_C_NEXT_RUN, "next run", detail_next},
@@ -102,6 +135,9 @@ static const ui_key detail_keys[] = {
     {UI_C_LOGS, "log of this run (live while in progress)", drill_open_logs},
     {UI_C_RESULTS, "results of this run: errors and warnings", drill_open_results},
     {UI_C_DESCRIBE, "describe this run", drill_open_describe},
+    {UI_C_WRAP, "wrap long messages (Stuck?, failure reason) on/off", detail_wrap},
+    {UI_C_LEFT, "scroll long messages left", detail_left},
+    {UI_C_RIGHT, "scroll long messages right (when not wrapped)", detail_right},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -458,7 +494,11 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, y, x, cols - x, run->backup_name, 0);
     }
     y++;
-    y = diagview_lines(u, w, y, cols, r);
+    y = diagview_lines(u, w, y, cols, r, d->wrap, d->hx, d->wrap ? rows / 3 : DIAG_MAX, &d->hx_max);
+    if (d->hx > d->hx_max) { /* scrolled before a frame measured the lines: back to their end */
+        d->hx = d->hx_max;
+        ui_invalidate(u);
+    }
 
     /* overall bar */
     double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;
@@ -486,8 +526,10 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int fr_rows = 0, ve_rows = 0;
     if (run->failure_reason) fr_rows = w_wrap(NULL, 0, 0, cols - 15, 0, 0, run->failure_reason, 0);
     if (verr) ve_rows = w_wrap(NULL, 0, 0, cols - 18, 0, 0, verr, 0);
-    if (fr_rows > 4) fr_rows = 4;
-    if (ve_rows > 4) ve_rows = 4;
+    int cap = d->wrap ? rows / 4 : 4; /* W: in full, up to a quarter of the screen each */
+    if (cap < 4) cap = 4;
+    if (fr_rows > cap) fr_rows = cap;
+    if (ve_rows > cap) ve_rows = cap;
     int bottom = 5 + fr_rows + ve_rows;
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;

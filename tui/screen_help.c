@@ -39,12 +39,22 @@ static void help_text(help_out *o, int x, int width, const char *text, attr_t a)
         if (help_visible(o) && o->w) w_wrap(o->w, o->i - o->top, x, width, r, 1, text, a);
 }
 
-static void help_table(help_out *o, int colw, const char *title, const ui_key *t)
+static int help_binds(const ui_key *t, ui_cmd cmd)
+{
+    for (; t && t->cmd; t++)
+        if (t->cmd == cmd) return 1;
+    return 0;
+}
+
+/* A table's keys; those that skip binds are left out (the screen's own binding of a key that
+ * works everywhere is the one that acts, and is listed with the screen's). */
+static void help_table(help_out *o, int colw, const char *title, const ui_key *t,
+                       const ui_key *skip)
 {
     help_title(o, colw, title);
     for (; t && t->cmd; t++) {
         const ui_command *c = ui_command_of(t->cmd);
-        if (!c) continue;
+        if (!c || help_binds(skip, t->cmd)) continue;
         /* the words wrap under themselves when the terminal is narrow */
         const char *words = t->help ? t->help : c->help;
         int n = w_wrap(NULL, 0, 0, colw - 17, 0, 0, words, 0);
@@ -71,8 +81,8 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int nnotes = (int)(sizeof notes / sizeof notes[0]);
     /* the content's length first, to keep the scroll in range */
     help_out count = {NULL, 0, 0, 0};
-    help_table(&count, colw, "", h->keys);
-    help_table(&count, colw, "", ui_global_keys);
+    help_table(&count, colw, "", h->keys, NULL);
+    help_table(&count, colw, "", ui_global_keys, h->keys);
     for (int i = 0; i < nnotes; i++) help_text(&count, 1, cols - 2, notes[i], 0);
     h->n = count.i;
     int view = h->n > rows ? rows - 1 : rows; /* a line for the position when it scrolls */
@@ -80,8 +90,8 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (h->top > h->n - view) h->top = h->n - view;
     if (h->top < 0) h->top = 0;
     help_out o = {w, h->top, view, 0};
-    help_table(&o, colw, h->title ? h->title : "This screen", h->keys);
-    help_table(&o, colw, "Everywhere", ui_global_keys);
+    help_table(&o, colw, h->title ? h->title : "This screen", h->keys, NULL);
+    help_table(&o, colw, "Everywhere", ui_global_keys, h->keys);
     for (int i = 0; i < nnotes; i++) help_text(&o, 1, cols - 2, notes[i], A_DIM);
     if (view < rows)
         w_print(w, rows - 1, 1, cols - 2, A_DIM, "lines %d-%d of %d (j/k, PgDn/PgUp, g/G)",

@@ -743,7 +743,7 @@ static void logs_enter(ui_screen *s, ui *u)
 {
     logs_state *st = s->data;
     st->u = u;
-    ui_set_current_run(u, st->kind, st->name);
+    if (st->name[0]) ui_set_current_run(u, st->kind, st->name); /* "": not about a run */
 }
 
 static void logs_free(ui_screen *s)
@@ -838,6 +838,11 @@ static const ui_key desc_vol_keys[] = {
     DESC_PAGER_KEYS,
     {UI_C_NONE, NULL, NULL},
 };
+/* an object that is not about one run (a storage location, a schedule, a pod) */
+static const ui_key desc_obj_keys[] = {
+    DESC_PAGER_KEYS,
+    {UI_C_NONE, NULL, NULL},
+};
 
 static const char *desc_hint(ui_screen *s, ui *u)
 {
@@ -887,4 +892,35 @@ ui_screen *screen_describe_volume_new(const model_volume *mv, const char *ns)
                                 mv->name, desc_vol_keys);
     free(path);
     return s;
+}
+
+/* The words for an API path's resource ("backupstoragelocations" -> "storage location"). */
+static const char *desc_word(const char *plural)
+{
+    static const struct {
+        const char *plural, *word;
+    } words[] = {
+        {"backupstoragelocations", "storage location"},
+        {"volumesnapshotlocations", "volume snapshot location"},
+        {"schedules", "schedule"},
+        {"pods", "pod"},
+        {"daemonsets", "daemonset"},
+        {"backups", "backup"},
+        {"restores", "restore"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(words[i].plural, plural)) return words[i].word;
+    return plural;
+}
+
+ui_screen *screen_describe_path_new(const char *path)
+{
+    /* ".../<plural>/<name>": the last two segments say what it is */
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!slash || slash == path || !slash[1]) return NULL;
+    const char *p0 = slash - 1;
+    while (p0 > path && p0[-1] != '/') p0--;
+    char plural[64];
+    snprintf(plural, sizeof plural, "%.*s", (int)(slash - p0), p0);
+    return describe_new(VL_BACKUP, "", path, desc_word(plural), slash + 1, desc_obj_keys);
 }

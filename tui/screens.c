@@ -1,5 +1,6 @@
 /* screens.c: the registry of this program's screens that ui_open opens by kind, so that no
  * screen (and not the framework) calls another screen's constructor. */
+#include "drill.h"
 #include "ui.h"
 
 static ui_screen *open_list(ui *u, const ui_screen *from, vl_kind kind, const char *name)
@@ -28,9 +29,13 @@ static ui_screen *open_help(ui *u, const ui_screen *from, vl_kind kind, const ch
     return h;
 }
 
+static ui_screen *open_describe(ui *u, const ui_screen *from, vl_kind kind, const char *path)
+{
+    (void)u, (void)from, (void)kind;
+    return screen_describe_path_new(path);
+}
+
 const ui_screen_ctor tui_screens[UI_S_N] = {
-    [UI_S_LIST] = open_list,
-    [UI_S_DETAIL] = open_detail,
-    [UI_S_HEALTH] = open_health,
-    [UI_S_HELP] = open_help,
+    [UI_S_LIST] = open_list, [UI_S_DETAIL] = open_detail,     [UI_S_HEALTH] = open_health,
+    [UI_S_HELP] = open_help, [UI_S_DESCRIBE] = open_describe,
 };

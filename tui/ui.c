@@ -264,10 +264,17 @@ static int ui_act_back(ui *u, ui_screen *s)
     return UI_REDRAW;
 }
 
+/* H: the health screen from any screen (one meaning everywhere; the health screen binds it to
+ * nothing: it is open) */
+static int ui_act_health(ui *u, ui_screen *s)
+{
+    return ui_open(u, UI_S_HEALTH, s, VL_BACKUP, NULL);
+}
+
 const ui_key ui_global_keys[] = {
-    {UI_C_QUIT, NULL, ui_act_quit}, {UI_C_HELP, NULL, ui_act_help},
-    {UI_C_BACK, NULL, ui_act_back}, {UI_C_REDRAW, NULL, ui_act_redraw},
-    {UI_C_NONE, NULL, NULL},
+    {UI_C_QUIT, NULL, ui_act_quit},     {UI_C_HELP, NULL, ui_act_help},
+    {UI_C_BACK, NULL, ui_act_back},     {UI_C_REDRAW, NULL, ui_act_redraw},
+    {UI_C_HEALTH, NULL, ui_act_health}, {UI_C_NONE, NULL, NULL},
 };
 
 static int ui_dispatch_table(ui *u, ui_screen *s, const ui_key *t, ui_cmd c)

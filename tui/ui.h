@@ -110,9 +110,16 @@ struct ui_screen {
 
 /* The screens the framework and the screens open by kind, through a registry of constructors
  * handed to ui_new (tui/screens.c fills it): no screen calls another's symbols, and ui.c none. */
-typedef enum { UI_S_LIST, UI_S_DETAIL, UI_S_HEALTH, UI_S_HELP, UI_S_N } ui_screen_kind;
-/* A constructor: from = the screen underneath (help shows its keys), kind/name = the run (detail).
- */
+typedef enum {
+    UI_S_LIST,
+    UI_S_DETAIL,
+    UI_S_HEALTH,
+    UI_S_HELP,
+    UI_S_DESCRIBE,
+    UI_S_N
+} ui_screen_kind;
+/* A constructor: from = the screen underneath (help shows its keys), kind/name = the run (detail);
+ * UI_S_DESCRIBE: name = the object's API path. */
 typedef ui_screen *(*ui_screen_ctor)(ui *u, const ui_screen *from, vl_kind kind, const char *name);
 extern const ui_screen_ctor tui_screens[UI_S_N]; /* screens.c: this program's screens */
 /* Pushes a new screen of that kind; returns UI_REDRAW (UI_NOTHING when none is registered). */

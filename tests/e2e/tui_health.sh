@@ -15,7 +15,7 @@ for layout in install helm; do
     tui_keys H
     tui_wait 'Health *$'
     tui_wait '^Schedules \(2\) +1 overdue'
-    tui_wait '^  hourly +@every 1h +no +none yet +in 59m[0-9]{2}s *$'
+    tui_wait '^[ >] hourly +@every 1h +no +none yet +in 59m[0-9]{2}s *$'
     tui_wait '^  nightly +0 1 \* \* \* +no +none yet +due now OVERDUE'
     # OVERDUE is red
     tmux -L "$TUI_SOCK" capture-pane -e -p -t veltop >"$TUI_DIR/screen.ans"

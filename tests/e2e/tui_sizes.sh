@@ -27,7 +27,9 @@ tui_wait '^Item operations 0 of 0 completed, 0 failed$'
 tui_wait '^Failure reason boom$'
 # help wraps its words at 60 columns (under themselves) and scrolls
 tui_keys '?' G
-tui_wait '^   \? +help: the keys of this screen \(\? or Esc$'
+tui_wait '^   H +health: schedules, storage locations,$'
+tui_wait '^ {18}server and node-agent pods \(from any$'
+tui_keys k
 tui_wait '^ {18}closes it\)$'
 tui_wait '^ from the start average\.$'
 tui_keys Escape
