@@ -161,8 +161,9 @@ enum {
     APP_R_DDS,
     APP_R_SCHEDULES,
     APP_R_BSLS,
-    APP_R_VSLS, /* volumesnapshotlocations (decoded as vl_bsl: provider, phase) */
-    APP_R_PODS, /* pods of the Velero namespace (kubeclient/pod.h): server and node-agents */
+    APP_R_VSLS,       /* volumesnapshotlocations (decoded as vl_bsl: provider, phase) */
+    APP_R_PODS,       /* pods of the Velero namespace (kubeclient/pod.h): server and node-agents */
+    APP_R_DAEMONSETS, /* apps/v1 DaemonSets of the Velero namespace: the node-agent's counts */
     APP_NREFL
 };
 
@@ -181,7 +182,15 @@ typedef struct app {
     struct logderive *derive; /* log-derived per-resource progress (logderive.h; set by ui_new) */
     char *cacert;             /* --cacert FILE's PEM text (owned), NULL when none */
     size_t cacert_len;
+    /* storage locations seen Unavailable: since when veltop saw it so (first sight), by name;
+     * forgotten when one is Available again */
+    struct app_bsl_seen *bsl_seen;
+    size_t n_bsl_seen;
 } app;
+
+/* When veltop first saw storage location name Unavailable (unix seconds), 0 when it is not (or
+ * not known). */
+double app_bsl_unavailable_since(const app *a, const char *name);
 
 /* Starts reflectors for every resource in namespace ns over client (not owned). */
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,

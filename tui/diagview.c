@@ -2,6 +2,8 @@
  * screens show them: the one-line health summary, a run's marker in the list, its Stuck? lines. */
 #include "diagview.h"
 
+#include <string.h>
+
 #include "diagnose.h"
 #include "format.h"
 #include "health.h"
@@ -16,7 +18,16 @@ int diagview_health_summary(ui *u, WINDOW *w, int y, int cols)
     int x = w_print(w, y, 0, cols, A_DIM, "health ");
     x += w_print(w, y, x, cols - x, bad ? w_attr(W_BAD) | A_BOLD : w_attr(W_GOOD), "%s",
                  bad ? "ATTENTION" : "OK");
-    w_print(w, y, x, cols - x - 1, bad ? w_attr(W_WARN) : A_DIM, "  %s  (H: details)", buf);
+    /* the pointer to the details whole or not at all; the summary cut with an ellipsis */
+    const char *more = "  (H: details)";
+    int room = cols - x - 1, mw = (int)strlen(more), bw = 2 + (int)strlen(buf);
+    attr_t a = bad ? w_attr(W_WARN) : A_DIM;
+    if (bw + mw <= room) {
+        w_print(w, y, x, room, a, "  %s%s", buf, more);
+    } else {
+        x += w_print(w, y, x, 2, a, "  ");
+        w_text(w, y, x, room - 2, buf, a);
+    }
     return y + 1;
 }
 
@@ -36,7 +47,9 @@ int diagview_lines(ui *u, WINDOW *w, int y, int cols, const model_run *r, int wr
     if (overflow) *overflow = 0;
     for (size_t i = 0; i < n && y - y0 < max_rows; i++, y++) {
         char clock[32];
-        int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Stuck? ");
+        /* a finished run is not stuck: what the findings say is why it ended so */
+        int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "%s ",
+                        vl_phase_terminal(r->run->phase_id) ? "Why?" : "Stuck?");
         if (d[i].since > 0)
             x += w_print(w, y, x, cols - x, A_DIM, "since %s  ",
                          fmt_clock(clock, sizeof clock, d[i].since, 0));

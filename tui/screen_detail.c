@@ -315,6 +315,9 @@ static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const m
                  detail_typical(b3, sizeof b3, h->dur_max));
     double dur = model_run_duration(r, ui_wall(u));
     if (e->active && e->eta >= 0 && !e->stalled) dur += e->eta; /* as predicted */
+    /* a failed run stopped early: "faster than usual" would praise the failure */
+    vl_phase ph = r->run->phase_id;
+    if (ph == VL_PH_FAILED || ph == VL_PH_FAILED_VALIDATION) dur = 0;
     if (dur > 0 && h->dur_med > 0) {
         double f = dur / h->dur_med;
         const char *mul = ui_utf8(u) ? "\u00d7" : "x";

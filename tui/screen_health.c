@@ -159,6 +159,7 @@ typedef struct hd {
     int y, top, rows, cols;
     health_state *st; /* objects recorded, selection, wrap and sideways scroll */
     const char *ns;   /* the Velero namespace (objects without their own) */
+    int color;        /* colours in use (else failed runs are reversed) */
 } hd;
 
 /* The current line is an object's row: records its path; returns 1 when it is the selected one
@@ -295,17 +296,30 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
         if (hs->due.overdue)
             w_print(d->w, r, xx, hd_clip(d, xx, x[5] - xx - 1), w_attr(W_BAD) | A_BOLD, " OVERDUE");
         if (x[5] >= d->cols || !hs->n_trend) continue;
+        /* durations, a failed run red (reversed without colour), a partial one yellow */
         double vals[HEALTH_TREND];
-        for (int k = 0; k < hs->n_trend; k++) vals[k] = hs->dur[k];
-        w_sparkline(d->w, r, x[5], vals, hs->n_trend, w_attr(W_ACTIVE));
+        attr_t each[HEALTH_TREND];
+        for (int k = 0; k < hs->n_trend; k++) {
+            vals[k] = hs->dur[k];
+            vl_phase ph = hs->phase[k];
+            each[k] = ph == VL_PH_FAILED || ph == VL_PH_FAILED_VALIDATION
+                          ? (d->color ? w_attr(W_BAD) | A_BOLD : A_REVERSE)
+                      : ph == VL_PH_PARTIALLY_FAILED ? w_attr(W_WARN)
+                                                     : 0;
+        }
+        w_sparkline_each(d->w, r, x[5], vals, hs->n_trend, w_attr(W_ACTIVE), each);
         (void)utf8;
         int last = hs->n_trend - 1;
-        w_print(d->w, r, x[5] + hs->n_trend + 1,
-                hd_clip(d, x[5] + hs->n_trend + 1, d->cols - x[5] - hs->n_trend - 1), 0, "%s, %s",
-                fmt_duration(b, sizeof b, hs->dur[last]),
-                hs->bytes[last] > 0
-                    ? fmt_bytes(c, sizeof c, hs->bytes[last])
-                    : (snprintf(c, sizeof c, "%lld items", (long long)hs->items[last]), c));
+        char oc[96], tail[192];
+        snprintf(tail, sizeof tail, "%s, %s  %s", fmt_duration(b, sizeof b, hs->dur[last]),
+                 hs->bytes[last] > 0
+                     ? fmt_bytes(c, sizeof c, hs->bytes[last])
+                     : (snprintf(c, sizeof c, "%lld items", (long long)hs->items[last]), c),
+                 health_outcomes(hs, oc, sizeof oc));
+        hd_message(d, r, x[5] + hs->n_trend + 1, tail,
+                   hs->n_failed    ? w_attr(W_BAD)
+                   : hs->n_partial ? w_attr(W_WARN)
+                                   : 0);
     }
 }
 
@@ -332,8 +346,8 @@ static void hd_locations(hd *d, const health *h, double wall)
                     : 0;
             int r = hd_row(d);
             int bad = b->phase && !strcmp(b->phase, "Unavailable");
-            if (r < 0) {
-                hd_message(d, r, x[6], b->message, 0); /* its lines and width still count */
+            if (r < 0) { /* its lines and width still count (about: "since hh:mm:ss: ") */
+                hd_message(d, r, x[6] + (bad && !kind ? 16 : 0), b->message, 0);
                 continue;
             }
             char buf[64];
@@ -353,9 +367,19 @@ static void hd_locations(hd *d, const health *h, double wall)
                 w_text(d->w, r, x[5], hd_clip(d, x[5], x[6] - x[5] - 1),
                        b->access_mode ? b->access_mode : "ReadWrite",
                        b->access_mode && !strcmp(b->access_mode, "ReadOnly") ? w_attr(W_WARN) : 0);
-            if (d->st->wrap && b->message)
+            /* an outage: since when (veltop's first sight), before the server's words */
+            char *msg = NULL;
+            double since = kind ? 0 : h->bsl_since ? h->bsl_since[i] : 0;
+            if (bad && since > 0) {
+                char clock[32];
+                msg = xasprintf("since %s: %s", fmt_clock(clock, sizeof clock, since, 0),
+                                b->message ? b->message : "");
+            }
+            const char *shown = msg ? msg : b->message;
+            if (d->st->wrap && shown)
                 w_print(d->w, r, x[6], hd_clip(d, x[6], d->cols - x[6]), A_DIM, "(below)");
-            hd_message(d, r, x[6], b->message, bad ? w_attr(W_BAD) : 0);
+            hd_message(d, r, x[6], shown, bad ? w_attr(W_BAD) : 0);
+            free(msg);
         }
     }
 }
@@ -412,12 +436,24 @@ static void hd_pods(hd *d, const health *h, double wall)
                     "%zu server pods; showing the newest ready one", h->n_servers);
         d->y++;
     }
-    char title[64], extra[64] = "";
-    snprintf(title, sizeof title, "Node agents (%d/%zu ready)", h->n_agents_ready, h->n_agents);
-    if ((size_t)h->n_agents_ready < h->n_agents)
-        snprintf(extra, sizeof extra, "  %zu not ready", h->n_agents - (size_t)h->n_agents_ready);
+    char title[128], extra[96] = "";
+    int wanted = health_agents_wanted(h);
+    /* counted against the DaemonSet's desired number, as its own status says */
+    if (h->agent_ds && h->agent_ds->has_status)
+        snprintf(title, sizeof title, "Node agents (%d/%d ready, DaemonSet node-agent: %d desired)",
+                 h->n_agents_ready, wanted, wanted);
+    else
+        snprintf(title, sizeof title, "Node agents (%d/%zu ready%s)", h->n_agents_ready,
+                 h->n_agents, h->ds_known ? ", no node-agent DaemonSet" : "");
+    int not_ready = (int)h->n_agents - h->n_agents_ready, missing = wanted - (int)h->n_agents;
+    size_t o = 0;
+    if (not_ready > 0)
+        o += (size_t)snprintf(extra + o, sizeof extra - o, "  %d not ready", not_ready);
+    if (missing > 0 && o < sizeof extra)
+        snprintf(extra + o, sizeof extra - o, "  %d node%s without one", missing,
+                 missing == 1 ? "" : "s");
     hd_title(d, title, extra, w_attr(W_BAD));
-    if (!h->n_agents) {
+    if (!h->n_agents && missing <= 0) {
         r = hd_row(d);
         if (r >= 0)
             w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM,
@@ -441,6 +477,26 @@ static void hd_pods(hd *d, const health *h, double wall)
                 a->ready ? w_attr(W_GOOD) : w_attr(W_BAD) | A_BOLD, "%s", a->ready ? "yes" : "NO");
         w_print(d->w, r, x[3], hd_clip(d, x[3], d->cols - x[3]), 0, "%d", a->restarts);
     }
+    /* the nodes that need one (a volume there waits) and have none, by name; the rest of the
+     * DaemonSet's shortfall by count */
+    for (size_t i = 0; i < h->n_nodes_without; i++, d->y++) {
+        r = hd_row(d);
+        if (r < 0) continue;
+        w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), h->nodes_without[i],
+               w_attr(W_BAD) | A_BOLD);
+        w_print(d->w, r, x[1], hd_clip(d, x[1], d->cols - x[1]), w_attr(W_BAD),
+                "no node-agent pod (a volume there waits for one)");
+    }
+    int unnamed = missing - (int)h->n_nodes_without;
+    if (unnamed > 0) {
+        r = hd_row(d);
+        if (r >= 0)
+            w_print(d->w, r, x[0], hd_clip(d, x[0], d->cols - x[0]), w_attr(W_BAD),
+                    "%d more node%s without a node-agent pod (which: unknown, veltop does not "
+                    "list nodes)",
+                    unnamed, unnamed == 1 ? "" : "s");
+        d->y++;
+    }
 }
 
 static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
@@ -451,7 +507,7 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     st->page = rows;
     /* a selection moved out of view: a pass that draws nothing finds its line first */
     for (int pass = st->want ? 0 : 1; pass < 2; pass++) {
-        hd d = {w, 0, st->top, pass ? rows : 0, cols, st, ui_app(u)->ns};
+        hd d = {w, 0, st->top, pass ? rows : 0, cols, st, ui_app(u)->ns, ui_color(u)};
         st->n_objs = 0;
         st->sel_y = -1;
         st->hx_max = 0;

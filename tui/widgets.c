@@ -161,6 +161,12 @@ void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr
 
 void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a)
 {
+    w_sparkline_each(w, y, x, vals, n, a, NULL);
+}
+
+void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t a,
+                      const attr_t *each)
+{
     static const char *levels[] = {"\u2581", "\u2582", "\u2583", "\u2584",
                                    "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char ascii[] = "_.-~=*#@";
@@ -170,6 +176,7 @@ void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a)
     wmove(w, y, x);
     wattrset(w, a);
     for (int i = 0; i < n; i++) {
+        if (each) wattrset(w, each[i] ? each[i] : a);
         if (vals[i] < 0) {
             waddstr(w, " ");
             continue;

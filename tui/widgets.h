@@ -48,5 +48,8 @@ void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill);
 void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr_t row);
 /* A sparkline of n values (>= 0; < 0 = gap) scaled to their max, one column each. */
 void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a);
+/* As w_sparkline, column i in each[i] (0: in a). */
+void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t a,
+                      const attr_t *each);
 /* Fills from x to the end of line y with spaces in attribute a. */
 void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a);

@@ -24,35 +24,35 @@ tui_wait '^B'
 tui_keys Enter
 tui_wait '^Backup orphaned '
 # cut: the 403 is past the edge
-tui_wait '^Stuck\? since [0-9:]{8}  storage location default is Unavailable: BackupStorageLocation "default" is unavailable: rpc.*…'
+tui_wait '^Stuck\? since [0-9:]{8}  storage location default is Unavailable \(last validated [0-9:]{8}\): BackupStorageLocation "defaul.*…'
 tui_screen | grep -q 'StatusCode: 403' && tui_fail "the Stuck? line is not cut at 120 columns (the test needs it cut)"
 # W: in full, wrapped onto the next line
 tui_keys W
 tui_wait_joined 'Stuck? since'
-tui_wait_joined 'storage location default is Unavailable: BackupStorageLocation "default" is unavailable: rpc error: code = Unknown desc = operation error S3: ListObjectsV2, https response error StatusCode: 403 Items'
+tui_wait_joined 'BackupStorageLocation "default" is unavailable: rpc error: code = Unknown desc = operation error S3: ListObjectsV2, https response error StatusCode: 403 Items'
 tui_keys W
-tui_wait '^Stuck\? since [0-9:]{8}  storage location default is Unavailable: .*rpc err…$'
+tui_wait '^Stuck\? since [0-9:]{8}  storage location default is Unavailable \(last validated [0-9:]{8}\): .*…$'
 # Right: sideways, as far as the end
-tui_keys Right Right Right Right Right Right
+tui_keys Right Right Right Right Right Right Right Right Right Right
 tui_wait '^Stuck\? since [0-9:]{8}  .*StatusCode: 403 *$'
-tui_keys Left Left Left Left Left Left
+tui_keys Left Left Left Left Left Left Left Left Left Left
 tui_wait '^Stuck\? since [0-9:]{8}  storage location default is Unavailable'
 
 # the health screen: the BSL message likewise
 tui_keys H
 tui_wait 'Health *$'
-tui_wait '^[ >] default +BSL +Unavailable .*BackupStorageLocation "default" is unav'
+tui_wait '^[ >] default +BSL +Unavailable .*since [0-9:]{8}: BackupStorageLocation "default" is'
 tui_screen | grep -q 'StatusCode: 403' && tui_fail "the BSL message is not cut (the test needs it cut)"
 tui_keys W
 tui_wait '^[ >] default +BSL +Unavailable .*\(below\)'
-tui_wait '^    BackupStorageLocation "default" is unavailable: rpc error: code = Unknown desc = operation'
-tui_wait_joined '(below) BackupStorageLocation "default" is unavailable: rpc error: code = Unknown desc = operation error S3: ListObjectsV2, https response error StatusCode: 403 Velero server'
+tui_wait '^    since [0-9:]{8}: BackupStorageLocation "default" is unavailable: rpc error: code = Unknown desc ='
+tui_wait_joined ': BackupStorageLocation "default" is unavailable: rpc error: code = Unknown desc = operation error S3: ListObjectsV2, https response error StatusCode: 403 Velero server'
 tui_keys W
-tui_wait '^[ >] default +BSL +Unavailable .*BackupStorageLocation "default" is unavailable: .*…$'
-tui_keys Right Right Right Right Right Right
+tui_wait '^[ >] default +BSL +Unavailable .*since [0-9:]{8}: BackupStorageLocation .*…$'
+tui_keys Right Right Right Right Right Right Right Right Right Right
 tui_wait '^[ >] default +BSL +Unavailable .*StatusCode: 403 *$'
-tui_keys Left Left Left Left Left Left
-tui_wait '^[ >] default +BSL .*BackupStorageLocation'
+tui_keys Left Left Left Left Left Left Left Left Left Left
+tui_wait '^[ >] default +BSL .*since [0-9:]{8}: BackupStorageLocation'
 
 # select and describe: the first object is the first schedule (hourly, by name)
 tui_wait '^> hourly +@every 1h'
