@@ -132,7 +132,8 @@ typedef enum { VIEW_SORT_START, VIEW_SORT_NAME, VIEW_SORT_PHASE, VIEW_SORT_PROGR
 
 typedef struct view {
     view_sort sort;
-    char filter[128]; /* substring of name, phase or schedule (case-insensitive); "" = all */
+    char filter[128]; /* words, all must match: a substring of name, phase or schedule
+                       * (case-insensitive), ns:NAME, schedule:NAME, phase:NAME, label:k=v */
     model_run **rows; /* the visible rows in order (pointers into the model) */
     size_t n_rows, cap_rows;
     int sel;                 /* index into rows, -1 when empty */

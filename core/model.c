@@ -572,13 +572,64 @@ static int view_qsort_cmp(const void *pa, const void *pb)
     return c ? c : view_cmp_start(a, b);
 }
 
+static int view_eq(const char *a, const char *b, size_t bn)
+{
+    return a && strlen(a) == bn && !strncasecmp(a, b, bn);
+}
+
+/* One word of the filter (w[0..n)): "ns:NAME" a namespace the run includes (by name, or all of
+ * them but NAME excluded), "schedule:NAME", "phase:NAME" exactly (case-insensitive),
+ * "label:key=value" or "label:key"; else a substring of the name, phase or schedule. */
+static int view_word_matches(const char *w, size_t n, const model_run *r)
+{
+    const vl_run *run = r->run;
+    char word[128];
+    snprintf(word, sizeof word, "%.*s", (int)n, w);
+    const char *colon = strchr(word, ':');
+    size_t pl = colon ? (size_t)(colon - word) : 0;
+    const char *arg = colon ? colon + 1 : NULL;
+    size_t al = arg ? strlen(arg) : 0;
+    if (colon && pl == 2 && !strncasecmp(word, "ns", 2)) {
+        if (!run) return 0;
+        for (size_t i = 0; i < run->n_excluded_ns; i++)
+            if (view_eq(run->excluded_ns[i], arg, al)) return 0;
+        if (!run->n_included_ns) return 1; /* all namespaces */
+        for (size_t i = 0; i < run->n_included_ns; i++)
+            if (view_eq(run->included_ns[i], arg, al) || !strcmp(run->included_ns[i], "*"))
+                return 1;
+        return 0;
+    }
+    if (colon && pl == 8 && !strncasecmp(word, "schedule", 8))
+        return run && view_eq(run->schedule, arg, al);
+    if (colon && pl == 5 && !strncasecmp(word, "phase", 5))
+        return run && view_eq(run->phase ? run->phase : "New", arg, al);
+    if (colon && pl == 5 && !strncasecmp(word, "label", 5)) {
+        if (!run) return 0;
+        const char *eq = strchr(arg, '=');
+        size_t kl = eq ? (size_t)(eq - arg) : al;
+        for (size_t i = 0; i < run->meta.nlabels; i++) {
+            const char *k = run->meta.label_keys[i], *val = run->meta.label_values[i];
+            if (!k || strlen(k) != kl || strncmp(k, arg, kl)) continue;
+            if (!eq || (val && !strcmp(val, eq + 1))) return 1;
+        }
+        return 0;
+    }
+    if (strcasestr(r->name, word)) return 1;
+    if (run && run->phase && strcasestr(run->phase, word)) return 1;
+    if (run && run->schedule && strcasestr(run->schedule, word)) return 1;
+    return 0;
+}
+
+/* Every word of the filter (separated by spaces) matches. */
 static int view_matches(const view *v, const model_run *r)
 {
-    if (!v->filter[0]) return 1;
-    if (strcasestr(r->name, v->filter)) return 1;
-    if (r->run && r->run->phase && strcasestr(r->run->phase, v->filter)) return 1;
-    if (r->run && r->run->schedule && strcasestr(r->run->schedule, v->filter)) return 1;
-    return 0;
+    for (const char *p = v->filter; *p;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " ");
+        if (n && !view_word_matches(p, n, r)) return 0;
+        p += n;
+    }
+    return 1;
 }
 
 static void view_key_of(const model_run *r, char *out, size_t n)

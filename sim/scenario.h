@@ -50,6 +50,8 @@ typedef struct scn_run {
     char *schedule; /* backups made by a schedule */
     char **namespaces;
     size_t n_namespaces;
+    char **label_keys, **label_values; /* metadata.labels of the run besides Velero's */
+    size_t n_labels;
     int hooks_attempted, hooks_failed;
     scn_resource *resources;
     size_t n_resources;

@@ -147,7 +147,10 @@ static const ui_key list_keys[] = {
     {UI_C_TOP, "first run", list_top},
     {UI_C_BOTTOM, "last run", list_bottom},
     {UI_C_OPEN, "open the run's detail", list_open},
-    {UI_C_FIND, "filter by name, phase or schedule (Enter keeps, Esc clears)", list_filter},
+    {UI_C_FIND,
+     "filter: words of the name, phase or schedule; ns:NAME schedule:NAME phase:NAME "
+     "label:key=value (Enter keeps, Esc clears)",
+     list_filter},
     {UI_C_BACK, "clear the filter", list_clear_filter},
     {UI_C_SORT, NULL, list_sort_cycle},
     {UI_C_SORT_START, NULL, list_sort_start},
@@ -434,7 +437,8 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (v->n_rows == 0) {
         int listed = kc_reflector_status(ui_app(u)->refl[APP_R_BACKUPS])->synced;
         w_print(w, y + 1, 2, cols - 4, A_DIM, "%s",
-                v->filter[0] ? "no run matches the filter"
+                v->filter[0] ? "no run matches the filter (words: name, phase, schedule; "
+                               "ns:NAME schedule:NAME phase:NAME label:key=value)"
                 : listed     ? "no backups or restores (yet)"
                          : "backups and restores not listed yet (the connection line says why)");
         return;

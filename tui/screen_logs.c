@@ -46,6 +46,12 @@ typedef struct logs_state {
     char *desc_path, *desc_what, *desc_name;
     kc_request *req;
     char search[512];
+    /* the match counter ("match 3 of 41"): matching view rows, kept while the search, the level
+     * filter and the lines are the same (a growing live log adds its new rows) */
+    size_t m_total, m_rows, m_dropped, m_cur_row, m_cur_idx;
+    lp_level m_filter;
+    char m_search[512];
+    int m_valid, m_cur_valid;
     int prompt;
     char input[512];
     size_t ilen;
@@ -350,6 +356,39 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
     }
 }
 
+/* How many view rows match the search, and (*idx) the current match's number among them (0: the
+ * current row is no match). Counted again only when the search, the filter or the lines change
+ * (rows appended to a live log: only those). */
+static size_t logs_match_count(logs_state *st, size_t *idx)
+{
+    size_t nv = logbuf_view_count(st->lb), dropped = logbuf_dropped(st->lb);
+    lp_level f = logbuf_filter(st->lb);
+    if (!st->m_valid || strcmp(st->m_search, st->search) || st->m_filter != f ||
+        st->m_dropped != dropped || nv < st->m_rows) {
+        st->m_total = logbuf_count_matches(st->lb, st->search, 0, nv);
+        snprintf(st->m_search, sizeof st->m_search, "%s", st->search);
+        st->m_filter = f;
+        st->m_dropped = dropped;
+        st->m_valid = 1;
+        st->m_cur_valid = 0;
+    } else if (nv > st->m_rows) {
+        st->m_total += logbuf_count_matches(st->lb, st->search, st->m_rows, nv);
+    }
+    st->m_rows = nv;
+    *idx = 0;
+    if (st->cur < 0 || (size_t)st->cur >= nv) return st->m_total;
+    size_t cur = (size_t)st->cur;
+    if (!st->m_cur_valid || st->m_cur_row != cur) {
+        size_t before = logbuf_count_matches(st->lb, st->search, 0, cur);
+        int here = logbuf_count_matches(st->lb, st->search, cur, cur + 1) == 1;
+        st->m_cur_idx = here ? before + 1 : 0;
+        st->m_cur_row = cur;
+        st->m_cur_valid = 1;
+    }
+    *idx = st->m_cur_idx;
+    return st->m_total;
+}
+
 /* Draws a message over at most maxrows rows of width cols, cut at spaces (the last row ends in an
  * ellipsis when it does not fit); returns the rows used. */
 static int logs_wrap_text(WINDOW *w, int y, int x, int cols, int maxrows, const char *msg, attr_t a)
@@ -415,17 +454,21 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                     : st->desc_path ? "fetching the object..."
                                     : "fetching the stored log...");
     }
-    /* a match past either edge of an unwrapped line: scroll sideways to it (a third in) */
+    /* a match past either edge of an unwrapped line: scroll sideways only as far as it needs
+     * (its end and a few columns after it in view), so the rows keep their start in sight */
     if (st->reveal && !st->wrap && st->cur >= 0 && (size_t)st->cur < nv && st->search[0]) {
         size_t n;
         const char *s0 = logs_safe(st, logbuf_view_line(st->lb, (size_t)st->cur), &n);
         const char *m = logs_find(s0, n, st->search, logs_icase(st->search));
         if (m) {
-            int col, mw;
+            int col, mw, margin = cols > 40 ? 8 : 2;
             w_cut(s0, (size_t)(m - s0), 1 << 30, &col);
             w_cut(m, strlen(st->search), 1 << 30, &mw);
-            if (col < st->hx || col + mw > st->hx + cols)
-                st->hx = col > cols / 3 ? col - cols / 3 : 0;
+            if (col + mw + margin <= cols)
+                st->hx = 0; /* in view unscrolled */
+            else if (col < st->hx || col + mw > st->hx + cols)
+                st->hx = col + mw + margin - cols;
+            if (st->hx > col) st->hx = col; /* a match wider than the screen: its start */
         }
     }
     st->reveal = 0;
@@ -470,6 +513,14 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                         nv ? st->top + 1 : 0, last, nv,
                         logbuf_dropped(st->lb) ? " (oldest lines dropped)" : "", cut,
                         st->wrap ? "  wrap" : "");
+        if (st->search[0]) {
+            size_t idx, total = logs_match_count(st, &idx);
+            if (idx)
+                x += w_print(w, rows - 1, x, cols - x, A_BOLD, "  match %zu of %zu", idx, total);
+            else
+                x += w_print(w, rows - 1, x, cols - x, w_attr(W_DIM), "  %zu match%s", total,
+                             total == 1 ? "" : "es");
+        }
         if (st->dl_done && st->dl_err.code == KC_ERR_CAPPED) /* the stored log passed caps.h */
             w_print(w, rows - 1, x, cols - x, w_attr(W_WARN),
                     "  log truncated at %zu MiB, veltop's limit for a stored log",
