@@ -41,6 +41,14 @@ typedef struct model_volume {
     size_t pos;           /* private: index in model.vols */
 } model_volume;
 
+/* A phase of a run as veltop saw it: the cluster's clock when it saw the run in it. */
+typedef struct model_seen {
+    double at;         /* cluster time (model_cluster_now of the wall time it arrived) */
+    int32_t queue_pos; /* status.queuePosition then (Queued), 0 none */
+    uint8_t phase;     /* vl_phase */
+} model_seen;
+#define MODEL_MOVES_MAX 12 /* phase changes kept per run (then the last is overwritten) */
+
 typedef struct model_run {
     vl_kind kind;      /* VL_BACKUP or VL_RESTORE */
     char *name;        /* owned copy of meta.name (raw; sanitise before display) */
@@ -59,6 +67,11 @@ typedef struct model_run {
     size_t n_derived;
     int derived_from_log; /* 1 once derived rows were set: the detail screen says so */
     model_vol_sum vols;   /* recomputed by model_refresh_volumes */
+    /* the phase it was in when veltop first saw it (entered then or before), and the phase
+     * changes veltop saw after that (entered then, within the watch's latency): the timeline */
+    model_seen first_seen;
+    model_seen *moves; /* allocated at the first change (most runs never change while watched) */
+    uint8_t n_moves;
     /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
     int alert_seen, alert_phase, alert_stalled;
     size_t pos; /* private: index in model.runs */

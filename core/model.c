@@ -163,6 +163,7 @@ static void model_res_free(model_res *res, size_t n, const est *idle)
 static void model_run_free(model_run *r, const est *idle)
 {
     if (!r) return;
+    free(r->moves);
     if (r->items != idle) est_free(r->items);
     model_res_free(r->res, r->n_res, idle);
     model_res_free(r->derived, r->n_derived, idle);
@@ -224,6 +225,27 @@ static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in
     }
 }
 
+/* The phase as veltop sees it now: the first sight, a change, or (Queued) a new position. */
+static void model_run_seen(model *m, model_run *mr, const vl_run *r, double wall)
+{
+    model_seen s = {
+        model_cluster_now(m, wall),
+        r->queue_position > 0 && r->queue_position < INT32_MAX ? (int32_t)r->queue_position : 0,
+        (uint8_t)r->phase_id};
+    if (mr->first_seen.at <= 0) {
+        mr->first_seen = s;
+        return;
+    }
+    model_seen *last = mr->n_moves ? &mr->moves[mr->n_moves - 1] : &mr->first_seen;
+    if (last->phase == s.phase) {
+        if (s.queue_pos) last->queue_pos = s.queue_pos; /* moved up the queue */
+        return;
+    }
+    if (!mr->moves) mr->moves = xcalloc(MODEL_MOVES_MAX, sizeof *mr->moves);
+    if (mr->n_moves == MODEL_MOVES_MAX) mr->n_moves--; /* flapping: keep the newest */
+    mr->moves[mr->n_moves++] = s;
+}
+
 model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
 {
     const char *name = r->meta.name ? r->meta.name : "";
@@ -259,6 +281,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         m->vols_dirty = 1;
     }
     mr->run = r;
+    model_run_seen(m, mr, r, wall);
     if (mr->items == m->idle_est && !vl_phase_terminal(r->phase_id)) {
         mr->items = est_new(&model_items_opts); /* came back to life (re-created) */
         mr->finished = 0;

@@ -7,11 +7,15 @@
 
 #include "diagnose.h"
 #include "diagview.h"
+#include "kubeclient/caps.h"
+#include "kubeclient/download.h"
+#include "logparse.h"
 #include "drill.h"
 #include "format.h"
 #include "logderive.h"
 #include "runeta.h"
 #include "sanitize.h"
+#include "timeline.h"
 #include "ui.h"
 #include "widgets.h"
 
@@ -23,6 +27,14 @@ typedef struct detail_state {
     int wrap;     /* W: the findings, failure reason and validation errors in full */
     int hx;       /* Left/Right: columns the findings are scrolled sideways */
     int hx_max;   /* how far that is worth it (the longest finding's overflow) */
+    /* a run that finished before veltop watched it: its stored log's own times for the
+     * timeline (fetched once when the screen shows it) */
+    kc_download *dl;
+    int dl_state; /* 0 not asked, 1 fetching, 2 done */
+    tl_log log;
+    kc_buf part; /* a line not ended yet */
+    lp_line scratch;
+    ui *u;
 } detail_state;
 
 static detail_state *detail_of(ui_screen *s)
@@ -35,6 +47,67 @@ static model_run *detail_run(ui_screen *s, ui *u)
     return model_find_run(ui_model(u), detail_of(s)->kind, detail_of(s)->name);
 }
 
+static void detail_log_reset(detail_state *d)
+{
+    kc_download_free(d->dl);
+    d->dl = NULL;
+    d->dl_state = 0;
+    memset(&d->log, 0, sizeof d->log);
+    d->part.len = 0;
+}
+
+static void detail_log_line(detail_state *d, const char *line, size_t n)
+{
+    if (!lp_parse(&d->scratch, line, n)) timeline_log_line(&d->log, &d->scratch);
+}
+
+static void detail_log_data(void *arg, const char *data, size_t n)
+{
+    detail_state *d = arg;
+    while (n > 0) {
+        const char *nl = memchr(data, '\n', n);
+        size_t k = nl ? (size_t)(nl - data) : n;
+        if (!nl) { /* keep the tail (capped: a line is never longer than the pager's cap) */
+            if (d->part.len + k <= KC_CAP_LOG_LINE_BYTES) kc_buf_append(&d->part, data, k);
+            return;
+        }
+        if (d->part.len) {
+            if (d->part.len + k <= KC_CAP_LOG_LINE_BYTES) kc_buf_append(&d->part, data, k);
+            detail_log_line(d, d->part.data, d->part.len);
+            d->part.len = 0;
+        } else {
+            detail_log_line(d, data, k);
+        }
+        data += k + 1;
+        n -= k + 1;
+    }
+}
+
+static void detail_log_done(void *arg, const kc_err *err)
+{
+    detail_state *d = arg;
+    (void)err; /* no log: the timeline says unknown where only the log would have said */
+    if (d->part.len) detail_log_line(d, d->part.data, d->part.len);
+    d->part.len = 0;
+    d->dl_state = 2;
+    ui_invalidate(d->u);
+}
+
+/* Fetches the stored log of a run veltop first saw finished (its phases went by unseen). */
+static void detail_log_want(detail_state *d, ui *u, const model_run *r)
+{
+    d->u = u;
+    if (d->dl_state || !r->run || !vl_phase_terminal(r->run->phase_id)) return;
+    if (!vl_phase_terminal((vl_phase)r->first_seen.phase) || !drill_log_stored(r->run)) return;
+    app *a = ui_app(u);
+    kc_download_opts o = {.ns = a->ns,
+                          .kind = r->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
+                          .target = r->name,
+                          .max_bytes = KC_CAP_LOG_BYTES};
+    d->dl_state = 1;
+    d->dl = app_download(a, &o, detail_log_data, detail_log_done, d);
+}
+
 static int detail_step(ui *u, ui_screen *s, int delta)
 {
     detail_state *d = detail_of(s);
@@ -44,6 +117,7 @@ static int detail_step(ui *u, ui_screen *s, int delta)
     d->kind = r->kind;
     snprintf(d->name, sizeof d->name, "%s", r->name);
     d->scroll = 0;
+    detail_log_reset(d);
     return UI_REDRAW;
 }
 
@@ -293,6 +367,50 @@ static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, re_part p, const
     }
 }
 
+/* The phase timeline as one text: "New 21:30:01 (2s) · Queued #2 21:30:03 (5m01s) · InProgress
+ * 21:35:04 (12m, so far)"; a time only known as a bound is "by 21:35:04" (veltop saw it there
+ * first), one from the stored log is marked "(log)", an unknown one says so. Times and
+ * durations are the cluster's (shown in ours: model_wall_span). */
+static char *detail_timeline(ui *u, const model_run *r, const tl_log *log, int *from_log)
+{
+    tl_entry e[TL_MAX];
+    model *m = ui_model(u);
+    double now = model_cluster_now(m, ui_wall(u));
+    size_t n = timeline_build(r, now, log, e);
+    kc_buf b = {0};
+    const char *sep = ui_utf8(u) ? " \u00b7 " : " - ";
+    *from_log = 0;
+    for (size_t i = 0; i < n; i++) {
+        char t[48], d[32], line[160];
+        const char *name = vl_phase_name(e[i].phase);
+        int o = snprintf(line, sizeof line, "%s%s", i ? sep : "", name);
+        if (e[i].queue_pos && o < (int)sizeof line)
+            o += snprintf(line + o, sizeof line - (size_t)o, " #%d", (int)e[i].queue_pos);
+        if (e[i].src == TL_UNKNOWN) {
+            snprintf(line + o, sizeof line - (size_t)o, " unknown");
+        } else {
+            /* the cluster's time shown at ours: scale the offset from now */
+            double at = ui_wall(u) - model_wall_span(m, now - e[i].entered);
+            fmt_clock_since(t, sizeof t, at, ui_wall(u));
+            o += snprintf(line + o, sizeof line - (size_t)o, " %s%s%s",
+                          e[i].src == TL_SEEN_BY ? "by " : "", t,
+                          e[i].src == TL_LOG ? " (log)" : "");
+            *from_log |= e[i].src == TL_LOG;
+            if (e[i].dur >= 0 && o < (int)sizeof line)
+                snprintf(line + o, sizeof line - (size_t)o, " (%s%s%s)",
+                         e[i].current && e[i].src == TL_SEEN_BY ? (ui_utf8(u) ? "\u2265" : ">=")
+                                                                : "",
+                         fmt_duration(d, sizeof d, model_wall_span(m, e[i].dur)),
+                         e[i].current ? " so far" : "");
+            else if (!e[i].current && i + 1 < n && o < (int)sizeof line)
+                snprintf(line + o, sizeof line - (size_t)o, " (for unknown)");
+        }
+        kc_buf_append(&b, line, strlen(line));
+    }
+    kc_buf_cstr(&b);
+    return b.data ? b.data : xstrdup("");
+}
+
 /* A typical duration, rounded as people say it: "45s", "3m10s", "41m", "1h04m". */
 static char *detail_typical(char *buf, size_t n, double s)
 {
@@ -529,11 +647,18 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int fr_rows = 0, ve_rows = 0;
     if (run->failure_reason) fr_rows = w_wrap(NULL, 0, 0, cols - 15, 0, 0, run->failure_reason, 0);
     if (verr) ve_rows = w_wrap(NULL, 0, 0, cols - 18, 0, 0, verr, 0);
-    int cap = d->wrap ? rows / 4 : 4; /* W: in full, up to a quarter of the screen each */
+    /* the phase timeline: 2 rows at most (W: in full, up to a quarter of the screen) */
+    detail_log_want(d, u, r);
+    int tl_from_log;
+    char *tl = detail_timeline(u, r, d->dl_state ? &d->log : NULL, &tl_from_log);
+    int tl_rows = w_wrap(NULL, 0, 0, cols - 8, 0, 0, tl, 0);
+    if (tl_rows > (d->wrap ? (rows / 4 > 2 ? rows / 4 : 2) : 2)) tl_rows = d->wrap ? rows / 4 : 2;
+    if (rows < 20 && !d->wrap) tl_rows = 1; /* a small terminal: the resources keep their room */
+    int cap = d->wrap ? rows / 4 : 4;       /* W: in full, up to a quarter of the screen each */
     if (cap < 4) cap = 4;
     if (fr_rows > cap) fr_rows = cap;
     if (ve_rows > cap) ve_rows = cap;
-    int bottom = 5 + fr_rows + ve_rows;
+    int bottom = 5 + fr_rows + ve_rows + tl_rows;
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
@@ -651,13 +776,23 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     /* seconds and the zone (local, or UTC with --utc); the completion time without its date when
      * the run ended the day it started */
     x = detail_label(w, y, 0, "Started");
-    x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
-    x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, run->started));
+    if (run->started > 0) {
+        x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
+        x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, run->started));
+    } else if (run->phase_id == VL_PH_QUEUED && run->queue_position > 0) {
+        x += w_print(w, y, x, 40, 0, "not yet (queued, position %lld)",
+                     (long long)run->queue_position);
+    } else if (!vl_phase_terminal(run->phase_id)) {
+        x += w_print(w, y, x, 40, 0, "not yet (%s)", run->phase ? run->phase : "New");
+    } else {
+        x += w_print(w, y, x, 40, 0, "never");
+    }
     x += detail_label(w, y, x + 2, "Completed") + 2;
     x +=
         w_print(w, y, x, 20, 0, "%s", fmt_clock_since(b1, sizeof b1, run->completed, run->started));
     x += detail_label(w, y, x + 2, "Duration") + 2;
     x += w_print(w, y, x, 12, 0, "%s", fmt_duration(b1, sizeof b1, model_run_duration(r, wall)));
+    int started_y = y;
     char expires[40] = "";
     if (run->kind == VL_BACKUP) {
         fmt_clock(expires, sizeof expires, run->expiration, 1);
@@ -669,8 +804,27 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         }
     }
     y++;
+    /* where it has been: each phase, when it was entered, how long it lasted */
+    x = detail_label(w, y, 0, "Phases");
+    int tl_need = w_wrap(NULL, 0, 0, cols - x, 0, 0, tl, 0);
+    w_wrap(w, y, x, cols - x, 0, tl_rows, tl, 0);
+    if (tl_need > tl_rows) /* cut: the last cell says where the rest is */
+        w_print(w, y + tl_rows - 1, cols - 1, 1, A_BOLD, "%s", ui_utf8(u) ? "\u2026" : ">");
+    y += tl_rows;
+    free(tl);
+    (void)started_y;
+    (void)tl_from_log;
     x = detail_label(w, y, 0, "Location");
-    x += w_text(w, y, x, 20, run->storage_location ? run->storage_location : "-", 0);
+    const char *loc = run->storage_location;
+    if (!loc && run->kind == VL_RESTORE && run->backup_name) { /* a restore reads its backup's */
+        const model_run *b = model_find_run(ui_model(u), VL_BACKUP, run->backup_name);
+        if (b && b->run && b->run->storage_location) {
+            x += w_text(w, y, x, 20, b->run->storage_location, 0);
+            x += w_print(w, y, x, 16, A_DIM, " (its backup's)");
+            loc = "";
+        }
+    }
+    if (!loc || *loc) x += w_text(w, y, x, 20, loc ? loc : "-", 0);
     x += detail_label(w, y, x + 2, "Schedule") + 2;
     x += w_text(w, y, x, 24, run->schedule ? run->schedule : "-", 0);
     if (expires[0]) {
@@ -737,6 +891,10 @@ static void detail_enter(ui_screen *s, ui *u)
 static void detail_free(ui_screen *s)
 {
     if (!s) return;
+    detail_state *d = s->data;
+    kc_download_free(d->dl);
+    kc_buf_free(&d->part);
+    lp_line_free(&d->scratch);
     free(s->data);
     free(s);
 }
