@@ -63,6 +63,11 @@ const ui_command ui_commands[] = {
     {UI_C_NEXT_ERROR, {'e'}, "e", "next error line", "the log pager"},
     {UI_C_LEVEL, {'L'}, "L", "level filter: all, error, warning, info, debug", "the log pager"},
     {UI_C_WRITE, {'w'}, "w", "write the lines shown to a new file", "the log pager"},
+    {UI_C_FORMAT,
+     {'o'},
+     "o",
+     "describe as JSON, YAML (as kubectl) or velero describe",
+     "the log pager"},
     {UI_C_NONE, {0}, NULL, NULL, NULL},
 };
 

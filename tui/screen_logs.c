@@ -18,10 +18,14 @@
 #include "kubeclient/util.h"
 #include "logbuf.h"
 #include "logparse.h"
+#include "objtext.h"
 #include "sanitize.h"
 #include "widgets.h"
 
 enum { LOGS_PROMPT_NONE, LOGS_PROMPT_SEARCH, LOGS_PROMPT_WRITE };
+enum { DESC_JSON, DESC_YAML, DESC_SUMMARY, DESC_NFMT };
+#define DESC_REFRESH_S 2.0 /* describe follows the object: fetched again this often */
+static const char *const desc_fmt_name[DESC_NFMT] = {"JSON", "YAML", "velero describe"};
 
 typedef struct logs_state {
     vl_kind kind;
@@ -42,9 +46,16 @@ typedef struct logs_state {
     int rows;     /* body rows at the last draw (for paging) */
     int reveal;   /* bring the current match into view sideways at the next draw */
     int hcols;    /* body columns at the last draw */
-    /* describe mode (y): one object fetched from path, pretty-printed, instead of a log */
+    /* describe mode (y): one object fetched from path, pretty-printed, instead of a log; fetched
+     * again every DESC_REFRESH_S while shown (live), the reader's place kept */
     char *desc_path, *desc_what, *desc_name;
     kc_request *req;
+    cJSON *desc_obj;     /* the object as last fetched */
+    int desc_fmt;        /* DESC_JSON, DESC_YAML, DESC_SUMMARY */
+    double desc_at;      /* unix seconds it was fetched (0 never) */
+    double desc_next;    /* monotonic: the next fetch */
+    char desc_fail[256]; /* the last refresh failed: why (the text shown is the older one) */
+    kc_buf desc_text;    /* the text shown (a refresh that changes nothing redraws nothing) */
     char search[512];
     /* the match counter ("match 3 of 41"): matching view rows, kept while the search, the level
      * filter and the lines are the same (a growing live log adds its new rows) */
@@ -102,22 +113,22 @@ static void logs_start_stored(logs_state *st, app *a)
     st->dl = app_download(a, &o, logs_dl_data, logs_dl_done, st);
 }
 
-/* The object as JSON: pretty-printed (two spaces a level), without metadata.managedFields. */
-static void logs_desc_done(void *arg, const kc_response *resp, const kc_err *err)
+/* The object as text in the format chosen: JSON pretty-printed (two spaces a level), YAML as
+ * kubectl prints it, or velero describe's summary; without metadata.managedFields. Replaces the
+ * pager's lines only when the text changed, keeping the reader's place (top, sideways, search). */
+static void logs_desc_render(logs_state *st)
 {
-    logs_state *st = arg;
-    st->req = NULL;
-    st->dl_done = 1;
-    cJSON *o = err->msg[0] ? NULL : cJSON_ParseWithLength(resp->body, resp->body_len);
-    if (err->msg[0]) {
-        st->dl_err = *err;
-    } else if (!cJSON_IsObject(o)) {
-        kc_err_set(&st->dl_err, "the answer is not a JSON object");
+    if (!st->desc_obj) return;
+    kc_buf out = {0};
+    if (st->desc_fmt == DESC_YAML) {
+        if (objtext_yaml(st->desc_obj, &out)) {
+            out.len = 0;
+            kc_buf_append(&out, "(the YAML emitter failed: o shows JSON)\n", 40);
+        }
+    } else if (st->desc_fmt == DESC_SUMMARY) {
+        objtext_describe(st->desc_obj, &out);
     } else {
-        cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
-                                                "managedFields");
-        char *txt = cJSON_Print(o);
-        kc_buf out = {0};
+        char *txt = cJSON_Print(st->desc_obj);
         for (const char *p = txt; *p;) {
             while (*p == '\t') {
                 kc_buf_append(&out, "  ", 2);
@@ -129,13 +140,49 @@ static void logs_desc_done(void *arg, const kc_response *resp, const kc_err *err
             p += n;
         }
         kc_buf_append(&out, "\n", 1);
-        logbuf_append(st->lb, out.data, out.len);
-        logbuf_flush(st->lb);
-        kc_buf_free(&out);
         cJSON_free(txt);
     }
-    cJSON_Delete(o);
-    ui_invalidate(st->u);
+    if (out.len != st->desc_text.len || memcmp(out.data, st->desc_text.data, out.len)) {
+        logbuf_clear(st->lb);
+        logbuf_append(st->lb, out.data, out.len);
+        logbuf_flush(st->lb);
+        st->desc_text.len = 0;
+        kc_buf_append(&st->desc_text, out.data, out.len);
+        st->m_valid = 0; /* the match counter counts again */
+        ui_invalidate(st->u);
+    }
+    kc_buf_free(&out);
+}
+
+static void logs_desc_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    logs_state *st = arg;
+    st->req = NULL;
+    st->dl_done = 1;
+    cJSON *o = err->msg[0] ? NULL : cJSON_ParseWithLength(resp->body, resp->body_len);
+    kc_err e = {0};
+    if (err->msg[0])
+        e = *err;
+    else if (!cJSON_IsObject(o))
+        kc_err_set(&e, "the answer is not a JSON object");
+    if (e.msg[0]) {
+        if (st->desc_obj) /* a refresh failed: the older text stays, said to be a snapshot */
+            snprintf(st->desc_fail, sizeof st->desc_fail, "%.255s", e.msg);
+        else
+            st->dl_err = e;
+        cJSON_Delete(o);
+        ui_invalidate(st->u);
+        return;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+                                            "managedFields");
+    cJSON_Delete(st->desc_obj);
+    st->desc_obj = o;
+    st->desc_at = kc_wall_now();
+    st->desc_fail[0] = 0;
+    st->dl_err = (kc_err){0};
+    logs_desc_render(st);
+    ui_invalidate(st->u); /* the "updated" time moved */
 }
 
 static void logs_start(logs_state *st, ui *u)
@@ -152,6 +199,7 @@ static void logs_start(logs_state *st, ui *u)
         }
         kc_request_opts o = {.path = st->desc_path, .timeout_ms = 20000};
         st->started = 1;
+        st->desc_next = ui_now(u) + DESC_REFRESH_S;
         st->req = kc_client_request(a->client, &o, NULL, logs_desc_done, st);
         return;
     }
@@ -308,10 +356,23 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
     if (st->desc_path) {
         x = w_print(w, 0, 0, cols, A_BOLD, "Describe %s ", st->desc_what);
         x += w_text(w, 0, x, cols - x, st->desc_name, A_BOLD);
-        x += w_print(w, 0, x, cols - x, w_attr(st->dl_done ? W_DIM : W_ACTIVE), "  %s",
-                     st->dl_done ? "" : "fetching...");
-        if (st->dl_done && !st->dl_err.msg[0])
-            x += w_print(w, 0, x - 2, cols - x, w_attr(W_DIM), "  %zu lines, as JSON", nlines) - 2;
+        char clock[32];
+        if (!st->desc_obj) {
+            x += w_print(w, 0, x, cols - x, w_attr(st->dl_done ? W_DIM : W_ACTIVE), "  %s",
+                         st->dl_done ? "" : "fetching...");
+        } else if (st->desc_fail[0]) { /* said plainly: what is shown is older */
+            x += w_print(w, 0, x, cols - x, w_attr(W_WARN) | A_BOLD, "  snapshot of %s",
+                         fmt_clock(clock, sizeof clock, st->desc_at, 0));
+            x += w_print(w, 0, x, cols - x, w_attr(W_WARN), " (refresh failed: ");
+            x += w_text(w, 0, x, cols - x - 1, st->desc_fail, w_attr(W_WARN));
+            x += w_print(w, 0, x, cols - x, w_attr(W_WARN), ")");
+        } else {
+            x += w_print(w, 0, x, cols - x, w_attr(W_GOOD), "  live (%s)",
+                         fmt_clock(clock, sizeof clock, st->desc_at, 0));
+        }
+        if (st->desc_obj)
+            x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %zu lines as %s", nlines,
+                         desc_fmt_name[st->desc_fmt]);
     } else if (st->live) {
         x = w_print(w, 0, 0, cols, w_attr(W_ACTIVE) | A_BOLD, "LIVE log of %s ", what);
         x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
@@ -418,6 +479,12 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     logs_state *st = s->data;
     st->u = u;
     if (!st->started) logs_start(st, u);
+    /* describe follows the object: fetched again while shown (one request at a time) */
+    if (st->desc_path && !st->req && st->desc_obj && ui_now(u) >= st->desc_next) {
+        kc_request_opts o = {.path = st->desc_path, .timeout_ms = 20000};
+        st->desc_next = ui_now(u) + DESC_REFRESH_S;
+        st->req = kc_client_request(ui_app(u)->client, &o, NULL, logs_desc_done, st);
+    }
     logs_check_finished(st, u);
     logs_status_line(st, w, cols);
     int body = rows - 2;
@@ -681,8 +748,9 @@ static int logs_write(ui *u, ui_screen *s)
     (void)u;
     logs_state *st = LOGS_ST(s);
     char def[300];
+    static const char *const ext[DESC_NFMT] = {"json", "yaml", "txt"};
     snprintf(def, sizeof def, "%s.%s", st->desc_path ? st->desc_name : st->name,
-             st->desc_path ? "json" : "log");
+             st->desc_path ? ext[st->desc_fmt] : "log");
     return logs_prompt(st, LOGS_PROMPT_WRITE, def);
 }
 
@@ -806,6 +874,8 @@ static void logs_free(ui_screen *s)
     free(st->desc_path);
     free(st->desc_what);
     free(st->desc_name);
+    cJSON_Delete(st->desc_obj);
+    kc_buf_free(&st->desc_text);
     logbuf_free(st->lb);
     lp_line_free(&st->scratch);
     kc_buf_free(&st->sb);
@@ -856,6 +926,16 @@ static int logs_desc_next(ui *u, ui_screen *s)
     return drill_step(u, 1, screen_describe_run_new);
 }
 
+/* o: the next format (JSON, YAML, velero describe), the reader's place kept */
+static int logs_desc_format(ui *u, ui_screen *s)
+{
+    logs_state *st = LOGS_ST(s);
+    st->desc_fmt = (st->desc_fmt + 1) % DESC_NFMT;
+    logs_desc_render(st);
+    ui_message(u, "describe as %s", desc_fmt_name[st->desc_fmt]);
+    return UI_REDRAW;
+}
+
 /* the pager's keys without those about logs (level, errors, live follow): the rows every
  * describe screen has, first in its table (help lists them in this order); kept one row per
  * line like the tables, hence clang-format off */
@@ -873,7 +953,8 @@ static int logs_desc_next(ui *u, ui_screen *s)
     {UI_C_WRAP, NULL, logs_wrap},                                     \
     {UI_C_LEFT, NULL, logs_left},                                     \
     {UI_C_RIGHT, NULL, logs_right},                                   \
-    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write}
+    {UI_C_FORMAT, NULL, logs_desc_format},                            \
+    {UI_C_WRITE, "write the object as shown to a new file", logs_write}
 // clang-format on
 
 static const ui_key desc_run_keys[] = {
@@ -900,7 +981,7 @@ static const char *desc_hint(ui_screen *s, ui *u)
     (void)u;
     logs_state *st = s->data;
     if (st->prompt) return "Enter:accept  Esc:cancel";
-    return "/:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
+    return "o:format  /:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
 }
 
 static ui_screen *describe_new(vl_kind run_kind, const char *run_name, const char *path,

@@ -65,6 +65,7 @@ typedef enum ui_cmd {
     UI_C_NEXT_ERROR,
     UI_C_LEVEL,
     UI_C_WRITE,
+    UI_C_FORMAT,
     UI_C_N
 } ui_cmd;
 

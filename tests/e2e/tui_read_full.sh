@@ -58,7 +58,7 @@ tui_wait '^[ >] default +BSL .*since [0-9:]{8}: BackupStorageLocation'
 tui_wait '^> hourly +@every 1h'
 tui_keys y
 tui_wait 'Describe *$'
-tui_wait '^Describe schedule hourly +[0-9]+ lines, as JSON'
+tui_wait '^Describe schedule hourly +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '"kind": "Schedule"'
 tui_wait '"schedule": "@every 1h"'
 tui_keys Escape
@@ -67,7 +67,7 @@ tui_wait 'Health *$'
 tui_keys j j
 tui_wait '^> default +BSL'
 tui_keys Enter
-tui_wait '^Describe storage location default +[0-9]+ lines, as JSON'
+tui_wait '^Describe storage location default +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '"kind": "BackupStorageLocation"'
 tui_wait '"phase": "Unavailable"'
 tui_keys Escape
@@ -76,13 +76,13 @@ tui_wait 'Health *$'
 tui_keys j
 tui_wait '^> velero-7d8f9c6b54-x2k8p'
 tui_keys y
-tui_wait '^Describe pod velero-7d8f9c6b54-x2k8p +[0-9]+ lines, as JSON'
+tui_wait '^Describe pod velero-7d8f9c6b54-x2k8p +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '"kind": "Pod"'
 tui_keys Escape
 tui_keys j
 tui_wait '^> worker-1 +node-agent-[a-z0-9]{5}'
 tui_keys Enter
-tui_wait '^Describe pod node-agent-[a-z0-9]{5} +[0-9]+ lines, as JSON'
+tui_wait '^Describe pod node-agent-[a-z0-9]{5} +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '"nodeName": "worker-1"'
 tui_keys Escape
 tui_wait 'Health *$'
