@@ -605,10 +605,20 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 
     /* title line */
     x = w_print(w, y, 0, cols, A_BOLD, "%s ", run->kind == VL_BACKUP ? "Backup" : "Restore");
-    /* the whole name when it fits beside the phase */
+    /* the whole name (the list may cut it): beside the phase when it fits, else on its own line
+     * with the phase under it */
     int pw = run->phase ? (int)strlen(run->phase) : 0;
-    x += w_text(w, y, x, cols - x - 2 - (pw < 30 ? pw : 30), r->name, A_BOLD);
-    x += w_print(w, y, x, 2, 0, "  ");
+    char *safe_name = san_str(r->name);
+    int title_w = san_width(safe_name);
+    free(safe_name);
+    if (x + title_w + 2 + (pw < 30 ? pw : 30) > cols) {
+        w_text(w, y, x, cols - x, r->name, A_BOLD);
+        y++;
+        x = detail_label(w, y, 0, "Phase");
+    } else {
+        x += w_text(w, y, x, title_w, r->name, A_BOLD);
+        x += w_print(w, y, x, 2, 0, "  ");
+    }
     x += w_text(w, y, x, 30, run->phase, w_attr(w_phase_role(run->phase_id)) | A_BOLD);
     if (run->kind == VL_RESTORE && run->backup_name) {
         x += w_print(w, y, x, 12, A_DIM, "  from ");

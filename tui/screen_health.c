@@ -232,7 +232,7 @@ static void hd_cols(hd *d, const char *const *names, const int *x, int n)
 {
     int r = hd_row(d);
     for (int i = 0; r >= 0 && i < n; i++)
-        if (x[i] < d->cols)
+        if (x[i] < d->cols && (i + 1 == n || x[i + 1] > x[i])) /* a column of no width: none */
             w_print(d->w, r, x[i], hd_clip(d, x[i], d->cols - x[i]), A_UNDERLINE, "%s", names[i]);
     d->y++;
 }
@@ -252,8 +252,10 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
     }
     static const char *const names[] = {"NAME",        "SCHEDULE", "PAUSED",
                                         "LAST BACKUP", "NEXT RUN", "LAST RUNS (duration, size)"};
-    static const int wide[] = {2, 20, 37, 44, 72, 92}, narrow[] = {2, 16, 30, 37, 59, 80};
-    const int *x = d->cols >= 110 ? wide : narrow; /* at 80 columns OVERDUE must still show */
+    static const int wide[] = {2, 20, 37, 44, 72, 92}, narrow[] = {2, 16, 30, 37, 59, 80},
+                     tiny[] = {2, 13, 25, 25, 43, 61}; /* no PAUSED (NEXT RUN says paused) */
+    /* at 80 columns OVERDUE must still show; at 60 NEXT RUN whole */
+    const int *x = d->cols >= 110 ? wide : d->cols >= 80 ? narrow : tiny;
     hd_cols(d, names, x, 6);
     for (size_t i = 0; i < h->n_sch; i++, d->y++) {
         const health_schedule *hs = &h->sch[i];
@@ -269,8 +271,9 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
         w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), hs->s->meta.name, A_BOLD | sel);
         w_text(d->w, r, x[1], hd_clip(d, x[1], x[2] - x[1] - 1),
                hs->s->schedule ? hs->s->schedule : "-", 0);
-        w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
-                hs->s->paused ? w_attr(W_WARN) : 0, "%s", hs->s->paused ? "yes" : "no");
+        if (x[3] > x[2])
+            w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
+                    hs->s->paused ? w_attr(W_WARN) : 0, "%s", hs->s->paused ? "yes" : "no");
         if (hs->last) {
             double t = hs->last->started > 0 ? hs->last->started : hs->last->meta.created;
             int xx = x[3];
@@ -332,7 +335,8 @@ static void hd_locations(hd *d, const health *h, double wall)
     hd_title(d, title, extra, w_attr(W_BAD));
     static const char *const names[] = {"NAME",    "KIND",   "PHASE",  "VALIDATED",
                                         "DEFAULT", "ACCESS", "MESSAGE"};
-    const int x[] = {2, 20, 25, 38, 50, 58, 69};
+    static const int full[] = {2, 20, 25, 38, 50, 58, 69}, tiny[] = {2, 14, 19, 31, 43, 51, 51};
+    const int *x = d->cols >= 80 ? full : tiny; /* at 60: no ACCESS, the message from 51 */
     hd_cols(d, names, x, 7);
     for (int kind = 0; kind < 2; kind++) {
         const vl_bsl **v = kind ? h->vsl : h->bsl;
@@ -363,7 +367,7 @@ static void hd_locations(hd *d, const health *h, double wall)
                                               : "never");
             w_print(d->w, r, x[4], hd_clip(d, x[4], x[5] - x[4] - 1), 0, "%s",
                     b->is_default ? "yes" : "");
-            if (!kind)
+            if (!kind && x[6] > x[5])
                 w_text(d->w, r, x[5], hd_clip(d, x[5], x[6] - x[5] - 1),
                        b->access_mode ? b->access_mode : "ReadWrite",
                        b->access_mode && !strcmp(b->access_mode, "ReadOnly") ? w_attr(W_WARN) : 0);
@@ -463,7 +467,8 @@ static void hd_pods(hd *d, const health *h, double wall)
         return;
     }
     static const char *const names[] = {"NODE", "POD", "READY", "RESTARTS"};
-    const int x[] = {2, 24, 56, 64};
+    static const int full[] = {2, 24, 56, 64}, tiny[] = {2, 14, 42, 49};
+    const int *x = d->cols >= 80 ? full : tiny;
     hd_cols(d, names, x, 4);
     for (size_t i = 0; i < h->n_agents; i++, d->y++) {
         const kc_pod *a = h->agents[i].pod;

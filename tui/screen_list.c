@@ -226,9 +226,10 @@ static void list_layout(int cols, int name_w, int *width, int *xpos)
     int have[C_N] = {0}, cw[C_N], used = 0;
     for (int i = 0; i < C_N; i++) cw[i] = list_col_width[i];
     if (name_w < 8) name_w = 8;
-    /* NAME comes right after KIND: whole names (up to a quarter of the width, at least 20)
-     * before the other columns; longer ones grow into what is left at the end */
-    int cap = cols / 4 > 20 ? cols / 4 : 20;
+    /* NAME comes right after KIND: whole names (up to a quarter of the width, at least 20; below
+     * 80 columns a quarter, so that ETA keeps its place at 60) before the other columns; longer
+     * ones grow into what is left at the end, cut in the middle past that */
+    int cap = cols / 4 > 20 ? cols / 4 : cols >= 80 ? 20 : cols / 4 > 12 ? cols / 4 : 12;
     cw[C_NAME] = name_w < cap ? name_w : cap;
     for (int k = 0; k < C_N; k++) {
         int c = list_col_prio[k];
@@ -329,7 +330,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     attr_t dim = selected ? 0 : A_DIM; /* nothing dim on the highlight: it must stay readable */
     if (selected) w_clear_line(w, y, 0, cols, base);
     w_print(w, y, xp[C_KIND], 1, base | dim, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
-    w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
+    w_text_mid(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD); /* whole in the detail */
     if (!x) return;
     diagview_marker(u, w, y, xp[C_KIND] + 1, r);
     w_text(w, y, xp[C_PHASE], wd[C_PHASE], list_phase_label(x->phase, wd[C_PHASE]),
