@@ -128,6 +128,10 @@ const model_res *model_run_resources(const model_run *r, size_t *n, int *from_lo
 void model_set_clock(model *m, double wall0, double cluster0, double scale);
 double model_cluster_now(const model *m, double wall);    /* the cluster's clock at our wall time */
 double model_wall_span(const model *m, double cluster_s); /* a span of cluster time, in ours */
+/* A cluster timestamp on our clock: from the clock's start (cluster0) on, scaled as the clock
+ * runs; before it (a --demo's history, yesterday's nightly) as it is, so history keeps its true
+ * times. wall: now. */
+double model_wall_time(const model *m, double cluster_t, double wall);
 
 /* The item rate (items/s, < 0 unknown) and ETA (s, < 0 unknown) of a run at monotonic now. */
 double model_run_rate(const model_run *r, double now);

@@ -517,6 +517,13 @@ double model_cluster_now(const model *m, double wall)
     return m->clock_cluster0 + (wall - m->clock_wall0) * m->clock_scale;
 }
 
+double model_wall_time(const model *m, double cluster_t, double wall)
+{
+    if (!m || !(m->clock_scale > 0) || cluster_t <= 0) return cluster_t;
+    if (cluster_t < m->clock_cluster0) return m->clock_wall0 - (m->clock_cluster0 - cluster_t);
+    return wall - model_wall_span(m, model_cluster_now(m, wall) - cluster_t);
+}
+
 double model_wall_span(const model *m, double cluster_s)
 {
     return m && m->clock_scale > 0 ? cluster_s / m->clock_scale : cluster_s;

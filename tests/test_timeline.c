@@ -154,6 +154,31 @@ START_TEST(restores_and_failed_validation)
 }
 END_TEST
 
+/* --demo --speed 10: the cluster's clock runs 10 times ours from its start; history before the
+ * start keeps its true clock times (its durations and rates stay in wall time: once_speed.sh),
+ * what happens after is scaled. */
+START_TEST(history_keeps_true_times_on_a_fast_clock)
+{
+    model *m = model_new();
+    model_set_clock(m, T0, T0, 10);
+    ck_assert_double_eq(model_wall_time(m, T0 - 86400, T0 + 60), T0 - 86400); /* yesterday */
+    ck_assert_double_eq(model_wall_time(m, T0 + 600, T0 + 60), T0 + 60);      /* scaled */
+    vl_run y = mkrun(VL_BACKUP, "yesterday", VL_PH_COMPLETED);
+    y.started = T0 - 86400;
+    y.completed = T0 - 86400 + 600;
+    y.items_done = 300;
+    model_run *r = model_upsert_run(m, &y, 1, T0 + 60);
+    ck_assert_double_eq(model_run_duration(r, T0 + 60), 60);
+    vl_run t = mkrun(VL_BACKUP, "today", VL_PH_COMPLETED);
+    t.started = T0 + 100;
+    t.completed = T0 + 700;
+    t.items_done = 300;
+    r = model_upsert_run(m, &t, 1, T0 + 80);
+    ck_assert_double_eq(model_run_duration(r, T0 + 80), 60);
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timeline");
@@ -161,6 +186,7 @@ int main(void)
     tcase_add_test(tc, a_watched_backup_through_its_phases);
     tcase_add_test(tc, attached_late_and_finished_before);
     tcase_add_test(tc, restores_and_failed_validation);
+    tcase_add_test(tc, history_keeps_true_times_on_a_fast_clock);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -390,7 +390,7 @@ static char *detail_timeline(ui *u, const model_run *r, const tl_log *log, int *
             snprintf(line + o, sizeof line - (size_t)o, " unknown");
         } else {
             /* the cluster's time shown at ours: scale the offset from now */
-            double at = ui_wall(u) - model_wall_span(m, now - e[i].entered);
+            double at = model_wall_time(m, e[i].entered, ui_wall(u));
             fmt_clock_since(t, sizeof t, at, ui_wall(u));
             o += snprintf(line + o, sizeof line - (size_t)o, " %s%s%s",
                           e[i].src == TL_SEEN_BY ? "by " : "", t,
@@ -787,8 +787,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
      * the run ended the day it started */
     x = detail_label(w, y, 0, "Started");
     if (run->started > 0) {
-        x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
-        x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, run->started));
+        double st = model_wall_time(ui_model(u), run->started, wall); /* on our clock */
+        x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, st, 1));
+        x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, st));
     } else if (run->phase_id == VL_PH_QUEUED && run->queue_position > 0) {
         x += w_print(w, y, x, 40, 0, "not yet (queued, position %lld)",
                      (long long)run->queue_position);
@@ -798,8 +799,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         x += w_print(w, y, x, 40, 0, "never");
     }
     x += detail_label(w, y, x + 2, "Completed") + 2;
-    x +=
-        w_print(w, y, x, 20, 0, "%s", fmt_clock_since(b1, sizeof b1, run->completed, run->started));
+    x += w_print(w, y, x, 20, 0, "%s",
+                 fmt_clock_since(b1, sizeof b1, model_wall_time(ui_model(u), run->completed, wall),
+                                 model_wall_time(ui_model(u), run->started, wall)));
     x += detail_label(w, y, x + 2, "Duration") + 2;
     x += w_print(w, y, x, 12, 0, "%s", fmt_duration(b1, sizeof b1, model_run_duration(r, wall)));
     int started_y = y;

@@ -352,10 +352,9 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | dim, "-");
     list_draw_eta(u, w, y, r, selected, base, wd, xp);
     if (wd[C_STARTED]) {
-        /* on our clock (a --demo --speed N cluster's runs ahead), like DUR beside it */
-        const model *m = ui_model(u);
-        double st =
-            x->started > 0 ? wall - model_wall_span(m, model_cluster_now(m, wall) - x->started) : 0;
+        /* on our clock (a --demo --speed N cluster's runs ahead, its history as it was), like DUR
+         * beside it */
+        double st = x->started > 0 ? model_wall_time(ui_model(u), x->started, wall) : 0;
         w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
                 fmt_started(buf, sizeof buf, st, wall));
     }

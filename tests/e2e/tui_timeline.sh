@@ -32,9 +32,9 @@ tui_wait "^Phases New $C \\(${D}\\) · Queued #1 $C \\(${D}\\) · ReadyToStart $
 tui_screen | grep -q 'unknown' && tui_fail "a watched run has an unknown phase"
 # finished an hour ago: the item pass's end from its log, the queue unknown
 open_run past-b
-tui_wait "^Phases New [0-9-]+ $C \\(for unknown\\) · Queued unknown · ReadyToStart unknown · InProgress [0-9-]+ $C \\(${D}\\) · Finalizing [0-9-]+ $C \\(log\\) \\(${D}\\) · Completed [0-9-]+ $C *\$"
+tui_wait "^Phases New ([0-9-]+ )?$C \\(for unknown\\) · Queued unknown · ReadyToStart unknown · InProgress ([0-9-]+ )?$C \\(${D}\\) · Finalizing ([0-9-]+ )?$C \\(log\\) \\(${D}\\) · Completed ([0-9-]+ )?$C *\$"
 open_run past-r
-tui_wait "^Phases New [0-9-]+ $C \\(${D}\\) · InProgress [0-9-]+ $C \\(${D}\\) · Finalizing [0-9-]+ $C \\(log\\) \\(${D}\\) · Completed [0-9-]+ $C *\$"
+tui_wait "^Phases New ([0-9-]+ )?$C \\(${D}\\) · InProgress ([0-9-]+ )?$C \\(${D}\\) · Finalizing ([0-9-]+ )?$C \\(log\\) \\(${D}\\) · Completed ([0-9-]+ )?$C *\$"
 tui_wait '^Location default \(its backup.s\)  Schedule'
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "veltop did not exit 0"
