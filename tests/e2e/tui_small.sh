@@ -9,6 +9,9 @@ tui_sim_start --scenario "$FIXTURES_DIR/scenarios/small_terminal.yaml" --quiet
 tui_start 60 16 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '● live'
 tui_wait '^  NAME +PHASE +PROGRESS +ITEMS +ETA *$'
+# the health line is cut with an ellipsis, never in the middle of "(H: details)"
+tui_wait '^health ATTENTION  schedules 1 \(1 overdue\)'
+tui_line '^health ' | grep -Eq '\(H: [a-z]*$|\(H: details\)…' && tui_fail "the health line cuts its pointer: $(tui_line '^health ')"
 tui_wait '^B paymen…261202010000 +InProgress +[^ ]+ +[0-9]+/~?[0-9]+ +~?[0-9]+m[0-9]{2}s *$'
 tui_wait '^B paymen…261201010000 +InProgress +[^ ]+ +[0-9]+/~?[0-9]+ +~?[0-9]+m[0-9]{2}s *$'
 # the whole name in the detail
