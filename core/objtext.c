@@ -62,11 +62,10 @@ static int ot_node(yaml_emitter_t *e, const cJSON *v)
             !yaml_emitter_emit(e, &ev))
             return -1;
         int n = cJSON_GetArraySize(v), k = 0;
-        const cJSON **kids = n ? malloc((size_t)n * sizeof *kids) : NULL;
-        if (n && !kids) abort();
+        const cJSON **kids = xcalloc(n ? (size_t)n : 1, sizeof *kids);
         const cJSON *c;
         cJSON_ArrayForEach(c, v) kids[k++] = c;
-        qsort(kids, (size_t)k, sizeof *kids, ot_cmp); /* as kubectl: keys sorted */
+        if (k > 1) qsort(kids, (size_t)k, sizeof *kids, ot_cmp); /* as kubectl: keys sorted */
         int rc = 0;
         for (int i = 0; i < k && !rc; i++) {
             const char *key = kids[i]->string ? kids[i]->string : "";
