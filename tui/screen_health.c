@@ -264,9 +264,14 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
                 ? A_REVERSE
                 : 0;
         int r = hd_row(d);
+        /* no room for LAST RUNS beside the row (80 columns): on a line of its own under it */
+        int below = x[5] >= d->cols && hs->n_trend;
         if (!hs->cron_ok && d->st->wrap) /* in full on the lines below (r stays the row) */
             hd_message(d, r, 0, hs->cron_err, w_attr(W_BAD));
-        if (r < 0) continue;
+        if (r < 0) {
+            d->y += below;
+            continue;
+        }
         char b[64], c[64];
         w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), hs->s->meta.name, A_BOLD | sel);
         w_text(d->w, r, x[1], hd_clip(d, x[1], x[2] - x[1] - 1),
@@ -286,6 +291,7 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
         }
         if (!hs->cron_ok) {
             if (!d->st->wrap) hd_message(d, r, x[4], hs->cron_err, w_attr(W_BAD));
+            d->y += below;
             continue;
         }
         int xx = x[4];
@@ -298,7 +304,15 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
                           fmt_duration(b, sizeof b, hs->due.next - wall));
         if (hs->due.overdue)
             w_print(d->w, r, xx, hd_clip(d, xx, x[5] - xx - 1), w_attr(W_BAD) | A_BOLD, " OVERDUE");
-        if (x[5] >= d->cols || !hs->n_trend) continue;
+        if (!hs->n_trend) continue;
+        int sx = x[5];
+        if (below) { /* the next line, indented */
+            d->y++;
+            r = hd_row(d);
+            if (r < 0) continue;
+            sx = 4;
+            sx += w_print(d->w, r, sx, hd_clip(d, sx, 11), A_DIM, "last runs ");
+        }
         /* durations, a failed run red (reversed without colour), a partial one yellow */
         double vals[HEALTH_TREND];
         attr_t each[HEALTH_TREND];
@@ -310,7 +324,7 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
                       : ph == VL_PH_PARTIALLY_FAILED ? w_attr(W_WARN)
                                                      : 0;
         }
-        w_sparkline_each(d->w, r, x[5], vals, hs->n_trend, w_attr(W_ACTIVE), each);
+        w_sparkline_each(d->w, r, sx, vals, hs->n_trend, w_attr(W_ACTIVE), each);
         (void)utf8;
         int last = hs->n_trend - 1;
         char oc[96], tail[192];
@@ -319,7 +333,7 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
                      ? fmt_bytes(c, sizeof c, hs->bytes[last])
                      : (snprintf(c, sizeof c, "%lld items", (long long)hs->items[last]), c),
                  health_outcomes(hs, oc, sizeof oc));
-        hd_message(d, r, x[5] + hs->n_trend + 1, tail,
+        hd_message(d, r, sx + hs->n_trend + 1, tail,
                    hs->n_failed    ? w_attr(W_BAD)
                    : hs->n_partial ? w_attr(W_WARN)
                                    : 0);

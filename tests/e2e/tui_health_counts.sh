@@ -74,6 +74,10 @@ tui_wait "^[ >] default +BSL +Unavailable .*since $since: rpc error"
 tmux -L "$TUI_SOCK" capture-pane -e -p -t veltop >"$TUI_DIR/screen.ans"
 grep -a 'nightly' "$TUI_DIR/screen.ans" | grep -aPq '\e\[(?:[0-9;]*;)?31m(?:\e\[[0-9;]*m)*[▁▂▃▄▅▆▇█]' ||
     tui_fail "no red (failed) cell in the nightly sparkline: $(grep -a nightly "$TUI_DIR/screen.ans" | cat -v)"
+# at 80 columns the last runs go on a line of their own under their schedule
+tui_resize 80 24
+tui_wait '^[ >] nightly +@every 36h +no +Failed [0-9a-z]+ ago +in [0-9hm]+ OVERDUE'
+tui_wait '^    last runs [▁▂▃▄▅▆▇█]+ [0-9a-z]+, 40 items  last 10: 2 ok, 5 partial, 3 failed$'
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "veltop did not exit 0"
 echo "PASS tui_health_counts"
