@@ -217,15 +217,20 @@ static int hd_row(hd *d) /* the window row of the current line, -1 when off scre
     return r >= 0 && r < d->rows ? r : -1;
 }
 
-static void hd_title(hd *d, const char *fmt, const char *extra, attr_t extra_attr)
+static void hd_title_sel(hd *d, const char *fmt, const char *extra, attr_t extra_attr, attr_t sel)
 {
     int r = hd_row(d);
     if (r >= 0) {
-        int x = w_print(d->w, r, 0, hd_clip(d, 0, d->cols), A_BOLD, "%s", fmt);
+        int x = w_print(d->w, r, 0, hd_clip(d, 0, d->cols), A_BOLD | sel, "%s", fmt);
         if (extra)
             w_print(d->w, r, x, hd_clip(d, x, d->cols - x), extra_attr | A_BOLD, "%s", extra);
     }
     d->y++;
+}
+
+static void hd_title(hd *d, const char *fmt, const char *extra, attr_t extra_attr)
+{
+    hd_title_sel(d, fmt, extra, extra_attr, 0);
 }
 
 static void hd_cols(hd *d, const char *const *names, const int *x, int n)
@@ -470,7 +475,14 @@ static void hd_pods(hd *d, const health *h, double wall)
     if (missing > 0 && o < sizeof extra)
         snprintf(extra + o, sizeof extra - o, "  %d node%s without one", missing,
                  missing == 1 ? "" : "s");
-    hd_title(d, title, extra, w_attr(W_BAD));
+    /* the DaemonSet is an object of its own (y describes it): its title line, reversed when
+     * selected */
+    attr_t ds_sel = 0;
+    if (h->agent_ds)
+        ds_sel = hd_object(d, "/apis/apps/v1", h->agent_ds->ns, "daemonsets", h->agent_ds->name)
+                     ? A_REVERSE
+                     : 0;
+    hd_title_sel(d, title, extra, w_attr(W_BAD), ds_sel);
     if (!h->n_agents && missing <= 0) {
         r = hd_row(d);
         if (r >= 0)

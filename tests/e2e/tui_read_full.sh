@@ -72,12 +72,17 @@ tui_wait '"kind": "BackupStorageLocation"'
 tui_wait '"phase": "Unavailable"'
 tui_keys Escape
 tui_wait 'Health *$'
-# the server pod, then the first node agent
+# the server pod, the node-agent DaemonSet, then the first node agent
 tui_keys j
 tui_wait '^> velero-7d8f9c6b54-x2k8p'
 tui_keys y
 tui_wait '^Describe pod velero-7d8f9c6b54-x2k8p +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '"kind": "Pod"'
+tui_keys Escape
+tui_keys j y
+tui_wait '^Describe daemonset node-agent +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
+tui_keys G
+tui_wait '"desiredNumberScheduled": 3'
 tui_keys Escape
 tui_keys j
 tui_wait '^> worker-1 +node-agent-[a-z0-9]{5}'
