@@ -73,7 +73,8 @@ static void usage(FILE *f)
         "                        finished runs (creates a DownloadRequest each; without it a\n"
         "                        snapshot only reads the cluster)\n"
         "  --utc                 show times in UTC (default: the local zone, shown beside them)\n"
-        "  --list-contexts       print the kubeconfig's context names and exit\n"
+        "  --list-contexts       print the kubeconfig's context names (* the current one, on a\n"
+        "                        terminal) and exit\n"
         "  --version             print the version and exit\n"
         "  -h, --help            print this help and exit\n"
         "  --wait backup/NAME    no full screen: follow one backup (or restore/NAME) to its end,\n"
@@ -332,7 +333,8 @@ static void die_of_signal(int rc)
     raise(sig);
 }
 
-/* --list-contexts: for shell completion; names from files are printed sanitised */
+/* --list-contexts: names from files are printed sanitised; on a terminal the current context is
+ * marked "*" as kubectl config get-contexts marks it, piped (shell completion) the bare names */
 static int print_contexts(const char *kubeconfig)
 {
     kc_config_opts co = {0};
@@ -344,12 +346,18 @@ static int print_contexts(const char *kubeconfig)
         san_error("%s", err.msg);
         return 2;
     }
+    int tty = isatty(STDOUT_FILENO);
+    char *cur = tty ? kc_config_current_context(&co, &err) : NULL;
     for (size_t i = 0; i < n; i++) {
         char *s = san_str(v[i]);
-        printf("%s\n", s);
+        if (tty)
+            printf("%s %s\n", cur && !strcmp(cur, v[i]) ? "*" : " ", s);
+        else
+            printf("%s\n", s);
         free(s);
         free(v[i]);
     }
+    free(cur);
     free(v);
     return 0;
 }

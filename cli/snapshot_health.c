@@ -47,6 +47,13 @@ static void sh_schedules(cJSON *root, const health *h)
         sh_time(o, "nextRun", hs->cron_ok && !hs->s->paused ? hs->due.next : 0);
         cJSON_AddBoolToObject(o, "overdue", hs->due.overdue);
         if (!hs->cron_ok) sh_str(o, "error", hs->cron_err);
+        /* how its last HEALTH_RECENT finished runs ended */
+        cJSON *rc = cJSON_AddObjectToObject(o, "recent");
+        cJSON_AddNumberToObject(rc, "runs", hs->n_recent);
+        cJSON_AddNumberToObject(rc, "completed", hs->n_ok);
+        cJSON_AddNumberToObject(rc, "partiallyFailed", hs->n_partial);
+        cJSON_AddNumberToObject(rc, "failed", hs->n_failed);
+        sh_str(o, "lastFinishedPhase", hs->last_finished ? hs->last_finished->phase : NULL);
         cJSON_AddItemToArray(a, o);
     }
 }
@@ -60,6 +67,7 @@ static void sh_locations(cJSON *root, const health *h)
         sh_str(o, "name", b->meta.name);
         sh_str(o, "phase", b->phase);
         sh_time(o, "lastValidationTime", b->last_validated);
+        sh_time(o, "unavailableSince", h->bsl_since ? h->bsl_since[i] : 0);
         sh_str(o, "message", b->message);
         cJSON_AddBoolToObject(o, "default", b->is_default);
         sh_str(o, "accessMode", b->access_mode ? b->access_mode : "ReadWrite");
@@ -89,6 +97,33 @@ static void sh_pods(cJSON *root, const health *h)
         cJSON_AddBoolToObject(o, "ready", h->agents[i].pod->ready);
         cJSON_AddItemToArray(a, o);
     }
+    const kc_daemonset *ds = h->agent_ds;
+    if (!ds || !ds->has_status) {
+        cJSON_AddNullToObject(root, "nodeAgentDaemonSet");
+    } else {
+        cJSON *o = cJSON_AddObjectToObject(root, "nodeAgentDaemonSet");
+        sh_str(o, "name", ds->name);
+        cJSON_AddNumberToObject(o, "desired", ds->desired);
+        cJSON_AddNumberToObject(o, "current", ds->current);
+        cJSON_AddNumberToObject(o, "ready", ds->ready);
+        cJSON_AddNumberToObject(o, "available", ds->available);
+    }
+    cJSON *nw = cJSON_AddArrayToObject(root, "nodesWithoutNodeAgent");
+    for (size_t i = 0; i < h->n_nodes_without; i++) {
+        char *n = san_str(h->nodes_without[i]);
+        cJSON_AddItemToArray(nw, cJSON_CreateString(n));
+        free(n);
+    }
+}
+
+static void sh_summary(cJSON *root, const health *h, double wall)
+{
+    char buf[1024];
+    int bad;
+    health_summary(h, wall, buf, sizeof buf, &bad);
+    cJSON *o = cJSON_AddObjectToObject(root, "health");
+    cJSON_AddBoolToObject(o, "ok", !bad);
+    sh_str(o, "summary", buf);
 }
 
 char *snapshot_health_json(const health *h, const char *snapshot)
@@ -98,6 +133,7 @@ char *snapshot_health_json(const health *h, const char *snapshot)
     sh_schedules(root, h);
     sh_locations(root, h);
     sh_pods(root, h);
+    sh_summary(root, h, h->now); /* judged on the cluster's clock, as the screen's line */
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     char *esc = san_json_text(txt); /* DEL and C1 escaped too: exact, never raw */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/daemonset.h"
 #include "kubeclient/pod.h"
 #include "kubeclient/util.h"
 
@@ -28,6 +29,8 @@ static const app_res_def app_defs[APP_NREFL] = {
     [APP_R_BSLS] = {"/apis/velero.io/v1", "backupstoragelocations", vl_decode_bsl, vl_release_bsl},
     [APP_R_VSLS] = {"/apis/velero.io/v1", "volumesnapshotlocations", vl_decode_bsl, vl_release_bsl},
     [APP_R_PODS] = {"/api/v1", "pods", kc_pod_decode_any, kc_pod_release},
+    [APP_R_DAEMONSETS] = {"/apis/apps/v1", "daemonsets", kc_daemonset_decode_any,
+                          kc_daemonset_release},
 };
 
 /* A fleet's summary keeps the volumes of runs in flight, not the history: a volume in progress,
@@ -96,6 +99,40 @@ void app_sync_clock(app *a)
     model_set_clock_offset(a->model, off, known);
 }
 
+struct app_bsl_seen {
+    char *name;
+    double since;
+};
+
+double app_bsl_unavailable_since(const app *a, const char *name)
+{
+    for (size_t i = 0; a && name && i < a->n_bsl_seen; i++)
+        if (!strcmp(a->bsl_seen[i].name, name)) return a->bsl_seen[i].since;
+    return 0;
+}
+
+/* A storage location changed: remember when it was first seen Unavailable (its
+ * lastValidationTime moves with every validation, the outage does not), forget it when it is
+ * Available again or gone. */
+static void app_bsl_track(app *a, const char *name, const vl_bsl *b, double wall)
+{
+    int unavailable = b && b->phase && !strcmp(b->phase, "Unavailable");
+    for (size_t i = 0; i < a->n_bsl_seen; i++) {
+        if (strcmp(a->bsl_seen[i].name, name)) continue;
+        if (!unavailable) {
+            free(a->bsl_seen[i].name);
+            a->bsl_seen[i] = a->bsl_seen[--a->n_bsl_seen];
+        }
+        return;
+    }
+    if (!unavailable) return;
+    a->bsl_seen = xrealloc(a->bsl_seen, (a->n_bsl_seen + 1) * sizeof *a->bsl_seen);
+    /* first sight; a validation older than that which already said so is earlier evidence */
+    double since = wall;
+    if (b->last_validated > 0 && b->last_validated < since) since = b->last_validated;
+    a->bsl_seen[a->n_bsl_seen++] = (struct app_bsl_seen){xstrdup(name), since};
+}
+
 static void app_on_store(void *arg, kc_event_type type, const char *key, void *obj)
 {
     app_hook *h = arg;
@@ -128,6 +165,10 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
             model_upsert_volume(m, obj, now);
         break;
     }
+    case APP_R_BSLS:
+        app_bsl_track(a, app_key_name(key), type == KC_EV_DELETED ? NULL : obj, kc_wall_now());
+        m->gen++;
+        break;
     default:
         m->gen++;
         break;
@@ -243,6 +284,8 @@ void app_free(app *a)
     free(a->server);
     free(a->ns);
     free(a->cacert);
+    for (size_t i = 0; i < a->n_bsl_seen; i++) free(a->bsl_seen[i].name);
+    free(a->bsl_seen);
     free(a);
 }
 

@@ -43,6 +43,14 @@ typedef struct model_volume {
     uint32_t join_key;    /* private: what joins it to its run (run-name label, run-uid hash) */
 } model_volume;
 
+/* A phase of a run as veltop saw it: the cluster's clock when it saw the run in it. */
+typedef struct model_seen {
+    double at;         /* cluster time (model_cluster_now of the wall time it arrived) */
+    int32_t queue_pos; /* status.queuePosition then (Queued), 0 none */
+    uint8_t phase;     /* vl_phase */
+} model_seen;
+#define MODEL_MOVES_MAX 12 /* phase changes kept per run (then the last is overwritten) */
+
 typedef struct model_run {
     vl_kind kind;      /* VL_BACKUP or VL_RESTORE */
     char *name;        /* owned copy of meta.name (raw; sanitise before display) */
@@ -64,6 +72,11 @@ typedef struct model_run {
      * --once: "not fetched: ...", a download's error, "cut at ..." (model_run_set_note). */
     char *res_note;
     model_vol_sum vols; /* recomputed by model_refresh_volumes */
+    /* the phase it was in when veltop first saw it (entered then or before), and the phase
+     * changes veltop saw after that (entered then, within the watch's latency): the timeline */
+    model_seen first_seen;
+    model_seen *moves; /* allocated at the first change (most runs never change while watched) */
+    uint8_t n_moves;
     /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
     int alert_seen, alert_phase, alert_stalled;
     size_t pos; /* private: index in model.runs */
@@ -146,6 +159,10 @@ double model_cluster_now(const model *m, double wall); /* the cluster's clock at
  * t <= 0 (unknown) is returned as it is. */
 double model_local_time(const model *m, double cluster_t);
 double model_wall_span(const model *m, double cluster_s); /* a span of cluster time, in ours */
+/* A cluster timestamp on our clock: from the clock's start (cluster0) on, scaled as the clock
+ * runs; before it (a --demo's history, yesterday's nightly) as it is, so history keeps its true
+ * times. wall: now. */
+double model_wall_time(const model *m, double cluster_t, double wall);
 
 /* The item rate (items/s, < 0 unknown) and ETA (s, < 0 unknown) of a run at monotonic now. */
 double model_run_rate(const model_run *r, double now);
@@ -163,7 +180,8 @@ typedef enum { VIEW_SORT_START, VIEW_SORT_NAME, VIEW_SORT_PHASE, VIEW_SORT_PROGR
 
 typedef struct view {
     view_sort sort;
-    char filter[128]; /* substring of name, phase or schedule (case-insensitive); "" = all */
+    char filter[128]; /* words, all must match: a substring of name, phase or schedule
+                       * (case-insensitive), ns:NAME, schedule:NAME, phase:NAME, label:k=v */
     model_run **rows; /* the visible rows in order (pointers into the model) */
     size_t n_rows, cap_rows;
     int sel;          /* index into rows, -1 when empty */
@@ -194,8 +212,9 @@ enum {
     APP_R_DDS,
     APP_R_SCHEDULES,
     APP_R_BSLS,
-    APP_R_VSLS, /* volumesnapshotlocations (decoded as vl_bsl: provider, phase) */
-    APP_R_PODS, /* pods of the Velero namespace (kubeclient/pod.h): server and node-agents */
+    APP_R_VSLS,       /* volumesnapshotlocations (decoded as vl_bsl: provider, phase) */
+    APP_R_PODS,       /* pods of the Velero namespace (kubeclient/pod.h): server and node-agents */
+    APP_R_DAEMONSETS, /* apps/v1 DaemonSets of the Velero namespace: the node-agent's counts */
     APP_NREFL
 };
 
@@ -219,9 +238,17 @@ typedef struct app {
      * needs (in progress, or finished within APP_RECENT_VOLUMES_S: those of runs in flight),
      * not the history of every finished run; app_load_all_volumes lists them all. */
     int volumes_recent;
+    /* storage locations seen Unavailable: since when veltop saw it so (first sight), by name;
+     * forgotten when one is Available again */
+    struct app_bsl_seen *bsl_seen;
+    size_t n_bsl_seen;
 } app;
 
 #define APP_RECENT_VOLUMES_S (2 * 86400.0)
+
+/* When veltop first saw storage location name Unavailable (unix seconds), 0 when it is not (or
+ * not known). */
+double app_bsl_unavailable_since(const app *a, const char *name);
 
 /* Starts reflectors for every resource in namespace ns over client (not owned). */
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,

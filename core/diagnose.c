@@ -152,9 +152,18 @@ static void dg_bsl(const diag_ctx *c, const model_run *r, diag *out, size_t max,
     }
     const vl_bsl *bsl = health_bsl(c->h, loc);
     if (!bsl || !bsl->phase || strcmp(bsl->phase, "Unavailable")) return;
-    dg_add(out, max, n, "bsl-unavailable", bsl->last_validated,
-           "storage location %s is Unavailable%s%s", loc, bsl->message ? ": " : "",
-           bsl->message ? bsl->message : "");
+    /* since: when veltop first saw it so (or the validation that said so before); the last
+     * validation moves with every retry, the outage does not */
+    double since = health_bsl_since(c->h, loc);
+    if (since <= 0) since = bsl->last_validated;
+    char lv[48] = "";
+    if (bsl->last_validated > 0) {
+        char clock[32];
+        snprintf(lv, sizeof lv, " (last validated %s)",
+                 fmt_clock(clock, sizeof clock, bsl->last_validated, 0));
+    }
+    dg_add(out, max, n, "bsl-unavailable", since, "storage location %s is Unavailable%s%s%s", loc,
+           lv, bsl->message ? ": " : "", bsl->message ? bsl->message : "");
 }
 
 static void dg_log(const diag_ctx *c, const model_run *r, const diag_log *log, diag *out,

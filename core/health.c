@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kubeclient/daemonset.h"
 #include "kubeclient/util.h"
 
 typedef struct health_vec {
@@ -59,17 +60,35 @@ static int health_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static void health_need_node(health *h, const char *node);
+
 static double health_run_time(const vl_run *r)
 {
     return r->started > 0 ? r->started : r->meta.created;
 }
 
-/* A run's recent finished runs, kept sorted oldest first in a ring of HEALTH_TREND. */
+/* Keeps the max newest runs (by start, else creation) in v. */
+static void health_keep_newest(const vl_run **v, int *n, int max, const vl_run *r)
+{
+    if (*n < max) {
+        v[(*n)++] = r;
+        return;
+    }
+    int oldest = 0;
+    for (int k = 1; k < *n; k++)
+        if (health_run_time(v[k]) < health_run_time(v[oldest])) oldest = k;
+    if (health_run_time(v[oldest]) < health_run_time(r)) v[oldest] = r;
+}
+
+/* A run's recent finished runs, kept sorted oldest first in a ring of HEALTH_TREND, and the
+ * outcomes of the last HEALTH_RECENT. */
 static void health_schedule_runs(health_schedule *hs, model *m)
 {
     const char *name = hs->s->meta.name;
     const model_run *fin[HEALTH_TREND];
     int nfin = 0;
+    const vl_run *recent[HEALTH_RECENT];
+    int nrec = 0;
     for (size_t i = 0; i < m->n_runs; i++) {
         const model_run *mr = m->runs[i];
         const vl_run *r = mr->run;
@@ -79,6 +98,10 @@ static void health_schedule_runs(health_schedule *hs, model *m)
         if (!hs->last || t > health_run_time(hs->last)) hs->last = r;
         if (r->phase_id == VL_PH_COMPLETED && r->started > hs->last_success)
             hs->last_success = r->started;
+        if (vl_phase_terminal(r->phase_id)) {
+            if (!hs->last_finished || t > health_run_time(hs->last_finished)) hs->last_finished = r;
+            health_keep_newest(recent, &nrec, HEALTH_RECENT, r);
+        }
         if (!vl_phase_terminal(r->phase_id) || r->started <= 0 || r->completed < r->started)
             continue;
         /* keep the newest HEALTH_TREND, by start */
@@ -105,7 +128,15 @@ static void health_schedule_runs(health_schedule *hs, model *m)
         hs->dur[i] = r->completed - r->started;
         hs->items[i] = r->items_total;
         hs->bytes[i] = fin[i]->vols.bytes_done;
+        hs->phase[i] = r->phase_id;
         sorted[i] = hs->dur[i];
+    }
+    hs->n_recent = nrec;
+    for (int i = 0; i < nrec; i++) {
+        vl_phase p = recent[i]->phase_id;
+        hs->n_ok += p == VL_PH_COMPLETED;
+        hs->n_partial += p == VL_PH_PARTIALLY_FAILED;
+        hs->n_failed += p == VL_PH_FAILED || p == VL_PH_FAILED_VALIDATION;
     }
     hs->n_trend = nfin;
     if (nfin) {
@@ -137,6 +168,7 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
                           hs->typical, wall, &hs->due);
             h->n_overdue += hs->due.overdue;
         }
+        h->n_sched_failing += hs->last_finished && hs->last_finished->phase_id != VL_PH_COMPLETED;
     }
     free(sv.v);
     if (h->n_sch) qsort(h->sch, h->n_sch, sizeof *h->sch, health_cmp_sched);
@@ -164,8 +196,66 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
         h->n_agents_ready += p->ready;
     }
     if (h->n_agents) qsort(h->agents, h->n_agents, sizeof *h->agents, health_cmp_agent);
+    /* nodes that need a node-agent and have none: those of volumes not finished (a node-agent
+     * moves their data), as far as veltop sees them */
+    if (h->pods_known && m) {
+        for (size_t i = 0; i < m->n_vols; i++) {
+            const vl_volume *v = m->vols[i]->vol;
+            if (!v || !v->node || vl_phase_terminal(v->phase_id)) continue;
+            health_need_node(h, v->node);
+        }
+    }
+    h->bsl_since = h->n_bsl ? xcalloc(h->n_bsl, sizeof *h->bsl_since) : NULL;
     free(pv.v);
     return h;
+}
+
+static void health_need_node(health *h, const char *node)
+{
+    if (health_agent_on(h, node)) return;
+    size_t i = 0;
+    while (i < h->n_nodes_without && strcmp(h->nodes_without[i], node) < 0) i++;
+    if (i < h->n_nodes_without && !strcmp(h->nodes_without[i], node)) return;
+    if (h->n_nodes_without == HEALTH_MAX_NODES) return;
+    memmove(&h->nodes_without[i + 1], &h->nodes_without[i],
+            (h->n_nodes_without - i) * sizeof h->nodes_without[0]);
+    h->nodes_without[i] = node;
+    h->n_nodes_without++;
+}
+
+void health_set_daemonsets(health *h, kc_store *daemonsets, int known)
+{
+    health_vec dv = health_all(daemonsets);
+    h->agent_ds = kc_daemonset_pick_node_agent((const kc_daemonset *const *)dv.v, dv.n);
+    h->ds_known = known;
+    free(dv.v);
+}
+
+int health_agents_wanted(const health *h)
+{
+    if (h->agent_ds && h->agent_ds->has_status) return h->agent_ds->desired;
+    if (h->pods_known) return (int)h->n_agents;
+    return -1;
+}
+
+double health_bsl_since(const health *h, const char *name)
+{
+    for (size_t i = 0; h && h->bsl_since && name && i < h->n_bsl; i++)
+        if (h->bsl[i]->meta.name && !strcmp(h->bsl[i]->meta.name, name)) return h->bsl_since[i];
+    return 0;
+}
+
+char *health_outcomes(const health_schedule *hs, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (!hs->n_recent) return buf;
+    size_t o = (size_t)snprintf(buf, n, "last %d: %d ok", hs->n_recent, hs->n_ok);
+    if (hs->n_partial && o < n)
+        o += (size_t)snprintf(buf + o, n - o, ", %d partial", hs->n_partial);
+    if (hs->n_failed && o < n) o += (size_t)snprintf(buf + o, n - o, ", %d failed", hs->n_failed);
+    int other = hs->n_recent - hs->n_ok - hs->n_partial - hs->n_failed;
+    if (other > 0 && o < n) snprintf(buf + o, n - o, ", %d other", other);
+    return buf;
 }
 
 void health_free(health *h)
@@ -175,6 +265,7 @@ void health_free(health *h)
     free(h->bsl);
     free(h->vsl);
     free(h->agents);
+    free(h->bsl_since);
     free(h);
 }
 
@@ -206,6 +297,14 @@ void health_summary(const health *h, double wall, char *buf, size_t n, int *bad)
     } while (0)
     HS_ADD("schedules %zu", h->n_sch);
     if (h->n_overdue) HS_ADD(" (%d overdue)", h->n_overdue);
+    /* each schedule whose recent runs did not all complete: how they ended */
+    for (size_t i = 0; i < h->n_sch; i++) {
+        const health_schedule *hs = &h->sch[i];
+        char oc[96];
+        if (hs->n_recent == hs->n_ok) continue;
+        HS_ADD("  %s: %s", hs->s->meta.name ? hs->s->meta.name : "?",
+               health_outcomes(hs, oc, sizeof oc));
+    }
     HS_ADD("  BSL %zu/%zu available", h->n_bsl - (size_t)h->n_bsl_unavailable, h->n_bsl);
     if (h->pods_known) {
         if (!h->server)
@@ -215,17 +314,30 @@ void health_summary(const health *h, double wall, char *buf, size_t n, int *bad)
             if (h->server->restarts)
                 HS_ADD(" (%d restart%s)", h->server->restarts, h->server->restarts == 1 ? "" : "s");
         }
-        if (h->n_agents) HS_ADD("  node-agents %d/%zu ready", h->n_agents_ready, h->n_agents);
     }
-    *bad = h->n_overdue || h->n_bsl_unavailable || (h->pods_known && !h->server) ||
+    int wanted = health_agents_wanted(h);
+    if (h->pods_known && wanted > 0) { /* without the pods, how many are ready is unknown */
+        HS_ADD("  node-agents %d/%d ready", h->n_agents_ready, wanted);
+        if (h->n_nodes_without == 1)
+            HS_ADD(" (%s has none)", h->nodes_without[0]);
+        else if (h->n_nodes_without > 1)
+            HS_ADD(" (%zu nodes have none)", h->n_nodes_without);
+    }
+    *bad = h->n_overdue || h->n_bsl_unavailable || h->n_sched_failing ||
+           (h->pods_known && !h->server) ||
            (h->server && (!h->server->ready || h->server->restarts)) ||
-           (size_t)h->n_agents_ready < h->n_agents;
+           (h->pods_known && wanted >= 0 && h->n_agents_ready < wanted) || h->n_nodes_without;
 #undef HS_ADD
 }
 
 health *health_of_app(app *a, double wall)
 {
     int pods_known = kc_reflector_status(a->refl[APP_R_PODS])->synced;
-    return health_build(a->model, a->stores[APP_R_SCHEDULES], a->stores[APP_R_BSLS],
-                        a->stores[APP_R_VSLS], a->stores[APP_R_PODS], pods_known, wall);
+    health *h = health_build(a->model, a->stores[APP_R_SCHEDULES], a->stores[APP_R_BSLS],
+                             a->stores[APP_R_VSLS], a->stores[APP_R_PODS], pods_known, wall);
+    health_set_daemonsets(h, a->stores[APP_R_DAEMONSETS],
+                          kc_reflector_status(a->refl[APP_R_DAEMONSETS])->synced);
+    for (size_t i = 0; i < h->n_bsl; i++)
+        h->bsl_since[i] = app_bsl_unavailable_since(a, h->bsl[i]->meta.name);
+    return h;
 }

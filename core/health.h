@@ -7,9 +7,11 @@
 
 #include "app.h"
 #include "cron.h"
+#include "kubeclient/daemonset.h"
 #include "kubeclient/pod.h"
 
-#define HEALTH_TREND 8 /* finished runs of a schedule kept for its trend */
+#define HEALTH_TREND  8  /* finished runs of a schedule kept for its trend */
+#define HEALTH_RECENT 10 /* finished runs of a schedule whose outcomes are counted */
 
 typedef struct health_schedule {
     const vl_schedule *s;
@@ -22,13 +24,20 @@ typedef struct health_schedule {
     int n_trend;
     double dur[HEALTH_TREND];
     int64_t items[HEALTH_TREND], bytes[HEALTH_TREND];
-    double typical; /* median duration of the trend (0 none): the overdue grace */
+    vl_phase phase[HEALTH_TREND]; /* their outcomes (the sparkline tells failed runs apart) */
+    double typical;               /* median duration of the trend (0 none): the overdue grace */
+    /* the outcomes of the last HEALTH_RECENT finished runs: "last 10: 2 ok, 5 partial, 3 failed"
+     * (failed: Failed and FailedValidation) */
+    int n_recent, n_ok, n_partial, n_failed;
+    const vl_run *last_finished; /* the newest finished run, or NULL */
 } health_schedule;
 
 typedef struct health_agent {
     const char *node; /* borrowed from the pod */
     const kc_pod *pod;
 } health_agent;
+
+#define HEALTH_MAX_NODES 64 /* nodes named as having no node-agent pod */
 
 typedef struct health {
     health_schedule *sch; /* sorted by name */
@@ -40,16 +49,37 @@ typedef struct health {
     health_agent *agents; /* sorted by node */
     size_t n_agents;
     int pods_known; /* the pod list is in (else server/agents are unknown, not missing) */
+    /* the node-agent DaemonSet (named node-agent) when the DaemonSets are listed: its
+     * status.desiredNumberScheduled is how many node-agents there should be */
+    const kc_daemonset *agent_ds;
+    int ds_known; /* the DaemonSet list is in (else the desired count is unknown) */
+    /* nodes known to need a node-agent (a pod volume or the server runs there) that have none,
+     * sorted; borrowed strings */
+    const char *nodes_without[HEALTH_MAX_NODES];
+    size_t n_nodes_without;
+    /* parallel to bsl: when veltop first saw it Unavailable (0: available, or unknown) */
+    double *bsl_since;
     /* summary counts */
     int n_overdue, n_bsl_unavailable, n_agents_ready;
-    double now; /* the instant judged, on the cluster's clock (model_cluster_now) */
+    double now;          /* the instant judged, on the cluster's clock (model_cluster_now) */
+    int n_sched_failing; /* schedules whose newest finished run did not complete */
 } health;
+
+/* The number of node-agents there should be: the DaemonSet's desired count when known, else the
+ * pods seen (-1 when neither is known). */
+int health_agents_wanted(const health *h);
 
 /* Any store may be NULL (not watched). The trend's bytes are m's volume sums as last refreshed
  * (model_refresh_volumes is O(volumes): its caller's cadence). wall: unix seconds, ours (m's
  * clock turns it into the cluster's: h->now). */
 health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vsls, kc_store *pods,
                      int pods_known, double wall);
+/* Adds the node-agent DaemonSet of daemonsets (any may be NULL: not watched) to h. */
+void health_set_daemonsets(health *h, kc_store *daemonsets, int known);
+/* When storage location name was first seen Unavailable (h->bsl_since), 0 when not. */
+double health_bsl_since(const health *h, const char *name);
+/* "last 10: 2 ok, 5 partial, 3 failed" for hs into buf ("" when it has no finished run). */
+char *health_outcomes(const health_schedule *hs, char *buf, size_t n);
 void health_free(health *h);
 /* The node-agent pod on node (the ready one if several); NULL when none runs there. */
 const kc_pod *health_agent_on(const health *h, const char *node);

@@ -314,6 +314,21 @@ long logbuf_search(const logbuf *b, const char *needle, size_t from, int dir, in
     return r;
 }
 
+size_t logbuf_count_matches(const logbuf *b, const char *needle, size_t from, size_t to)
+{
+    size_t nl = strlen(needle), n = 0;
+    if (!nl) return 0;
+    if (to > b->nview) to = b->nview;
+    int icase = 1;
+    for (size_t i = 0; i < nl; i++)
+        if (isupper((unsigned char)needle[i])) icase = 0;
+    for (size_t vi = from; vi < to; vi++) {
+        size_t li = b->view[vi], len = b->off[li + 1] - b->off[li] - 1;
+        n += logbuf_find(b->data + b->off[li], len, needle, nl, icase) != NULL;
+    }
+    return n;
+}
+
 long logbuf_next_level(const logbuf *b, size_t from, lp_level at_least)
 {
     size_t n = b->nview;

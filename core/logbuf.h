@@ -39,6 +39,8 @@ size_t logbuf_view_find(const logbuf *b, size_t li);
  * skip_current) forward (dir > 0) or backward (dir < 0), wrapping around. Case-insensitive when
  * needle has no upper-case letter (vim's smartcase). Returns the view row, or -1. */
 long logbuf_search(const logbuf *b, const char *needle, size_t from, int dir, int skip_current);
+/* The view rows in [from, to) whose line holds needle (smartcase, as logbuf_search). */
+size_t logbuf_count_matches(const logbuf *b, const char *needle, size_t from, size_t to);
 /* Next line of at least LP_ERROR severity in the view after row `from`, wrapping; -1 if none. */
 long logbuf_next_level(const logbuf *b, size_t from, lp_level at_least);
 

@@ -164,6 +164,7 @@ static void model_res_free(model_res *res, size_t n, const est *idle)
 static void model_run_free(model_run *r, const est *idle)
 {
     if (!r) return;
+    free(r->moves);
     if (r->items != idle) est_free(r->items);
     model_res_free(r->res, r->n_res, idle);
     model_res_free(r->derived, r->n_derived, idle);
@@ -292,6 +293,27 @@ static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in
     free(row);
 }
 
+/* The phase as veltop sees it now: the first sight, a change, or (Queued) a new position. */
+static void model_run_seen(model *m, model_run *mr, const vl_run *r, double wall)
+{
+    model_seen s = {
+        model_cluster_now(m, wall),
+        r->queue_position > 0 && r->queue_position < INT32_MAX ? (int32_t)r->queue_position : 0,
+        (uint8_t)r->phase_id};
+    if (mr->first_seen.at <= 0) {
+        mr->first_seen = s;
+        return;
+    }
+    model_seen *last = mr->n_moves ? &mr->moves[mr->n_moves - 1] : &mr->first_seen;
+    if (last->phase == s.phase) {
+        if (s.queue_pos) last->queue_pos = s.queue_pos; /* moved up the queue */
+        return;
+    }
+    if (!mr->moves) mr->moves = xcalloc(MODEL_MOVES_MAX, sizeof *mr->moves);
+    if (mr->n_moves == MODEL_MOVES_MAX) mr->n_moves--; /* flapping: keep the newest */
+    mr->moves[mr->n_moves++] = s;
+}
+
 model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
 {
     const char *name = r->meta.name ? r->meta.name : "";
@@ -333,6 +355,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         mr->uid_hash = uh;
         m->join_gen++;
     }
+    model_run_seen(m, mr, r, wall);
     if (mr->items == m->idle_est && !vl_phase_terminal(r->phase_id)) {
         mr->items = est_new(&model_items_opts); /* came back to life (re-created) */
         mr->finished = 0;
@@ -631,6 +654,13 @@ double model_local_time(const model *m, double cluster_t)
     return m->clock_wall0 + (cluster_t - m->clock_cluster0) / m->clock_scale;
 }
 
+double model_wall_time(const model *m, double cluster_t, double wall)
+{
+    if (!m || !(m->clock_scale > 0) || cluster_t <= 0) return cluster_t;
+    if (cluster_t < m->clock_cluster0) return m->clock_wall0 - (m->clock_cluster0 - cluster_t);
+    return wall - model_wall_span(m, model_cluster_now(m, wall) - cluster_t);
+}
+
 double model_wall_span(const model *m, double cluster_s)
 {
     return m && m->clock_scale > 0 ? cluster_s / m->clock_scale : cluster_s;
@@ -711,13 +741,64 @@ static int view_qsort_cmp(const void *pa, const void *pb)
     return c ? c : view_cmp_start(a, b);
 }
 
+static int view_eq(const char *a, const char *b, size_t bn)
+{
+    return a && strlen(a) == bn && !strncasecmp(a, b, bn);
+}
+
+/* One word of the filter (w[0..n)): "ns:NAME" a namespace the run includes (by name, or all of
+ * them but NAME excluded), "schedule:NAME", "phase:NAME" exactly (case-insensitive),
+ * "label:key=value" or "label:key"; else a substring of the name, phase or schedule. */
+static int view_word_matches(const char *w, size_t n, const model_run *r)
+{
+    const vl_run *run = r->run;
+    char word[128];
+    snprintf(word, sizeof word, "%.*s", (int)n, w);
+    const char *colon = strchr(word, ':');
+    size_t pl = colon ? (size_t)(colon - word) : 0;
+    const char *arg = colon ? colon + 1 : NULL;
+    size_t al = arg ? strlen(arg) : 0;
+    if (colon && pl == 2 && !strncasecmp(word, "ns", 2)) {
+        if (!run) return 0;
+        for (size_t i = 0; i < run->n_excluded_ns; i++)
+            if (view_eq(run->excluded_ns[i], arg, al)) return 0;
+        if (!run->n_included_ns) return 1; /* all namespaces */
+        for (size_t i = 0; i < run->n_included_ns; i++)
+            if (view_eq(run->included_ns[i], arg, al) || !strcmp(run->included_ns[i], "*"))
+                return 1;
+        return 0;
+    }
+    if (colon && pl == 8 && !strncasecmp(word, "schedule", 8))
+        return run && view_eq(run->schedule, arg, al);
+    if (colon && pl == 5 && !strncasecmp(word, "phase", 5))
+        return run && view_eq(run->phase ? run->phase : "New", arg, al);
+    if (colon && pl == 5 && !strncasecmp(word, "label", 5)) {
+        if (!run) return 0;
+        const char *eq = strchr(arg, '=');
+        size_t kl = eq ? (size_t)(eq - arg) : al;
+        for (size_t i = 0; i < run->meta.nlabels; i++) {
+            const char *k = run->meta.label_keys[i], *val = run->meta.label_values[i];
+            if (!k || strlen(k) != kl || strncmp(k, arg, kl)) continue;
+            if (!eq || (val && !strcmp(val, eq + 1))) return 1;
+        }
+        return 0;
+    }
+    if (strcasestr(r->name, word)) return 1;
+    if (run && run->phase && strcasestr(run->phase, word)) return 1;
+    if (run && run->schedule && strcasestr(run->schedule, word)) return 1;
+    return 0;
+}
+
+/* Every word of the filter (separated by spaces) matches. */
 static int view_matches(const view *v, const model_run *r)
 {
-    if (!v->filter[0]) return 1;
-    if (strcasestr(r->name, v->filter)) return 1;
-    if (r->run && r->run->phase && strcasestr(r->run->phase, v->filter)) return 1;
-    if (r->run && r->run->schedule && strcasestr(r->run->schedule, v->filter)) return 1;
-    return 0;
+    for (const char *p = v->filter; *p;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " ");
+        if (n && !view_word_matches(p, n, r)) return 0;
+        p += n;
+    }
+    return 1;
 }
 
 void view_rebuild(view *v, const model *m)

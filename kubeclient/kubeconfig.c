@@ -884,6 +884,14 @@ static void cfg_fix_server(kc_rest_config *r)
 static kc_rest_config *cfg_from_context(cfg_merged *m, const char *want, kc_err *err)
 {
     const char *ctxname = want && *want ? want : m->current_context;
+    if (!m->nfiles) { /* not a context that is missing: no file at all */
+        if (ctxname)
+            kc_err_set(err, "no kubeconfig found (looked in %s), so no context \"%s\"",
+                       m->source_files, ctxname);
+        else
+            kc_err_set(err, "no kubeconfig found (looked in %s)", m->source_files);
+        return NULL;
+    }
     if (!ctxname) {
         kc_err_set(err, "no current context is set in %s (use --context)", m->source_files);
         return NULL;
@@ -1176,6 +1184,23 @@ kc_rest_config *kc_rest_config_dup(const kc_rest_config *s)
         d->exec = x;
     }
     return d;
+}
+
+char *kc_config_current_context(const kc_config_opts *opts, kc_err *err)
+{
+    kc_config_opts none = {0};
+    const kc_config_opts *o = opts ? opts : &none;
+    kc_err_clear(err);
+    char **paths = NULL, *cur = NULL;
+    size_t npaths = 0;
+    int explicit_file = cfg_paths(o, &paths, &npaths);
+    cfg_merged m = {0};
+    if (cfg_load_all(&m, paths, npaths, explicit_file, err) == 0 && m.current_context)
+        cur = xstrdup(m.current_context);
+    cfg_merged_free(&m);
+    for (size_t i = 0; i < npaths; i++) free(paths[i]);
+    free(paths);
+    return cur;
 }
 
 char **kc_config_contexts(const kc_config_opts *opts, size_t *n, kc_err *err)

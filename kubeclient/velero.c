@@ -255,6 +255,13 @@ static const struct {
     {"Canceled", VL_PH_CANCELED},
 };
 
+const char *vl_phase_name(vl_phase p)
+{
+    for (size_t i = 0; i < sizeof vl_phases / sizeof vl_phases[0]; i++)
+        if (vl_phases[i].id == p) return vl_phases[i].name;
+    return "Unknown";
+}
+
 vl_phase vl_phase_parse(const char *s)
 {
     if (!s || !*s) return VL_PH_NEW;

@@ -102,6 +102,8 @@ void scn_run_copy(scn_run *d, const scn_run *s)
     d->backup = xstrdup(s->backup);
     d->schedule = xstrdup(s->schedule);
     d->namespaces = strv_dup(s->namespaces, s->n_namespaces);
+    d->label_keys = strv_dup(s->label_keys, s->n_labels);
+    d->label_values = strv_dup(s->label_values, s->n_labels);
     d->resources = s->n_resources ? xcalloc(s->n_resources, sizeof *d->resources) : NULL;
     for (size_t i = 0; i < s->n_resources; i++) {
         d->resources[i] = s->resources[i];
@@ -123,6 +125,8 @@ void scn_run_clear(scn_run *r)
     free(r->backup);
     free(r->schedule);
     strv_free(r->namespaces, r->n_namespaces);
+    strv_free(r->label_keys, r->n_labels);
+    strv_free(r->label_values, r->n_labels);
     for (size_t i = 0; i < r->n_resources; i++) free(r->resources[i].name);
     free(r->resources);
     for (size_t i = 0; i < r->n_volumes; i++) volume_clear(&r->volumes[i]);
@@ -539,6 +543,18 @@ static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
             if (parse_pace(p, v, r)) return -1;
         } else if (!strcmp(k, "namespaces")) {
             if (get_strv(p, v, k, &r->namespaces, &r->n_namespaces)) return -1;
+        } else if (!strcmp(k, "labels")) {
+            if (expect_map(p, v, "labels")) return -1;
+            const char *lk;
+            yaml_node_t *lvn;
+            FOR_PAIRS(p, v, lk, lvn)
+            {
+                if (!lk || !scalar(lvn)) return perr(p, lvn, "labels: expected key: value");
+                r->label_keys = xrealloc(r->label_keys, (r->n_labels + 1) * sizeof(char *));
+                r->label_values = xrealloc(r->label_values, (r->n_labels + 1) * sizeof(char *));
+                r->label_keys[r->n_labels] = xstrdup(lk);
+                r->label_values[r->n_labels++] = xstrdup(scalar(lvn));
+            }
         } else if (!strcmp(k, "queued")) {
             if (get_bool(p, v, k, &r->queued)) return -1;
         } else if (!strcmp(k, "hang")) {

@@ -50,6 +50,8 @@ typedef struct scn_run {
     char *schedule; /* backups made by a schedule */
     char **namespaces;
     size_t n_namespaces;
+    char **label_keys, **label_values; /* metadata.labels of the run besides Velero's */
+    size_t n_labels;
     int hooks_attempted, hooks_failed;
     int extra_list_keys; /* a hostile artifact: this many more keys in its resource list */
     char *list_text;     /* a broken artifact: its resource list is this text instead */

@@ -322,6 +322,7 @@ static const char *short_name(const sim_resource *r)
     if (!strcmp(r->plural, "backupstoragelocations")) return "bsl";
     if (!strcmp(r->plural, "volumesnapshotlocations")) return "vsl";
     if (!strcmp(r->plural, "pods")) return "po";
+    if (!strcmp(r->plural, "daemonsets")) return "ds";
     if (!strcmp(r->plural, "namespaces")) return "ns";
     return NULL;
 }
@@ -348,19 +349,20 @@ static cJSON *resource_list(const char *group, const char *version)
         cJSON_AddItemToObject(e, "verbs", str_array(verbs_main, 8));
         const char *sn = short_name(r);
         cJSON_AddItemToObject(e, "shortNames", str_array(&sn, sn ? 1 : 0));
-        if (*group) {
+        int velero = !strcmp(group, "velero.io");
+        if (velero) {
             const char *cat = "velero";
             cJSON_AddItemToObject(e, "categories", str_array(&cat, 1));
         } else {
-            const char *cat = "all";
+            const char *cat = "all"; /* kubectl get all: pods and daemonsets, not namespaces */
             cJSON_AddItemToObject(e, "categories",
-                                  str_array(&cat, strcmp(r->plural, "pods") ? 0 : 1));
+                                  str_array(&cat, strcmp(r->plural, "namespaces") ? 1 : 0));
         }
         cJSON_AddItemToArray(arr, e);
         /* Velero's CRDs declare no status subresource (velero-api.md section 0): only the
          * built-in resources have /status, and pods /log */
         const char *subs[] = {"status", "log"};
-        int nsub = *group ? 0 : strcmp(r->plural, "pods") ? 1 : 2;
+        int nsub = velero ? 0 : strcmp(r->plural, "pods") ? 1 : 2;
         for (int k = 0; k < nsub; k++) {
             cJSON *s = cJSON_CreateObject();
             char *nm = xasprintf("%s/%s", r->plural, subs[k]);
@@ -570,7 +572,7 @@ static cJSON *int_or_zero(const cJSON *v)
     return cJSON_CreateNumber(cJSON_IsNumber(v) ? v->valuedouble : 0);
 }
 
-enum table_kind { T_RUN, T_VOLUME, T_POD, T_BSL, T_OTHER };
+enum table_kind { T_RUN, T_VOLUME, T_POD, T_BSL, T_DS, T_OTHER };
 
 static enum table_kind table_kind(const sim_resource *r)
 {
@@ -580,6 +582,7 @@ static enum table_kind table_kind(const sim_resource *r)
         return T_VOLUME;
     if (!strcmp(r->plural, "pods")) return T_POD;
     if (!strcmp(r->plural, "backupstoragelocations")) return T_BSL;
+    if (!strcmp(r->plural, "daemonsets")) return T_DS;
     return T_OTHER;
 }
 
@@ -623,6 +626,21 @@ static cJSON *table_columns(const sim_resource *r)
     case T_BSL:
         add_col(cols, "Phase", "string", "", "Backup Storage Location status such as Available");
         add_col(cols, "Last Validated", "date", "", "LastValidationTime");
+        break;
+    case T_DS: /* as kube-apiserver's printers name them (kubectl get ds) */
+        add_col(cols, "Desired", "integer", "",
+                "The total number of nodes that should be running the daemon pod");
+        add_col(cols, "Current", "integer", "",
+                "The number of nodes that are running at least 1 daemon pod");
+        add_col(cols, "Ready", "integer", "",
+                "The number of nodes that should be running the daemon pod and have one or more "
+                "of the daemon pod running and ready");
+        add_col(cols, "Up-to-date", "integer", "",
+                "The total number of nodes that are running updated daemon pod");
+        add_col(cols, "Available", "integer", "",
+                "The number of nodes that should be running the daemon pod and have one or more "
+                "of the daemon pod running and available");
+        add_col(cols, "Node Selector", "string", "", "NodeSelector of the daemon pods");
         break;
     case T_OTHER:
         break;
@@ -695,6 +713,17 @@ static cJSON *table_row(const sim_resource *r, const cJSON *obj, double now)
         cJSON_AddItemToArray(
             cells, age_cell(cJSON_GetObjectItemCaseSensitive(st, "lastValidationTime"), now));
         break;
+    case T_DS: {
+        static const char *const counts[] = {"desiredNumberScheduled", "currentNumberScheduled",
+                                             "numberReady", "updatedNumberScheduled",
+                                             "numberAvailable"};
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(st, counts[k]);
+            cJSON_AddItemToArray(cells, cJSON_CreateNumber(cJSON_IsNumber(v) ? v->valuedouble : 0));
+        }
+        cJSON_AddItemToArray(cells, cJSON_CreateString("<none>"));
+        break;
+    }
     case T_OTHER:
         break;
     }

@@ -387,6 +387,8 @@ static cJSON *run_object(simctl *c, const sp_run *r, double t)
             cJSON_AddTrueToObject(spec, "includeClusterResources");
             break;
         }
+    for (size_t i = 0; i < s->n_labels; i++) /* the scenario's own, as a user sets them */
+        cJSON_AddStringToObject(labels_of(o), s->label_keys[i], s->label_values[i]);
     if (!r->is_restore) {
         cJSON *l = labels_of(o);
         cJSON_AddStringToObject(l, "velero.io/storage-location", s->storage_location);

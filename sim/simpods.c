@@ -234,6 +234,54 @@ static int sp_adopt_server(cJSON *obj, void *arg)
     return 1;
 }
 
+/* The node-agent DaemonSet as the DaemonSet controller reports it: every node should run one
+ * (desiredNumberScheduled), a node in node_agents.missing has none (its pod cannot be
+ * scheduled or created), one in not_ready runs one that is not ready. */
+static void sp_daemonset(simpods *p)
+{
+    int desired = (int)p->n_nodes, current = 0, ready = 0;
+    for (size_t i = 0; i < p->n_nodes; i++) {
+        if (!p->agents[i]) continue;
+        current++;
+        int ok = 1;
+        for (size_t k = 0; k < p->cl->n_agents_not_ready; k++)
+            ok &= !!strcmp(p->cl->agents_not_ready[k], p->nodes[i]);
+        ready += ok;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "apiVersion", "apps/v1");
+    cJSON_AddStringToObject(o, "kind", "DaemonSet");
+    cJSON *md = cJSON_AddObjectToObject(o, "metadata");
+    cJSON_AddStringToObject(md, "name", "node-agent");
+    cJSON_AddStringToObject(md, "namespace", p->ns);
+    sp_time(md, "creationTimestamp", p->started);
+    cJSON_AddNumberToObject(md, "generation", 1);
+    cJSON *l = cJSON_AddObjectToObject(md, "labels");
+    cJSON_AddStringToObject(l, "component", "velero");
+    cJSON *spec = cJSON_AddObjectToObject(o, "spec");
+    cJSON *sel = cJSON_AddObjectToObject(cJSON_AddObjectToObject(spec, "selector"), "matchLabels");
+    cJSON_AddStringToObject(sel, "name", "node-agent");
+    cJSON *tmpl = cJSON_AddObjectToObject(spec, "template");
+    cJSON *tl = cJSON_AddObjectToObject(cJSON_AddObjectToObject(tmpl, "metadata"), "labels");
+    cJSON_AddStringToObject(tl, "name", "node-agent");
+    cJSON_AddStringToObject(tl, "role", "node-agent");
+    cJSON *ctr = cJSON_CreateObject();
+    cJSON_AddStringToObject(ctr, "name", "node-agent");
+    cJSON_AddStringToObject(ctr, "image", SIMPODS_IMAGE);
+    cJSON *ctrs = cJSON_AddArrayToObject(cJSON_AddObjectToObject(tmpl, "spec"), "containers");
+    cJSON_AddItemToArray(ctrs, ctr);
+    cJSON *st = cJSON_AddObjectToObject(o, "status");
+    cJSON_AddNumberToObject(st, "currentNumberScheduled", current);
+    cJSON_AddNumberToObject(st, "desiredNumberScheduled", desired);
+    cJSON_AddNumberToObject(st, "numberAvailable", ready);
+    cJSON_AddNumberToObject(st, "numberMisscheduled", 0);
+    cJSON_AddNumberToObject(st, "numberReady", ready);
+    if (desired > ready) cJSON_AddNumberToObject(st, "numberUnavailable", desired - ready);
+    cJSON_AddNumberToObject(st, "observedGeneration", 1);
+    cJSON_AddNumberToObject(st, "updatedNumberScheduled", current);
+    sp_create_in(p, "daemonsets", o);
+}
+
 void simpods_create(simpods *p, double now)
 {
     if (p->created) return;
@@ -250,6 +298,7 @@ void simpods_create(simpods *p, double now)
         sp_create_in(p, "pods", o);
     }
     cJSON_Delete(got);
+    sp_daemonset(p);
     for (size_t i = 0; i < p->n_nodes; i++) {
         if (!p->agents[i]) continue;
         int ready = 1;

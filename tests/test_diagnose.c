@@ -77,10 +77,13 @@ static void fx_init(fx *f, const char *server_json)
                  "\"type\":\"Ready\",\"status\":\"False\"}]}}");
 }
 
+static double fx_bsl_since; /* when "veltop first saw" every Unavailable location; 0 unknown */
+
 static size_t fx_diag(fx *f, model_run *r, const diag_log *log, diag *d)
 {
     health_free(f->h);
     f->h = health_build(f->m, NULL, f->bsl, NULL, f->pods, 1, NOW);
+    for (size_t i = 0; i < f->h->n_bsl; i++) f->h->bsl_since[i] = fx_bsl_since;
     diag_ctx c = {f->m, f->h, MONO, NOW};
     return diag_run(&c, r, log, d, DIAG_MAX);
 }
@@ -236,8 +239,15 @@ START_TEST(storage_location_unavailable)
     diag d[DIAG_MAX];
     ck_assert_uint_eq(fx_diag(&f, rb, NULL, d), 1);
     ck_assert_str_eq(d[0].code, "bsl-unavailable");
-    ck_assert_str_eq(d[0].message, "storage location offsite is Unavailable: connection refused");
-    ck_assert_double_eq(d[0].since, NOW - 30);
+    /* the last validation beside it (a clock time in the zone in use) */
+    const char *pre = "storage location offsite is Unavailable (last validated ";
+    ck_assert_msg(!strncmp(d[0].message, pre, strlen(pre)), "%s", d[0].message);
+    ck_assert_str_eq(d[0].message + strlen(pre) + 8, "): connection refused");
+    ck_assert_double_eq(d[0].since, NOW - 30); /* not seen before: the validation that said so */
+    fx_bsl_since = NOW - 600; /* first seen Unavailable 10 minutes ago: since then */
+    ck_assert_uint_eq(fx_diag(&f, rb, NULL, d), 1);
+    ck_assert_double_eq(d[0].since, NOW - 600);
+    fx_bsl_since = 0;
     ck_assert_uint_eq(fx_diag(&f, rr, NULL, d), 1); /* a restore reads its backup's location */
     ck_assert_str_eq(d[0].code, "bsl-unavailable");
     ck_assert_uint_eq(fx_diag(&f, rd, NULL, d), 0);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "health.h"
+#include "kubeclient/daemonset.h"
 #include "kubeclient/pod.h"
 #include "kubeclient/util.h"
 #include "testutil.h"
@@ -213,6 +214,12 @@ START_TEST(health_flags_what_needs_attention)
     ck_assert_double_eq(ni->dur[0], 600);
     ck_assert_double_eq(ni->dur[1], 60);
     ck_assert_int_eq(ni->items[0], 300);
+    ck_assert_int_eq(ni->phase[1], VL_PH_FAILED);
+    ck_assert_int_eq(ni->n_recent, 2);
+    ck_assert_int_eq(ni->n_ok, 1);
+    ck_assert_int_eq(ni->n_failed, 1);
+    ck_assert_ptr_eq(ni->last_finished, &bad);
+    ck_assert_int_eq(h->n_sched_failing, 1);
     ck_assert_int_eq(h->n_overdue, 1);
     ck_assert_int_eq(h->n_bsl_unavailable, 1);
     ck_assert_ptr_eq(health_bsl(h, "offsite"), h->bsl[1]);
@@ -225,8 +232,8 @@ START_TEST(health_flags_what_needs_attention)
     char buf[256];
     int attention;
     health_summary(h, T_NOW, buf, sizeof buf, &attention);
-    ck_assert_str_eq(buf, "schedules 3 (1 overdue)  BSL 1/2 available  server ready (2 restarts)  "
-                          "node-agents 1/2 ready");
+    ck_assert_str_eq(buf, "schedules 3 (1 overdue)  nightly: last 2: 1 ok, 1 failed  BSL 1/2 "
+                          "available  server ready (2 restarts)  node-agents 1/2 ready");
     ck_assert_int_eq(attention, 1);
     health_free(h);
 
@@ -243,6 +250,138 @@ START_TEST(health_flags_what_needs_attention)
 }
 END_TEST
 
+/* The last 10 finished runs of a schedule by start (an older one and one in progress do not
+ * count); a schedule whose newest finished run failed needs attention even when nothing else
+ * does, and one whose runs all completed says nothing in the summary. */
+START_TEST(schedule_outcomes_count_the_last_ten)
+{
+    kc_store *sch = kc_store_new(vl_decode_schedule, vl_release_schedule);
+    put(sch, "{\"metadata\":{\"name\":\"nightly\",\"namespace\":\"velero\",\"creationTimestamp\":"
+             "\"2026-05-01T00:00:00Z\"},\"spec\":{\"schedule\":\"@every 24h\"},\"status\":"
+             "{\"lastBackup\":\"2026-06-01T09:00:00Z\"}}");
+    put(sch, "{\"metadata\":{\"name\":\"fine\",\"namespace\":\"velero\",\"creationTimestamp\":"
+             "\"2026-05-01T00:00:00Z\"},\"spec\":{\"schedule\":\"@every 24h\"},\"status\":"
+             "{\"lastBackup\":\"2026-06-01T09:00:00Z\"}}");
+    /* oldest first: C (not counted: 11th), then C P P F P C P F P F, then one InProgress */
+    static const vl_phase outs[] = {
+        VL_PH_COMPLETED, VL_PH_COMPLETED,        VL_PH_PARTIALLY_FAILED,  VL_PH_PARTIALLY_FAILED,
+        VL_PH_FAILED,    VL_PH_PARTIALLY_FAILED, VL_PH_COMPLETED,         VL_PH_PARTIALLY_FAILED,
+        VL_PH_FAILED,    VL_PH_PARTIALLY_FAILED, VL_PH_FAILED_VALIDATION, VL_PH_IN_PROGRESS};
+    enum { N = sizeof outs / sizeof outs[0] };
+    vl_run runs[N + 1];
+    char names[N + 1][32];
+    memset(runs, 0, sizeof runs);
+    model *m = model_new();
+    for (int i = 0; i < N; i++) {
+        vl_run *r = &runs[i];
+        snprintf(names[i], sizeof names[i], "nightly-%02d", i);
+        r->kind = VL_BACKUP;
+        r->meta.name = names[i];
+        r->schedule = "nightly";
+        r->phase_id = outs[i];
+        r->phase = "x"; /* the phase id counts */
+        r->started = T_NOW - (N - i) * 86400.0;
+        if (vl_phase_terminal(outs[i])) r->completed = r->started + 60;
+        if (outs[i] == VL_PH_FAILED_VALIDATION) r->started = 0; /* never started */
+        r->meta.created = T_NOW - (N - i) * 86400.0;
+        model_upsert_run(m, r, 1, T_NOW);
+    }
+    vl_run *f = &runs[N];
+    f->kind = VL_BACKUP;
+    f->meta.name = "fine-1";
+    f->schedule = "fine";
+    f->phase = "Completed";
+    f->phase_id = VL_PH_COMPLETED;
+    f->started = T_NOW - 3600;
+    f->completed = T_NOW - 3000;
+    model_upsert_run(m, f, 1, T_NOW);
+    health *h = health_build(m, sch, NULL, NULL, NULL, 0, T_NOW);
+    const health_schedule *fi = &h->sch[0], *ni = &h->sch[1];
+    ck_assert_str_eq(ni->s->meta.name, "nightly");
+    ck_assert_int_eq(ni->n_recent, 10);
+    ck_assert_int_eq(ni->n_ok, 2);
+    ck_assert_int_eq(ni->n_partial, 5);
+    ck_assert_int_eq(ni->n_failed, 3);
+    ck_assert_ptr_eq(ni->last_finished, &runs[N - 2]);
+    ck_assert_int_eq(fi->n_recent, 1);
+    char oc[96];
+    ck_assert_str_eq(health_outcomes(ni, oc, sizeof oc), "last 10: 2 ok, 5 partial, 3 failed");
+    ck_assert_str_eq(health_outcomes(fi, oc, sizeof oc), "last 1: 1 ok");
+    ck_assert_int_eq(h->n_sched_failing, 1);
+    char buf[256];
+    int attention;
+    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    ck_assert_str_eq(
+        buf, "schedules 2 (1 overdue)  nightly: last 10: 2 ok, 5 partial, 3 failed  BSL 0/0 "
+             "available");
+    ck_assert_int_eq(attention, 1);
+    health_free(h);
+    model_free(m);
+    kc_store_free(sch);
+}
+END_TEST
+
+/* Node-agents are counted against the node-agent DaemonSet's desired number; a node where a
+ * volume waits and no node-agent runs is named; without the pods nothing is claimed. */
+START_TEST(node_agents_count_against_the_daemonset)
+{
+    kc_store *pods = kc_store_new(kc_pod_decode_any, kc_pod_release);
+    kc_store *ds = kc_store_new(kc_daemonset_decode_any, kc_daemonset_release);
+    put(pods, "{\"metadata\":{\"name\":\"na-0\",\"namespace\":\"velero\",\"labels\":{\"name\":"
+              "\"node-agent\"}},\"spec\":{\"nodeName\":\"w1\"},\"status\":{\"conditions\":[{"
+              "\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    put(pods, "{\"metadata\":{\"name\":\"na-1\",\"namespace\":\"velero\",\"labels\":{\"name\":"
+              "\"node-agent\"}},\"spec\":{\"nodeName\":\"w2\"},\"status\":{\"conditions\":[{"
+              "\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    put(ds, "{\"metadata\":{\"name\":\"other\",\"namespace\":\"velero\"},\"status\":"
+            "{\"desiredNumberScheduled\":9}}");
+    put(ds, "{\"metadata\":{\"name\":\"node-agent\",\"namespace\":\"velero\"},\"status\":"
+            "{\"currentNumberScheduled\":2,\"desiredNumberScheduled\":4,\"numberReady\":2,"
+            "\"numberAvailable\":2}}");
+    model *m = model_new();
+    vl_volume v = {0};
+    v.kind = VL_PVB;
+    v.meta.name = "b-x1";
+    v.node = "w3";
+    v.phase = "New";
+    v.phase_id = VL_PH_NEW;
+    model_upsert_volume(m, &v, 1);
+    vl_volume done = v;
+    done.meta.name = "b-x2";
+    done.node = "w9"; /* finished: it needs no node-agent now */
+    done.phase = "Completed";
+    done.phase_id = VL_PH_COMPLETED;
+    model_upsert_volume(m, &done, 1);
+    health *h = health_build(m, NULL, NULL, NULL, pods, 1, T_NOW);
+    health_set_daemonsets(h, ds, 1);
+    ck_assert_str_eq(h->agent_ds->name, "node-agent");
+    ck_assert_int_eq(health_agents_wanted(h), 4);
+    ck_assert_uint_eq(h->n_nodes_without, 1);
+    ck_assert_str_eq(h->nodes_without[0], "w3");
+    char buf[256];
+    int attention;
+    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    ck_assert_str_eq(buf, "schedules 0  BSL 0/0 available  server: no pod  node-agents 2/4 ready "
+                          "(w3 has none)");
+    ck_assert_int_eq(attention, 1);
+    health_free(h);
+    /* no DaemonSet listed: the pods seen are the count */
+    h = health_build(m, NULL, NULL, NULL, pods, 1, T_NOW);
+    ck_assert_int_eq(health_agents_wanted(h), 2);
+    health_free(h);
+    /* pods not listed: nothing said about node-agents, whatever the DaemonSet */
+    h = health_build(m, NULL, NULL, NULL, NULL, 0, T_NOW);
+    health_set_daemonsets(h, ds, 1);
+    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    ck_assert_str_eq(buf, "schedules 0  BSL 0/0 available");
+    ck_assert_int_eq(attention, 0);
+    health_free(h);
+    model_free(m);
+    kc_store_free(pods);
+    kc_store_free(ds);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("health");
@@ -252,6 +391,8 @@ int main(void)
     tcase_add_test(tc, server_pick_prefers_newest_running_ready);
     tcase_add_test(tc, server_pick_is_the_live_logs_rule);
     tcase_add_test(tc, health_flags_what_needs_attention);
+    tcase_add_test(tc, schedule_outcomes_count_the_last_ten);
+    tcase_add_test(tc, node_agents_count_against_the_daemonset);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -114,6 +114,30 @@ START_TEST(oldest_lines_dropped_past_the_limit)
 }
 END_TEST
 
+/* The pager's match counter: matching view rows in a range, smartcase, within the level filter. */
+START_TEST(matches_are_counted_in_the_view)
+{
+    logbuf *b = logbuf_new(0);
+    static const char *lines[] = {
+        "level=info msg=\"running hook\"",
+        "level=error msg=\"Hook failed\"",
+        "level=info msg=other",
+        "level=warning msg=\"hook slow, hook again\"",
+        "no level hook here",
+    };
+    for (size_t i = 0; i < 5; i++) logbuf_append_line(b, lines[i], strlen(lines[i]));
+    ck_assert_uint_eq(logbuf_count_matches(b, "hook", 0, 5), 4); /* a line counts once */
+    ck_assert_uint_eq(logbuf_count_matches(b, "Hook", 0, 5), 1); /* upper case: exact */
+    ck_assert_uint_eq(logbuf_count_matches(b, "hook", 2, 4), 1);
+    ck_assert_uint_eq(logbuf_count_matches(b, "hook", 0, 99), 4); /* clamped to the view */
+    ck_assert_uint_eq(logbuf_count_matches(b, "", 0, 5), 0);
+    logbuf_set_filter(b, LP_WARNING); /* rows 0 and 1 of the view: the error and the warning */
+    ck_assert_uint_eq(logbuf_count_matches(b, "hook", 0, 2), 2);
+    ck_assert_uint_eq(logbuf_count_matches(b, "hook", 1, 2), 1);
+    logbuf_free(b);
+}
+END_TEST
+
 START_TEST(partial_lines_crlf_and_write)
 {
     logbuf *b = logbuf_new(0);
@@ -207,6 +231,7 @@ int main(void)
     tcase_add_test(tc, million_lines_indexed_filtered_and_searched);
     tcase_add_test(tc, oldest_lines_dropped_past_the_limit);
     tcase_add_test(tc, partial_lines_crlf_and_write);
+    tcase_add_test(tc, matches_are_counted_in_the_view);
     tcase_add_test(tc, long_lines_are_cut_at_the_cap);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

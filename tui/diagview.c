@@ -2,6 +2,8 @@
  * screens show them: the one-line health summary, a run's marker in the list, its Stuck? lines. */
 #include "diagview.h"
 
+#include <string.h>
+
 #include "answer.h"
 #include "diagnose.h"
 #include "format.h"
@@ -10,7 +12,6 @@
 
 int diagview_health_summary(ui *u, WINDOW *w, int y, int cols)
 {
-    double wall = ui_wall(u);
     char buf[256];
     if (ui_stale(u)) {
         /* nothing current to judge by: not "OK" on what may no longer hold */
@@ -22,11 +23,20 @@ int diagview_health_summary(ui *u, WINDOW *w, int y, int cols)
         return y + 1;
     }
     int bad;
-    health_summary(ui_health(u), wall, buf, sizeof buf, &bad);
+    health_summary(ui_health(u), ui_health(u)->now, buf, sizeof buf, &bad);
     int x = w_print(w, y, 0, cols, A_DIM, "health ");
     x += w_print(w, y, x, cols - x, bad ? w_attr(W_BAD) | A_BOLD : w_attr(W_GOOD), "%s",
                  bad ? "ATTENTION" : "OK");
-    w_print(w, y, x, cols - x - 1, bad ? w_attr(W_WARN) : A_DIM, "  %s  (H: details)", buf);
+    /* the pointer to the details whole or not at all; the summary cut with an ellipsis */
+    const char *more = "  (H: details)";
+    int room = cols - x - 1, mw = (int)strlen(more), bw = 2 + (int)strlen(buf);
+    attr_t a = bad ? w_attr(W_WARN) : A_DIM;
+    if (bw + mw <= room) {
+        w_print(w, y, x, room, a, "  %s%s", buf, more);
+    } else {
+        x += w_print(w, y, x, 2, a, "  ");
+        w_text(w, y, x, room - 2, buf, a);
+    }
     return y + 1;
 }
 
@@ -35,18 +45,33 @@ void diagview_marker(ui *u, WINDOW *w, int y, int x, const run_answer *a)
     if (a->n_diag) w_print(w, y, x, 1, w_attr(W_BAD) | A_BOLD, "%s", ui_utf8(u) ? "\u26a0" : "!");
 }
 
-int diagview_lines(ui *u, WINDOW *w, int y, int cols, const run_answer *a)
+int diagview_lines(ui *u, WINDOW *w, int y, int cols, const run_answer *a, int wrap, int hx,
+                   int max_rows, int *overflow)
 {
-    (void)u;
     const diag *d = a->diag;
-    for (size_t i = 0; i < a->n_diag; i++, y++) {
+    size_t n = a->n_diag;
+    const model_run *r = a->run;
+    int y0 = y;
+    if (overflow) *overflow = 0;
+    for (size_t i = 0; i < n && y - y0 < max_rows; i++, y++) {
         char clock[32];
-        int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "Stuck? ");
+        /* a finished run is not stuck: what the findings say is why it ended so */
+        int x = w_print(w, y, 0, cols, w_attr(W_BAD) | A_BOLD, "%s ",
+                        vl_phase_terminal(r->run->phase_id) ? "Why?" : "Stuck?");
         if (d[i].since > 0)
             x += w_print(
                 w, y, x, cols - x, A_DIM, "since %s  ",
                 fmt_clock(clock, sizeof clock, model_local_time(ui_model(u), d[i].since), 0));
-        w_text(w, y, x, cols - x, d[i].message, w_attr(W_WARN));
+        if (wrap) {
+            int left = max_rows - (y - y0);
+            int k = w_wrap(w, y, x, cols - x, 0, left, d[i].message, w_attr(W_WARN));
+            y += (k < left ? k : left) - 1;
+        } else {
+            int total = w_text_from(w, y, x, cols - x, hx, d[i].message, w_attr(W_WARN));
+            if (hx <= 0 && total > cols - x) /* cut: the ellipsis says there is more */
+                w_text(w, y, x, cols - x, d[i].message, w_attr(W_WARN));
+            if (overflow && total - (cols - x) > *overflow) *overflow = total - (cols - x);
+        }
     }
     return y;
 }

@@ -12,6 +12,10 @@ ui_screen *screen_results_new(vl_kind kind, const char *name);
 /* y: the whole object, pretty-printed and sanitised, in the log pager (search, wrap, write). */
 ui_screen *screen_describe_run_new(vl_kind kind, const char *name);
 ui_screen *screen_describe_volume_new(const model_volume *mv, const char *ns);
+/* y on an object that is not a run or a volume: path is its API path
+ * ("/apis/velero.io/v1/namespaces/velero/schedules/nightly"); NULL when path names none. Opened
+ * by ui_open(UI_S_DESCRIBE, name = path). */
+ui_screen *screen_describe_path_new(const char *path);
 
 /* Key actions for the list and detail screens: open the screen for ui_current_run(u). */
 int drill_open_volumes(ui *u, ui_screen *s);

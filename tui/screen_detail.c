@@ -6,13 +6,18 @@
 #include <string.h>
 
 #include "answer.h"
+#include "diagnose.h"
 #include "diagview.h"
+#include "kubeclient/caps.h"
+#include "kubeclient/download.h"
+#include "logparse.h"
 #include "drill.h"
 #include "format.h"
 #include "kubeclient/caps.h"
 #include "logderive.h"
 #include "runeta.h"
 #include "sanitize.h"
+#include "timeline.h"
 #include "ui.h"
 #include "widgets.h"
 
@@ -21,6 +26,17 @@ typedef struct detail_state {
     char *name;   /* malloc'd: names of any length (a server may break the 253 limit) */
     int scroll;   /* first resource row shown */
     int res_rows; /* resource rows visible at the last draw */
+    int wrap;     /* W: the findings, failure reason and validation errors in full */
+    int hx;       /* Left/Right: columns the findings are scrolled sideways */
+    int hx_max;   /* how far that is worth it (the longest finding's overflow) */
+    /* a run that finished before veltop watched it: its stored log's own times for the
+     * timeline (fetched once when the screen shows it) */
+    kc_download *dl;
+    int dl_state; /* 0 not asked, 1 fetching, 2 done */
+    tl_log log;
+    kc_buf part; /* a line not ended yet */
+    lp_line scratch;
+    ui *u;
 } detail_state;
 
 static detail_state *detail_of(ui_screen *s)
@@ -33,6 +49,67 @@ static model_run *detail_run(ui_screen *s, ui *u)
     return model_find_run(ui_model(u), detail_of(s)->kind, detail_of(s)->name);
 }
 
+static void detail_log_reset(detail_state *d)
+{
+    kc_download_free(d->dl);
+    d->dl = NULL;
+    d->dl_state = 0;
+    memset(&d->log, 0, sizeof d->log);
+    d->part.len = 0;
+}
+
+static void detail_log_line(detail_state *d, const char *line, size_t n)
+{
+    if (!lp_parse(&d->scratch, line, n)) timeline_log_line(&d->log, &d->scratch);
+}
+
+static void detail_log_data(void *arg, const char *data, size_t n)
+{
+    detail_state *d = arg;
+    while (n > 0) {
+        const char *nl = memchr(data, '\n', n);
+        size_t k = nl ? (size_t)(nl - data) : n;
+        if (!nl) { /* keep the tail (capped: a line is never longer than the pager's cap) */
+            if (d->part.len + k <= KC_CAP_LOG_LINE_BYTES) kc_buf_append(&d->part, data, k);
+            return;
+        }
+        if (d->part.len) {
+            if (d->part.len + k <= KC_CAP_LOG_LINE_BYTES) kc_buf_append(&d->part, data, k);
+            detail_log_line(d, d->part.data, d->part.len);
+            d->part.len = 0;
+        } else {
+            detail_log_line(d, data, k);
+        }
+        data += k + 1;
+        n -= k + 1;
+    }
+}
+
+static void detail_log_done(void *arg, const kc_err *err)
+{
+    detail_state *d = arg;
+    (void)err; /* no log: the timeline says unknown where only the log would have said */
+    if (d->part.len) detail_log_line(d, d->part.data, d->part.len);
+    d->part.len = 0;
+    d->dl_state = 2;
+    ui_invalidate(d->u);
+}
+
+/* Fetches the stored log of a run veltop first saw finished (its phases went by unseen). */
+static void detail_log_want(detail_state *d, ui *u, const model_run *r)
+{
+    d->u = u;
+    if (d->dl_state || !r->run || !vl_phase_terminal(r->run->phase_id)) return;
+    if (!vl_phase_terminal((vl_phase)r->first_seen.phase) || !drill_log_stored(r->run)) return;
+    app *a = ui_app(u);
+    kc_download_opts o = {.ns = a->ns,
+                          .kind = r->kind == VL_BACKUP ? "BackupLog" : "RestoreLog",
+                          .target = r->name,
+                          .max_bytes = KC_CAP_LOG_BYTES};
+    d->dl_state = 1;
+    d->dl = app_download(a, &o, detail_log_data, detail_log_done, d);
+}
+
 static int detail_step(ui *u, ui_screen *s, int delta)
 {
     detail_state *d = detail_of(s);
@@ -43,6 +120,7 @@ static int detail_step(ui *u, ui_screen *s, int delta)
     free(d->name);
     d->name = xstrdup(r->name);
     d->scroll = 0;
+    detail_log_reset(d);
     return UI_REDRAW;
 }
 
@@ -92,6 +170,35 @@ static int detail_bottom(ui *u, ui_screen *s)
     return UI_REDRAW;
 }
 
+static int detail_wrap(ui *u, ui_screen *s)
+{
+    detail_state *d = detail_of(s);
+    d->wrap = !d->wrap;
+    d->hx = 0;
+    d->hx_max = 1 << 20; /* unknown until the next frame measures it */
+    ui_message(u, "wrap %s", d->wrap ? "on: long messages in full" : "off");
+    return UI_REDRAW;
+}
+static int detail_left(ui *u, ui_screen *s)
+{
+    (void)u;
+    detail_state *d = detail_of(s);
+    d->hx = d->hx > 20 ? d->hx - 20 : 0;
+    return UI_REDRAW;
+}
+static int detail_right(ui *u, ui_screen *s)
+{
+    detail_state *d = detail_of(s);
+    if (d->wrap) return UI_REDRAW;
+    if (d->hx >= d->hx_max) {
+        ui_message(u, d->hx_max ? "at the end of the longest message" : "nothing is cut");
+        return UI_REDRAW;
+    }
+    d->hx += 20;
+    if (d->hx > d->hx_max) d->hx = d->hx_max;
+    return UI_REDRAW;
+}
+
 static const ui_key detail_keys[] = {
     {UI_C_PREV_RUN, "previous run (in the list's order)", detail_prev},
     {UI_C_NEXT_RUN, "next run", detail_next},
@@ -105,6 +212,9 @@ static const ui_key detail_keys[] = {
     {UI_C_LOGS, "log of this run (live while in progress)", drill_open_logs},
     {UI_C_RESULTS, "results of this run: errors and warnings", drill_open_results},
     {UI_C_DESCRIBE, "describe this run", drill_open_describe},
+    {UI_C_WRAP, "wrap long messages (Stuck?, failure reason) on/off", detail_wrap},
+    {UI_C_LEFT, "scroll long messages left", detail_left},
+    {UI_C_RIGHT, "scroll long messages right (when not wrapped)", detail_right},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -290,6 +400,50 @@ static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, const model_run 
                 b4, s->bound && s->eta >= 0 && b4[0] != '>' ? "+" : "",
                 s->n_stalled ? "  (one stalled)" : "");
     }
+}
+
+/* The phase timeline as one text: "New 21:30:01 (2s) · Queued #2 21:30:03 (5m01s) · InProgress
+ * 21:35:04 (12m, so far)"; a time only known as a bound is "by 21:35:04" (veltop saw it there
+ * first), one from the stored log is marked "(log)", an unknown one says so. Times and
+ * durations are the cluster's (shown in ours: model_wall_span). */
+static char *detail_timeline(ui *u, const model_run *r, const tl_log *log, int *from_log)
+{
+    tl_entry e[TL_MAX];
+    model *m = ui_model(u);
+    double now = model_cluster_now(m, ui_wall(u));
+    size_t n = timeline_build(r, now, log, e);
+    kc_buf b = {0};
+    const char *sep = ui_utf8(u) ? " \u00b7 " : " - ";
+    *from_log = 0;
+    for (size_t i = 0; i < n; i++) {
+        char t[48], d[32], line[160];
+        const char *name = vl_phase_name(e[i].phase);
+        int o = snprintf(line, sizeof line, "%s%s", i ? sep : "", name);
+        if (e[i].queue_pos && o < (int)sizeof line)
+            o += snprintf(line + o, sizeof line - (size_t)o, " #%d", (int)e[i].queue_pos);
+        if (e[i].src == TL_UNKNOWN) {
+            snprintf(line + o, sizeof line - (size_t)o, " unknown");
+        } else {
+            /* the cluster's time shown at ours: scale the offset from now */
+            double at = model_wall_time(m, e[i].entered, ui_wall(u));
+            fmt_clock_since(t, sizeof t, at, ui_wall(u));
+            o += snprintf(line + o, sizeof line - (size_t)o, " %s%s%s",
+                          e[i].src == TL_SEEN_BY ? "by " : "", t,
+                          e[i].src == TL_LOG ? " (log)" : "");
+            *from_log |= e[i].src == TL_LOG;
+            if (e[i].dur >= 0 && o < (int)sizeof line)
+                snprintf(line + o, sizeof line - (size_t)o, " (%s%s%s)",
+                         e[i].current && e[i].src == TL_SEEN_BY ? (ui_utf8(u) ? "\u2265" : ">=")
+                                                                : "",
+                         fmt_duration(d, sizeof d, model_wall_span(m, e[i].dur)),
+                         e[i].current ? " so far" : "");
+            else if (!e[i].current && i + 1 < n && o < (int)sizeof line)
+                snprintf(line + o, sizeof line - (size_t)o, " (for unknown)");
+        }
+        kc_buf_append(&b, line, strlen(line));
+    }
+    kc_buf_cstr(&b);
+    return b.data ? b.data : xstrdup("");
 }
 
 /* A typical duration, rounded as people say it: "45s", "3m10s", "41m", "1h04m". */
@@ -481,10 +635,20 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 
     /* title line */
     x = w_print(w, y, 0, cols, A_BOLD, "%s ", run->kind == VL_BACKUP ? "Backup" : "Restore");
-    /* the whole name when it fits beside the phase */
+    /* the whole name (the list may cut it): beside the phase when it fits, else on its own line
+     * with the phase under it */
     int pw = run->phase ? (int)strlen(run->phase) : 0;
-    x += w_text(w, y, x, cols - x - 2 - (pw < 30 ? pw : 30), r->name, A_BOLD);
-    x += w_print(w, y, x, 2, 0, "  ");
+    char *safe_name = san_str(r->name);
+    int title_w = san_width(safe_name);
+    free(safe_name);
+    if (x + title_w + 2 + (pw < 30 ? pw : 30) > cols) {
+        w_text(w, y, x, cols - x, r->name, A_BOLD);
+        y++;
+        x = detail_label(w, y, 0, "Phase");
+    } else {
+        x += w_text(w, y, x, title_w, r->name, A_BOLD);
+        x += w_print(w, y, x, 2, 0, "  ");
+    }
     x += w_text(w, y, x, 30, run->phase, w_attr(w_phase_role(run->phase_id)) | A_BOLD);
     if (run->kind == VL_RESTORE && run->backup_name) {
         x += w_print(w, y, x, 12, A_DIM, "  from ");
@@ -493,7 +657,12 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     run_answer ans;
     ui_answer(u, r, &ans);
-    y = diagview_lines(u, w, y, cols, &ans);
+    y = diagview_lines(u, w, y, cols, &ans, d->wrap, d->hx, d->wrap ? rows / 3 : DIAG_MAX,
+                       &d->hx_max);
+    if (d->hx > d->hx_max) { /* scrolled before a frame measured the lines: back to their end */
+        d->hx = d->hx_max;
+        ui_invalidate(u);
+    }
 
     /* overall bar */
     double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;
@@ -521,9 +690,18 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int fr_rows = 0, ve_rows = 0;
     if (run->failure_reason) fr_rows = w_wrap(NULL, 0, 0, cols - 15, 0, 0, run->failure_reason, 0);
     if (verr) ve_rows = w_wrap(NULL, 0, 0, cols - 18, 0, 0, verr, 0);
-    if (fr_rows > 4) fr_rows = 4;
-    if (ve_rows > 4) ve_rows = 4;
-    int bottom = 5 + fr_rows + ve_rows;
+    /* the phase timeline: 2 rows at most (W: in full, up to a quarter of the screen) */
+    detail_log_want(d, u, r);
+    int tl_from_log;
+    char *tl = detail_timeline(u, r, d->dl_state ? &d->log : NULL, &tl_from_log);
+    int tl_rows = w_wrap(NULL, 0, 0, cols - 8, 0, 0, tl, 0);
+    if (tl_rows > (d->wrap ? (rows / 4 > 2 ? rows / 4 : 2) : 2)) tl_rows = d->wrap ? rows / 4 : 2;
+    if (rows < 20 && !d->wrap) tl_rows = 1; /* a small terminal: the resources keep their room */
+    int cap = d->wrap ? rows / 4 : 4;       /* W: in full, up to a quarter of the screen each */
+    if (cap < 4) cap = 4;
+    if (fr_rows > cap) fr_rows = cap;
+    if (ve_rows > cap) ve_rows = cap;
+    int bottom = 5 + fr_rows + ve_rows + tl_rows;
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
@@ -654,13 +832,25 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     /* seconds and the zone (local, or UTC with --utc); the completion time without its date when
      * the run ended the day it started */
     x = detail_label(w, y, 0, "Started");
-    x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, run->started, 1));
-    x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, run->started));
+    if (run->started > 0) {
+        double st = model_wall_time(ui_model(u), run->started, wall); /* on our clock */
+        x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, st, 1));
+        x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, st));
+    } else if (run->phase_id == VL_PH_QUEUED && run->queue_position > 0) {
+        x += w_print(w, y, x, 40, 0, "not yet (queued, position %lld)",
+                     (long long)run->queue_position);
+    } else if (!vl_phase_terminal(run->phase_id)) {
+        x += w_print(w, y, x, 40, 0, "not yet (%s)", run->phase ? run->phase : "New");
+    } else {
+        x += w_print(w, y, x, 40, 0, "never");
+    }
     x += detail_label(w, y, x + 2, "Completed") + 2;
-    x +=
-        w_print(w, y, x, 20, 0, "%s", fmt_clock_since(b1, sizeof b1, run->completed, run->started));
+    x += w_print(w, y, x, 20, 0, "%s",
+                 fmt_clock_since(b1, sizeof b1, model_wall_time(ui_model(u), run->completed, wall),
+                                 model_wall_time(ui_model(u), run->started, wall)));
     x += detail_label(w, y, x + 2, "Duration") + 2;
     x += w_print(w, y, x, 12, 0, "%s", fmt_duration(b1, sizeof b1, model_run_duration(r, wall)));
+    int started_y = y;
     char expires[40] = "";
     if (run->kind == VL_BACKUP) {
         fmt_clock(expires, sizeof expires, run->expiration, 1);
@@ -672,8 +862,27 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         }
     }
     y++;
+    /* where it has been: each phase, when it was entered, how long it lasted */
+    x = detail_label(w, y, 0, "Phases");
+    int tl_need = w_wrap(NULL, 0, 0, cols - x, 0, 0, tl, 0);
+    w_wrap(w, y, x, cols - x, 0, tl_rows, tl, 0);
+    if (tl_need > tl_rows) /* cut: the last cell says where the rest is */
+        w_print(w, y + tl_rows - 1, cols - 1, 1, A_BOLD, "%s", ui_utf8(u) ? "\u2026" : ">");
+    y += tl_rows;
+    free(tl);
+    (void)started_y;
+    (void)tl_from_log;
     x = detail_label(w, y, 0, "Location");
-    x += w_text(w, y, x, 20, run->storage_location ? run->storage_location : "-", 0);
+    const char *loc = run->storage_location;
+    if (!loc && run->kind == VL_RESTORE && run->backup_name) { /* a restore reads its backup's */
+        const model_run *b = model_find_run(ui_model(u), VL_BACKUP, run->backup_name);
+        if (b && b->run && b->run->storage_location) {
+            x += w_text(w, y, x, 20, b->run->storage_location, 0);
+            x += w_print(w, y, x, 16, A_DIM, " (its backup's)");
+            loc = "";
+        }
+    }
+    if (!loc || *loc) x += w_text(w, y, x, 20, loc ? loc : "-", 0);
     x += detail_label(w, y, x + 2, "Schedule") + 2;
     x += w_text(w, y, x, 24, run->schedule ? run->schedule : "-", 0);
     if (expires[0]) {
@@ -740,7 +949,13 @@ static void detail_enter(ui_screen *s, ui *u)
 static void detail_free(ui_screen *s)
 {
     if (!s) return;
-    if (s->data) free(detail_of(s)->name);
+    detail_state *d = s->data;
+    if (d) {
+        kc_download_free(d->dl);
+        kc_buf_free(&d->part);
+        lp_line_free(&d->scratch);
+        free(d->name);
+    }
     free(s->data);
     free(s);
 }

@@ -8,12 +8,23 @@
 #include "format.h"
 #include "health.h"
 #include "kubeclient/util.h"
+#include "sanitize.h"
 #include "ui.h"
 #include "widgets.h"
+
+#define HEALTH_MAX_OBJS 512 /* objects a frame can select (schedules, locations, pods) */
 
 typedef struct health_state {
     int top; /* first body line shown */
     int lines, page;
+    int sel;    /* the selected object (in drawing order), -1 none yet */
+    int n_objs; /* objects at the last draw */
+    int sel_y;  /* body line of the selected object at the last draw, -1 none */
+    int want;   /* move the view so that the selected object shows */
+    int wrap;   /* W: long messages in full, wrapped under their row */
+    int hx;     /* Left/Right: columns the messages are scrolled sideways */
+    int hx_max; /* how far that is worth it (the longest message's overflow at the last draw) */
+    char paths[HEALTH_MAX_OBJS][320]; /* API paths of the objects, for y and Enter */
 } health_state;
 
 static health_state *health_of(ui_screen *s)
@@ -31,15 +42,27 @@ static int health_scroll(ui_screen *s, int delta)
     return UI_REDRAW;
 }
 
+/* j/k move the selection from object to object (the view follows it) */
+static int health_move(ui_screen *s, int delta)
+{
+    health_state *st = health_of(s);
+    if (!st->n_objs) return health_scroll(s, delta);
+    st->sel += delta;
+    if (st->sel >= st->n_objs) st->sel = st->n_objs - 1;
+    if (st->sel < 0) st->sel = 0;
+    st->want = 1;
+    return UI_REDRAW;
+}
+
 static int health_down(ui *u, ui_screen *s)
 {
     (void)u;
-    return health_scroll(s, 1);
+    return health_move(s, 1);
 }
 static int health_up(ui *u, ui_screen *s)
 {
     (void)u;
-    return health_scroll(s, -1);
+    return health_move(s, -1);
 }
 static int health_pgdn(ui *u, ui_screen *s)
 {
@@ -55,21 +78,78 @@ static int health_pgup(ui *u, ui_screen *s)
 static int health_top(ui *u, ui_screen *s)
 {
     (void)u;
+    health_of(s)->sel = 0;
     return health_scroll(s, -health_of(s)->lines);
 }
 static int health_bottom(ui *u, ui_screen *s)
 {
     (void)u;
+    health_of(s)->sel = health_of(s)->n_objs - 1;
     return health_scroll(s, health_of(s)->lines);
 }
 
+static int health_wrap(ui *u, ui_screen *s)
+{
+    health_state *st = health_of(s);
+    st->wrap = !st->wrap;
+    st->hx = 0;
+    st->hx_max = 1 << 20; /* unknown until the next frame measures it */
+    st->want = 1;
+    ui_message(u, "wrap %s", st->wrap ? "on: long messages in full under their row" : "off");
+    return UI_REDRAW;
+}
+
+static int health_left(ui *u, ui_screen *s)
+{
+    (void)u;
+    health_state *st = health_of(s);
+    st->hx = st->hx > 20 ? st->hx - 20 : 0;
+    return UI_REDRAW;
+}
+
+static int health_right(ui *u, ui_screen *s)
+{
+    health_state *st = health_of(s);
+    if (st->wrap) return UI_REDRAW;
+    if (st->hx >= st->hx_max) {
+        ui_message(u, st->hx_max ? "at the end of the longest message" : "nothing is cut");
+        return UI_REDRAW;
+    }
+    st->hx += 20;
+    if (st->hx > st->hx_max) st->hx = st->hx_max;
+    return UI_REDRAW;
+}
+
+/* y / Enter: the selected object, whole, in the pager */
+static int health_describe(ui *u, ui_screen *s)
+{
+    health_state *st = health_of(s);
+    if (st->sel < 0 || st->sel >= st->n_objs) {
+        ui_message(u, "nothing selected (j/k select a schedule, location or pod)");
+        return UI_REDRAW;
+    }
+    return ui_open(u, UI_S_DESCRIBE, s, VL_BACKUP, st->paths[st->sel]);
+}
+
+static int health_self(ui *u, ui_screen *s)
+{
+    (void)u, (void)s;
+    return UI_NOTHING; /* H on the health screen: it is open */
+}
+
 static const ui_key health_keys[] = {
-    {UI_C_DOWN, "scroll down", health_down},
-    {UI_C_UP, "scroll up", health_up},
+    {UI_C_DOWN, "select the next object", health_down},
+    {UI_C_UP, "select the previous object", health_up},
     {UI_C_PGDN, NULL, health_pgdn},
     {UI_C_PGUP, NULL, health_pgup},
     {UI_C_TOP, "the top", health_top},
     {UI_C_BOTTOM, "the end", health_bottom},
+    {UI_C_OPEN, "describe the selected object", health_describe},
+    {UI_C_DESCRIBE, "describe the selected object (schedule, location, pod)", health_describe},
+    {UI_C_WRAP, "wrap long messages under their row on/off", health_wrap},
+    {UI_C_LEFT, "scroll the messages left", health_left},
+    {UI_C_RIGHT, "scroll the messages right (when not wrapped)", health_right},
+    {UI_C_HEALTH, "(this screen)", health_self},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -77,7 +157,52 @@ static const ui_key health_keys[] = {
 typedef struct hd {
     WINDOW *w;
     int y, top, rows, cols;
+    health_state *st; /* objects recorded, selection, wrap and sideways scroll */
+    const char *ns;   /* the Velero namespace (objects without their own) */
+    int color;        /* colours in use (else failed runs are reversed) */
 } hd;
+
+/* The current line is an object's row: records its path; returns 1 when it is the selected one
+ * (marked with ">", its name reversed). */
+static int hd_object(hd *d, const char *api, const char *ns, const char *plural, const char *name)
+{
+    health_state *st = d->st;
+    if (st->n_objs >= HEALTH_MAX_OBJS) return 0;
+    int i = st->n_objs++;
+    snprintf(st->paths[i], sizeof st->paths[i], "%s/namespaces/%s/%s/%s", api,
+             ns && *ns ? ns : d->ns, plural, name ? name : "");
+    if (i != st->sel) return 0;
+    st->sel_y = d->y;
+    int r = d->y - d->top;
+    if (r >= 0 && r < d->rows) w_print(d->w, r, 0, 1, A_BOLD, ">");
+    return 1;
+}
+
+/* A message in the last column: cut (ellipsis), scrolled sideways by hx, or (wrap) in full on
+ * the lines under its row, indented by 4. */
+static void hd_message(hd *d, int r, int x, const char *msg, attr_t a)
+{
+    if (!msg || !*msg) return;
+    if (d->st->wrap) {
+        int width = d->cols - 4;
+        if (width < 10) return;
+        int n = w_wrap(NULL, 0, 0, width, 0, 0, msg, 0);
+        for (int k = 0; k < n; k++) {
+            int rr = d->y + 1 + k - d->top;
+            if (rr >= 0 && rr < d->rows) w_wrap(d->w, rr, 4, width, k, 1, msg, a);
+        }
+        d->y += n; /* the caller's row advances past them */
+        return;
+    }
+    if (x >= d->cols) return;
+    int room = d->cols - x, total = 0;
+    if (r >= 0)
+        total = w_text_from(d->w, r, x, room, d->st->hx, msg, a);
+    else
+        total = san_width(msg); /* off screen: its width still counts */
+    if (r >= 0 && d->st->hx <= 0 && total > room) w_text(d->w, r, x, room, msg, a); /* "…" */
+    if (total - room > d->st->hx_max) d->st->hx_max = total - room;
+}
 
 /* A width that never runs past the window's right edge (text there would wrap). */
 static int hd_clip(const hd *d, int x, int maxcols)
@@ -92,22 +217,27 @@ static int hd_row(hd *d) /* the window row of the current line, -1 when off scre
     return r >= 0 && r < d->rows ? r : -1;
 }
 
-static void hd_title(hd *d, const char *fmt, const char *extra, attr_t extra_attr)
+static void hd_title_sel(hd *d, const char *fmt, const char *extra, attr_t extra_attr, attr_t sel)
 {
     int r = hd_row(d);
     if (r >= 0) {
-        int x = w_print(d->w, r, 0, hd_clip(d, 0, d->cols), A_BOLD, "%s", fmt);
+        int x = w_print(d->w, r, 0, hd_clip(d, 0, d->cols), A_BOLD | sel, "%s", fmt);
         if (extra)
             w_print(d->w, r, x, hd_clip(d, x, d->cols - x), extra_attr | A_BOLD, "%s", extra);
     }
     d->y++;
 }
 
+static void hd_title(hd *d, const char *fmt, const char *extra, attr_t extra_attr)
+{
+    hd_title_sel(d, fmt, extra, extra_attr, 0);
+}
+
 static void hd_cols(hd *d, const char *const *names, const int *x, int n)
 {
     int r = hd_row(d);
     for (int i = 0; r >= 0 && i < n; i++)
-        if (x[i] < d->cols)
+        if (x[i] < d->cols && (i + 1 == n || x[i + 1] > x[i])) /* a column of no width: none */
             w_print(d->w, r, x[i], hd_clip(d, x[i], d->cols - x[i]), A_UNDERLINE, "%s", names[i]);
     d->y++;
 }
@@ -127,19 +257,33 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
     }
     static const char *const names[] = {"NAME",        "SCHEDULE", "PAUSED",
                                         "LAST BACKUP", "NEXT RUN", "LAST RUNS (duration, size)"};
-    static const int wide[] = {2, 20, 37, 44, 72, 92}, narrow[] = {2, 16, 30, 37, 59, 80};
-    const int *x = d->cols >= 110 ? wide : narrow; /* at 80 columns OVERDUE must still show */
+    static const int wide[] = {2, 20, 37, 44, 72, 92}, narrow[] = {2, 16, 30, 37, 59, 80},
+                     tiny[] = {2, 13, 25, 25, 43, 61}; /* no PAUSED (NEXT RUN says paused) */
+    /* at 80 columns OVERDUE must still show; at 60 NEXT RUN whole */
+    const int *x = d->cols >= 110 ? wide : d->cols >= 80 ? narrow : tiny;
     hd_cols(d, names, x, 6);
     for (size_t i = 0; i < h->n_sch; i++, d->y++) {
         const health_schedule *hs = &h->sch[i];
+        attr_t sel =
+            hd_object(d, "/apis/velero.io/v1", hs->s->meta.ns, "schedules", hs->s->meta.name)
+                ? A_REVERSE
+                : 0;
         int r = hd_row(d);
-        if (r < 0) continue;
+        /* no room for LAST RUNS beside the row (80 columns): on a line of its own under it */
+        int below = x[5] >= d->cols && hs->n_trend;
+        if (!hs->cron_ok && d->st->wrap) /* in full on the lines below (r stays the row) */
+            hd_message(d, r, 0, hs->cron_err, w_attr(W_BAD));
+        if (r < 0) {
+            d->y += below;
+            continue;
+        }
         char b[64], c[64];
-        w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), hs->s->meta.name, A_BOLD);
+        w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), hs->s->meta.name, A_BOLD | sel);
         w_text(d->w, r, x[1], hd_clip(d, x[1], x[2] - x[1] - 1),
                hs->s->schedule ? hs->s->schedule : "-", 0);
-        w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
-                hs->s->paused ? w_attr(W_WARN) : 0, "%s", hs->s->paused ? "yes" : "no");
+        if (x[3] > x[2])
+            w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
+                    hs->s->paused ? w_attr(W_WARN) : 0, "%s", hs->s->paused ? "yes" : "no");
         if (hs->last) {
             double t = hs->last->started > 0 ? hs->last->started : hs->last->meta.created;
             int xx = x[3];
@@ -151,7 +295,8 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
             w_print(d->w, r, x[3], hd_clip(d, x[3], x[4] - x[3] - 1), A_DIM, "none yet");
         }
         if (!hs->cron_ok) {
-            w_text(d->w, r, x[4], hd_clip(d, x[4], d->cols - x[4]), hs->cron_err, w_attr(W_BAD));
+            if (!d->st->wrap) hd_message(d, r, x[4], hs->cron_err, w_attr(W_BAD));
+            d->y += below;
             continue;
         }
         int xx = x[4];
@@ -164,18 +309,39 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
                           fmt_duration(b, sizeof b, hs->due.next - wall));
         if (hs->due.overdue)
             w_print(d->w, r, xx, hd_clip(d, xx, x[5] - xx - 1), w_attr(W_BAD) | A_BOLD, " OVERDUE");
-        if (x[5] >= d->cols || !hs->n_trend) continue;
+        if (!hs->n_trend) continue;
+        int sx = x[5];
+        if (below) { /* the next line, indented */
+            d->y++;
+            r = hd_row(d);
+            if (r < 0) continue;
+            sx = 4;
+            sx += w_print(d->w, r, sx, hd_clip(d, sx, 11), A_DIM, "last runs ");
+        }
+        /* durations, a failed run red (reversed without colour), a partial one yellow */
         double vals[HEALTH_TREND];
-        for (int k = 0; k < hs->n_trend; k++) vals[k] = hs->dur[k];
-        w_sparkline(d->w, r, x[5], vals, hs->n_trend, w_attr(W_ACTIVE));
+        attr_t each[HEALTH_TREND];
+        for (int k = 0; k < hs->n_trend; k++) {
+            vals[k] = hs->dur[k];
+            vl_phase ph = hs->phase[k];
+            each[k] = ph == VL_PH_FAILED || ph == VL_PH_FAILED_VALIDATION
+                          ? (d->color ? w_attr(W_BAD) | A_BOLD : A_REVERSE)
+                      : ph == VL_PH_PARTIALLY_FAILED ? w_attr(W_WARN)
+                                                     : 0;
+        }
+        w_sparkline_each(d->w, r, sx, vals, hs->n_trend, w_attr(W_ACTIVE), each);
         (void)utf8;
         int last = hs->n_trend - 1;
-        w_print(d->w, r, x[5] + hs->n_trend + 1,
-                hd_clip(d, x[5] + hs->n_trend + 1, d->cols - x[5] - hs->n_trend - 1), 0, "%s, %s",
-                fmt_duration(b, sizeof b, hs->dur[last]),
-                hs->bytes[last] > 0
-                    ? fmt_bytes(c, sizeof c, hs->bytes[last])
-                    : (snprintf(c, sizeof c, "%lld items", (long long)hs->items[last]), c));
+        char oc[96], tail[192];
+        snprintf(tail, sizeof tail, "%s, %s  %s", fmt_duration(b, sizeof b, hs->dur[last]),
+                 hs->bytes[last] > 0
+                     ? fmt_bytes(c, sizeof c, hs->bytes[last])
+                     : (snprintf(c, sizeof c, "%lld items", (long long)hs->items[last]), c),
+                 health_outcomes(hs, oc, sizeof oc));
+        hd_message(d, r, sx + hs->n_trend + 1, tail,
+                   hs->n_failed    ? w_attr(W_BAD)
+                   : hs->n_partial ? w_attr(W_WARN)
+                                   : 0);
     }
 }
 
@@ -188,18 +354,27 @@ static void hd_locations(hd *d, const health *h, double wall)
     hd_title(d, title, extra, w_attr(W_BAD));
     static const char *const names[] = {"NAME",    "KIND",   "PHASE",  "VALIDATED",
                                         "DEFAULT", "ACCESS", "MESSAGE"};
-    const int x[] = {2, 20, 25, 38, 50, 58, 69};
+    static const int full[] = {2, 20, 25, 38, 50, 58, 69}, tiny[] = {2, 14, 19, 31, 43, 51, 51};
+    const int *x = d->cols >= 80 ? full : tiny; /* at 60: no ACCESS, the message from 51 */
     hd_cols(d, names, x, 7);
     for (int kind = 0; kind < 2; kind++) {
         const vl_bsl **v = kind ? h->vsl : h->bsl;
         size_t n = kind ? h->n_vsl : h->n_bsl;
         for (size_t i = 0; i < n; i++, d->y++) {
-            int r = hd_row(d);
-            if (r < 0) continue;
             const vl_bsl *b = v[i];
-            char buf[64];
+            attr_t sel =
+                hd_object(d, "/apis/velero.io/v1", b->meta.ns,
+                          kind ? "volumesnapshotlocations" : "backupstoragelocations", b->meta.name)
+                    ? A_REVERSE
+                    : 0;
+            int r = hd_row(d);
             int bad = b->phase && !strcmp(b->phase, "Unavailable");
-            w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), b->meta.name, A_BOLD);
+            if (r < 0) { /* its lines and width still count (about: "since hh:mm:ss: ") */
+                hd_message(d, r, x[6] + (bad && !kind ? 16 : 0), b->message, 0);
+                continue;
+            }
+            char buf[64];
+            w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), b->meta.name, A_BOLD | sel);
             w_print(d->w, r, x[1], hd_clip(d, x[1], 4), A_DIM, "%s", kind ? "VSL" : "BSL");
             w_text(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1), b->phase ? b->phase : "-",
                    bad        ? w_attr(W_BAD) | A_BOLD
@@ -211,13 +386,23 @@ static void hd_locations(hd *d, const health *h, double wall)
                                               : "never");
             w_print(d->w, r, x[4], hd_clip(d, x[4], x[5] - x[4] - 1), 0, "%s",
                     b->is_default ? "yes" : "");
-            if (!kind)
+            if (!kind && x[6] > x[5])
                 w_text(d->w, r, x[5], hd_clip(d, x[5], x[6] - x[5] - 1),
                        b->access_mode ? b->access_mode : "ReadWrite",
                        b->access_mode && !strcmp(b->access_mode, "ReadOnly") ? w_attr(W_WARN) : 0);
-            if (x[6] < d->cols && b->message)
-                w_text(d->w, r, x[6], hd_clip(d, x[6], d->cols - x[6]), b->message,
-                       bad ? w_attr(W_BAD) : 0);
+            /* an outage: since when (veltop's first sight), before the server's words */
+            char *msg = NULL;
+            double since = kind ? 0 : h->bsl_since ? h->bsl_since[i] : 0;
+            if (bad && since > 0) {
+                char clock[32];
+                msg = xasprintf("since %s: %s", fmt_clock(clock, sizeof clock, since, 0),
+                                b->message ? b->message : "");
+            }
+            const char *shown = msg ? msg : b->message;
+            if (d->st->wrap && shown)
+                w_print(d->w, r, x[6], hd_clip(d, x[6], d->cols - x[6]), A_DIM, "(below)");
+            hd_message(d, r, x[6], shown, bad ? w_attr(W_BAD) : 0);
+            free(msg);
         }
     }
 }
@@ -227,6 +412,8 @@ static void hd_pods(hd *d, const health *h, double wall)
     hd_title(d, "Velero server", NULL, 0);
     int r = hd_row(d);
     const kc_pod *p = h->server;
+    attr_t psel = 0;
+    if (h->pods_known && p) psel = hd_object(d, "/api/v1", p->ns, "pods", p->name) ? A_REVERSE : 0;
     if (r >= 0) {
         if (!h->pods_known)
             w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM,
@@ -237,7 +424,7 @@ static void hd_pods(hd *d, const health *h, double wall)
         else {
             char b[64];
             int x = 2;
-            x += w_text(d->w, r, x, hd_clip(d, x, 40), p->name, A_BOLD);
+            x += w_text(d->w, r, x, hd_clip(d, x, 40), p->name, A_BOLD | psel);
             x += w_print(d->w, r, x, hd_clip(d, x, d->cols - x),
                          p->ready ? w_attr(W_GOOD) : w_attr(W_BAD) | A_BOLD, "  %s",
                          p->ready ? "Ready" : "NOT READY");
@@ -272,12 +459,31 @@ static void hd_pods(hd *d, const health *h, double wall)
                     "%zu server pods; showing the newest ready one", h->n_servers);
         d->y++;
     }
-    char title[64], extra[64] = "";
-    snprintf(title, sizeof title, "Node agents (%d/%zu ready)", h->n_agents_ready, h->n_agents);
-    if ((size_t)h->n_agents_ready < h->n_agents)
-        snprintf(extra, sizeof extra, "  %zu not ready", h->n_agents - (size_t)h->n_agents_ready);
-    hd_title(d, title, extra, w_attr(W_BAD));
-    if (!h->n_agents) {
+    char title[128], extra[96] = "";
+    int wanted = health_agents_wanted(h);
+    /* counted against the DaemonSet's desired number, as its own status says */
+    if (h->agent_ds && h->agent_ds->has_status)
+        snprintf(title, sizeof title, "Node agents (%d/%d ready, DaemonSet node-agent: %d desired)",
+                 h->n_agents_ready, wanted, wanted);
+    else
+        snprintf(title, sizeof title, "Node agents (%d/%zu ready%s)", h->n_agents_ready,
+                 h->n_agents, h->ds_known ? ", no node-agent DaemonSet" : "");
+    int not_ready = (int)h->n_agents - h->n_agents_ready, missing = wanted - (int)h->n_agents;
+    size_t o = 0;
+    if (not_ready > 0)
+        o += (size_t)snprintf(extra + o, sizeof extra - o, "  %d not ready", not_ready);
+    if (missing > 0 && o < sizeof extra)
+        snprintf(extra + o, sizeof extra - o, "  %d node%s without one", missing,
+                 missing == 1 ? "" : "s");
+    /* the DaemonSet is an object of its own (y describes it): its title line, reversed when
+     * selected */
+    attr_t ds_sel = 0;
+    if (h->agent_ds)
+        ds_sel = hd_object(d, "/apis/apps/v1", h->agent_ds->ns, "daemonsets", h->agent_ds->name)
+                     ? A_REVERSE
+                     : 0;
+    hd_title_sel(d, title, extra, w_attr(W_BAD), ds_sel);
+    if (!h->n_agents && missing <= 0) {
         r = hd_row(d);
         if (r >= 0)
             w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM,
@@ -287,18 +493,40 @@ static void hd_pods(hd *d, const health *h, double wall)
         return;
     }
     static const char *const names[] = {"NODE", "POD", "READY", "RESTARTS"};
-    const int x[] = {2, 24, 56, 64};
+    static const int full[] = {2, 24, 56, 64}, tiny[] = {2, 14, 42, 49};
+    const int *x = d->cols >= 80 ? full : tiny;
     hd_cols(d, names, x, 4);
     for (size_t i = 0; i < h->n_agents; i++, d->y++) {
+        const kc_pod *a = h->agents[i].pod;
+        attr_t sel = hd_object(d, "/api/v1", a->ns, "pods", a->name) ? A_REVERSE : 0;
         r = hd_row(d);
         if (r < 0) continue;
-        const kc_pod *a = h->agents[i].pod;
         w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1),
-               a->node ? a->node : "(unscheduled)", 0);
+               a->node ? a->node : "(unscheduled)", sel);
         w_text(d->w, r, x[1], hd_clip(d, x[1], x[2] - x[1] - 1), a->name, 0);
         w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
                 a->ready ? w_attr(W_GOOD) : w_attr(W_BAD) | A_BOLD, "%s", a->ready ? "yes" : "NO");
         w_print(d->w, r, x[3], hd_clip(d, x[3], d->cols - x[3]), 0, "%d", a->restarts);
+    }
+    /* the nodes that need one (a volume there waits) and have none, by name; the rest of the
+     * DaemonSet's shortfall by count */
+    for (size_t i = 0; i < h->n_nodes_without; i++, d->y++) {
+        r = hd_row(d);
+        if (r < 0) continue;
+        w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), h->nodes_without[i],
+               w_attr(W_BAD) | A_BOLD);
+        w_print(d->w, r, x[1], hd_clip(d, x[1], d->cols - x[1]), w_attr(W_BAD),
+                "no node-agent pod (a volume there waits for one)");
+    }
+    int unnamed = missing - (int)h->n_nodes_without;
+    if (unnamed > 0) {
+        r = hd_row(d);
+        if (r >= 0)
+            w_print(d->w, r, x[0], hd_clip(d, x[0], d->cols - x[0]), w_attr(W_BAD),
+                    "%d more node%s without a node-agent pod (which: unknown, veltop does not "
+                    "list nodes)",
+                    unnamed, unnamed == 1 ? "" : "s");
+        d->y++;
     }
 }
 
@@ -307,14 +535,31 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     health_state *st = health_of(s);
     health *h = health_of_app(ui_app(u), ui_wall(u));
     double wall = h->now; /* the cluster's clock: every time shown here is the cluster's */
-    hd d = {w, 0, st->top, rows, cols};
-    hd_schedules(&d, h, wall, ui_utf8(u));
-    d.y++;
-    hd_locations(&d, h, wall);
-    d.y++;
-    hd_pods(&d, h, wall);
-    st->lines = d.y;
     st->page = rows;
+    /* a selection moved out of view: a pass that draws nothing finds its line first */
+    for (int pass = st->want ? 0 : 1; pass < 2; pass++) {
+        hd d = {w, 0, st->top, pass ? rows : 0, cols, st, ui_app(u)->ns, ui_color(u)};
+        st->n_objs = 0;
+        st->sel_y = -1;
+        st->hx_max = 0;
+        if (pass) werase(w);
+        hd_schedules(&d, h, wall, ui_utf8(u));
+        d.y++;
+        hd_locations(&d, h, wall);
+        d.y++;
+        hd_pods(&d, h, wall);
+        st->lines = d.y;
+        if (st->sel >= st->n_objs) st->sel = st->n_objs - 1;
+        if (!pass && st->sel_y >= 0) {
+            if (st->sel_y < st->top) st->top = st->sel_y > 1 ? st->sel_y - 1 : 0;
+            if (st->sel_y >= st->top + rows) st->top = st->sel_y - rows + 1;
+        }
+    }
+    st->want = 0;
+    if (st->hx > st->hx_max) { /* scrolled before a frame measured the lines: back to their end */
+        st->hx = st->hx_max;
+        ui_invalidate(u);
+    }
     health_free(h);
 }
 
@@ -322,7 +567,7 @@ static const char *health_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k:scroll  Esc:back  " UI_HINT_END;
+    return "j/k:select  y:describe  W:wrap  Left/Right:scroll  Esc:back  " UI_HINT_END;
 }
 
 static void health_free_screen(ui_screen *s)
@@ -340,6 +585,7 @@ ui_screen *screen_health_new(void)
     s->draw = health_draw;
     s->free = health_free_screen;
     s->hint = health_hint;
-    s->data = xcalloc(1, sizeof(health_state));
+    health_state *st = xcalloc(1, sizeof(health_state));
+    s->data = st;
     return s;
 }

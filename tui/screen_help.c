@@ -46,14 +46,15 @@ static int help_binds(const ui_key *t, ui_cmd cmd)
     return 0;
 }
 
-/* The bindings of t, less those the screen's own table (mine) overrides. */
+/* A table's keys; those that skip binds are left out (the screen's own binding of a key that
+ * works everywhere is the one that acts, and is listed with the screen's). */
 static void help_table(help_out *o, int colw, const char *title, const ui_key *t,
-                       const ui_key *mine)
+                       const ui_key *skip)
 {
     help_title(o, colw, title);
     for (; t && t->cmd; t++) {
         const ui_command *c = ui_command_of(t->cmd);
-        if (!c || (mine && help_binds(mine, t->cmd))) continue;
+        if (!c || (skip && help_binds(skip, t->cmd))) continue;
         /* the words wrap under themselves when the terminal is narrow */
         const char *words = t->help ? t->help : c->help;
         int n = w_wrap(NULL, 0, 0, colw - 17, 0, 0, words, 0);
@@ -74,7 +75,7 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     static const char *notes[] = {
         "Rate: least-squares slope over the last minute, seeded from the start average.",
         "ETA = remaining / rate, and the clock time it ends; ~N: total is an estimate.",
-        "\"stalled\": no progress for 3x the usual interval (items 1 s, bytes 10 s).",
+        "\"stalled\": still 3 intervals (items 1 s, bytes 10 s) and past its cadence.",
     };
     int colw = cols > 120 ? 90 : cols - 2;
     int nnotes = (int)(sizeof notes / sizeof notes[0]);

@@ -153,7 +153,10 @@ static const ui_key list_keys[] = {
     {UI_C_TOP, "first run", list_top},
     {UI_C_BOTTOM, "last run", list_bottom},
     {UI_C_OPEN, "open the run's detail", list_open},
-    {UI_C_FIND, "filter by name, phase or schedule (Enter keeps, Esc clears)", list_filter},
+    {UI_C_FIND,
+     "filter: words of the name, phase or schedule; ns:NAME schedule:NAME phase:NAME "
+     "label:key=value (Enter keeps, Esc clears)",
+     list_filter},
     {UI_C_BACK, "clear the filter", list_clear_filter},
     {UI_C_SORT, NULL, list_sort_cycle},
     {UI_C_SORT_START, NULL, list_sort_start},
@@ -232,9 +235,10 @@ static void list_layout(int cols, int name_w, const int *need_min, const int *ne
     for (int i = 0; i < C_N; i++)
         cw[i] = list_col_width[i] > need_min[i] ? list_col_width[i] : need_min[i];
     if (name_w < 8) name_w = 8;
-    /* NAME comes right after KIND: whole names (up to a quarter of the width, at least 20)
-     * before the other columns; longer ones grow into what is left at the end */
-    int cap = cols / 4 > 20 ? cols / 4 : 20;
+    /* NAME comes right after KIND: whole names (up to a quarter of the width, at least 20; below
+     * 80 columns a quarter, so that ETA keeps its place at 60) before the other columns; longer
+     * ones grow into what is left at the end, cut in the middle past that */
+    int cap = cols / 4 > 20 ? cols / 4 : cols >= 80 ? 20 : cols / 4 > 12 ? cols / 4 : 12;
     cw[C_NAME] = name_w < cap ? name_w : cap;
     for (int k = 0; k < C_N; k++) {
         int c = list_col_prio[k];
@@ -328,7 +332,7 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     attr_t dim = selected ? 0 : A_DIM; /* nothing dim on the highlight: it must stay readable */
     if (selected) w_clear_line(w, y, 0, cols, base);
     w_print(w, y, xp[C_KIND], 1, base | dim, "%c", r->kind == VL_BACKUP ? 'B' : 'R');
-    w_text(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD);
+    w_text_mid(w, y, xp[C_NAME], wd[C_NAME], r->name, base | A_BOLD); /* whole in the detail */
     if (!x) return;
     run_answer ans;
     ui_answer(u, r, &ans);
@@ -349,10 +353,9 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base | dim, "-");
     list_draw_eta(u, w, y, &ans, selected, base, wd, xp);
     if (wd[C_STARTED]) {
-        /* on our clock (a --demo --speed N cluster's runs ahead), like DUR beside it */
-        const model *m = ui_model(u);
-        double st =
-            x->started > 0 ? wall - model_wall_span(m, model_cluster_now(m, wall) - x->started) : 0;
+        /* on our clock (a --demo --speed N cluster's runs ahead, its history as it was), like DUR
+         * beside it */
+        double st = x->started > 0 ? model_wall_time(ui_model(u), x->started, wall) : 0;
         w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
                 fmt_started(buf, sizeof buf, st, wall));
     }
@@ -499,7 +502,8 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (v->n_rows == 0) {
         int listed = kc_reflector_status(ui_app(u)->refl[APP_R_BACKUPS])->synced;
         w_print(w, y + 1, 2, cols - 4, A_DIM, "%s",
-                v->filter[0] ? "no run matches the filter"
+                v->filter[0] ? "no run matches the filter (words: name, phase, schedule; "
+                               "ns:NAME schedule:NAME phase:NAME label:key=value)"
                 : listed     ? "no backups or restores (yet)"
                          : "backups and restores not listed yet (the connection line says why)");
         return;

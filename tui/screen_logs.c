@@ -18,10 +18,14 @@
 #include "kubeclient/util.h"
 #include "logbuf.h"
 #include "logparse.h"
+#include "objtext.h"
 #include "sanitize.h"
 #include "widgets.h"
 
 enum { LOGS_PROMPT_NONE, LOGS_PROMPT_SEARCH, LOGS_PROMPT_WRITE };
+enum { DESC_JSON, DESC_YAML, DESC_SUMMARY, DESC_NFMT };
+#define DESC_REFRESH_S 2.0 /* describe follows the object: fetched again this often */
+static const char *const desc_fmt_name[DESC_NFMT] = {"JSON", "YAML", "velero describe"};
 
 typedef struct logs_state {
     vl_kind kind;
@@ -42,10 +46,23 @@ typedef struct logs_state {
     int rows;     /* body rows at the last draw (for paging) */
     int reveal;   /* bring the current match into view sideways at the next draw */
     int hcols;    /* body columns at the last draw */
-    /* describe mode (y): one object fetched from path, pretty-printed, instead of a log */
+    /* describe mode (y): one object fetched from path, pretty-printed, instead of a log; fetched
+     * again every DESC_REFRESH_S while shown (live), the reader's place kept */
     char *desc_path, *desc_what, *desc_name;
     kc_request *req;
+    cJSON *desc_obj;     /* the object as last fetched */
+    int desc_fmt;        /* DESC_JSON, DESC_YAML, DESC_SUMMARY */
+    double desc_at;      /* unix seconds it was fetched (0 never) */
+    double desc_next;    /* monotonic: the next fetch */
+    char desc_fail[256]; /* the last refresh failed: why (the text shown is the older one) */
+    kc_buf desc_text;    /* the text shown (a refresh that changes nothing redraws nothing) */
     char search[512];
+    /* the match counter ("match 3 of 41"): matching view rows, kept while the search, the level
+     * filter and the lines are the same (a growing live log adds its new rows) */
+    size_t m_total, m_rows, m_dropped, m_cur_row, m_cur_idx;
+    lp_level m_filter;
+    char m_search[512];
+    int m_valid, m_cur_valid;
     int prompt;
     char input[512];
     size_t ilen;
@@ -96,22 +113,22 @@ static void logs_start_stored(logs_state *st, app *a)
     st->dl = app_download(a, &o, logs_dl_data, logs_dl_done, st);
 }
 
-/* The object as JSON: pretty-printed (two spaces a level), without metadata.managedFields. */
-static void logs_desc_done(void *arg, const kc_response *resp, const kc_err *err)
+/* The object as text in the format chosen: JSON pretty-printed (two spaces a level), YAML as
+ * kubectl prints it, or velero describe's summary; without metadata.managedFields. Replaces the
+ * pager's lines only when the text changed, keeping the reader's place (top, sideways, search). */
+static void logs_desc_render(logs_state *st)
 {
-    logs_state *st = arg;
-    st->req = NULL;
-    st->dl_done = 1;
-    cJSON *o = err->msg[0] ? NULL : cJSON_ParseWithLength(resp->body, resp->body_len);
-    if (err->msg[0]) {
-        st->dl_err = *err;
-    } else if (!cJSON_IsObject(o)) {
-        kc_err_set(&st->dl_err, "the answer is not a JSON object");
+    if (!st->desc_obj) return;
+    kc_buf out = {0};
+    if (st->desc_fmt == DESC_YAML) {
+        if (objtext_yaml(st->desc_obj, &out)) {
+            out.len = 0;
+            kc_buf_append(&out, "(the YAML emitter failed: o shows JSON)\n", 40);
+        }
+    } else if (st->desc_fmt == DESC_SUMMARY) {
+        objtext_describe(st->desc_obj, &out);
     } else {
-        cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
-                                                "managedFields");
-        char *txt = cJSON_Print(o);
-        kc_buf out = {0};
+        char *txt = cJSON_Print(st->desc_obj);
         for (const char *p = txt; *p;) {
             while (*p == '\t') {
                 kc_buf_append(&out, "  ", 2);
@@ -123,13 +140,49 @@ static void logs_desc_done(void *arg, const kc_response *resp, const kc_err *err
             p += n;
         }
         kc_buf_append(&out, "\n", 1);
-        logbuf_append(st->lb, out.data, out.len);
-        logbuf_flush(st->lb);
-        kc_buf_free(&out);
         cJSON_free(txt);
     }
-    cJSON_Delete(o);
-    ui_invalidate(st->u);
+    if (out.len != st->desc_text.len || memcmp(out.data, st->desc_text.data, out.len)) {
+        logbuf_clear(st->lb);
+        logbuf_append(st->lb, out.data, out.len);
+        logbuf_flush(st->lb);
+        st->desc_text.len = 0;
+        kc_buf_append(&st->desc_text, out.data, out.len);
+        st->m_valid = 0; /* the match counter counts again */
+        ui_invalidate(st->u);
+    }
+    kc_buf_free(&out);
+}
+
+static void logs_desc_done(void *arg, const kc_response *resp, const kc_err *err)
+{
+    logs_state *st = arg;
+    st->req = NULL;
+    st->dl_done = 1;
+    cJSON *o = err->msg[0] ? NULL : cJSON_ParseWithLength(resp->body, resp->body_len);
+    kc_err e = {0};
+    if (err->msg[0])
+        e = *err;
+    else if (!cJSON_IsObject(o))
+        kc_err_set(&e, "the answer is not a JSON object");
+    if (e.msg[0]) {
+        if (st->desc_obj) /* a refresh failed: the older text stays, said to be a snapshot */
+            snprintf(st->desc_fail, sizeof st->desc_fail, "%.255s", e.msg);
+        else
+            st->dl_err = e;
+        cJSON_Delete(o);
+        ui_invalidate(st->u);
+        return;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+                                            "managedFields");
+    cJSON_Delete(st->desc_obj);
+    st->desc_obj = o;
+    st->desc_at = kc_wall_now();
+    st->desc_fail[0] = 0;
+    st->dl_err = (kc_err){0};
+    logs_desc_render(st);
+    ui_invalidate(st->u); /* the "updated" time moved */
 }
 
 static void logs_start(logs_state *st, ui *u)
@@ -146,6 +199,7 @@ static void logs_start(logs_state *st, ui *u)
         }
         kc_request_opts o = {.path = st->desc_path, .timeout_ms = 20000};
         st->started = 1;
+        st->desc_next = ui_now(u) + DESC_REFRESH_S;
         st->req = kc_client_request(a->client, &o, NULL, logs_desc_done, st);
         return;
     }
@@ -302,10 +356,23 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
     if (st->desc_path) {
         x = w_print(w, 0, 0, cols, A_BOLD, "Describe %s ", st->desc_what);
         x += w_text(w, 0, x, cols - x, st->desc_name, A_BOLD);
-        x += w_print(w, 0, x, cols - x, w_attr(st->dl_done ? W_DIM : W_ACTIVE), "  %s",
-                     st->dl_done ? "" : "fetching...");
-        if (st->dl_done && !st->dl_err.msg[0])
-            x += w_print(w, 0, x - 2, cols - x, w_attr(W_DIM), "  %zu lines, as JSON", nlines) - 2;
+        char clock[32];
+        if (!st->desc_obj) {
+            x += w_print(w, 0, x, cols - x, w_attr(st->dl_done ? W_DIM : W_ACTIVE), "  %s",
+                         st->dl_done ? "" : "fetching...");
+        } else if (st->desc_fail[0]) { /* said plainly: what is shown is older */
+            x += w_print(w, 0, x, cols - x, w_attr(W_WARN) | A_BOLD, "  snapshot of %s",
+                         fmt_clock(clock, sizeof clock, st->desc_at, 0));
+            x += w_print(w, 0, x, cols - x, w_attr(W_WARN), " (refresh failed: ");
+            x += w_text(w, 0, x, cols - x - 1, st->desc_fail, w_attr(W_WARN));
+            x += w_print(w, 0, x, cols - x, w_attr(W_WARN), ")");
+        } else {
+            x += w_print(w, 0, x, cols - x, w_attr(W_GOOD), "  live (%s)",
+                         fmt_clock(clock, sizeof clock, st->desc_at, 0));
+        }
+        if (st->desc_obj)
+            x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %zu lines as %s", nlines,
+                         desc_fmt_name[st->desc_fmt]);
     } else if (st->live) {
         x = w_print(w, 0, 0, cols, w_attr(W_ACTIVE) | A_BOLD, "LIVE log of %s ", what);
         x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
@@ -350,6 +417,39 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
     }
 }
 
+/* How many view rows match the search, and (*idx) the current match's number among them (0: the
+ * current row is no match). Counted again only when the search, the filter or the lines change
+ * (rows appended to a live log: only those). */
+static size_t logs_match_count(logs_state *st, size_t *idx)
+{
+    size_t nv = logbuf_view_count(st->lb), dropped = logbuf_dropped(st->lb);
+    lp_level f = logbuf_filter(st->lb);
+    if (!st->m_valid || strcmp(st->m_search, st->search) || st->m_filter != f ||
+        st->m_dropped != dropped || nv < st->m_rows) {
+        st->m_total = logbuf_count_matches(st->lb, st->search, 0, nv);
+        snprintf(st->m_search, sizeof st->m_search, "%s", st->search);
+        st->m_filter = f;
+        st->m_dropped = dropped;
+        st->m_valid = 1;
+        st->m_cur_valid = 0;
+    } else if (nv > st->m_rows) {
+        st->m_total += logbuf_count_matches(st->lb, st->search, st->m_rows, nv);
+    }
+    st->m_rows = nv;
+    *idx = 0;
+    if (st->cur < 0 || (size_t)st->cur >= nv) return st->m_total;
+    size_t cur = (size_t)st->cur;
+    if (!st->m_cur_valid || st->m_cur_row != cur) {
+        size_t before = logbuf_count_matches(st->lb, st->search, 0, cur);
+        int here = logbuf_count_matches(st->lb, st->search, cur, cur + 1) == 1;
+        st->m_cur_idx = here ? before + 1 : 0;
+        st->m_cur_row = cur;
+        st->m_cur_valid = 1;
+    }
+    *idx = st->m_cur_idx;
+    return st->m_total;
+}
+
 /* Draws a message over at most maxrows rows of width cols, cut at spaces (the last row ends in an
  * ellipsis when it does not fit); returns the rows used. */
 static int logs_wrap_text(WINDOW *w, int y, int x, int cols, int maxrows, const char *msg, attr_t a)
@@ -379,6 +479,12 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     logs_state *st = s->data;
     st->u = u;
     if (!st->started) logs_start(st, u);
+    /* describe follows the object: fetched again while shown (one request at a time) */
+    if (st->desc_path && !st->req && st->desc_obj && ui_now(u) >= st->desc_next) {
+        kc_request_opts o = {.path = st->desc_path, .timeout_ms = 20000};
+        st->desc_next = ui_now(u) + DESC_REFRESH_S;
+        st->req = kc_client_request(ui_app(u)->client, &o, NULL, logs_desc_done, st);
+    }
     logs_check_finished(st, u);
     logs_status_line(st, w, cols);
     int body = rows - 2;
@@ -415,17 +521,21 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                     : st->desc_path ? "fetching the object..."
                                     : "fetching the stored log...");
     }
-    /* a match past either edge of an unwrapped line: scroll sideways to it (a third in) */
+    /* a match past either edge of an unwrapped line: scroll sideways only as far as it needs
+     * (its end and a few columns after it in view), so the rows keep their start in sight */
     if (st->reveal && !st->wrap && st->cur >= 0 && (size_t)st->cur < nv && st->search[0]) {
         size_t n;
         const char *s0 = logs_safe(st, logbuf_view_line(st->lb, (size_t)st->cur), &n);
         const char *m = logs_find(s0, n, st->search, logs_icase(st->search));
         if (m) {
-            int col, mw;
+            int col, mw, margin = cols > 40 ? 8 : 2;
             w_cut(s0, (size_t)(m - s0), 1 << 30, &col);
             w_cut(m, strlen(st->search), 1 << 30, &mw);
-            if (col < st->hx || col + mw > st->hx + cols)
-                st->hx = col > cols / 3 ? col - cols / 3 : 0;
+            if (col + mw + margin <= cols)
+                st->hx = 0; /* in view unscrolled */
+            else if (col < st->hx || col + mw > st->hx + cols)
+                st->hx = col + mw + margin - cols;
+            if (st->hx > col) st->hx = col; /* a match wider than the screen: its start */
         }
     }
     st->reveal = 0;
@@ -470,6 +580,14 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                         nv ? st->top + 1 : 0, last, nv,
                         logbuf_dropped(st->lb) ? " (oldest lines dropped)" : "", cut,
                         st->wrap ? "  wrap" : "");
+        if (st->search[0]) {
+            size_t idx, total = logs_match_count(st, &idx);
+            if (idx)
+                x += w_print(w, rows - 1, x, cols - x, A_BOLD, "  match %zu of %zu", idx, total);
+            else
+                x += w_print(w, rows - 1, x, cols - x, w_attr(W_DIM), "  %zu match%s", total,
+                             total == 1 ? "" : "es");
+        }
         if (st->dl_done && st->dl_err.code == KC_ERR_CAPPED) /* the stored log passed caps.h */
             w_print(w, rows - 1, x, cols - x, w_attr(W_WARN),
                     "  log truncated at %zu MiB, veltop's limit for a stored log",
@@ -630,8 +748,9 @@ static int logs_write(ui *u, ui_screen *s)
     (void)u;
     logs_state *st = LOGS_ST(s);
     char def[300];
+    static const char *const ext[DESC_NFMT] = {"json", "yaml", "txt"};
     snprintf(def, sizeof def, "%s.%s", st->desc_path ? st->desc_name : st->name,
-             st->desc_path ? "json" : "log");
+             st->desc_path ? ext[st->desc_fmt] : "log");
     return logs_prompt(st, LOGS_PROMPT_WRITE, def);
 }
 
@@ -743,7 +862,7 @@ static void logs_enter(ui_screen *s, ui *u)
 {
     logs_state *st = s->data;
     st->u = u;
-    ui_set_current_run(u, st->kind, st->name);
+    if (st->name[0]) ui_set_current_run(u, st->kind, st->name); /* "": not about a run */
 }
 
 static void logs_free(ui_screen *s)
@@ -755,6 +874,8 @@ static void logs_free(ui_screen *s)
     free(st->desc_path);
     free(st->desc_what);
     free(st->desc_name);
+    cJSON_Delete(st->desc_obj);
+    kc_buf_free(&st->desc_text);
     logbuf_free(st->lb);
     lp_line_free(&st->scratch);
     kc_buf_free(&st->sb);
@@ -805,6 +926,16 @@ static int logs_desc_next(ui *u, ui_screen *s)
     return drill_step(u, 1, screen_describe_run_new);
 }
 
+/* o: the next format (JSON, YAML, velero describe), the reader's place kept */
+static int logs_desc_format(ui *u, ui_screen *s)
+{
+    logs_state *st = LOGS_ST(s);
+    st->desc_fmt = (st->desc_fmt + 1) % DESC_NFMT;
+    logs_desc_render(st);
+    ui_message(u, "describe as %s", desc_fmt_name[st->desc_fmt]);
+    return UI_REDRAW;
+}
+
 /* the pager's keys without those about logs (level, errors, live follow): the rows every
  * describe screen has, first in its table (help lists them in this order); kept one row per
  * line like the tables, hence clang-format off */
@@ -822,7 +953,8 @@ static int logs_desc_next(ui *u, ui_screen *s)
     {UI_C_WRAP, NULL, logs_wrap},                                     \
     {UI_C_LEFT, NULL, logs_left},                                     \
     {UI_C_RIGHT, NULL, logs_right},                                   \
-    {UI_C_WRITE, "write the object (JSON) to a new file", logs_write}
+    {UI_C_FORMAT, NULL, logs_desc_format},                            \
+    {UI_C_WRITE, "write the object as shown to a new file", logs_write}
 // clang-format on
 
 static const ui_key desc_run_keys[] = {
@@ -838,13 +970,18 @@ static const ui_key desc_vol_keys[] = {
     DESC_PAGER_KEYS,
     {UI_C_NONE, NULL, NULL},
 };
+/* an object that is not about one run (a storage location, a schedule, a pod) */
+static const ui_key desc_obj_keys[] = {
+    DESC_PAGER_KEYS,
+    {UI_C_NONE, NULL, NULL},
+};
 
 static const char *desc_hint(ui_screen *s, ui *u)
 {
     (void)u;
     logs_state *st = s->data;
     if (st->prompt) return "Enter:accept  Esc:cancel";
-    return "/:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
+    return "o:format  /:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
 }
 
 static ui_screen *describe_new(vl_kind run_kind, const char *run_name, const char *path,
@@ -887,4 +1024,35 @@ ui_screen *screen_describe_volume_new(const model_volume *mv, const char *ns)
                                 mv->name, desc_vol_keys);
     free(path);
     return s;
+}
+
+/* The words for an API path's resource ("backupstoragelocations" -> "storage location"). */
+static const char *desc_word(const char *plural)
+{
+    static const struct {
+        const char *plural, *word;
+    } words[] = {
+        {"backupstoragelocations", "storage location"},
+        {"volumesnapshotlocations", "volume snapshot location"},
+        {"schedules", "schedule"},
+        {"pods", "pod"},
+        {"daemonsets", "daemonset"},
+        {"backups", "backup"},
+        {"restores", "restore"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(words[i].plural, plural)) return words[i].word;
+    return plural;
+}
+
+ui_screen *screen_describe_path_new(const char *path)
+{
+    /* ".../<plural>/<name>": the last two segments say what it is */
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!slash || slash == path || !slash[1]) return NULL;
+    const char *p0 = slash - 1;
+    while (p0 > path && p0[-1] != '/') p0--;
+    char plural[64];
+    snprintf(plural, sizeof plural, "%.*s", (int)(slash - p0), p0);
+    return describe_new(VL_BACKUP, "", path, desc_word(plural), slash + 1, desc_obj_keys);
 }

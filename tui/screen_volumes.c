@@ -148,11 +148,13 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     /* columns: the optional ones appear as the width allows */
     int narrow = cols < 100; /* 80 columns: no per-row bar, the numbers say it */
     /* ETA holds "stall 10m09s", STARTED "11-29 01:23"; under 80 columns no RATE */
-    int w_phase = 11, c_bar = narrow ? 0 : 10, w_bytes = 21,
+    /* under 80 columns BYTES and ETA give a column each to POD/VOLUME (cut in the middle: the
+     * pod's ordinal and the volume survive) */
+    int w_phase = 11, c_bar = narrow ? 0 : 10, w_bytes = cols < 80 ? 20 : 21,
         w_rate = cols < 80 ? 0
                  : narrow  ? 11
                            : 12,
-        w_eta = 13;
+        w_eta = cols < 80 ? 12 : 13;
     int fixed = w_phase + c_bar + w_bytes + w_rate + w_eta + 5;
     int w_up = cols - fixed >= 40 ? 11 : 0;
     int w_node = cols - fixed - w_up >= 46 ? 14 : 0;
@@ -205,7 +207,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         if (v->kind == VL_DU || v->kind == VL_DD)
             snprintf(pv, sizeof pv, "%s/%s (PVC)", v->pod_ns ? v->pod_ns : "-",
                      v->volume ? v->volume : "-");
-        w_text(w, y, x, w_pod, pv, base);
+        w_text_mid(w, y, x, w_pod, pv, base); /* the pod's ordinal and the volume survive */
         x += w_pod + 1;
         if (w_up) {
             w_text(w, y, x, w_up - 1, vols_uploader(v), base);

@@ -2,6 +2,7 @@
  * screen (and not the framework) calls another screen's constructor. */
 #include <string.h>
 
+#include "drill.h"
 #include "ui.h"
 
 static ui_screen *open_list(ui *u, const ui_screen *from, vl_kind kind, const char *name)
@@ -42,7 +43,14 @@ static ui_screen *open_picker(ui *u, const ui_screen *from, vl_kind kind, const 
     return screen_picker_new(name && !strcmp(name, ":"));
 }
 
+static ui_screen *open_describe(ui *u, const ui_screen *from, vl_kind kind, const char *path)
+{
+    (void)u, (void)from, (void)kind;
+    return screen_describe_path_new(path);
+}
+
 const ui_screen_ctor tui_screens[UI_S_N] = {
-    [UI_S_LIST] = open_list, [UI_S_DETAIL] = open_detail, [UI_S_HEALTH] = open_health,
-    [UI_S_HELP] = open_help, [UI_S_FLEET] = open_fleet,   [UI_S_PICKER] = open_picker,
+    [UI_S_LIST] = open_list,         [UI_S_DETAIL] = open_detail, [UI_S_HEALTH] = open_health,
+    [UI_S_HELP] = open_help,         [UI_S_FLEET] = open_fleet,   [UI_S_PICKER] = open_picker,
+    [UI_S_DESCRIBE] = open_describe,
 };

@@ -453,11 +453,19 @@ static int ui_act_next_cluster(ui *u, ui_screen *s)
     return ui_act_cluster(u, 1);
 }
 
+/* H: the health screen from any screen (one meaning everywhere; the health screen binds it to
+ * nothing: it is open) */
+static int ui_act_health(ui *u, ui_screen *s)
+{
+    return ui_open(u, UI_S_HEALTH, s, VL_BACKUP, NULL);
+}
+
 const ui_key ui_global_keys[] = {
     {UI_C_QUIT, NULL, ui_act_quit},
     {UI_C_HELP, NULL, ui_act_help},
     {UI_C_BACK, NULL, ui_act_back},
     {UI_C_REDRAW, NULL, ui_act_redraw},
+    {UI_C_HEALTH, NULL, ui_act_health},
     {UI_C_CONTEXTS, NULL, ui_act_contexts},
     {UI_C_COMMAND, NULL, ui_act_command},
     {UI_C_PREV_RUN, "previous cluster (the fleet's order)", ui_act_prev_cluster},

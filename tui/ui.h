@@ -68,6 +68,7 @@ typedef enum ui_cmd {
     /* several clusters */
     UI_C_CONTEXTS,
     UI_C_COMMAND,
+    UI_C_FORMAT,
     UI_C_N
 } ui_cmd;
 
@@ -121,10 +122,11 @@ typedef enum {
     UI_S_HELP,
     UI_S_FLEET,  /* one row per cluster (several contexts) */
     UI_S_PICKER, /* the context picker: name NULL (`c`), or ":" for the `:` prompt (`:ctx NAME`) */
+    UI_S_DESCRIBE, /* an object described live: name = its API path */
     UI_S_N
 } ui_screen_kind;
-/* A constructor: from = the screen underneath (help shows its keys), kind/name = the run (detail).
- */
+/* A constructor: from = the screen underneath (help shows its keys), kind/name = the run (detail);
+ * UI_S_DESCRIBE: name = the object's API path. */
 typedef ui_screen *(*ui_screen_ctor)(ui *u, const ui_screen *from, vl_kind kind, const char *name);
 extern const ui_screen_ctor tui_screens[UI_S_N]; /* screens.c: this program's screens */
 /* Pushes a new screen of that kind; returns UI_REDRAW (UI_NOTHING when none is registered). */

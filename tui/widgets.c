@@ -118,6 +118,39 @@ int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a)
     return w_put(w, y, x, maxcols, s, a, 1);
 }
 
+int w_text_mid(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a)
+{
+    if (maxcols > getmaxx(w) - x) maxcols = getmaxx(w) - x;
+    if (maxcols <= 0) return 0;
+    char *safe = san_str(s ? s : "");
+    int total = san_width(safe);
+    if (total <= maxcols || maxcols < 5) {
+        free(safe);
+        return w_text(w, y, x, maxcols, s, a);
+    }
+    /* a third of the room for the start, the rest for the end (where runs and pods differ: the
+     * timestamp, the ordinal, the volume), an ellipsis between */
+    int head = (maxcols - 1) / 3, used, tail_w;
+    size_t n = strlen(safe), hb = w_cut(safe, n, head, &used);
+    size_t tb = n;
+    for (size_t i = hb; i < n; i++) {
+        if (((unsigned char)safe[i] & 0xc0) == 0x80) continue; /* inside a character */
+        w_cut(safe + i, n - i, 1 << 30, &tail_w);
+        if (tail_w <= maxcols - 1 - used) {
+            tb = i;
+            break;
+        }
+    }
+    char *out = xasprintf("%.*s%s%s", (int)hb, safe, w_utf8_on ? "\u2026" : "~", safe + tb);
+    wattrset(w, a);
+    mvwaddstr(w, y, x, out);
+    wattrset(w, A_NORMAL);
+    int shown = san_width(out);
+    free(out);
+    free(safe);
+    return shown;
+}
+
 int w_print(WINDOW *w, int y, int x, int maxcols, attr_t a, const char *fmt, ...)
 {
     char buf[1024];
@@ -161,6 +194,12 @@ void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr
 
 void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a)
 {
+    w_sparkline_each(w, y, x, vals, n, a, NULL);
+}
+
+void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t a,
+                      const attr_t *each)
+{
     static const char *levels[] = {"\u2581", "\u2582", "\u2583", "\u2584",
                                    "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char ascii[] = "_.-~=*#@";
@@ -170,6 +209,7 @@ void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a)
     wmove(w, y, x);
     wattrset(w, a);
     for (int i = 0; i < n; i++) {
+        if (each) wattrset(w, each[i] ? each[i] : a);
         if (vals[i] < 0) {
             waddstr(w, " ");
             continue;

@@ -28,6 +28,9 @@ w_role w_phase_role(vl_phase p);
 /* Draws cluster text (sanitised) at y,x in at most maxcols columns, ending in an ellipsis when it
  * is cut; returns columns used. */
 int w_text(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a);
+/* As w_text, cut in the middle when it does not fit (start…end: the end is where names of runs,
+ * pods and volumes tell each other apart). */
+int w_text_mid(WINDOW *w, int y, int x, int maxcols, const char *s, attr_t a);
 /* Draws cluster text (sanitised) wrapped at width columns: its rows skip .. skip+max_rows-1 at
  * y.. (w NULL: draws nothing). Returns the rows the whole text takes (at least 1). */
 int w_wrap(WINDOW *w, int y, int x, int width, int skip, int max_rows, const char *s, attr_t a);
@@ -48,5 +51,8 @@ void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill);
 void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr_t row);
 /* A sparkline of n values (>= 0; < 0 = gap) scaled to their max, one column each. */
 void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a);
+/* As w_sparkline, column i in each[i] (0: in a). */
+void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t a,
+                      const attr_t *each);
 /* Fills from x to the end of line y with spaces in attribute a. */
 void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a);

@@ -70,5 +70,7 @@ void kc_rest_config_free(kc_rest_config *cfg);
  * a NULL-terminated array the caller frees (each name, then the array). NULL with err set when a
  * file cannot be read or parsed. */
 char **kc_config_contexts(const kc_config_opts *opts, size_t *n, kc_err *err);
+/* The kubeconfig's current-context (the merged files'), NULL when none is set. */
+char *kc_config_current_context(const kc_config_opts *opts, kc_err *err);
 /* A deep copy (the caller frees it with kc_rest_config_free). */
 kc_rest_config *kc_rest_config_dup(const kc_rest_config *cfg);

@@ -50,6 +50,7 @@ typedef enum {
 } vl_phase;
 
 vl_phase vl_phase_parse(const char *s); /* NULL or "" -> VL_PH_NEW */
+const char *vl_phase_name(vl_phase p);  /* "InProgress", ...; "Unknown" for VL_PH_UNKNOWN */
 int vl_phase_terminal(
     vl_phase p); /* Completed, PartiallyFailed, Failed, FailedValidation, Canceled */
 int vl_phase_active(

@@ -53,7 +53,7 @@ tui_wait '^Stuck\? since [0-9:]{8}  PodVolumeBackup no-agent-[a-z0-9]{5} New for
 open_run exposer
 tui_wait '^Stuck\? since [0-9:]{8}  DataUpload exposer-[a-z0-9]{5} Accepted for 8m[0-9]{2}s: its data-mover pod has not become ready'
 open_run offsite
-tui_wait '^Stuck\? since [0-9:]{8}  storage location offsite is Unavailable: rpc error: code = Unknown desc = dial tcp 10\.0\.0\.9:9000: connect: connection refused'
+tui_wait '^Stuck\? since [0-9:]{8}  storage location offsite is Unavailable \(last validated [0-9:]{8}\): rpc error: code = Unknown desc = dial tcp 10\.0\.0\.9:9000'
 open_run hung
 tui_wait '^Stuck\? since [0-9:]{8}  all 20 items and 1 volume done [56]m[0-9]{2}s ago, but the phase is still InProgress'
 open_run running

@@ -11,20 +11,21 @@ for layout in install helm; do
     tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
     tui_wait '● live'
     # the server restarts 2 s in (OOMKilled) and stays down
-    tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +server NOT READY \(1 restart\) +node-agents 1/2 ready +\(H: details\)'
+    tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +server NOT READY \(1 restart\) +node-agents 1/3 ready +\(H: details\)'
     tui_keys H
     tui_wait 'Health *$'
     tui_wait '^Schedules \(2\) +1 overdue'
-    tui_wait '^  hourly +@every 1h +no +none yet +in 59m[0-9]{2}s *$'
+    tui_wait '^[ >] hourly +@every 1h +no +none yet +in 59m[0-9]{2}s *$'
     tui_wait '^  nightly +0 1 \* \* \* +no +none yet +due now OVERDUE'
     # OVERDUE is red
     tmux -L "$TUI_SOCK" capture-pane -e -p -t veltop >"$TUI_DIR/screen.ans"
     grep -aPq '\e\[(?:[0-9;]*;)?31m(?:\e\[[0-9;]*m)* ?OVERDUE' "$TUI_DIR/screen.ans" ||
         tui_fail "OVERDUE is not red: $(grep -a OVERDUE "$TUI_DIR/screen.ans" | cat -v)"
     tui_wait '^Storage locations \(1 BSL, 0 VSL\) +1 unavailable'
-    tui_wait '^  default +BSL +Unavailable +[0-9]+s ago +yes +ReadWrite +BackupStorageLocation "default" is unavailable: rpc error'
+    tui_wait '^  default +BSL +Unavailable +[0-9]+s ago +yes +ReadWrite +since [0-9:]{8}: BackupStorageLocation "default" is unavail'
     tui_wait '^  velero-7d8f9c6b54-x2k8p +NOT READY +1 restart, last [0-9]+s ago \(OOMKilled, exit 137\) +CrashLoopBackOff +v1\.18\.2'
-    tui_wait '^Node agents \(1/2 ready\) +1 not ready'
+    tui_wait '^Node agents \(1/3 ready, DaemonSet node-agent: 3 desired\) +1 not ready  1 node without one'
+    tui_wait '^  1 more node without a node-agent pod \(which: unknown, veltop does not list nodes\)'
     tui_wait '^  worker-1 +node-agent-[a-z0-9]{5} +yes +0 *$'
     tui_wait '^  worker-2 +node-agent-[a-z0-9]{5} +NO +0 *$'
     tui_screen | grep -q 'worker-3' && tui_fail "a node without a node-agent has a row"

@@ -44,7 +44,7 @@ tui_screen | grep -q '^time=' && tui_fail "the view did not move sideways to the
 
 # y: the run itself, pretty-printed; searchable
 tui_keys y
-tui_wait 'Describe backup backup-partial +[0-9]+ lines, as JSON'
+tui_wait 'Describe backup backup-partial +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '^  "apiVersion": "velero.io/v1",$'
 tui_wait '^    "name": "backup-partial",$'
 tui_keys /
@@ -66,7 +66,7 @@ select_run backup-done
 tui_keys v
 tui_wait 'shop/db-0:data +Completed'
 tui_keys Enter
-tui_wait 'Describe PodVolumeBackup backup-done-[a-z0-9]{5} +[0-9]+ lines, as JSON'
+tui_wait 'Describe PodVolumeBackup backup-done-[a-z0-9]{5} +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '^  "kind": "PodVolumeBackup",$'
 tui_keys G
 tui_wait '^    "phase": "Completed"'

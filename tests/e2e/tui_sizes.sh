@@ -57,10 +57,10 @@ tui_keys Enter
 tui_wait '^Backup flow-failed +Failed$' 
 tui_keys Escape
 
-# NAME sized to its content: the longest name (71) is cut at 80 columns (20, a quarter of the
-# width, and what the columns that fit leave), whole at 200
+# NAME sized to its content: the longest name (71) is cut in the middle at 80 columns (20, a
+# quarter of the width, and what the columns that fit leave; its end survives), whole at 200
 name_col() { tui_screen | grep -E '^  NAME' | sed -E 's/^(  NAME +)PHASE.*/\1/' | awk '{print length($0) - 2}'; }
-tui_wait "^B flow-a-very-long-backup-n… "
+tui_wait "^B flow-a-v…-three-characters "
 w80=$(name_col)
 [ "$w80" = 27 ] || tui_fail "NAME at 80 columns: $w80 wide (want 26 and a space)"
 tui_resize 120 30

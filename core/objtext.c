@@ -1,0 +1,342 @@
+/* objtext.c: describe's YAML and summary text of an API object (objtext.h). */
+#include "objtext.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+static int ot_write(void *arg, unsigned char *buf, size_t n)
+{
+    kc_buf_append(arg, (const char *)buf, n);
+    return 1;
+}
+
+/* A plain scalar that a YAML reader would take for something else than this string (a number,
+ * a bool, null, a timestamp, or empty): kubectl's go-yaml double-quotes those. */
+static int ot_needs_quotes(const char *s)
+{
+    static const char *const words[] = {
+        "true", "false", "yes",  "no",   "on",    "off",  "null",  "True", "False", "Yes",  "No",
+        "On",   "Off",   "Null", "TRUE", "FALSE", "YES",  "NO",    "ON",   "OFF",   "NULL", "~",
+        "y",    "n",     "Y",    "N",    ".inf",  ".nan", "-.inf", ".Inf", ".NaN"};
+    if (!*s) return 1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(s, words[i])) return 1;
+    char *end;
+    strtod(s, &end);
+    if (*end == 0) return 1; /* 12, 1.5, 1e3, 0x1f */
+    /* a timestamp (go-yaml resolves 2006-1-2 and 2006-1-2T15:04:05Z...) */
+    if (strlen(s) >= 8 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' &&
+        s[2] <= '9' && s[3] >= '0' && s[3] <= '9' && s[4] == '-' && s[5] >= '0' && s[5] <= '9')
+        return 1;
+    return 0;
+}
+
+static int ot_cmp(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    return strcmp(x->string ? x->string : "", y->string ? y->string : "");
+}
+
+static int ot_scalar(yaml_emitter_t *e, const char *s, yaml_scalar_style_t style)
+{
+    yaml_event_t ev;
+    if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1,
+                                      style))
+        return -1;
+    return yaml_emitter_emit(e, &ev) ? 0 : -1;
+}
+
+static int ot_node(yaml_emitter_t *e, const cJSON *v)
+{
+    yaml_event_t ev;
+    char num[64];
+    if (cJSON_IsObject(v)) {
+        /* kubectl: an empty map is {} */
+        yaml_mapping_style_t style =
+            cJSON_GetArraySize(v) ? YAML_BLOCK_MAPPING_STYLE : YAML_FLOW_MAPPING_STYLE;
+        if (!yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, style) ||
+            !yaml_emitter_emit(e, &ev))
+            return -1;
+        int n = cJSON_GetArraySize(v), k = 0;
+        const cJSON **kids = xcalloc(n ? (size_t)n : 1, sizeof *kids);
+        const cJSON *c;
+        cJSON_ArrayForEach(c, v) kids[k++] = c;
+        if (k > 1) qsort(kids, (size_t)k, sizeof *kids, ot_cmp); /* as kubectl: keys sorted */
+        int rc = 0;
+        for (int i = 0; i < k && !rc; i++) {
+            const char *key = kids[i]->string ? kids[i]->string : "";
+            rc = ot_scalar(e, key,
+                           ot_needs_quotes(key) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                                                : YAML_ANY_SCALAR_STYLE);
+            if (!rc) rc = ot_node(e, kids[i]);
+        }
+        free(kids);
+        if (rc) return rc;
+        yaml_mapping_end_event_initialize(&ev);
+        return yaml_emitter_emit(e, &ev) ? 0 : -1;
+    }
+    if (cJSON_IsArray(v)) {
+        /* kubectl: an empty list is [] */
+        yaml_sequence_style_t style =
+            cJSON_GetArraySize(v) ? YAML_BLOCK_SEQUENCE_STYLE : YAML_FLOW_SEQUENCE_STYLE;
+        if (!yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, style) ||
+            !yaml_emitter_emit(e, &ev))
+            return -1;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, v) if (ot_node(e, c)) return -1;
+        yaml_sequence_end_event_initialize(&ev);
+        return yaml_emitter_emit(e, &ev) ? 0 : -1;
+    }
+    if (cJSON_IsString(v))
+        return ot_scalar(e, v->valuestring,
+                         ot_needs_quotes(v->valuestring) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                                                         : YAML_ANY_SCALAR_STYLE);
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d == floor(d) && fabs(d) < 1e15)
+            snprintf(num, sizeof num, "%.0f", d);
+        else
+            snprintf(num, sizeof num, "%.17g", d);
+        return ot_scalar(e, num, YAML_PLAIN_SCALAR_STYLE);
+    }
+    if (cJSON_IsBool(v))
+        return ot_scalar(e, cJSON_IsTrue(v) ? "true" : "false", YAML_PLAIN_SCALAR_STYLE);
+    return ot_scalar(e, "null", YAML_PLAIN_SCALAR_STYLE);
+}
+
+int objtext_yaml(const cJSON *obj, kc_buf *out)
+{
+    yaml_emitter_t e;
+    yaml_event_t ev;
+    if (!yaml_emitter_initialize(&e)) return -1;
+    yaml_emitter_set_output(&e, ot_write, out);
+    yaml_emitter_set_unicode(&e, 1);
+    yaml_emitter_set_width(&e, -1); /* no folding of long strings (kubectl does not) */
+    yaml_emitter_set_indent(&e, 2);
+    int rc = -1;
+    if (yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&e, &ev) &&
+        yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) &&
+        yaml_emitter_emit(&e, &ev) && !ot_node(&e, obj) &&
+        yaml_document_end_event_initialize(&ev, 1) && yaml_emitter_emit(&e, &ev) &&
+        yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(&e, &ev))
+        rc = 0;
+    yaml_emitter_delete(&e);
+    return rc;
+}
+
+/* ---- the describe summary ---- */
+
+static const cJSON *ot_get(const cJSON *o, const char *path)
+{
+    char key[64];
+    while (o && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        o = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+        path += n + (path[n] == '.');
+    }
+    return o;
+}
+
+static const char *ot_str(const cJSON *o, const char *path, const char *dflt)
+{
+    const cJSON *v = ot_get(o, path);
+    return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : dflt;
+}
+
+static void ot_add(kc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ot_add(kc_buf *b, const char *fmt, ...)
+{
+    char tmp[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) kc_buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* "a, b" of a string array, or dflt when empty/absent */
+static void ot_list(kc_buf *b, const cJSON *a, const char *dflt)
+{
+    int n = 0;
+    const cJSON *c;
+    const cJSON *arr = cJSON_IsArray(a) ? a : NULL;
+    cJSON_ArrayForEach(c, arr)
+    {
+        if (!cJSON_IsString(c)) continue;
+        ot_add(b, "%s%s", n++ ? ", " : "", c->valuestring);
+    }
+    if (!n) ot_add(b, "%s", dflt);
+    kc_buf_append(b, "\n", 1);
+}
+
+static void ot_map(kc_buf *b, const char *title, const cJSON *m)
+{
+    int n = 0;
+    const cJSON *c;
+    ot_add(b, "%-14s", title);
+    const cJSON *map = cJSON_IsObject(m) ? m : NULL;
+    cJSON_ArrayForEach(c, map)
+    {
+        const char *v = cJSON_IsString(c) ? c->valuestring : "";
+        ot_add(b, "%s%s=%s\n", n++ ? "              " : "", c->string, v);
+    }
+    if (!n) ot_add(b, "<none>\n");
+}
+
+static long long ot_int(const cJSON *o, const char *path)
+{
+    const cJSON *v = ot_get(o, path);
+    return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+/* A kind other than a run: kubectl describe's layout (keys and nested blocks, indented). */
+static void ot_fields(kc_buf *b, const cJSON *o, int depth)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, o)
+    {
+        if (!c->string) continue;
+        if (depth == 0 && (!strcmp(c->string, "metadata") || !strcmp(c->string, "apiVersion") ||
+                           !strcmp(c->string, "kind")))
+            continue;
+        ot_add(b, "%*s%c%s:", depth * 2, "",
+               c->string[0] >= 'a' && c->string[0] <= 'z' ? c->string[0] - 32 : c->string[0],
+               c->string + 1);
+        if (cJSON_IsObject(c)) {
+            kc_buf_append(b, "\n", 1);
+            ot_fields(b, c, depth + 1);
+        } else if (cJSON_IsArray(c)) {
+            kc_buf_append(b, "\n", 1);
+            const cJSON *e;
+            cJSON_ArrayForEach(e, c)
+            {
+                if (cJSON_IsObject(e)) {
+                    ot_add(b, "%*s-\n", depth * 2 + 2, "");
+                    ot_fields(b, e, depth + 2);
+                } else {
+                    char *t = cJSON_PrintUnformatted(e);
+                    ot_add(b, "%*s- %s\n", depth * 2 + 2, "",
+                           cJSON_IsString(e) ? e->valuestring : t);
+                    cJSON_free(t);
+                }
+            }
+        } else {
+            char *t = cJSON_PrintUnformatted(c);
+            ot_add(b, "  %s\n", cJSON_IsString(c) ? c->valuestring : t);
+            cJSON_free(t);
+        }
+    }
+}
+
+void objtext_describe(const cJSON *obj, kc_buf *b)
+{
+    const char *kind = ot_str(obj, "kind", "");
+    int backup = !strcmp(kind, "Backup"), restore = !strcmp(kind, "Restore");
+    ot_add(b, "Name:         %s\n", ot_str(obj, "metadata.name", ""));
+    ot_add(b, "Namespace:    %s\n", ot_str(obj, "metadata.namespace", ""));
+    ot_map(b, "Labels:", ot_get(obj, "metadata.labels"));
+    ot_map(b, "Annotations:", ot_get(obj, "metadata.annotations"));
+    kc_buf_append(b, "\n", 1);
+    if (!backup && !restore) { /* as kubectl describe: the rest, field by field */
+        if (*kind) ot_add(b, "Kind:  %s\n", kind);
+        ot_fields(b, obj, 0);
+        return;
+    }
+    const char *phase = ot_str(obj, "status.phase", "New");
+    ot_add(b, "Phase:  %s%s\n", phase,
+           ot_get(obj, "metadata.deletionTimestamp") ? " (Deleting)" : "");
+    kc_buf_append(b, "\n", 1);
+    const cJSON *ve = ot_get(obj, "status.validationErrors");
+    if (cJSON_GetArraySize(ve) > 0) {
+        ot_add(b, "Validation errors:");
+        const cJSON *c;
+        cJSON_ArrayForEach(c, ve) ot_add(b, "  %s\n", cJSON_IsString(c) ? c->valuestring : "");
+        kc_buf_append(b, "\n", 1);
+    }
+    if (ot_str(obj, "status.failureReason", NULL))
+        ot_add(b, "Failure reason:  %s\n\n", ot_str(obj, "status.failureReason", ""));
+    ot_add(b, "Errors:    %lld\n", ot_int(obj, "status.errors"));
+    ot_add(b, "Warnings:  %lld\n\n", ot_int(obj, "status.warnings"));
+    if (restore) {
+        ot_add(b, "Backup:  %s\n\n", ot_str(obj, "spec.backupName", "<none>"));
+        if (ot_str(obj, "spec.scheduleName", NULL))
+            ot_add(b, "Schedule:  %s\n\n", ot_str(obj, "spec.scheduleName", ""));
+    }
+    ot_add(b, "Namespaces:\n  Included:  ");
+    ot_list(b, ot_get(obj, "spec.includedNamespaces"), "all namespaces found in the backup");
+    ot_add(b, "  Excluded:  ");
+    ot_list(b, ot_get(obj, "spec.excludedNamespaces"), "<none>");
+    ot_add(b, "\nResources:\n  Included:        ");
+    ot_list(b, ot_get(obj, "spec.includedResources"), "*");
+    ot_add(b, "  Excluded:        ");
+    ot_list(b, ot_get(obj, "spec.excludedResources"), "<none>");
+    const cJSON *icr = ot_get(obj, "spec.includeClusterResources");
+    ot_add(b, "  Cluster-scoped:  %s\n\n",
+           cJSON_IsBool(icr) ? (cJSON_IsTrue(icr) ? "included" : "excluded") : "auto");
+    ot_add(b, "Label selector:  %s\n\n",
+           ot_get(obj, "spec.labelSelector") ? "(see the JSON or YAML)" : "<none>");
+    if (backup) {
+        const cJSON *lbl = ot_get(obj, "metadata.labels");
+        const cJSON *sl = cJSON_IsObject(lbl)
+                              ? cJSON_GetObjectItemCaseSensitive(lbl, "velero.io/storage-location")
+                              : NULL;
+        ot_add(b, "Storage Location:  %s\n\n",
+               ot_str(obj, "spec.storageLocation", cJSON_IsString(sl) ? sl->valuestring : ""));
+        const cJSON *snap = ot_get(obj, "spec.snapshotVolumes");
+        ot_add(b, "Velero-Native Snapshot PVs:  %s\n",
+               cJSON_IsBool(snap) ? (cJSON_IsTrue(snap) ? "true" : "false") : "auto");
+        const cJSON *fsb = ot_get(obj, "spec.defaultVolumesToFsBackup");
+        ot_add(b, "File System Backup (Default):  %s\n\n",
+               cJSON_IsBool(fsb) ? (cJSON_IsTrue(fsb) ? "true" : "false") : "false");
+        ot_add(b, "TTL:  %s\n\n", ot_str(obj, "spec.ttl", "720h0m0s"));
+        ot_add(b, "Hooks:  %s\n\n",
+               ot_get(obj, "spec.hooks.resources") ? "(see the JSON)" : "<none>");
+        ot_add(b, "Backup Format Version:  %s\n\n", ot_str(obj, "status.formatVersion", "<none>"));
+    }
+    ot_add(b, "Started:    %s\n", ot_str(obj, "status.startTimestamp", "<n/a>"));
+    ot_add(b, "Completed:  %s\n\n", ot_str(obj, "status.completionTimestamp", "<n/a>"));
+    if (backup) {
+        ot_add(b, "Expiration:  %s\n\n", ot_str(obj, "status.expiration", "<n/a>"));
+        if (ot_get(obj, "status.progress")) {
+            ot_add(b, "Total items to be backed up:  %lld\n",
+                   ot_int(obj, "status.progress.totalItems"));
+            ot_add(b, "Items backed up:              %lld\n\n",
+                   ot_int(obj, "status.progress.itemsBackedUp"));
+        }
+        ot_add(b, "Backup Item Operations:  %lld of %lld completed successfully, %lld failed\n\n",
+               ot_int(obj, "status.backupItemOperationsCompleted"),
+               ot_int(obj, "status.backupItemOperationsAttempted"),
+               ot_int(obj, "status.backupItemOperationsFailed"));
+        ot_add(b, "Velero-Native Snapshots: %lld of %lld snapshots completed successfully\n",
+               ot_int(obj, "status.volumeSnapshotsCompleted"),
+               ot_int(obj, "status.volumeSnapshotsAttempted"));
+        ot_add(b, "CSI Snapshots: %lld of %lld snapshots completed successfully\n\n",
+               ot_int(obj, "status.csiVolumeSnapshotsCompleted"),
+               ot_int(obj, "status.csiVolumeSnapshotsAttempted"));
+    } else {
+        if (ot_get(obj, "status.progress")) {
+            ot_add(b, "Total items to be restored:  %lld\n",
+                   ot_int(obj, "status.progress.totalItems"));
+            ot_add(b, "Items restored:              %lld\n\n",
+                   ot_int(obj, "status.progress.itemsRestored"));
+        }
+        ot_add(b, "Restore Item Operations:  %lld of %lld completed successfully, %lld failed\n\n",
+               ot_int(obj, "status.restoreItemOperationsCompleted"),
+               ot_int(obj, "status.restoreItemOperationsAttempted"),
+               ot_int(obj, "status.restoreItemOperationsFailed"));
+    }
+    ot_add(b, "HooksAttempted:  %lld\n", ot_int(obj, "status.hookStatus.hooksAttempted"));
+    ot_add(b, "HooksFailed:     %lld\n", ot_int(obj, "status.hookStatus.hooksFailed"));
+    /* the per-resource progress veltop-sim (and a future Velero) reports */
+    const cJSON *rp = ot_get(obj, "status.resourceProgress"), *c;
+    if (cJSON_IsObject(rp) && cJSON_GetArraySize(rp)) {
+        ot_add(b, "\nResource progress:\n");
+        cJSON_ArrayForEach(c, rp) ot_add(b, "  %s: %lld of %lld\n", c->string,
+                                         ot_int(c, "processed"), ot_int(c, "total"));
+    }
+}

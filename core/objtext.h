@@ -1,0 +1,15 @@
+/* objtext.h: an API object as text for the describe pager: YAML as kubectl -o yaml prints it
+ * (emitted with libyaml: keys sorted, sequences not indented under their key, strings that would
+ * read as another type double-quoted), and a summary in the shape of `velero backup describe
+ * --details`
+ * (`velero restore describe`; other kinds as `kubectl describe` lays out fields). */
+#pragma once
+#include <cjson/cJSON.h>
+
+#include "kubeclient/util.h"
+
+/* Appends obj as YAML to out; returns 0, or -1 (out unchanged past what was written) when the
+ * emitter fails. */
+int objtext_yaml(const cJSON *obj, kc_buf *out);
+/* Appends the describe summary of obj (a Backup, Restore, or any object) to out. */
+void objtext_describe(const cJSON *obj, kc_buf *out);

@@ -1,0 +1,104 @@
+/* test_objtext.c: describe's text of an object. YAML as kubectl -o yaml prints it (keys sorted,
+ * sequences not indented under their key, strings that would read as numbers, bools or times
+ * double-quoted, empty lists []), and velero describe's summary of a backup. */
+#include <check.h>
+#include <string.h>
+
+#include "objtext.h"
+#include "testutil.h"
+
+START_TEST(yaml_as_kubectl_prints_it)
+{
+    cJSON *o = cJSON_Parse(
+        "{\"kind\":\"Backup\",\"apiVersion\":\"velero.io/v1\",\"metadata\":{\"name\":\"b\","
+        "\"resourceVersion\":\"12\",\"creationTimestamp\":\"2026-06-01T10:00:00Z\",\"labels\":"
+        "{\"x\":\"true\",\"a\":\"plain text: with colon\"}},\"spec\":{\"includedNamespaces\":"
+        "[\"shop\",\"billing\"],\"ttl\":\"720h0m0s\",\"excluded\":[],\"snapshotVolumes\":false},"
+        "\"status\":{\"progress\":{\"totalItems\":50,\"itemsBackedUp\":7},\"frac\":0.25,"
+        "\"none\":null,\"message\":\"\",\"empty\":{}}}");
+    ck_assert_ptr_nonnull(o);
+    kc_buf b = {0};
+    ck_assert_int_eq(objtext_yaml(o, &b), 0);
+    kc_buf_cstr(&b);
+    ck_assert_str_eq(b.data, "apiVersion: velero.io/v1\n"
+                             "kind: Backup\n"
+                             "metadata:\n"
+                             "  creationTimestamp: \"2026-06-01T10:00:00Z\"\n"
+                             "  labels:\n"
+                             "    a: 'plain text: with colon'\n"
+                             "    x: \"true\"\n"
+                             "  name: b\n"
+                             "  resourceVersion: \"12\"\n"
+                             "spec:\n"
+                             "  excluded: []\n"
+                             "  includedNamespaces:\n"
+                             "  - shop\n"
+                             "  - billing\n"
+                             "  snapshotVolumes: false\n"
+                             "  ttl: 720h0m0s\n"
+                             "status:\n"
+                             "  empty: {}\n"
+                             "  frac: 0.25\n"
+                             "  message: \"\"\n"
+                             "  none: null\n"
+                             "  progress:\n"
+                             "    itemsBackedUp: 7\n"
+                             "    totalItems: 50\n");
+    kc_buf_free(&b);
+    cJSON_Delete(o);
+}
+END_TEST
+
+START_TEST(describe_a_backup_as_velero_does)
+{
+    cJSON *o = cJSON_Parse(
+        "{\"kind\":\"Backup\",\"metadata\":{\"name\":\"nightly-1\",\"namespace\":\"velero\","
+        "\"labels\":{\"velero.io/storage-location\":\"default\"}},\"spec\":{\"includedNamespaces\":"
+        "[\"shop\",\"billing\"],\"ttl\":\"24h0m0s\"},\"status\":{\"phase\":\"PartiallyFailed\","
+        "\"errors\":3,\"startTimestamp\":\"2026-06-01T10:00:00Z\",\"progress\":{\"totalItems\":50,"
+        "\"itemsBackedUp\":50}}}");
+    kc_buf b = {0};
+    objtext_describe(o, &b);
+    kc_buf_cstr(&b);
+    static const char *const want[] = {
+        "Name:         nightly-1\n",
+        "Namespace:    velero\n",
+        "Labels:       velero.io/storage-location=default\n",
+        "Annotations:  <none>\n",
+        "Phase:  PartiallyFailed\n",
+        "Errors:    3\n",
+        "Namespaces:\n  Included:  shop, billing\n  Excluded:  <none>\n",
+        "Storage Location:  default\n",
+        "TTL:  24h0m0s\n",
+        "Started:    2026-06-01T10:00:00Z\nCompleted:  <n/a>\n",
+        "Total items to be backed up:  50\nItems backed up:              50\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(strstr(b.data, want[i]), "missing %s in:\n%s", want[i], b.data);
+    kc_buf_free(&b);
+    cJSON_Delete(o);
+    /* another kind: its fields as kubectl describe lays them out */
+    o = cJSON_Parse("{\"kind\":\"BackupStorageLocation\",\"metadata\":{\"name\":\"default\"},"
+                    "\"spec\":{\"provider\":\"aws\",\"objectStorage\":{\"bucket\":\"b1\"}},"
+                    "\"status\":{\"phase\":\"Unavailable\"}}");
+    b = (kc_buf){0};
+    objtext_describe(o, &b);
+    kc_buf_cstr(&b);
+    ck_assert_msg(strstr(b.data, "Kind:  BackupStorageLocation\nSpec:\n  Provider:  aws\n  "
+                                 "ObjectStorage:\n    Bucket:  b1\nStatus:\n  Phase:  "
+                                 "Unavailable\n"),
+                  "%s", b.data);
+    kc_buf_free(&b);
+    cJSON_Delete(o);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("objtext");
+    TCase *tc = tcase_create("objtext");
+    tcase_add_test(tc, yaml_as_kubectl_prints_it);
+    tcase_add_test(tc, describe_a_backup_as_velero_does);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
