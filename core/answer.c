@@ -13,18 +13,15 @@
 #include "format.h"
 #include "logderive.h"
 
-/* Quiet time after which evidence alone (managedFields, timestamps: no counter watched moving)
- * says a run is stalled: the same 3 update intervals the trackers wait (estimator.h), so a run
- * first seen is judged as one watched all along: 3 of Velero's 10 s byte updates while its end
- * waits on volumes; while it waits on items, 3 of the gaps its average since the start implies
- * (at least Velero's 1 s progress patches). */
-static double ans_first_sight_after(const ans_ctx *c, const model_run *r, const run_answer *a)
+/* At first sight (no counter watched moving) the one piece of evidence is the age of the last
+ * status write, and the cadence is not known: quiet for under 3 of Velero's own update
+ * intervals (1 s item patches, 10 s byte updates) is moving; for 3 of its 10 s updates or more,
+ * whatever it waits on, stalled (as the trackers judge a counter whose cadence they have not seen
+ * yet: estimator.c); in between, unknown. */
+#define ANS_FIRST_SIGHT_STALLED_S 30.0
+static double ans_first_sight_moving(const run_answer *a)
 {
-    if (a->waiting == RE_PODVOLS || a->waiting == RE_DATAMOVER) return 3 * 10.0;
-    double el = model_run_duration(r, c->wall), gap = 1;
-    if (el > 0 && r->run->items_done > 0 && el / (double)r->run->items_done > gap)
-        gap = el / (double)r->run->items_done;
-    return 3 * gap;
+    return a->waiting == RE_PODVOLS || a->waiting == RE_DATAMOVER ? 3 * 10.0 : 3 * 1.0;
 }
 
 /* Everything done and the phase not moving on: no progress to measure. After this the answer is
@@ -287,7 +284,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     if (e.stalled) {
         a->stalled = ANS_YES;
         a->stalled_for = quiet > e.stalled_for ? quiet : e.stalled_for;
-    } else if (!watched && fw == 0 && quiet >= ans_first_sight_after(c, r, a)) {
+    } else if (!watched && fw == 0 && quiet >= ANS_FIRST_SIGHT_STALLED_S) {
         a->stalled = ANS_YES; /* seen at first sight: nothing written for 3 of its intervals */
         a->stalled_for = quiet;
         a->stalled_part = RE_ITEMS;
@@ -296,7 +293,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
                 a->stalled_part = (re_part)p;
                 a->stalled_vol = a->part[p].last;
             }
-    } else if (watched || quiet >= 0) {
+    } else if (watched || (quiet >= 0 && (fw > 0 || quiet < ans_first_sight_moving(a)))) {
         a->stalled = ANS_NO;
     } else {
         a->stalled = ANS_UNKNOWN;

@@ -166,7 +166,9 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
         break;
     }
     case APP_R_BSLS:
-        app_bsl_track(a, app_key_name(key), type == KC_EV_DELETED ? NULL : obj, kc_wall_now());
+        /* on the cluster's clock, as its lastValidationTime: diagnosis and screens convert */
+        app_bsl_track(a, app_key_name(key), type == KC_EV_DELETED ? NULL : obj,
+                      model_cluster_now(m, kc_wall_now()));
         m->gen++;
         break;
     default:

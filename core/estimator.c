@@ -285,8 +285,9 @@ static double est_window(const est *e)
  * before; a slow, irregular one (0.2 items/s with exponential gaps: an 11-mean gap happens once in
  * 60 000) is no stall for an hour. Seeded on attaching with no gap seen yet, the seed's pace says
  * how long one unit takes. */
-#define EST_CADENCE_GAPS 32
-#define EST_CADENCE_K    10.0
+#define EST_CADENCE_GAPS      32
+#define EST_UNKNOWN_CADENCE_S 30.0
+#define EST_CADENCE_K         10.0
 static double est_stall_after(const est *e)
 {
     double iv = est_observed_interval(e), s = 0, ss = 0;
@@ -301,6 +302,9 @@ static double est_stall_after(const est *e)
     }
     if (k < 2 && e->seed_rate > 0 && 1 / e->seed_rate > iv) iv = 1 / e->seed_rate;
     double after = 3 * iv;
+    /* fewer than two gaps seen: its cadence is not known yet (a server may patch many items at
+     * once every few seconds); not before 3 of Velero's 10 s updates */
+    if (k < 2 && after < EST_UNKNOWN_CADENCE_S) after = EST_UNKNOWN_CADENCE_S;
     if (k >= 2) {
         double mean = s / k, var = ss / k - mean * mean;
         double cad = mean + EST_CADENCE_K * (var > 0 ? sqrt(var) : 0);

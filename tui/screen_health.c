@@ -160,6 +160,7 @@ typedef struct hd {
     health_state *st; /* objects recorded, selection, wrap and sideways scroll */
     const char *ns;   /* the Velero namespace (objects without their own) */
     int color;        /* colours in use (else failed runs are reversed) */
+    const model *m;   /* its clock: cluster times shown on ours (model_local_time) */
 } hd;
 
 /* The current line is an object's row: records its path; returns 1 when it is the selected one
@@ -395,7 +396,8 @@ static void hd_locations(hd *d, const health *h, double wall)
             double since = kind ? 0 : h->bsl_since ? h->bsl_since[i] : 0;
             if (bad && since > 0) {
                 char clock[32];
-                msg = xasprintf("since %s: %s", fmt_clock(clock, sizeof clock, since, 0),
+                msg = xasprintf("since %s: %s",
+                                fmt_clock(clock, sizeof clock, model_local_time(d->m, since), 0),
                                 b->message ? b->message : "");
             }
             const char *shown = msg ? msg : b->message;
@@ -538,7 +540,7 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     st->page = rows;
     /* a selection moved out of view: a pass that draws nothing finds its line first */
     for (int pass = st->want ? 0 : 1; pass < 2; pass++) {
-        hd d = {w, 0, st->top, pass ? rows : 0, cols, st, ui_app(u)->ns, ui_color(u)};
+        hd d = {w, 0, st->top, pass ? rows : 0, cols, st, ui_app(u)->ns, ui_color(u), ui_model(u)};
         st->n_objs = 0;
         st->sel_y = -1;
         st->hx_max = 0;

@@ -207,7 +207,13 @@ for step in 1 2 3; do
     [ "$eta_p" != none ] && [ "$eta_o" != null ] || tui_fail "no ETA: prometheus $eta_p, --once $eta_o"
     within "$eta_p" "$eta_o" 15 || tui_fail "ETA: prometheus ${eta_p}s, --once ${eta_o}s (step $step)"
     [ "$(pq "veltop_run_stalled$R")" = 0 ] || tui_fail "stalled while moving (step $step)"
-    [ "$(once_run stalled)" = false ] || tui_fail "--once says stalled while moving"
+    # one list knows only the age of the last write: moving under 3 s, unknown up to 30 s (these
+    # patches come every 5 s, a cadence one list cannot see), never stalled
+    case "$(once_run stalled)" in
+    false) ;;
+    null) [ "$(once_run stalledReason)" = "no evidence yet" ] || tui_fail "--once stalled null, why?" ;;
+    *) tui_fail "--once says stalled while moving" ;;
+    esac
     tui_wait "B e2e-run +InProgress +.* $items/~100 " 10
     echo "step $step: items $items, ETA prometheus ${eta_p}s, --once ${eta_o}s"
     while [ $((SECONDS - started)) -lt 5 ]; do sleep 0.2; done

@@ -54,8 +54,8 @@ PY
     tui_screen | grep -q '^Stuck?' && tui_fail "the moving run is called stuck (skew $skew)"
     # the schedule fired 100 s ago on the cluster's clock: next in about 200 s, not overdue
     tui_keys Escape Escape H
-    tui_wait '^ *frequent +@every 5m'
-    line=$(tui_line '^ *frequent +@every 5m')
+    tui_wait '^[ >] *frequent +@every 5m'
+    line=$(tui_line '^[ >] *frequent +@every 5m')
     echo "$line" | grep -Eq ' in (3m[0-3][0-9]s|2m[0-9]{2}s) ' || tui_fail "next run of frequent: $line"
     echo "$line" | grep -q OVERDUE && tui_fail "frequent is called OVERDUE: $line"
     tui_screen | grep -q OVERDUE && tui_fail "a schedule is called OVERDUE (skew $skew)"
