@@ -121,6 +121,13 @@ START_TEST(stalled_run_has_no_eta)
     ck_assert_int_eq(a.eta_why, ANS_WHY_STALLED);
     char buf[64];
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "stall");
+    /* the cell of an estimate past two days, and of one that may grow, whole (never "≥> 2d") */
+    run_answer e = {.eta_kind = ANS_ETA_ESTIMATE, .eta = 3 * 86400.0, .eta_caveat = "more"};
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "> 2d");
+    e.eta = 192;
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s+");
+    e.eta_caveat = NULL;
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s");
     model_free(m);
 }
 END_TEST

@@ -80,6 +80,24 @@ tui_keys Escape Escape
 tui_keys / s t u c k Enter Enter
 tui_wait '^Backup stuck +InProgress'
 tui_wait '^Rate .*ETA none +stalled [0-9hms]+ \(pod volumes\)'
+tui_keys Escape Escape
+
+# an outage (the API server hangs): the list and a --wait started before it both freeze and say
+# so, no ETA counting down, and both recover
+"$VELTOP" --kubeconfig "$KC" --wait restore/drill >"$TUI_DIR/waito.out" 2>&1 &
+WPID=$!
+for _ in $(seq 1 100); do grep -q ' eta ' "$TUI_DIR/waito.out" && break; sleep 0.1; done
+kill -STOP "$TUI_SIM_PID"
+tui_wait 'R drill +InProgress +.* 20/~?20 +[0-9.]+/s +stale ' 30
+tui_wait '^health unknown +no current data since'
+for _ in $(seq 1 300); do grep -q '(cluster not answering since ' "$TUI_DIR/waito.out" && break; sleep 0.1; done
+grep -Eq '^restore drill  InProgress .* eta unknown \(data not current\)  \(cluster not answering since [0-9:]+\)$' \
+    "$TUI_DIR/waito.out" || { kill -CONT "$TUI_SIM_PID"; tui_fail "--wait in the outage: $(cat "$TUI_DIR/waito.out")"; }
+kill -CONT "$TUI_SIM_PID"
+tui_wait '● live' 20
+tui_wait 'R drill +InProgress +.* 20/~?20 +[0-9.]+/s +[0-9hms]+ ' 20
+kill "$WPID" 2>/dev/null
+wait "$WPID" 2>/dev/null
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "veltop did not exit 0"
 tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true

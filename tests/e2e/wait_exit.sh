@@ -29,6 +29,9 @@ run_wait backup/partial 3
 tail -n 1 "$TUI_DIR/out" | grep -Eq '^backup partial finished: PartiallyFailed after' || tui_fail "partial"
 run_wait backup/bad 4
 grep -Eq '^backup bad  Failed  items 20/40 ' "$TUI_DIR/out" || tui_fail "bad: $(cat "$TUI_DIR/out")"
+# a run that did not complete: why, after the end line
+grep -A1 -E '^backup bad finished: Failed after' "$TUI_DIR/out" | tail -n 1 |
+    grep -qx 'failure reason: rpc error: code = Unavailable' || tui_fail "no failure reason: $(cat "$TUI_DIR/out")"
 run_wait restore/ok-r 0
 tail -n 1 "$TUI_DIR/out" | grep -Eq '^restore ok-r finished: Completed after' || tui_fail "restore"
 run_wait backup/nope 1
