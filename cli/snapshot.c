@@ -36,7 +36,7 @@ static double snapshot_rate(const model_run *mr, double wall)
     return d > 0 ? (double)mr->run->items_done / d : -1;
 }
 
-static void snapshot_add_str(cJSON *o, const char *k, const char *v)
+void snapshot_add_str(cJSON *o, const char *k, const char *v)
 {
     if (!v) {
         cJSON_AddNullToObject(o, k);
@@ -47,7 +47,7 @@ static void snapshot_add_str(cJSON *o, const char *k, const char *v)
     free(s);
 }
 
-static void snapshot_add_time(cJSON *o, const char *k, double t)
+void snapshot_add_time(cJSON *o, const char *k, double t)
 {
     char b[40];
     if (!(t > 0 && t < KC_TIME_END)) { /* unknown, or no date RFC3339 can write */

@@ -1,6 +1,8 @@
 /* snapshot.h: --once output of the model: a plain table or one JSON object (sanitised, runs
  * newest first, rates as averages since startTimestamp). */
 #pragma once
+#include <cjson/cJSON.h>
+
 #include "answer.h"
 #include "app.h"
 
@@ -16,6 +18,10 @@ char *snapshot_table(const ans_ctx *c, size_t *capped);
  * first, clusters in the order given; a NULL context adds no row). */
 char *snapshot_table_fleet(const ans_ctx *const *cs, const char *const *contexts, size_t n,
                            size_t *capped);
+/* JSON members of --once's objects: k is the server's exact text (invalid UTF-8 as U+FFFD),
+ * null for NULL; a time in RFC 3339, null when unknown or no date RFC 3339 can write. */
+void snapshot_add_str(cJSON *o, const char *k, const char *v);
+void snapshot_add_time(cJSON *o, const char *k, double t);
 /* The lists not visible ("podvolumebackups forbidden, pods forbidden") into buf; NULL none. */
 const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n);
 /* snapshot_health.c: snapshot_json's text plus "schedules", "storageLocations", "velero" and

@@ -11,49 +11,28 @@
 #include "sanitize.h"
 #include "snapshot.h"
 
-static void sh_str(cJSON *o, const char *k, const char *v)
-{
-    if (!v) {
-        cJSON_AddNullToObject(o, k);
-        return;
-    }
-    char *s = san_utf8(v); /* the server's exact text: JSON escaping is its safety */
-    cJSON_AddStringToObject(o, k, s);
-    free(s);
-}
-
-static void sh_time(cJSON *o, const char *k, double t)
-{
-    if (t <= 0) {
-        cJSON_AddNullToObject(o, k);
-        return;
-    }
-    char b[40];
-    kc_format_time(t, b, sizeof b);
-    cJSON_AddStringToObject(o, k, b);
-}
-
 static void sh_schedules(cJSON *root, const health *h)
 {
     cJSON *a = cJSON_AddArrayToObject(root, "schedules");
     for (size_t i = 0; i < h->n_sch; i++) {
         const health_schedule *hs = &h->sch[i];
         cJSON *o = cJSON_CreateObject();
-        sh_str(o, "name", hs->s->meta.name);
-        sh_str(o, "schedule", hs->s->schedule);
+        snapshot_add_str(o, "name", hs->s->meta.name);
+        snapshot_add_str(o, "schedule", hs->s->schedule);
         cJSON_AddBoolToObject(o, "paused", hs->s->paused);
-        sh_time(o, "lastBackup", hs->s->last_backup);
-        sh_str(o, "lastPhase", hs->last ? hs->last->phase : NULL);
-        sh_time(o, "nextRun", hs->cron_ok && !hs->s->paused ? hs->due.next : 0);
+        snapshot_add_time(o, "lastBackup", hs->s->last_backup);
+        snapshot_add_str(o, "lastPhase", hs->last ? hs->last->phase : NULL);
+        snapshot_add_time(o, "nextRun", hs->cron_ok && !hs->s->paused ? hs->due.next : 0);
         cJSON_AddBoolToObject(o, "overdue", hs->due.overdue);
-        if (!hs->cron_ok) sh_str(o, "error", hs->cron_err);
+        if (!hs->cron_ok) snapshot_add_str(o, "error", hs->cron_err);
         /* how its last HEALTH_RECENT finished runs ended */
         cJSON *rc = cJSON_AddObjectToObject(o, "recent");
         cJSON_AddNumberToObject(rc, "runs", hs->n_recent);
         cJSON_AddNumberToObject(rc, "completed", hs->n_ok);
         cJSON_AddNumberToObject(rc, "partiallyFailed", hs->n_partial);
         cJSON_AddNumberToObject(rc, "failed", hs->n_failed);
-        sh_str(o, "lastFinishedPhase", hs->last_finished ? hs->last_finished->phase : NULL);
+        snapshot_add_str(o, "lastFinishedPhase",
+                         hs->last_finished ? hs->last_finished->phase : NULL);
         cJSON_AddItemToArray(a, o);
     }
 }
@@ -64,13 +43,13 @@ static void sh_locations(cJSON *root, const health *h)
     for (size_t i = 0; i < h->n_bsl; i++) {
         const vl_bsl *b = h->bsl[i];
         cJSON *o = cJSON_CreateObject();
-        sh_str(o, "name", b->meta.name);
-        sh_str(o, "phase", b->phase);
-        sh_time(o, "lastValidationTime", b->last_validated);
-        sh_time(o, "unavailableSince", h->bsl_since ? h->bsl_since[i] : 0);
-        sh_str(o, "message", b->message);
+        snapshot_add_str(o, "name", b->meta.name);
+        snapshot_add_str(o, "phase", b->phase);
+        snapshot_add_time(o, "lastValidationTime", b->last_validated);
+        snapshot_add_time(o, "unavailableSince", h->bsl_since ? h->bsl_since[i] : 0);
+        snapshot_add_str(o, "message", b->message);
         cJSON_AddBoolToObject(o, "default", b->is_default);
-        sh_str(o, "accessMode", b->access_mode ? b->access_mode : "ReadWrite");
+        snapshot_add_str(o, "accessMode", b->access_mode ? b->access_mode : "ReadWrite");
         cJSON_AddItemToArray(a, o);
     }
 }
@@ -82,18 +61,18 @@ static void sh_pods(cJSON *root, const health *h)
         cJSON_AddNullToObject(root, "velero");
     } else {
         cJSON *o = cJSON_AddObjectToObject(root, "velero");
-        sh_str(o, "pod", p->name);
+        snapshot_add_str(o, "pod", p->name);
         cJSON_AddBoolToObject(o, "ready", p->ready);
         cJSON_AddNumberToObject(o, "restarts", p->restarts);
-        sh_time(o, "lastRestart", p->last_restart);
-        sh_str(o, "lastRestartReason", p->last_reason);
-        sh_str(o, "version", p->version);
+        snapshot_add_time(o, "lastRestart", p->last_restart);
+        snapshot_add_str(o, "lastRestartReason", p->last_reason);
+        snapshot_add_str(o, "version", p->version);
     }
     cJSON *a = cJSON_AddArrayToObject(root, "nodeAgents");
     for (size_t i = 0; i < h->n_agents; i++) {
         cJSON *o = cJSON_CreateObject();
-        sh_str(o, "node", h->agents[i].node);
-        sh_str(o, "pod", h->agents[i].pod->name);
+        snapshot_add_str(o, "node", h->agents[i].node);
+        snapshot_add_str(o, "pod", h->agents[i].pod->name);
         cJSON_AddBoolToObject(o, "ready", h->agents[i].pod->ready);
         cJSON_AddItemToArray(a, o);
     }
@@ -102,7 +81,7 @@ static void sh_pods(cJSON *root, const health *h)
         cJSON_AddNullToObject(root, "nodeAgentDaemonSet");
     } else {
         cJSON *o = cJSON_AddObjectToObject(root, "nodeAgentDaemonSet");
-        sh_str(o, "name", ds->name);
+        snapshot_add_str(o, "name", ds->name);
         cJSON_AddNumberToObject(o, "desired", ds->desired);
         cJSON_AddNumberToObject(o, "current", ds->current);
         cJSON_AddNumberToObject(o, "ready", ds->ready);
@@ -123,7 +102,7 @@ static void sh_summary(cJSON *root, const health *h, double wall)
     health_summary(h, wall, buf, sizeof buf, &bad);
     cJSON *o = cJSON_AddObjectToObject(root, "health");
     cJSON_AddBoolToObject(o, "ok", !bad);
-    sh_str(o, "summary", buf);
+    snapshot_add_str(o, "summary", buf);
 }
 
 char *snapshot_health_json(const health *h, const char *snapshot)

@@ -45,6 +45,18 @@ static void set_vol(vl_volume *v, const char *name, const char *run, vl_phase ph
     v->bytes_total = total;
 }
 
+/* A backup of total items, one more every second from its start (T0) up to upto. */
+static model_run *run_moving(model *m, vl_run *r, const char *name, int64_t total, int upto)
+{
+    set_run(r, name, VL_PH_IN_PROGRESS, T0, 0, total);
+    model_run *mr = model_upsert_run(m, r, 0, T0);
+    for (int t = 1; t <= upto; t++) {
+        r->items_done = t;
+        model_upsert_run(m, r, t, T0 + t);
+    }
+    return mr;
+}
+
 static ans_ctx at(const model *m, double now)
 {
     ans_ctx c;
@@ -101,12 +113,7 @@ START_TEST(stalled_run_has_no_eta)
 {
     model *m = model_new();
     vl_run r;
-    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
-    model_run *mr = model_upsert_run(m, &r, 0, T0);
-    for (int t = 1; t <= 20; t++) {
-        r.items_done = t;
-        model_upsert_run(m, &r, t, T0 + t);
-    }
+    model_run *mr = run_moving(m, &r, "b", 100, 20);
     run_answer a;
     answer_at(m, mr, 21, &a);
     ck_assert_int_eq(a.stalled, ANS_NO);
@@ -138,12 +145,7 @@ START_TEST(stuck_run_is_not_done_in_a_second)
 {
     model *m = model_new();
     vl_run r;
-    set_run(&r, "stuck", VL_PH_IN_PROGRESS, T0, 0, 50);
-    model_run *mr = model_upsert_run(m, &r, 0, T0);
-    for (int t = 1; t <= 50; t++) {
-        r.items_done = t;
-        model_upsert_run(m, &r, t, T0 + t);
-    }
+    model_run *mr = run_moving(m, &r, "stuck", 50, 50);
     run_answer a;
     answer_at(m, mr, 52, &a);
     ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE); /* just done: Finalizing's second or so */
@@ -183,12 +185,7 @@ START_TEST(stale_data_freezes_and_judges_nothing)
 {
     model *m = model_new();
     vl_run r;
-    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
-    model_run *mr = model_upsert_run(m, &r, 0, T0);
-    for (int t = 1; t <= 20; t++) {
-        r.items_done = t;
-        model_upsert_run(m, &r, t, T0 + t);
-    }
+    model_run *mr = run_moving(m, &r, "b", 100, 20);
     ans_ctx c = at(m, 20);
     c.stale = 1;
     c.stale_for = 300;
@@ -211,12 +208,7 @@ START_TEST(forbidden_list_is_said)
 {
     model *m = model_new();
     vl_run r;
-    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
-    model_run *mr = model_upsert_run(m, &r, 0, T0);
-    for (int t = 1; t <= 20; t++) {
-        r.items_done = t;
-        model_upsert_run(m, &r, t, T0 + t);
-    }
+    model_run *mr = run_moving(m, &r, "b", 100, 20);
     ans_ctx c = at(m, 21);
     c.missing = ANS_MISS_PVB;
     snprintf(c.missing_why[0], sizeof c.missing_why[0], "podvolumebackups forbidden");
@@ -245,12 +237,7 @@ START_TEST(unsized_volume_leaves_the_total_unknown)
 {
     model *m = model_new();
     vl_run r;
-    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 0, 100);
-    model_run *mr = model_upsert_run(m, &r, 0, T0);
-    for (int t = 1; t <= 20; t++) {
-        r.items_done = t;
-        model_upsert_run(m, &r, t, T0 + t);
-    }
+    model_run *mr = run_moving(m, &r, "b", 100, 20);
     vl_volume v;
     set_vol(&v, "b-v", "b", VL_PH_IN_PROGRESS, 634, 0);
     model_upsert_volume(m, &v, 20);
