@@ -148,6 +148,16 @@ size_t timeline_build(const model_run *r, double now, const tl_log *log, tl_entr
         st[s].current = s == cur && cur != S_END;
         out[n++] = st[s];
     }
+    /* a phase veltop saw was entered then or before: when the next one's own timestamp (whole
+     * seconds: it may be up to a second early) is earlier still (the change reached veltop late:
+     * a loaded machine, a slow watch), it was entered by then, not after */
+    for (size_t i = n; i-- > 1;) {
+        tl_entry *a = &out[i - 1];
+        const tl_entry *b = &out[i];
+        if ((a->src == TL_SEEN || a->src == TL_SEEN_BY) && b->entered > 0 &&
+            a->entered > b->entered + 1)
+            a->entered = b->entered + 1;
+    }
     /* how long each lasted: until the next one was entered (or now, for the one it is in) */
     for (size_t i = 0; i < n; i++) {
         if (out[i].entered <= 0) continue;

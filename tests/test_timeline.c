@@ -54,6 +54,19 @@ START_TEST(a_watched_backup_through_its_phases)
     ck_assert_int_eq(e[3].src, TL_STATUS);
     ck_assert_int_eq(e[3].current, 1);
     ck_assert_double_eq(e[3].dur, 40); /* so far */
+    /* a change that reached veltop late (2.6 s after the next phase's own stamp): entered by
+     * that stamp's second, not after it, so the phase before has a duration (0 s), not unknown */
+    vl_run q = mkrun(VL_BACKUP, "late", VL_PH_READY_TO_START);
+    model_run *mq = model_upsert_run(m, &q, 1, T0 + 0.2);
+    q.phase_id = VL_PH_IN_PROGRESS;
+    q.started = T0 - 3;
+    model_upsert_run(m, &q, 2, T0 + 0.4);
+    tl_entry f[TL_MAX];
+    size_t nf = timeline_build(mq, T0 + 10, NULL, f);
+    ck_assert_uint_ge(nf, 2);
+    ck_assert_int_eq(f[nf - 2].phase, VL_PH_READY_TO_START);
+    ck_assert_double_eq_tol(f[nf - 2].entered, T0 - 2, 1e-6);
+    ck_assert_double_eq(f[nf - 2].dur, 0);
     /* through Finalizing (PartiallyFailed) to the end */
     r.phase_id = VL_PH_FINALIZING_PARTIALLY_FAILED;
     model_upsert_run(m, &r, 6, T0 + 200);

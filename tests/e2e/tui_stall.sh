@@ -29,8 +29,11 @@ tui_wait '● live'
 # attached mid-run: the rate is seeded from startTimestamp (40 items in ~60 s), the total is an
 # estimate while InProgress
 tui_wait 'B stuck-run +InProgress +.* 40/~100 +0\.[67]/s +1m[0-9]{2}s '
-# nothing moves: after 3 s (3 x the 1 s item interval) the row says so, in place of rate and ETA
-tui_wait 'B stuck-run +InProgress +.* 40/~100 +stalled [3-9]s '
+# nothing moves: its cadence is not known yet (no move seen since veltop attached, and a server
+# may patch many items at once every few seconds), so after 30 s (3 of Velero's 10 s updates)
+# the row says so, in place of rate and ETA; not a few seconds after attaching
+tui_wait 'B stuck-run +InProgress +.* 40/~100 +[0-9.]+/s +1m[0-9]{2}s ' 5
+tui_wait 'B stuck-run +InProgress +.* 40/~100 +stalled 3[0-9]s ' 45
 tui_keys Enter
 tui_wait '^Items .* 40 of ~100 +40%'
 tui_wait '^Rate .* ETA none .*stalled [0-9]+s'
