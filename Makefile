@@ -25,9 +25,11 @@ demo: build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# The whole suite: every test under ASan+UBSan, then the unit suites again under valgrind.
+# The whole suite: every test under ASan+UBSan, then the unit suites again under valgrind. One
+# test at a time: the end-to-end tests run real servers, object stores and terminals on a
+# 2-core machine, and two of them at once under ASan starve each other's deadlines.
 test: build-asan build
-	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j 2
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j 1
 	sh scripts/valgrind.sh $(BUILD)
 
 valgrind: build
