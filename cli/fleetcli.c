@@ -69,7 +69,7 @@ static void fc_incomplete(cJSON *o, const fleet_sum *s, int has_object)
     cJSON *a = cJSON_AddArrayToObject(o, "incomplete");
     if ((s->lamp == FL_FORBIDDEN && !has_object) || s->lamp == FL_NO_VELERO ||
         s->lamp == FL_RETRYING) {
-        char *t = san_str(s->why);
+        char *t = san_utf8(s->why); /* the exact text, as every string of --once's JSON */
         cJSON_AddItemToArray(a, cJSON_CreateString(t));
         free(t);
     }
@@ -95,9 +95,7 @@ static void fc_summary(cJSON *o, const fleet_sum *s)
     if (k && s->last_name[0]) {
         cJSON *l = cJSON_AddObjectToObject(m, "endingLast");
         cJSON_AddStringToObject(l, "kind", s->last_kind == VL_RESTORE ? "Restore" : "Backup");
-        char *nm = san_str(s->last_name);
-        cJSON_AddStringToObject(l, "name", nm);
-        free(nm);
+        snapshot_add_str(l, "name", s->last_name);
         cJSON_AddNumberToObject(l, "etaSeconds", ceil(s->last_eta));
         cJSON_AddBoolToObject(l, "etaLowerBound", s->last_eta_kind == ANS_ETA_BOUND);
     } else {
@@ -111,9 +109,7 @@ static void fc_summary(cJSON *o, const fleet_sum *s)
     fc_num(sc, "count", s->n_schedules, k);
     fc_num(sc, "overdue", s->n_overdue, k);
     if (k && s->sched_name[0]) {
-        char *nm = san_str(s->sched_name);
-        cJSON_AddStringToObject(sc, "oldestSuccess", nm);
-        free(nm);
+        snapshot_add_str(sc, "oldestSuccess", s->sched_name);
         fc_num(sc, "oldestSuccessAgeSeconds", floor(s->sched_age), s->sched_age >= 0);
         fc_num(sc, "oldestSuccessIntervalSeconds", s->sched_interval, s->sched_interval > 0);
     } else {
@@ -165,19 +161,9 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, d
     }
     if (!o) {
         o = cJSON_CreateObject();
-        char *c = san_str(fm->context);
-        cJSON_AddStringToObject(o, "context", c);
-        free(c);
-        if (fm->app) {
-            char *sv = san_str(fm->app->server);
-            cJSON_AddStringToObject(o, "server", sv);
-            free(sv);
-        } else {
-            cJSON_AddNullToObject(o, "server");
-        }
-        char *ns = san_str(fm->ns);
-        cJSON_AddStringToObject(o, "namespace", ns);
-        free(ns);
+        snapshot_add_str(o, "context", fm->context);
+        snapshot_add_str(o, "server", fm->app ? fm->app->server : NULL);
+        snapshot_add_str(o, "namespace", fm->ns);
         cJSON_AddNullToObject(o, "runs"); /* unknown, not none */
     }
     /* context, server, namespace, then "reachable", "error", "lamp", then today's object */
@@ -188,13 +174,7 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, d
         if (it) cJSON_AddItemToObject(n, first[i], it);
     }
     cJSON_AddBoolToObject(n, "reachable", s->reachable);
-    if (fc_unread(s) && s->why[0]) {
-        char *t = san_str(s->why);
-        cJSON_AddStringToObject(n, "error", t);
-        free(t);
-    } else {
-        cJSON_AddNullToObject(n, "error");
-    }
+    snapshot_add_str(n, "error", fc_unread(s) && s->why[0] ? s->why : NULL);
     cJSON_AddStringToObject(n, "lamp", fleet_lamp_name(s->lamp));
     cJSON *inner = cJSON_DetachItemFromObjectCaseSensitive(o, "incomplete");
     fc_incomplete(n, s, inner != NULL);
@@ -264,8 +244,10 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
             cJSON_AddItemToArray(arr, fc_member_json(f->m[i], &sums[i], now, wall));
         char *txt = cJSON_PrintUnformatted(root);
         cJSON_Delete(root);
-        fprintf(out, "%s\n", txt);
+        char *esc = san_json_text(txt); /* DEL and C1 escaped too, as one context's --once */
         cJSON_free(txt);
+        fprintf(out, "%s\n", esc);
+        free(esc);
     } else {
         ans_ctx *cs = xcalloc(f->n ? f->n : 1, sizeof *cs);
         const ans_ctx **pc = xcalloc(f->n ? f->n : 1, sizeof *pc);

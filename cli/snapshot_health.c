@@ -89,7 +89,7 @@ static void sh_pods(cJSON *root, const health *h)
     }
     cJSON *nw = cJSON_AddArrayToObject(root, "nodesWithoutNodeAgent");
     for (size_t i = 0; i < h->n_nodes_without; i++) {
-        char *n = san_str(h->nodes_without[i]);
+        char *n = san_utf8(h->nodes_without[i]);
         cJSON_AddItemToArray(nw, cJSON_CreateString(n));
         free(n);
     }
