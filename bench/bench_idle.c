@@ -8,18 +8,6 @@
 #define NACTIVE  10
 #define NRESTORE 100
 
-static void patch(bench_sim *bs, const char *plural, const char *name, const char *json)
-{
-    cJSON *pt = cJSON_Parse(json);
-    int status = 0;
-    char *msg = NULL;
-    cJSON *r = simstore_merge_patch(vsim_store(bs->sim), plural, "velero", name, pt, &status, &msg);
-    if (!r) fprintf(stderr, "bench_idle: patch %s/%s: %d %s\n", plural, name, status, msg);
-    cJSON_Delete(r);
-    cJSON_Delete(pt);
-    free(msg);
-}
-
 static int populate(bench_sim *bs, double now)
 {
     char start[40], done[40];
@@ -100,14 +88,14 @@ int main(int argc, char **argv)
         items[k] += 10 + k;
         snprintf(json, sizeof json, "{\"status\":{\"progress\":{\"%s\":%d}}}",
                  restore ? "itemsRestored" : "itemsBackedUp", items[k]);
-        patch(&bs, restore ? "restores" : "backups", name, json);
+        bench_patch(&bs, "bench_idle", restore ? "restores" : "backups", name, json);
         if (!restore && bench_now() - last_bytes[k] >= 10) { /* bytes every 10 s */
             last_bytes[k] = bench_now();
             bytes[k] += 50LL << 20;
             snprintf(name, sizeof name, "nightly-%04d-vol", i);
             snprintf(json, sizeof json, "{\"status\":{\"progress\":{\"bytesDone\":%lld}}}",
                      bytes[k]);
-            patch(&bs, "podvolumebackups", name, json);
+            bench_patch(&bs, "bench_idle", "podvolumebackups", name, json);
         }
         tick++;
     }

@@ -16,18 +16,6 @@ static size_t collect(char *ptr, size_t sz, size_t n, void *arg)
     return sz * n;
 }
 
-static void patch(bench_sim *bs, const char *plural, const char *name, const char *json)
-{
-    cJSON *pt = cJSON_Parse(json);
-    int status = 0;
-    char *msg = NULL;
-    cJSON *r = simstore_merge_patch(vsim_store(bs->sim), plural, "velero", name, pt, &status, &msg);
-    if (!r) fprintf(stderr, "bench_metrics: patch %s/%s: %d %s\n", plural, name, status, msg);
-    cJSON_Delete(r);
-    cJSON_Delete(pt);
-    free(msg);
-}
-
 static int add_active(bench_sim *bs, int n)
 {
     char start[40];
@@ -150,7 +138,7 @@ int main(int argc, char **argv)
             if (tick % nactive == 0) items += 7;
             snprintf(json, sizeof json, "{\"status\":{\"progress\":{\"itemsBackedUp\":%d}}}",
                      items);
-            patch(&bs, "backups", name, json);
+            bench_patch(&bs, "bench_metrics", "backups", name, json);
             last_patch = bench_now();
             tick++;
         }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kubeclient/util.h"
+#include "simstore.h"
 #include "vsim.h"
 
 /* ---- clocks ---- */
@@ -259,6 +260,21 @@ static inline int bench_sim_start_opts(bench_sim *b, const char *scenario, vsim_
     fclose(f);
     free(kc);
     return 0;
+}
+
+/* A merge patch of velero/plural/name in the sim's store, as a controller writes it; who names
+ * the bench in the message when it fails. */
+static inline void bench_patch(bench_sim *bs, const char *who, const char *plural, const char *name,
+                               const char *json)
+{
+    cJSON *pt = cJSON_Parse(json);
+    int status = 0;
+    char *msg = NULL;
+    cJSON *r = simstore_merge_patch(vsim_store(bs->sim), plural, "velero", name, pt, &status, &msg);
+    if (!r) fprintf(stderr, "%s: patch %s/%s: %d %s\n", who, plural, name, status, msg);
+    cJSON_Delete(r);
+    cJSON_Delete(pt);
+    free(msg);
 }
 
 static inline int bench_sim_start(bench_sim *b, const char *scenario)
