@@ -34,7 +34,9 @@ for mode in Always IfAvailable; do
 done
 
 # the login fails (end of input at the prompt): exit 1 with the reason, before any screen
-tui_start 120 40 --kubeconfig "$TUI_DIR/kc-Always"
+# (wide enough that the message, which names the plugin's full path, is not wrapped: the
+# checkout's path may be long)
+tui_start 400 40 --kubeconfig "$TUI_DIR/kc-Always"
 tui_wait 'test-login token:'
 tui_keys C-d
 [ "$(tui_wait_exit)" = 1 ] || tui_fail "failed login: exit status"
