@@ -88,6 +88,8 @@ typedef struct model_run {
     struct model_volume **joined;
     size_t n_joined, cap_joined;
     uint32_t uid_hash; /* vl_uid_hash of its uid, 0 none */
+    /* private: what places it in its schedule's history (model_schedule_runs), 0 not there */
+    uint64_t hist_key;
 } model_run;
 
 typedef struct model {
@@ -112,6 +114,11 @@ typedef struct model {
     /* private: bumps when a volume or run comes or goes, or what joins them changes; the runs'
      * volume lists are as of join_built */
     unsigned long join_gen, join_built;
+    /* private: the schedules' finished runs, sorted (model_schedule_runs), as of hist_built; bumps
+     * when a run enters, leaves or changes its place in that history */
+    struct model_run **hist;
+    size_t n_hist, cap_hist;
+    unsigned long hist_gen, hist_built;
     double clock_offset;
     int clock_offset_known;
 } model;
@@ -135,6 +142,12 @@ size_t model_run_volumes(const model *m, const model_run *r, model_volume **out,
 /* A volume whose size is not known yet: not finished and no totalBytes (Velero's TotalBytes is
  * omitempty, so a volume in progress may carry bytesDone alone). Its total is unknown, not 0. */
 int model_volume_unsized(const vl_volume *v);
+/* The newest finished runs (Completed or PartiallyFailed, with start and completion times) of
+ * kind's schedule that started before `before` (<= 0: any), up to max, newest first, from an
+ * index built once when such runs come, go or change: the history of every row on screen must
+ * not cost a pass over 10 000 runs each. Returns the count. */
+size_t model_schedule_runs(const model *m, vl_kind kind, const char *schedule, double before,
+                           const model_run **out, size_t max);
 /* Recomputes vols of every run, O(volumes); changes only mark vols_dirty, the screens and
  * --once call this before showing the sums. */
 void model_refresh_volumes(model *m);

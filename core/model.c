@@ -149,6 +149,7 @@ model *model_new(void)
     m->idle_est = est_new(&model_items_opts);
     est_finish(m->idle_est, 0, 0); /* rate and ETA unknown (-1) */
     m->join_gen = 1;               /* the runs' volume lists are to be built */
+    m->hist_gen = 1;
     return m;
 }
 
@@ -188,6 +189,7 @@ void model_free(model *m)
     est_free(m->idle_est);
     free(m->runs);
     free(m->vols);
+    free(m->hist);
     model_index_free(m->run_index);
     model_index_free(m->vol_index);
     model_index_free(m->label_index);
@@ -314,6 +316,23 @@ static void model_run_seen(model *m, model_run *mr, const vl_run *r, double wall
     mr->moves[mr->n_moves++] = s;
 }
 
+/* A run's place in its schedule's history: 0 when it has none (not a finished backup of a
+ * schedule with both times), else a hash of what places it (schedule, start, end, phase). */
+static uint64_t model_hist_key(vl_kind kind, const vl_run *r)
+{
+    if (kind != VL_BACKUP || !r->schedule || !*r->schedule ||
+        (r->phase_id != VL_PH_COMPLETED && r->phase_id != VL_PH_PARTIALLY_FAILED) ||
+        r->started <= 0 || r->completed <= r->started)
+        return 0;
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)r->phase_id;
+    for (const unsigned char *p = (const unsigned char *)r->schedule; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    double t[2] = {r->started, r->completed};
+    const unsigned char *b = (const unsigned char *)t;
+    for (size_t i = 0; i < sizeof t; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h | 1;
+}
+
 model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
 {
     const char *name = r->meta.name ? r->meta.name : "";
@@ -355,6 +374,11 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         mr->uid_hash = uh;
         m->join_gen++;
     }
+    uint64_t hk = model_hist_key(mr->kind, r);
+    if (hk != mr->hist_key) {
+        mr->hist_key = hk;
+        m->hist_gen++;
+    }
     model_run_seen(m, mr, r, wall);
     if (mr->items == m->idle_est && !vl_phase_terminal(r->phase_id)) {
         mr->items = est_new(&model_items_opts); /* came back to life (re-created) */
@@ -392,6 +416,7 @@ void model_remove_run(model *m, vl_kind kind, const char *name)
     model_index_del(m->run_index, &MODEL_BLOCK_OF(model_run_block, r, r)->node);
     if (r->label != r->name)
         model_index_del(m->label_index, &MODEL_BLOCK_OF(model_alias, label, r->label)->node);
+    if (r->hist_key) m->hist_gen++;
     model_run_free(r, m->idle_est);
     m->runs[i] = m->runs[--m->n_runs];
     if (i < m->n_runs) m->runs[i]->pos = i;
@@ -522,36 +547,89 @@ size_t model_run_volumes(const model *m, const model_run *r, model_volume **out,
     return r->n_joined;
 }
 
+/* By schedule, then start (ties by name): a schedule's runs are one slice, oldest first. */
+static int model_hist_cmp(const void *pa, const void *pb)
+{
+    const vl_run *a = (*(const model_run *const *)pa)->run;
+    const vl_run *b = (*(const model_run *const *)pb)->run;
+    int c = strcmp(a->schedule, b->schedule);
+    if (c) return c;
+    if (a->started != b->started) return a->started < b->started ? -1 : 1;
+    return strcmp((*(const model_run *const *)pa)->name, (*(const model_run *const *)pb)->name);
+}
+
+static void model_hist_refresh(const model *cm)
+{
+    if (cm->hist_built == cm->hist_gen) return;
+    model *m = (model *)cm; /* a cache of what the runs say, as the joins */
+    m->n_hist = 0;
+    for (size_t i = 0; i < m->n_runs; i++) {
+        if (!m->runs[i]->hist_key) continue;
+        if (m->n_hist == m->cap_hist) {
+            m->cap_hist = m->cap_hist ? m->cap_hist * 2 : 64;
+            m->hist = xrealloc(m->hist, m->cap_hist * sizeof(*m->hist));
+        }
+        m->hist[m->n_hist++] = m->runs[i];
+    }
+    if (m->n_hist > 1) qsort(m->hist, m->n_hist, sizeof(*m->hist), model_hist_cmp);
+    m->hist_built = m->hist_gen;
+}
+
+size_t model_schedule_runs(const model *m, vl_kind kind, const char *schedule, double before,
+                           const model_run **out, size_t max)
+{
+    if (kind != VL_BACKUP || !schedule || !*schedule || !max) return 0;
+    model_hist_refresh(m);
+    /* the first index past the schedule's runs that started before `before` */
+    size_t lo = 0, hi = m->n_hist;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const vl_run *y = m->hist[mid]->run;
+        int c = strcmp(y->schedule, schedule);
+        if (c < 0 || (c == 0 && (before <= 0 || y->started < before)))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t n = 0;
+    while (lo > 0 && n < max && !strcmp(m->hist[lo - 1]->run->schedule, schedule))
+        out[n++] = m->hist[--lo];
+    return n;
+}
+
 int model_volume_unsized(const vl_volume *v)
 {
     return v && v->bytes_total <= 0 && !vl_phase_terminal(v->phase_id);
 }
 
+static void model_vol_add(model_vol_sum *s, const vl_volume *vol)
+{
+    vl_phase p = vol->phase_id;
+    s->n++;
+    if (p == VL_PH_COMPLETED)
+        s->n_done++;
+    else if (p == VL_PH_FAILED)
+        s->n_failed++;
+    else if (p == VL_PH_CANCELED)
+        s->n_canceled++;
+    else if (vl_phase_active(p))
+        s->n_active++;
+    else
+        s->n_pending++;
+    s->n_unsized += model_volume_unsized(vol);
+    s->bytes_done = kc_sat_add(s->bytes_done, vol->bytes_done);
+    s->bytes_total = kc_sat_add(s->bytes_total, vol->bytes_total);
+}
+
+/* The sums read each run's joined volumes: bytes moving change no join, so most refreshes cost a
+ * walk of the lists, not a lookup per volume. */
 void model_refresh_volumes(model *m)
 {
-    for (size_t i = 0; i < m->n_runs; i++) memset(&m->runs[i]->vols, 0, sizeof(model_vol_sum));
-    for (size_t j = 0; j < m->n_vols; j++) {
-        const model_volume *v = m->vols[j];
-        if (!v->vol || !v->vol->run_name) continue;
-        vl_kind rk = (v->kind == VL_PVB || v->kind == VL_DU) ? VL_BACKUP : VL_RESTORE;
-        model_run *r = model_run_of(m, v->vol, rk);
-        if (!r) continue;
-        model_vol_sum *s = &r->vols;
-        vl_phase p = v->vol->phase_id;
-        s->n++;
-        if (p == VL_PH_COMPLETED)
-            s->n_done++;
-        else if (p == VL_PH_FAILED)
-            s->n_failed++;
-        else if (p == VL_PH_CANCELED)
-            s->n_canceled++;
-        else if (vl_phase_active(p))
-            s->n_active++;
-        else
-            s->n_pending++;
-        s->n_unsized += model_volume_unsized(v->vol);
-        s->bytes_done = kc_sat_add(s->bytes_done, v->vol->bytes_done);
-        s->bytes_total = kc_sat_add(s->bytes_total, v->vol->bytes_total);
+    model_join_refresh(m);
+    for (size_t i = 0; i < m->n_runs; i++) {
+        model_run *r = m->runs[i];
+        memset(&r->vols, 0, sizeof(model_vol_sum));
+        for (size_t j = 0; j < r->n_joined; j++) model_vol_add(&r->vols, r->joined[j]->vol);
     }
     m->vols_dirty = 0;
 }

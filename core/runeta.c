@@ -457,28 +457,10 @@ int runeta_history(const model *m, const model_run *r, re_history *h)
     const vl_run *x = r ? r->run : NULL;
     if (!x || !x->schedule || !*x->schedule || r->kind != VL_BACKUP) return 0;
     double start = x->started > 0 ? x->started : x->meta.created;
-    /* the newest RE_HISTORY_MAX completed runs of the schedule before this one */
+    /* the newest RE_HISTORY_MAX completed runs of the schedule before this one (not r: it
+     * started at `start`, not before) */
     const model_run *pick[RE_HISTORY_MAX];
-    int n = 0;
-    for (size_t i = 0; i < m->n_runs; i++) {
-        const model_run *o = m->runs[i];
-        const vl_run *y = o->run;
-        if (o == r || !y || o->kind != r->kind || !y->schedule || strcmp(y->schedule, x->schedule))
-            continue;
-        if (y->phase_id != VL_PH_COMPLETED && y->phase_id != VL_PH_PARTIALLY_FAILED) continue;
-        if (y->started <= 0 || y->completed <= y->started || (start > 0 && y->started >= start))
-            continue;
-        int k = n < RE_HISTORY_MAX ? n++ : RE_HISTORY_MAX;
-        if (k == RE_HISTORY_MAX) {
-            /* full: replace the oldest if this one is newer */
-            int old = 0;
-            for (int j = 1; j < n; j++)
-                if (pick[j]->run->started < pick[old]->run->started) old = j;
-            if (pick[old]->run->started >= y->started) continue;
-            k = old;
-        }
-        pick[k] = o;
-    }
+    int n = (int)model_schedule_runs(m, r->kind, x->schedule, start, pick, RE_HISTORY_MAX);
     if (!n) return 0;
     double dur[RE_HISTORY_MAX], items[RE_HISTORY_MAX], bytes[RE_HISTORY_MAX];
     h->dur_min = INFINITY;

@@ -444,6 +444,62 @@ START_TEST(history_gives_typical_duration_and_the_prior)
 }
 END_TEST
 
+/* The history is an index kept with the runs: a run joins its schedule's history when it
+ * finishes (its state changed in place, as a test or a store may), leaves it when deleted or
+ * when its schedule label changes, and the newest runs before the asking one come first. */
+START_TEST(history_follows_runs_as_they_finish_and_go)
+{
+    model *m = model_new();
+    vl_run a, b, c, r;
+    set_run(&a, VL_BACKUP, "n-a", VL_PH_COMPLETED, T0 - 3000, 10, 10);
+    a.completed = T0 - 2900; /* 100 s */
+    a.schedule = (char *)"nightly";
+    set_run(&b, VL_BACKUP, "n-b", VL_PH_IN_PROGRESS, T0 - 2000, 5, 10);
+    b.schedule = (char *)"nightly";
+    set_run(&c, VL_BACKUP, "n-c", VL_PH_PARTIALLY_FAILED, T0 - 1000, 10, 10);
+    c.completed = T0 - 700; /* 300 s */
+    c.schedule = (char *)"nightly";
+    set_run(&r, VL_BACKUP, "n-now", VL_PH_IN_PROGRESS, T0, 0, 10);
+    r.schedule = (char *)"nightly";
+    model_upsert_run(m, &a, 0, T0);
+    model_upsert_run(m, &b, 0, T0);
+    model_upsert_run(m, &c, 0, T0);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    const model_run *out[4];
+    ck_assert_int_eq(model_schedule_runs(m, VL_BACKUP, "nightly", T0, out, 4), 2);
+    ck_assert_str_eq(out[0]->name, "n-c"); /* newest first */
+    ck_assert_str_eq(out[1]->name, "n-a");
+    ck_assert_int_eq(model_schedule_runs(m, VL_BACKUP, "nightly", T0 - 1000, out, 4), 1);
+    ck_assert_int_eq(model_schedule_runs(m, VL_BACKUP, "nightly", 0, out, 1), 1);
+    ck_assert_str_eq(out[0]->name, "n-c");
+    ck_assert_int_eq(model_schedule_runs(m, VL_BACKUP, "nightl", T0, out, 4), 0);
+    ck_assert_int_eq(model_schedule_runs(m, VL_RESTORE, "nightly", T0, out, 4), 0);
+    re_history hi;
+    ck_assert_int_eq(runeta_history(m, mr, &hi), 2);
+    ck_assert_near(hi.dur_med, 200, 0);
+    /* b finishes (the same object, changed in place): 500 s joins the history */
+    b.phase_id = VL_PH_COMPLETED;
+    b.completed = T0 - 1500;
+    model_upsert_run(m, &b, 1, T0 + 1);
+    ck_assert_int_eq(runeta_history(m, mr, &hi), 3);
+    ck_assert_near(hi.dur_med, 300, 0);
+    ck_assert_near(hi.dur_max, 500, 0);
+    /* c is relabelled to another schedule, a is deleted */
+    c.schedule = (char *)"weekly";
+    model_upsert_run(m, &c, 2, T0 + 2);
+    model_remove_run(m, VL_BACKUP, "n-a");
+    ck_assert_int_eq(runeta_history(m, mr, &hi), 1);
+    ck_assert_near(hi.dur_med, 500, 0);
+    ck_assert_int_eq(model_schedule_runs(m, VL_BACKUP, "weekly", 0, out, 4), 1);
+    ck_assert_str_eq(out[0]->name, "n-c");
+    /* a run of the schedule that failed is no part of it */
+    b.phase_id = VL_PH_FAILED;
+    model_upsert_run(m, &b, 3, T0 + 3);
+    ck_assert_int_eq(runeta_history(m, mr, &hi), 0);
+    model_free(m);
+}
+END_TEST
+
 /* The issue's sticky prior: a nightly without volumes whose 7 earlier runs took 50 s (299 items
  * at 6/s) goes at 24/s. Pods are still to come (volumes may), so the live ETA is a bound; the
  * history moved no bytes, so it knows nothing the live figure lacks, and the run's share done
@@ -608,6 +664,7 @@ int main(void)
     tcase_add_test(tc, items_stalled_while_a_volume_moves_is_not_a_stalled_run);
     tcase_add_test(tc, volumes_not_sized_yet_make_a_lower_bound);
     tcase_add_test(tc, history_gives_typical_duration_and_the_prior);
+    tcase_add_test(tc, history_follows_runs_as_they_finish_and_go);
     tcase_add_test(tc, history_gives_way_to_live_progress);
     tcase_add_test(tc, absurd_cluster_numbers_stay_defined);
     tcase_add_test(tc, speeded_up_clock_gives_wall_time_figures);
