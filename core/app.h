@@ -111,9 +111,14 @@ typedef struct model {
      * server's Date headers: kc_client_clock_offset) is added, so every cluster timestamp is
      * judged on the cluster's clock. */
     double clock_scale, clock_wall0, clock_cluster0;
-    /* private: bumps when a volume or run comes or goes, or what joins them changes; the runs'
-     * volume lists are as of join_built */
+    /* private: bumps when the joins must be built again (a volume or run goes, or what joins
+     * them changes); the runs' volume lists are as of join_built, and a volume or run that comes
+     * while they are current is joined at once */
     unsigned long join_gen, join_built;
+    /* private: volumes naming a run that is not there (yet), as of the last join: a run that
+     * comes takes its own from them, instead of a new pass over every volume */
+    struct model_volume **orphans;
+    size_t n_orphans, cap_orphans;
     /* private: the schedules' finished runs, sorted (model_schedule_runs), as of hist_built; bumps
      * when a run enters, leaves or changes its place in that history */
     struct model_run **hist;

@@ -137,6 +137,8 @@ static void model_index_del(model_index *ix, model_node *n)
     }
 }
 
+static void model_join_add(model *m, model_volume *v);
+static void model_join_orphans(model *m);
 static const est_opts model_items_opts = {60.0, 1.0};
 static const est_opts model_bytes_opts = {60.0, 10.0};
 
@@ -190,6 +192,7 @@ void model_free(model *m)
     free(m->runs);
     free(m->vols);
     free(m->hist);
+    free(m->orphans);
     model_index_free(m->run_index);
     model_index_free(m->vol_index);
     model_index_free(m->label_index);
@@ -337,6 +340,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
 {
     const char *name = r->meta.name ? r->meta.name : "";
     model_run *mr = model_find_run(m, r->kind, name);
+    int fresh = 0;
     if (!mr) {
         if (m->n_runs == m->cap_runs) {
             m->cap_runs = m->cap_runs ? m->cap_runs * 2 : 64;
@@ -366,11 +370,20 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
         m->runs[m->n_runs++] = mr;
         model_index_put(m->run_index, &blk->node, (int)mr->kind, mr->name);
         m->vols_dirty = 1;
-        m->join_gen++;
+        fresh = 1;
     }
     mr->run = r;
     uint32_t uh = r->meta.uid && *r->meta.uid ? vl_uid_hash(r->meta.uid) : 0;
-    if (uh != mr->uid_hash) { /* created again under its name: its volumes are others */
+    if (fresh) {
+        mr->uid_hash = uh;
+        /* its volumes are among the orphans, unless its name is another run's label too (then
+         * it may take volumes joined to that one: everything is joined again) */
+        if (m->join_built == m->join_gen &&
+            !model_index_get(m->label_index, (int)mr->kind, mr->name))
+            model_join_orphans(m);
+        else
+            m->join_gen++;
+    } else if (uh != mr->uid_hash) { /* created again under its name: its volumes are others */
         mr->uid_hash = uh;
         m->join_gen++;
     }
@@ -447,7 +460,13 @@ void model_upsert_volume(model *m, const vl_volume *v, double now)
     mv->vol = v;
     mv->name = (char *)name; /* the same text, in the state that replaces the one it was in */
     uint32_t key = (v->run_name ? vl_uid_hash(v->run_name) : 0) * 31u + v->run_uid_hash + 1;
-    if (fresh || key != mv->join_key) { /* a new volume, or relabelled: the joins change */
+    if (fresh) { /* joined now if the joins are current, else with the rest */
+        mv->join_key = key;
+        if (m->join_built == m->join_gen)
+            model_join_add(m, mv);
+        else
+            m->join_gen++;
+    } else if (key != mv->join_key) { /* relabelled: the joins change */
         mv->join_key = key;
         m->join_gen++;
     }
@@ -519,23 +538,57 @@ static model_run *model_run_of(const model *m, const vl_volume *v, vl_kind rk)
  * volumes, for every row on screen and every run in flight, and a pass over 50 000 volumes per
  * ask cost a scrape 65 ms. The lists are a cache of what model_volume_of says, so the const
  * model may build them. */
+/* The run volume v joins, or NULL. */
+static model_run *model_join_run(const model *m, const model_volume *v)
+{
+    if (!v->vol || !v->vol->run_name) return NULL;
+    vl_kind rk = (v->kind == VL_PVB || v->kind == VL_DU) ? VL_BACKUP : VL_RESTORE;
+    model_run *r = model_run_of(m, v->vol, rk);
+    return r && model_volume_of(v, r) ? r : NULL;
+}
+
+static void model_join_push(model_volume ***list, size_t *n, size_t *cap, model_volume *v)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        *list = xrealloc(*list, *cap * sizeof(**list));
+    }
+    (*list)[(*n)++] = v;
+}
+
+/* Volume v, the last in m->vols, joined to its run, or kept as an orphan if it names one. */
+static void model_join_add(model *m, model_volume *v)
+{
+    model_run *r = model_join_run(m, v);
+    if (r)
+        model_join_push(&r->joined, &r->n_joined, &r->cap_joined, v);
+    else if (v->vol && v->vol->run_name)
+        model_join_push(&m->orphans, &m->n_orphans, &m->cap_orphans, v);
+}
+
+/* A run came: the orphans that are its volumes join it (in the volumes' order, as a full build
+ * would have them). */
+static void model_join_orphans(model *m)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_orphans; i++) {
+        model_volume *v = m->orphans[i];
+        model_run *r = model_join_run(m, v);
+        if (r)
+            model_join_push(&r->joined, &r->n_joined, &r->cap_joined, v);
+        else
+            m->orphans[k++] = v;
+    }
+    m->n_orphans = k;
+}
+
 static void model_join_refresh(const model *cm)
 {
     if (cm->join_built == cm->join_gen) return;
     model *m = (model *)cm;
     for (size_t i = 0; i < m->n_runs; i++) m->runs[i]->n_joined = 0;
-    for (size_t j = 0; j < m->n_vols; j++) {
-        model_volume *v = m->vols[j];
-        if (!v->vol || !v->vol->run_name) continue;
-        vl_kind rk = (v->kind == VL_PVB || v->kind == VL_DU) ? VL_BACKUP : VL_RESTORE;
-        model_run *r = model_run_of(m, v->vol, rk);
-        if (!r || !model_volume_of(v, r)) continue;
-        if (r->n_joined == r->cap_joined) {
-            r->cap_joined = r->cap_joined ? r->cap_joined * 2 : 4;
-            r->joined = xrealloc(r->joined, r->cap_joined * sizeof(*r->joined));
-        }
-        r->joined[r->n_joined++] = v;
-    }
+    m->n_orphans = 0;
+    for (size_t j = 0; j < m->n_vols; j++) model_join_add(m, m->vols[j]);
     m->join_built = m->join_gen;
 }
 

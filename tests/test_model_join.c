@@ -169,6 +169,107 @@ START_TEST(decoded_volume_keeps_its_run_uid_label)
 }
 END_TEST
 
+/* The joins kept as volumes and runs come (a volume joined at once, a run taking its volumes
+ * from the orphans) are the joins built from scratch: 4 000 random steps of runs and volumes
+ * coming, going, relabelled and re-created (short and long names, uids or none), checked every
+ * 20 steps against a model given the same objects at once. */
+static unsigned long lcg = 12345;
+static unsigned rnd(unsigned n)
+{
+    lcg = lcg * 6364136223846793005ul + 1442695040888963407ul;
+    return (unsigned)((lcg >> 33) % n);
+}
+
+#define NRUN 6
+#define NVOL 40
+static const char *run_names[NRUN] = {"a", "b", N64, N200, "c", L64};
+static const char *labels[] = {"a", "b", L64, N64, L200, "c", "zz"};
+static const char *uids[] = {NULL, "u1", "u2"};
+
+static void names_of(const model *m, const model_run *r, char *out, size_t n)
+{
+    model_volume *v[NVOL];
+    size_t k = model_run_volumes(m, r, v, NVOL);
+    out[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        strncat(out, v[i]->name, n - strlen(out) - 1);
+        strncat(out, ",", n - strlen(out) - 1);
+    }
+}
+
+START_TEST(joins_as_they_come_equal_joins_built_again)
+{
+    vl_run runs[2][NRUN];
+    int run_in[2][NRUN] = {{0}};
+    vl_volume vols[NVOL];
+    int vol_in[NVOL] = {0};
+    char vnames[NVOL][8];
+    model *m = model_new();
+    int checks = 0, orphans_seen = 0;
+    for (int step = 0; step < 4000; step++) {
+        unsigned op = rnd(10);
+        if (op < 2) { /* a run comes, or is written again, perhaps re-created with another uid */
+            int k = (int)rnd(2), i = (int)rnd(NRUN);
+            if (!run_in[k][i] || rnd(4) == 0) {
+                run_init(&runs[k][i], k ? VL_RESTORE : VL_BACKUP, run_names[i], uids[rnd(3)]);
+                run_in[k][i] = 1;
+            }
+            model_upsert_run(m, &runs[k][i], 1.0, 0);
+        } else if (op == 2) {
+            int k = (int)rnd(2), i = (int)rnd(NRUN);
+            model_remove_run(m, k ? VL_RESTORE : VL_BACKUP, run_names[i]);
+            run_in[k][i] = 0;
+        } else if (op < 6) { /* a volume comes, is written again, or is relabelled */
+            int j = (int)rnd(NVOL);
+            vl_volume *v = &vols[j];
+            if (!vol_in[j] || rnd(3) == 0) {
+                static const vl_kind vk[] = {VL_PVB, VL_DU, VL_PVR, VL_DD};
+                /* one object per name here: another kind under it is another object */
+                if (vol_in[j]) model_remove_volume(m, v->kind, vnames[j]);
+                snprintf(vnames[j], sizeof vnames[j], "v%d", j);
+                memset(v, 0, sizeof *v);
+                v->kind = vk[rnd(4)];
+                v->meta.name = vnames[j];
+                v->run_name = rnd(8) ? (char *)labels[rnd(7)] : NULL;
+                v->run_uid_hash = vl_uid_hash(uids[rnd(3)]);
+                v->phase_id = VL_PH_IN_PROGRESS;
+                v->bytes_total = 1000;
+                vol_in[j] = 1;
+            } else if (rnd(2)) { /* relabelled in place */
+                v->run_name = (char *)labels[rnd(7)];
+            }
+            model_upsert_volume(m, v, 1.0);
+        } else if (op == 6) {
+            int j = (int)rnd(NVOL);
+            if (vol_in[j]) model_remove_volume(m, vols[j].kind, vnames[j]);
+            vol_in[j] = 0;
+        } else if (m->n_runs) { /* a screen asks: the joins are current again */
+            model_run_volumes(m, m->runs[rnd((unsigned)m->n_runs)], NULL, 0);
+        }
+        orphans_seen |= m->n_orphans > 0;
+        if (step % 20 != 19) continue;
+        /* the same objects given at once to a model that joins them in one build */
+        model *ref = model_new();
+        for (size_t i = 0; i < m->n_runs; i++) model_upsert_run(ref, m->runs[i]->run, 1.0, 0);
+        for (size_t j = 0; j < m->n_vols; j++) model_upsert_volume(ref, m->vols[j]->vol, 1.0);
+        for (size_t i = 0; i < m->n_runs; i++) {
+            char got[512], want[512];
+            names_of(m, m->runs[i], got, sizeof got);
+            model_run *rr = model_find_run(ref, m->runs[i]->kind, m->runs[i]->name);
+            ck_assert_ptr_nonnull(rr);
+            names_of(ref, rr, want, sizeof want);
+            ck_assert_msg(!strcmp(got, want), "step %d, run %s: joined [%s], built again [%s]",
+                          step, m->runs[i]->name, got, want);
+        }
+        model_free(ref);
+        checks++;
+    }
+    ck_assert_int_eq(checks, 200);
+    ck_assert_int_eq(orphans_seen, 1); /* the orphans' path was taken */
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model_join");
@@ -177,6 +278,7 @@ int main(void)
     tcase_add_test(tc, volumes_join_by_valid_label_never_by_raw_name);
     tcase_add_test(tc, volumes_join_by_uid_when_both_have_one);
     tcase_add_test(tc, decoded_volume_keeps_its_run_uid_label);
+    tcase_add_test(tc, joins_as_they_come_equal_joins_built_again);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
