@@ -669,6 +669,12 @@ int main(int argc, char **argv)
         free(current);
         return 2;
     }
+    if (multi && details) { /* DownloadRequests are writes: one cluster at a time, by name */
+        san_error("--details writes to the cluster (DownloadRequests): name one context");
+        ctxsel_clear(&sel);
+        free(current);
+        return 2;
+    }
     setlocale(LC_ALL, "");
     const char *cs0 = nl_langinfo(CODESET); /* stderr's messages: placeholders for this locale */
     san_set_ascii(!(cs0 && (!strcasecmp(cs0, "UTF-8") || !strcasecmp(cs0, "utf8"))));

@@ -158,4 +158,11 @@ assert list(d)[:3] == ["context", "server", "namespace"] and "contexts" not in d
 head -n 1 "$D/one.txt" | grep -q '^NAME  *KIND  *PHASE' || tui_fail "one context table: $(head -n 1 "$D/one.txt")"
 rc=0; "$VELTOP" --once --context not-there >/dev/null 2>"$D/one.err" || rc=$?
 [ "$rc" = 2 ] || tui_fail "one missing context: exit $rc, want 2 as before"
+# what takes one context says so over several: exit 2, nothing asked of any cluster
+for opt in "--once --details" "--wait backup/hourly-1"; do
+    rc=0; $VELTOP $opt --all-contexts >"$D/o.out" 2>"$D/o.err" || rc=$?
+    [ "$rc" = 2 ] || tui_fail "$opt over several contexts: exit $rc, want 2"
+    grep -q 'name one context$' "$D/o.err" || tui_fail "$opt over several contexts: $(cat "$D/o.err")"
+    [ -s "$D/o.out" ] && tui_fail "$opt over several contexts printed: $(cat "$D/o.out")"
+done
 echo "once_fleet: ok"
