@@ -115,10 +115,11 @@ typedef struct model {
      * them changes); the runs' volume lists are as of join_built, and a volume or run that comes
      * while they are current is joined at once */
     unsigned long join_gen, join_built;
-    /* private: volumes naming a run that is not there (yet), as of the last join: a run that
-     * comes takes its own from them, instead of a new pass over every volume */
-    struct model_volume **orphans;
-    size_t n_orphans, cap_orphans;
+    /* private: volumes naming a run that is not there (yet), as of the last join, by the label
+     * they name: a run that comes takes its own from them, instead of a new pass over every
+     * volume; n_orphans of them are still waiting */
+    struct model_orphans *orphans;
+    size_t n_orphans;
     /* private: the schedules' finished runs, sorted (model_schedule_runs), as of hist_built; bumps
      * when a run enters, leaves or changes its place in that history */
     struct model_run **hist;

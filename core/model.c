@@ -138,7 +138,8 @@ static void model_index_del(model_index *ix, model_node *n)
 }
 
 static void model_join_add(model *m, model_volume *v);
-static void model_join_orphans(model *m);
+static void model_join_orphans(model *m, model_run *r);
+static void model_orphans_free(struct model_orphans *o);
 static const est_opts model_items_opts = {60.0, 1.0};
 static const est_opts model_bytes_opts = {60.0, 10.0};
 
@@ -192,7 +193,7 @@ void model_free(model *m)
     free(m->runs);
     free(m->vols);
     free(m->hist);
-    free(m->orphans);
+    model_orphans_free(m->orphans);
     model_index_free(m->run_index);
     model_index_free(m->vol_index);
     model_index_free(m->label_index);
@@ -380,7 +381,7 @@ model_run *model_upsert_run(model *m, const vl_run *r, double now, double wall)
          * it may take volumes joined to that one: everything is joined again) */
         if (m->join_built == m->join_gen &&
             !model_index_get(m->label_index, (int)mr->kind, mr->name))
-            model_join_orphans(m);
+            model_join_orphans(m, mr);
         else
             m->join_gen++;
     } else if (uh != mr->uid_hash) { /* created again under its name: its volumes are others */
@@ -556,6 +557,65 @@ static void model_join_push(model_volume ***list, size_t *n, size_t *cap, model_
     (*list)[(*n)++] = v;
 }
 
+/* The orphans: a chained hash of the label each names, entries in the order they came (the
+ * volumes' order); an entry taken by its run is emptied, and all are dropped at the next full
+ * join. */
+typedef struct model_orphan {
+    model_volume *v; /* NULL once taken */
+    uint32_t h;
+    int next; /* the next entry of the chain, -1 none */
+} model_orphan;
+
+struct model_orphans {
+    model_orphan *e;
+    size_t n, cap;
+    int *head; /* nb chains */
+    size_t nb;
+};
+
+static void model_orphans_free(struct model_orphans *o)
+{
+    if (!o) return;
+    free(o->e);
+    free(o->head);
+    free(o);
+}
+
+static void model_orphans_clear(model *m)
+{
+    struct model_orphans *o = m->orphans;
+    m->n_orphans = 0;
+    if (!o) return;
+    o->n = 0;
+    for (size_t i = 0; i < o->nb; i++) o->head[i] = -1;
+}
+
+static void model_orphans_link(struct model_orphans *o, size_t i)
+{
+    size_t b = o->e[i].h & (o->nb - 1);
+    o->e[i].next = o->head[b];
+    o->head[b] = (int)i;
+}
+
+static void model_orphans_add(model *m, model_volume *v)
+{
+    if (!m->orphans) m->orphans = xcalloc(1, sizeof *m->orphans);
+    struct model_orphans *o = m->orphans;
+    if (o->n == o->cap) {
+        o->cap = o->cap ? o->cap * 2 : 64;
+        o->e = xrealloc(o->e, o->cap * sizeof *o->e);
+    }
+    if (o->n >= o->nb) { /* as many chains as entries */
+        o->nb = o->nb ? o->nb * 2 : 64;
+        o->head = xrealloc(o->head, o->nb * sizeof *o->head);
+        for (size_t i = 0; i < o->nb; i++) o->head[i] = -1;
+        for (size_t i = 0; i < o->n; i++) model_orphans_link(o, i);
+    }
+    o->e[o->n] = (model_orphan){v, model_hash(0, v->vol->run_name), -1};
+    model_orphans_link(o, o->n++);
+    m->n_orphans++;
+}
+
 /* Volume v, the last in m->vols, joined to its run, or kept as an orphan if it names one. */
 static void model_join_add(model *m, model_volume *v)
 {
@@ -563,23 +623,32 @@ static void model_join_add(model *m, model_volume *v)
     if (r)
         model_join_push(&r->joined, &r->n_joined, &r->cap_joined, v);
     else if (v->vol && v->vol->run_name)
-        model_join_push(&m->orphans, &m->n_orphans, &m->cap_orphans, v);
+        model_orphans_add(m, v);
 }
 
-/* A run came: the orphans that are its volumes join it (in the volumes' order, as a full build
- * would have them). */
-static void model_join_orphans(model *m)
+static int model_vol_pos_cmp(const void *a, const void *b)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < m->n_orphans; i++) {
-        model_volume *v = m->orphans[i];
-        model_run *r = model_join_run(m, v);
-        if (r)
-            model_join_push(&r->joined, &r->n_joined, &r->cap_joined, v);
-        else
-            m->orphans[k++] = v;
+    size_t pa = (*(model_volume *const *)a)->pos, pb = (*(model_volume *const *)b)->pos;
+    return pa < pb ? -1 : pa > pb;
+}
+
+/* Run r came: the orphans that name its label join it, in the volumes' order (as a full build
+ * would have them). */
+static void model_join_orphans(model *m, model_run *r)
+{
+    struct model_orphans *o = m->orphans;
+    if (!o || !m->n_orphans) return;
+    uint32_t h = model_hash(0, r->label);
+    for (int i = o->head[h & (o->nb - 1)]; i >= 0; i = o->e[i].next) {
+        model_orphan *e = &o->e[i];
+        if (!e->v || e->h != h || strcmp(e->v->vol->run_name, r->label)) continue;
+        model_run *to = model_join_run(m, e->v);
+        if (!to) continue;
+        model_join_push(&to->joined, &to->n_joined, &to->cap_joined, e->v);
+        e->v = NULL;
+        m->n_orphans--;
     }
-    m->n_orphans = k;
+    if (r->n_joined > 1) qsort(r->joined, r->n_joined, sizeof *r->joined, model_vol_pos_cmp);
 }
 
 static void model_join_refresh(const model *cm)
@@ -587,7 +656,7 @@ static void model_join_refresh(const model *cm)
     if (cm->join_built == cm->join_gen) return;
     model *m = (model *)cm;
     for (size_t i = 0; i < m->n_runs; i++) m->runs[i]->n_joined = 0;
-    m->n_orphans = 0;
+    model_orphans_clear(m);
     for (size_t j = 0; j < m->n_vols; j++) model_join_add(m, m->vols[j]);
     m->join_built = m->join_gen;
 }

@@ -1,10 +1,11 @@
 /* simkinds.h: the Kubernetes resources (besides velero.io's) the simulated cluster has, as its
  * discovery names them: the built-in API groups and the CRDs the scenarios' runs back up
  * (cert-manager, Prometheus operator). One table for the plans' names (simplan.c: resource-list
- * keys, GroupKinds) and for discovery (server.c): /api/v1 and /apis/<group>/<version> list them
- * with their real plural, singular, Kind, scope and short names, so a client resolves a Kind to
- * its plural as against a real API server (kubectl api-resources, veltop's restore rows). The sim
- * stores no objects of them (but pods and namespaces, simstore.c): only discovery names them. */
+ * keys, GroupKinds) and for discovery (server_discovery.c): /api/v1 and /apis/<group>/<version>
+ * list them with their real plural, singular, Kind, scope and short names, so a client resolves a
+ * Kind to its plural as against a real API server (kubectl api-resources, veltop's restore rows).
+ * The sim stores no objects of them (but pods and namespaces, simstore.c): only discovery names
+ * them. */
 #pragma once
 #include <cjson/cJSON.h>
 #include <stddef.h>
