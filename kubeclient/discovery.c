@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/util.h"
 
 typedef enum { KD_ASKING, KD_OK, KD_FAILED } kd_state;
@@ -161,6 +162,7 @@ int kc_discovery_plural(kc_discovery *d, const char *group_version, const char *
     for (size_t i = 0; i < d->n && !g; i++)
         if (!strcmp(d->gvs[i]->gv, group_version)) g = d->gvs[i];
     if (!g) {
+        if (d->n >= KC_CAP_DISCOVERY_GVS) return -1; /* caps.h: never asked */
         if (d->n == d->cap) {
             d->cap = d->cap ? d->cap * 2 : 16;
             d->gvs = xrealloc(d->gvs, d->cap * sizeof *d->gvs);

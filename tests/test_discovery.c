@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/caps.h"
 #include "kubeclient/client.h"
 #include "kubeclient/discovery.h"
 #include "kubeclient/kubeconfig.h"
@@ -90,6 +91,33 @@ START_TEST(sim_is_asked_once_per_group_version)
 }
 END_TEST
 
+/* A resource list naming a million group versions sends no million requests: past the cap a new
+ * one is not served, at once, and nothing is asked; the ones asked before still answer. */
+START_TEST(group_versions_asked_are_capped)
+{
+    tu_sim ts;
+    tu_sim_start(&ts, (vsim_opts){0});
+    tu_sim_connect(&ts);
+    kc_discovery *d = kc_discovery_new(ts.client);
+    const char *pl;
+    ck_assert_int_eq(kc_discovery_plural(d, "velero.io/v1", "Backup", &pl), 0);
+    char gv[64];
+    for (int i = 1; i < KC_CAP_DISCOVERY_GVS; i++) {
+        snprintf(gv, sizeof gv, "x%d.example.com/v1", i);
+        ck_assert_int_eq(kc_discovery_plural(d, gv, "Kind", &pl), 0);
+    }
+    ck_assert_int_eq(kc_discovery_asking(d), KC_CAP_DISCOVERY_GVS);
+    ck_assert_int_eq(kc_discovery_plural(d, "x0.example.com/v1", "Kind", &pl), -1);
+    ck_assert_int_eq(kc_discovery_plural(d, "v1", "Pod", &pl), -1);
+    ck_assert_int_eq(kc_discovery_asking(d), KC_CAP_DISCOVERY_GVS);
+    ck_assert_int_eq(kc_loop_run_until(ts.loop, answered, d, 20000), 1);
+    ck_assert_int_eq(kc_discovery_plural(d, "velero.io/v1", "Backup", &pl), 1);
+    ck_assert_str_eq(pl, "backups");
+    kc_discovery_free(d);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("discovery");
@@ -97,6 +125,7 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, resource_list_parses_to_kinds_and_plurals);
     tcase_add_test(tc, sim_is_asked_once_per_group_version);
+    tcase_add_test(tc, group_versions_asked_are_capped);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -46,6 +46,11 @@
  * so. The bytes of the list are KC_CAP_BODY_BYTES at most. */
 #define KC_CAP_RESOURCE_ROWS 4096
 
+/* Group/versions discovery asks the API server about (one GET each): a real cluster serves a few
+ * hundred at most; a resource list naming a million (each its own x<N>.example.com/v1) would
+ * have sent thousands of requests. Past the cap a kind's plural is unknown (then guessed). */
+#define KC_CAP_DISCOVERY_GVS 512
+
 /* An artifact download (stored log, results, resource list) slower than KC_CAP_DL_MIN_BPS bytes a
  * second over KC_CAP_DL_SLOW_SECS seconds is given up with a message: a store dripping a few
  * bytes a second (or answering and then sending nothing) would hold "downloading" for good. */

@@ -16,7 +16,8 @@ void kc_discovery_on_change(kc_discovery *d, void (*cb)(void *arg), void *arg);
  * Returns 1 with *plural set (valid until d is freed); 0 while the server is being asked (the
  * answer comes with the on_change callback); -1 when the server does not serve it (the group
  * version is unknown to it, or lists no such kind): asked again at most every retry_ms after
- * (a CRD restored later makes it appear). */
+ * (a CRD restored later makes it appear). Past KC_CAP_DISCOVERY_GVS group versions, a new one is
+ * -1 at once, never asked. */
 int kc_discovery_plural(kc_discovery *d, const char *group_version, const char *kind,
                         const char **plural);
 #define KC_DISCOVERY_RETRY_MS 10000
