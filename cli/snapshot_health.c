@@ -57,7 +57,10 @@ static void sh_locations(cJSON *root, const health *h)
 static void sh_pods(cJSON *root, const health *h)
 {
     const kc_pod *p = h->server;
-    if (!p) {
+    if (!h->pods_known) { /* pods not visible (forbidden, failing): unknown, not "none" */
+        cJSON_AddNullToObject(root, "velero");
+        cJSON_AddNullToObject(root, "nodeAgents");
+    } else if (!p) {
         cJSON_AddNullToObject(root, "velero");
     } else {
         cJSON *o = cJSON_AddObjectToObject(root, "velero");
@@ -68,8 +71,8 @@ static void sh_pods(cJSON *root, const health *h)
         snapshot_add_str(o, "lastRestartReason", p->last_reason);
         snapshot_add_str(o, "version", p->version);
     }
-    cJSON *a = cJSON_AddArrayToObject(root, "nodeAgents");
-    for (size_t i = 0; i < h->n_agents; i++) {
+    cJSON *a = h->pods_known ? cJSON_AddArrayToObject(root, "nodeAgents") : NULL;
+    for (size_t i = 0; a && i < h->n_agents; i++) {
         cJSON *o = cJSON_CreateObject();
         snapshot_add_str(o, "node", h->agents[i].node);
         snapshot_add_str(o, "pod", h->agents[i].pod->name);
@@ -86,6 +89,10 @@ static void sh_pods(cJSON *root, const health *h)
         cJSON_AddNumberToObject(o, "current", ds->current);
         cJSON_AddNumberToObject(o, "ready", ds->ready);
         cJSON_AddNumberToObject(o, "available", ds->available);
+    }
+    if (!h->pods_known) {
+        cJSON_AddNullToObject(root, "nodesWithoutNodeAgent");
+        return;
     }
     cJSON *nw = cJSON_AddArrayToObject(root, "nodesWithoutNodeAgent");
     for (size_t i = 0; i < h->n_nodes_without; i++) {

@@ -84,6 +84,9 @@ for name in (eks, "eks-exec", "dr-site", "kubernetes-admin@staging"):
 assert {r["name"] for r in ctx["eks-exec"]["runs"]} >= {"hourly-1", "hourly-2"}
 # one "incomplete" per context, in the words of one context's --once
 assert ctx["dr-site"]["incomplete"] == ["pods forbidden"], ctx["dr-site"]["incomplete"]
+# what the pods would say is unknown there, not none
+assert (ctx["dr-site"]["velero"], ctx["dr-site"]["nodeAgents"], ctx["dr-site"]["nodesWithoutNodeAgent"]) == (None, None, None), ctx["dr-site"]
+assert len(ctx[eks]["nodeAgents"]) == 3 and ctx[eks]["nodesWithoutNodeAgent"] == [], ctx[eks]
 def no_twice(pairs):  # no key given twice in any object (json.load keeps the last silently)
     keys = [k for k, _ in pairs]
     assert len(keys) == len(set(keys)), keys

@@ -4,7 +4,8 @@
 # ':', '/', '@' and '_' intact); the per-cluster gauges say which clusters answered and which did
 # not (refused, unauthorized) without one delaying the others; the runs in flight per context are
 # the ones `--once --json` gives for that context at the same time; promtool finds the
-# exposition clean; SIGTERM stops it with status 0.
+# exposition clean; the schedules' and the clusters' health gauges are --once's figures (absent
+# where it says null: pods forbidden); SIGTERM stops it with status 0.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 for t in promtool curl python3; do
     command -v "$t" >/dev/null || {
@@ -82,6 +83,36 @@ assert flying, "no runs_in_flight for " + ctx
 once = {(r["kind"], r["name"]) for r in doc["runs"] if r["phase"] in ("New", "Queued", "ReadyToStart", "InProgress", "WaitingForPluginOperations", "WaitingForPluginOperationsPartiallyFailed", "Finalizing", "FinalizingPartiallyFailed")}
 assert names == once, (ctx, sorted(names), sorted(once))
 assert int(flying.group(1)) == len(once), (ctx, flying.group(1), len(once))
+# the schedules and the cluster's health, as --once says them (absent where it says null)
+def sample(name, **extra):
+    want = dict(context=esc, namespace="velero", **extra)
+    for m in re.finditer(r'^%s\{(.*)\} (\S+)$' % name, text, re.M):
+        if dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(1))) == want:
+            return float(m.group(2))
+    return None
+import calendar, time
+def ts(s):
+    return None if s is None else calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
+for sc in doc["schedules"]:
+    n = sc["name"]
+    assert sample("veltop_schedule_paused", schedule=n) == float(sc["paused"]), (ctx, n)
+    if not sc["paused"]:
+        assert sample("veltop_schedule_overdue", schedule=n) == float(sc["overdue"]), (ctx, n)
+        assert sample("veltop_schedule_next_run_timestamp_seconds", schedule=n) == ts(sc["nextRun"]), (ctx, n)
+v = doc["velero"]
+assert sample("veltop_cluster_velero_info", version=v["version"]) == 1 if v and v.get("version") else \
+    not re.search(r'^veltop_cluster_velero_info\{context="%s",' % re.escape(esc), text, re.M), (ctx, v)
+agents = doc["nodeAgents"]
+if agents is None:
+    assert sample("veltop_cluster_node_agents") is None, ctx
+else:
+    assert sample("veltop_cluster_node_agents") == len(agents), ctx
+    assert sample("veltop_cluster_node_agents_ready") == sum(a["ready"] for a in agents), ctx
+bsl = doc["storageLocations"]
+assert sample("veltop_cluster_storage_locations") == len(bsl), ctx
+assert sample("veltop_cluster_storage_locations_available") == sum(b["phase"] == "Available" for b in bsl), ctx
+print("  %s: %d schedules, %s node agents, %d storage locations agree" % (
+    ctx, len(doc["schedules"]), "no" if agents is None else len(agents), len(bsl)))
 print("  %s: %d in flight" % (ctx, len(once)))
 PY
 }

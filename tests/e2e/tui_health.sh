@@ -56,7 +56,7 @@ t0=$SECONDS
 [ $((SECONDS - t0)) -lt 10 ] || tui_fail "--once waited $((SECONDS - t0)) s for forbidden pods"
 grep -qx 'veltop: incomplete: not visible: pods forbidden' "$TUI_DIR/once.err" ||
     tui_fail "--once stderr: $(cat "$TUI_DIR/once.err")"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["velero"] is None and d["nodeAgents"] == [] and d["incomplete"] == ["pods forbidden"], d' \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["velero"] is None and d["nodeAgents"] is None and d["nodesWithoutNodeAgent"] is None and d["incomplete"] == ["pods forbidden"], d' \
     "$TUI_DIR/once.json" || tui_fail "--once --json with pods forbidden"
 tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '● live'
