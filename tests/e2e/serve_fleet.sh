@@ -49,7 +49,11 @@ end=$((SECONDS + 30))
 t0=$SECONDS
 until curl -sf --max-time 2 "$M/metrics" >"$D/m.txt" 2>/dev/null && want_reach "$D/m.txt" 2>"$D/reach.err"; do
     kill -0 "$VELTOP_PID" 2>/dev/null || { cat "$D/veltop.err" >&2; tui_fail "veltop --serve exited"; }
-    [ "$SECONDS" -le "$end" ] || { cat "$D/reach.err" >&2; tui_fail "the clusters' reachable gauges never settled"; }
+    [ "$SECONDS" -le "$end" ] || {
+        cat "$D/reach.err" "$D/veltop.err" >&2
+        grep -v '^#' "$D/m.txt" | grep '^veltop_cluster' >&2
+        tui_fail "the clusters' reachable gauges never settled"
+    }
     sleep 0.2
 done
 # a refused and an unauthorized cluster delay no other: all settled within 10 s
