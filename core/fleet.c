@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "kubeclient/auth.h"
+#include "kubeclient/client.h"
 #include "kubeclient/util.h"
 
 #define FLEET_DAY_S 86400.0
@@ -367,6 +369,17 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
         out->reachable = auth->last_status == 401;
         return;
     }
+    /* an exec plugin still running: the silence is the plugin's (it has its own timeout), and
+     * nothing has been asked of the server yet */
+    double plug_s = 0;
+    const char *plug = kc_auth_exec_running(kc_client_auth(a->client), &plug_s);
+    if (plug && (!heard || conn.silent_s > 0)) {
+        out->reachable = 0;
+        out->lamp = FL_CONNECTING;
+        snprintf(out->why, sizeof out->why,
+                 "waiting for the credentials of exec plugin \"%s\" (%.0fs)", plug, plug_s);
+        return;
+    }
     if (!heard) {
         out->reachable = 0;
         if (net) {
@@ -480,6 +493,11 @@ int fleet_member_settled(const fleet_member *fm, double now)
         const kc_refl_status *st = kc_reflector_status(fm->app->refl[i]);
         if (st->state == KC_REFL_FAILED || (st->state == KC_REFL_RETRYING && !st->synced)) return 1;
     }
+    /* a credential plugin silent as long as an unanswering server would be: as final for a
+     * snapshot as that server's row (its own timeout ends it later on the screen) */
+    double plug_s = 0;
+    if (kc_auth_exec_running(kc_client_auth(fm->app->client), &plug_s) && plug_s >= FLEET_SILENT_S)
+        return 1;
     fleet_sum s;
     memset(&s, 0, sizeof s);
     fl_lamp(fm, now, &s);

@@ -140,6 +140,13 @@ unsigned kc_auth_exec_runs(const kc_auth *a)
     return a->runs;
 }
 
+const char *kc_auth_exec_running(const kc_auth *a, double *secs)
+{
+    if (!a || a->pid <= 0 || !a->cfg->exec) return NULL;
+    if (secs) *secs = (double)(kc_now_ms() - a->exec_started) / 1000.0;
+    return a->cfg->exec->command;
+}
+
 void kc_auth_set_stdin_terminal(kc_auth *a, int is_terminal)
 {
     a->stdin_tty = is_terminal < 0 ? -1 : !!is_terminal;

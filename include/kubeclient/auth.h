@@ -46,3 +46,6 @@ void kc_auth_set_stdin_unavailable(kc_auth *a, const char *why);
 int kc_auth_wants_terminal(const kc_auth *a);
 /* How many times the exec plugin has been started (for tests and the debug screen). */
 unsigned kc_auth_exec_runs(const kc_auth *a);
+/* The exec plugin's command while a run of it is in flight (*secs: how long so far), else NULL:
+ * nothing has been asked of the API server yet, so a silence is the plugin's, not the server's. */
+const char *kc_auth_exec_running(const kc_auth *a, double *secs);

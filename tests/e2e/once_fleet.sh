@@ -4,7 +4,8 @@
 # whose address accepts connections and never answers (black-holed), one whose cluster entry is
 # missing, and one not in the kubeconfig: the {"contexts": [...]} shape, each context's lamp,
 # reachable and error (naming the context on stderr), the table's CONTEXT column, the exit
-# statuses 0 / 5 / 6 / 7, and one context's output exactly as before.
+# statuses 0 / 7 / 8 / 9, a context whose exec plugin never answers, what takes one context
+# refused over several, and one context's output exactly as before.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 0; }
 
@@ -161,6 +162,39 @@ assert list(d)[:3] == ["context", "server", "namespace"] and "contexts" not in d
 head -n 1 "$D/one.txt" | grep -q '^NAME  *KIND  *PHASE' || tui_fail "one context table: $(head -n 1 "$D/one.txt")"
 rc=0; "$VELTOP" --once --context not-there >/dev/null 2>"$D/one.err" || rc=$?
 [ "$rc" = 2 ] || tui_fail "one missing context: exit $rc, want 2 as before"
+# a context whose exec plugin never answers: its row says so (not the server's silence), within
+# the black hole's 8 s, and the other context is read meanwhile
+printf '#!/bin/sh\nexec sleep 100\n' >"$D/hang.sh"
+chmod +x "$D/hang.sh"
+python3 - "$D/hang.kc" "$D/hang.sh" "$EKS" <<'PY' || tui_fail "hang kubeconfig"
+import sys, yaml
+out, plugin, eks = sys.argv[1:4]
+yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "clusters": [],
+                "users": [{"name": "hang-user", "user": {"exec": {
+                    "apiVersion": "client.authentication.k8s.io/v1", "command": plugin,
+                    "interactiveMode": "Never"}}}],
+                "contexts": [{"name": "slow-login", "context": {"cluster": eks, "user": "hang-user"}}]},
+               open(out, "w"))
+PY
+t0=$(date +%s%N)
+rc=0
+KUBECONFIG="$D/fleet.kc:$D/hang.kc" "$VELTOP" --once --json --context slow-login,gke_acme_europe-west1_shop \
+    >"$D/hang.json" 2>"$D/hang.err" || rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$rc" = 8 ] || tui_fail "a hanging exec plugin: exit $rc (want 8: a context unread), $(cat "$D/hang.err")"
+[ "$ms" -lt 12000 ] || tui_fail "a hanging exec plugin held --once for ${ms} ms"
+grep -q "^veltop: context slow-login: connecting: waiting for the credentials of exec plugin \".*hang.sh\" ([89]s)$" "$D/hang.err" ||
+    tui_fail "a hanging exec plugin: $(cat "$D/hang.err")"
+python3 - "$D/hang.json" <<'PY' || tui_fail "a hanging exec plugin's JSON: $(cat "$D/hang.json")"
+import json, sys
+ctx = {c["context"]: c for c in json.load(open(sys.argv[1]))["contexts"]}
+s = ctx["slow-login"]
+assert (s["lamp"], s["reachable"], s["runs"]) == ("connecting", False, None), s
+assert s["error"].startswith('waiting for the credentials of exec plugin "'), s["error"]
+assert ctx["gke_acme_europe-west1_shop"]["lamp"] == "live", ctx["gke_acme_europe-west1_shop"]
+PY
+echo "a hanging exec plugin: ok"
+
 # what takes one context says so over several: exit 2, nothing asked of any cluster
 for opt in "--once --details" "--wait backup/hourly-1"; do
     rc=0; $VELTOP $opt --all-contexts >"$D/o.out" 2>"$D/o.err" || rc=$?
