@@ -29,6 +29,7 @@ typedef struct detail_state {
     int wrap;     /* W: the findings, failure reason and validation errors in full */
     int hx;       /* Left/Right: columns the findings are scrolled sideways */
     int hx_max;   /* how far that is worth it (the longest finding's overflow) */
+    int cut;      /* another line was cut at the last draw (W puts it in full on its own) */
     /* a run that finished before veltop watched it: its stored log's own times for the
      * timeline (fetched once when the screen shows it) */
     kc_download *dl;
@@ -191,7 +192,9 @@ static int detail_right(ui *u, ui_screen *s)
     detail_state *d = detail_of(s);
     if (d->wrap) return UI_REDRAW;
     if (d->hx >= d->hx_max) {
-        ui_message(u, d->hx_max ? "at the end of the longest message" : "nothing is cut");
+        ui_message(u, d->hx_max ? "at the end of the longest message"
+                      : d->cut  ? "W: the cut lines in full"
+                                : "nothing is cut");
         return UI_REDRAW;
     }
     d->hx += 20;
@@ -351,11 +354,14 @@ static int detail_part_unsized(ui *u, const model_run *r, re_part p, int *in_pro
     return k;
 }
 
-/* A part's line: what it has done, how fast, until when, or its state. */
-static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, const model_run *r, re_part p,
-                             const re_stage *s)
+/* A part's line: what it has done, how fast, until when, or its state; returns the rows used
+ * (wrap: a state that does not fit goes on a row of its own under it, in full; else it is cut,
+ * and *cut says so). */
+static int detail_draw_part(ui *u, WINDOW *w, int y, int cols, const model_run *r, re_part p,
+                            const re_stage *s, int wrap, int *cut)
 {
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32], b3[32], b4[32], st[96];
+    attr_t sa = 0;
     int x = w_print(w, y, 2, 14, A_DIM, "%s", runeta_part_name(p));
     int moving_unsized, unsized = detail_part_unsized(u, r, p, &moving_unsized);
     x = 16;
@@ -365,41 +371,56 @@ static void detail_draw_part(ui *u, WINDOW *w, int y, int cols, const model_run 
         x += w_print(w, y, x, 40, 0, "%d of %d done  %s of %s", s->n_done, s->n,
                      fmt_bytes(b1, sizeof b1, s->done),
                      unsized ? "?" : fmt_bytes(b2, sizeof b2, s->total));
-    x = x + 2 > 56 ? x + 2 : 56;
     switch (s->state) {
     case RE_DONE:
-        w_print(w, y, x, cols - x, w_attr(W_GOOD), "done");
+        sa = w_attr(W_GOOD);
+        snprintf(st, sizeof st, "done");
         break;
     case RE_PENDING:
         /* a volume in progress that Velero has not sized yet has started */
-        w_print(w, y, x, cols - x, A_DIM, "%s",
-                p == RE_FINAL    ? "next"
-                : moving_unsized ? "not sized yet"
-                                 : "not started");
+        sa = A_DIM;
+        snprintf(st, sizeof st, "%s",
+                 p == RE_FINAL    ? "next"
+                 : moving_unsized ? "not sized yet"
+                                  : "not started");
         break;
     case RE_STALLED:
-        w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "stalled %s",
-                fmt_duration(b1, sizeof b1, s->stalled_for));
+        sa = w_attr(W_WARN) | A_BOLD;
+        snprintf(st, sizeof st, "stalled %s", fmt_duration(b1, sizeof b1, s->stalled_for));
         break;
     default:
         if (p == RE_FINAL) {
-            w_print(w, y, x, cols - x, w_attr(W_ACTIVE), "finalizing");
+            sa = w_attr(W_ACTIVE);
+            snprintf(st, sizeof st, "finalizing");
             break;
         }
         if (!(s->rate > 0) && s->bound && s->eta < 1) {
             /* in progress, no byte moved yet: no rate, and a bound of "0s" would say nothing */
-            w_print(w, y, x, cols - x, A_DIM, "starting");
+            sa = A_DIM;
+            snprintf(st, sizeof st, "starting");
             break;
         }
         /* a part's ETA is an estimate; "+" when what is not known yet can only add to it */
-        (void)u;
         fmt_eta(b4, sizeof b4, s->eta);
-        w_print(w, y, x, cols - x, 0, "%s  ETA %s%s%s",
-                p == RE_ITEMS ? fmt_rate(b3, sizeof b3, s->rate)
-                              : fmt_byte_rate(b3, sizeof b3, s->rate),
-                b4, s->bound && s->eta >= 0 && b4[0] != '>' ? "+" : "",
-                s->n_stalled ? "  (one stalled)" : "");
+        snprintf(st, sizeof st, "%s  ETA %s%s%s",
+                 p == RE_ITEMS ? fmt_rate(b3, sizeof b3, s->rate)
+                               : fmt_byte_rate(b3, sizeof b3, s->rate),
+                 b4, s->bound && s->eta >= 0 && b4[0] != '>' ? "+" : "",
+                 s->n_stalled ? "  (one stalled)" : "");
     }
+    int sw = (int)strlen(st), col = x + 2 > 56 ? x + 2 : 56;
+    if (col + sw > cols) col = x + 2; /* narrow: the state right after the figures */
+    if (col + sw <= cols) {
+        w_print(w, y, col, cols - col, sa, "%s", st);
+        return 1;
+    }
+    if (wrap) {
+        w_print(w, y + 1, 16, cols - 16, sa, "%s", st);
+        return 2;
+    }
+    w_text(w, y, col, cols - col, st, sa);
+    *cut = 1;
+    return 1;
 }
 
 /* The phase timeline as one text: "New 21:30:01 (2s) · Queued #2 21:30:03 (5m01s) · InProgress
@@ -519,8 +540,32 @@ static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, c
 
 /* The run's end: rate, ETA and finish time, last progress or stall; what it waits on; a line per
  * part of its critical path; the schedule's history; the rate sparklines. Returns the next y. */
+/* The text after the ETA on the Rate line: as of when (stale), stalled, or the last progress. */
+static void detail_rate_tail(char *out, size_t n, const run_answer *e, attr_t *a)
+{
+    char b1[64];
+    out[0] = 0;
+    if (e->stale) {
+        *a = w_attr(W_WARN);
+        snprintf(out, n, "as of %s", fmt_clock(b1, sizeof b1, e->at, 0));
+    } else if (e->stalled == ANS_YES) {
+        *a = w_attr(W_WARN) | A_BOLD;
+        snprintf(out, n, "stalled %s (%s)", fmt_duration(b1, sizeof b1, e->stalled_for),
+                 runeta_part_name(e->stalled_part));
+    } else if (e->last_progress > 0) {
+        *a = w_attr(W_GOOD);
+        snprintf(out, n, "last progress %s%s", fmt_ago(b1, sizeof b1, e->at - e->last_progress),
+                 e->last_progress_ev == ANS_EV_MANAGED_FIELDS ? " (server's write time)"
+                 : e->last_progress_ev == ANS_EV_LOG          ? " (log)"
+                                                              : "");
+    } else {
+        *a = A_DIM;
+        snprintf(out, n, "last progress unknown (%s)", answer_why_text(e->stalled_why));
+    }
+}
+
 static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, model_run *r,
-                               const run_answer *e)
+                               const run_answer *e, detail_state *d)
 {
     const vl_run *run = r->run;
     int active = e->active;
@@ -532,26 +577,33 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         x += w_print(w, y, x, 16, A_BOLD, "  %s", fmt_byte_rate(b1, sizeof b1, e->bytes_rate));
     if (active) {
         x += detail_label(w, y, x + 2, "ETA") + 2;
-        x += w_print(w, y, x, cols - x, e->eta_kind != ANS_ETA_NONE ? A_BOLD : A_DIM, "%s",
-                     answer_eta_line(b3, sizeof b3, e, 0));
-        if (e->eta_kind != ANS_ETA_NONE && e->from_history)
-            x += w_print(w, y, x, 16, A_DIM, " from history");
-        if (e->stale)
-            x += w_print(w, y, x, cols - x, w_attr(W_WARN), "  as of %s",
-                         fmt_clock(b1, sizeof b1, e->at, 0));
-        else if (e->stalled == ANS_YES)
-            x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, "  stalled %s (%s)",
-                         fmt_duration(b1, sizeof b1, e->stalled_for),
-                         runeta_part_name(e->stalled_part));
-        else if (e->last_progress > 0)
-            x += w_print(w, y, x, cols - x, w_attr(W_GOOD), "  last progress %s%s",
-                         fmt_ago(b1, sizeof b1, e->at - e->last_progress),
-                         e->last_progress_ev == ANS_EV_MANAGED_FIELDS ? " (server's write time)"
-                         : e->last_progress_ev == ANS_EV_LOG          ? " (log)"
-                                                                      : "");
-        else
-            x += w_print(w, y, x, cols - x, A_DIM, "  last progress unknown (%s)",
-                         answer_why_text(e->stalled_why));
+        const char *eta = answer_eta_line(b3, sizeof b3, e, 0);
+        attr_t ea = e->eta_kind != ANS_ETA_NONE ? A_BOLD : A_DIM;
+        int eta_w = (int)strlen(eta), hist = e->eta_kind != ANS_ETA_NONE && e->from_history;
+        char tail[160];
+        attr_t ta = 0;
+        detail_rate_tail(tail, sizeof tail, e, &ta);
+        int tail_w = 2 + (int)strlen(tail);
+        if (x + eta_w + (hist ? 13 : 0) + tail_w <= cols) { /* one line */
+            x += w_print(w, y, x, cols - x, ea, "%s", eta);
+            if (hist) x += w_print(w, y, x, 16, A_DIM, " from history");
+            x += w_print(w, y, x, cols - x, ta, "  %s", tail);
+        } else if (d->wrap) { /* W: the rest on the lines under it, in full */
+            int k = w_wrap(w, y, x, cols - x, 0, 2, eta, ea);
+            y += k < 2 ? k : 2;
+            x = 5;
+            if (hist) x += w_print(w, y, x, 16, A_DIM, "from history  ");
+            int t = w_wrap(w, y, x, cols - x, 0, 2, tail, ta);
+            y += (t < 2 ? t : 2) - 1;
+        } else { /* cut, with an ellipsis; W shows it */
+            x += w_text(w, y, x, cols - x, eta, ea);
+            if (hist && x + 13 < cols) x += w_print(w, y, x, 16, A_DIM, " from history");
+            if (x + 3 < cols) {
+                x += w_print(w, y, x, 2, 0, "  ");
+                w_text(w, y, x, cols - x, tail, ta);
+            }
+            d->cut = 1;
+        }
     } else if (run->started > 0) {
         x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
     }
@@ -595,7 +647,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         y++;
         for (int p = RE_ITEMS; p < RE_NPARTS; p++)
             if (e->part[p].state != RE_ABSENT)
-                detail_draw_part(u, w, y++, cols, r, (re_part)p, &e->part[p]);
+                y += detail_draw_part(u, w, y, cols, r, (re_part)p, &e->part[p], d->wrap, &d->cut);
     }
     if (e->hist.n) {
         x = detail_label(w, y, 0, "History");
@@ -677,7 +729,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
     y++;
 
-    y = detail_draw_run_end(u, w, y, rows, cols, r, &ans);
+    d->cut = 0;
+    y = detail_draw_run_end(u, w, y, rows, cols, r, &ans, d);
 
     /* bottom block first: we know its height, resources get the rest */
     /* the failure reason and validation errors wrap (up to 4 rows each; y shows all of it) */
@@ -701,7 +754,21 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (cap < 4) cap = 4;
     if (fr_rows > cap) fr_rows = cap;
     if (ve_rows > cap) ve_rows = cap;
-    int bottom = 5 + fr_rows + ve_rows + tl_rows;
+    /* the namespaces: beside the location, or (W) on lines of their own, in full */
+    char ns[1024] = "";
+    {
+        size_t o = 0;
+        for (size_t i = 0; i < run->n_included_ns && o < sizeof ns - 2; i++)
+            o += (size_t)snprintf(ns + o, sizeof ns - o, "%s%s", i ? "," : "", run->included_ns[i]);
+        if (!run->n_included_ns) snprintf(ns, sizeof ns, "*");
+        o = strlen(ns);
+        for (size_t i = 0; i < run->n_excluded_ns && o < sizeof ns - 2; i++)
+            o += (size_t)snprintf(ns + o, sizeof ns - o, "%s-%s", i || o ? "," : "",
+                                  run->excluded_ns[i]);
+    }
+    int ns_rows = d->wrap ? w_wrap(NULL, 0, 0, cols - 12, 0, 0, ns, 0) : 0;
+    if (ns_rows > cap) ns_rows = cap;
+    int bottom = 5 + fr_rows + ve_rows + tl_rows + ns_rows;
     int res_top = y + 1;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
@@ -734,10 +801,28 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                  KC_CAP_RESOURCE_ROWS, run->resources_cut);
         src = cutbuf;
     }
-    if (nres)
-        w_print(w, y, x, cols - x, A_DIM, "  %zu of %zu types done%s%s%s", done_n, nres,
-                src ? "  (" : "", src ? src : "", src ? ")" : "");
-    else if (note)
+    /* the rows' range goes on this line, right (it hides no row's text): the title gives way
+     * to it, cut with an ellipsis, unless W asks for the title in full */
+    char range[48] = "";
+    int range_w = 0;
+    if (d->scroll > (int)nres - res_rows) d->scroll = (int)nres - res_rows;
+    if (d->scroll < 0) d->scroll = 0;
+    if (nres > (size_t)res_rows)
+        range_w = snprintf(range, sizeof range, "  rows %d-%d of %zu (j/k)", d->scroll + 1,
+                           d->scroll + res_rows, nres);
+    if (nres) {
+        char title[320];
+        snprintf(title, sizeof title, "  %zu of %zu types done%s%s%s", done_n, nres,
+                 src ? "  (" : "", src ? src : "", src ? ")" : "");
+        int tw = (int)strlen(title);
+        if (range_w && x + tw + range_w > cols) {
+            if (d->wrap)
+                range_w = 0; /* W: the title whole; j/k still scroll */
+            else
+                d->cut = 1;
+        }
+        w_text(w, y, x, cols - x - range_w, title, A_DIM);
+    } else if (note)
         w_print(w, y, x, cols - x, w_attr(W_WARN), "  %s", note);
     else if ((loading = logderive_loading(ui_app(u)->derive, r, lbuf, sizeof lbuf)))
         w_print(w, y, x, cols - x, A_DIM, "  %s", loading);
@@ -797,11 +882,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         }
     }
     free(order);
-    if (nres > (size_t)res_rows) { /* on the title line, right: it hides no row's text */
-        char range[48];
-        int n = snprintf(range, sizeof range, "  rows %d-%d of %zu (j/k)", d->scroll + 1,
-                         d->scroll + res_rows, nres);
-        w_print(w, res_top - 1, cols - n, n, A_DIM, "%s", range);
+    if (range_w) { /* on the title line, right: it hides no row's text */
+        w_print(w, res_top - 1, cols - range_w, range_w, A_DIM, "%s", range);
     }
 
     /* bottom block, right under the resources; the volumes fill what is left */
@@ -889,17 +971,17 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         x += detail_label(w, y, x + 2, "Expires") + 2;
         x += w_print(w, y, x, cols - x, 0, "%s", expires);
     }
-    x += detail_label(w, y, x + 2, "Namespaces") + 2;
-    {
-        char ns[256] = "";
-        size_t o = 0;
-        for (size_t i = 0; i < run->n_included_ns && o < sizeof ns - 2; i++)
-            o += (size_t)snprintf(ns + o, sizeof ns - o, "%s%s", i ? "," : "", run->included_ns[i]);
-        if (!run->n_included_ns) snprintf(ns, sizeof ns, "*");
-        for (size_t i = 0; i < run->n_excluded_ns && o < sizeof ns - 2; i++)
-            o += (size_t)snprintf(ns + o, sizeof ns - o, "%s-%s", i || o ? "," : "",
-                                  run->excluded_ns[i]);
-        w_text(w, y, x, cols - x, ns, 0);
+    if (ns_rows) {
+        y++;
+        x = detail_label(w, y, 0, "Namespaces");
+        w_wrap(w, y, x, cols - x, 0, ns_rows, ns, 0);
+        y += ns_rows - 1;
+    } else {
+        x += detail_label(w, y, x + 2, "Namespaces") + 2;
+        int used = w_text(w, y, x, cols - x, ns, 0);
+        char *safe = san_str(ns);
+        if (san_width(safe) > used) d->cut = 1;
+        free(safe);
     }
     y++;
     x = detail_label(w, y, 0, "Errors");
