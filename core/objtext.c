@@ -91,9 +91,10 @@ static int ot_node(yaml_emitter_t *e, const cJSON *v)
         yaml_sequence_end_event_initialize(&ev);
         return yaml_emitter_emit(e, &ev) ? 0 : -1;
     }
-    if (cJSON_IsString(v))
+    if (cJSON_IsString(v)) /* go-yaml, as kubectl: a text of several lines as a literal block */
         return ot_scalar(e, v->valuestring,
                          ot_needs_quotes(v->valuestring) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                         : strchr(v->valuestring, '\n')  ? YAML_LITERAL_SCALAR_STYLE
                                                          : YAML_ANY_SCALAR_STYLE);
     if (cJSON_IsNumber(v)) {
         double d = v->valuedouble;

@@ -49,6 +49,34 @@ START_TEST(yaml_as_kubectl_prints_it)
 }
 END_TEST
 
+/* Texts of several lines as kubectl 1.30 printed them (go-yaml), from the same object created
+ * in veltop-sim: literal blocks, with the indentation indicator when the text starts with
+ * spaces; a line with trailing spaces cannot be a block and is double-quoted. */
+START_TEST(yaml_multiline_strings_as_kubectl)
+{
+    cJSON *o = cJSON_Parse("{\"metadata\":{\"annotations\":{\"a\":\"line one\\nline two\","
+                           "\"b\":\"ends in a newline\\n\",\"c\":\"  indented\\nsecond\","
+                           "\"d\":\"trailing space \\nx\"}}}");
+    ck_assert_ptr_nonnull(o);
+    kc_buf b = {0};
+    ck_assert_int_eq(objtext_yaml(o, &b), 0);
+    kc_buf_cstr(&b);
+    ck_assert_str_eq(b.data, "metadata:\n"
+                             "  annotations:\n"
+                             "    a: |-\n"
+                             "      line one\n"
+                             "      line two\n"
+                             "    b: |\n"
+                             "      ends in a newline\n"
+                             "    c: |2-\n"
+                             "        indented\n"
+                             "      second\n"
+                             "    d: \"trailing space \\nx\"\n");
+    kc_buf_free(&b);
+    cJSON_Delete(o);
+}
+END_TEST
+
 START_TEST(describe_a_backup_as_velero_does)
 {
     cJSON *o = cJSON_Parse(
@@ -98,6 +126,7 @@ int main(void)
     Suite *s = suite_create("objtext");
     TCase *tc = tcase_create("objtext");
     tcase_add_test(tc, yaml_as_kubectl_prints_it);
+    tcase_add_test(tc, yaml_multiline_strings_as_kubectl);
     tcase_add_test(tc, describe_a_backup_as_velero_does);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
