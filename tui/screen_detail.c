@@ -769,7 +769,18 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int ns_rows = d->wrap ? w_wrap(NULL, 0, 0, cols - 12, 0, 0, ns, 0) : 0;
     if (ns_rows > cap) ns_rows = cap;
     int bottom = 5 + fr_rows + ve_rows + tl_rows + ns_rows;
-    int res_top = y + 1;
+    /* W: a title too long for its line (the source of the rows) goes on two */
+    int title_rows = 1;
+    if (d->wrap) {
+        int lf;
+        size_t nn;
+        model_run_resources(r, &nn, &lf);
+        const char *ls = lf ? logderive_source(ui_app(u)->derive, r) : NULL;
+        int sl = ls ? (int)strlen(ls) : !lf && run->resources_cut ? 48 : 0; /* caps.h's note */
+        /* when a row still fits under it (else the title is cut, as without W) */
+        if (sl && 9 + 30 + sl > cols && rows - (y + 2) - bottom - 1 >= 1) title_rows = 2;
+    }
+    int res_top = y + title_rows;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
     size_t nres_all;
@@ -821,7 +832,10 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             else
                 d->cut = 1;
         }
-        w_text(w, y, x, cols - x - range_w, title, A_DIM);
+        if (title_rows > 1)
+            w_wrap(w, y, x, cols - x, 0, 2, title, A_DIM);
+        else
+            w_text(w, y, x, cols - x - range_w, title, A_DIM);
     } else if (note)
         w_print(w, y, x, cols - x, w_attr(W_WARN), "  %s", note);
     else if ((loading = logderive_loading(ui_app(u)->derive, r, lbuf, sizeof lbuf)))

@@ -3,7 +3,8 @@
 # there: the Rate line's last progress, the parts' rates and ETAs, the resources' title (which
 # the rows' range must not hide) and the namespaces; cut lines end in an ellipsis, Right says
 # that W shows them (never "nothing is cut"), and W puts each in full on lines of its own.
-# veltop --demo, full-cluster-migration (8 volumes in flight, six namespaces), at 80x24 and 60x16.
+# veltop --demo, full-cluster-migration (8 volumes in flight, six namespaces), at 80x24, 60x16
+# and 60x30 (room for the resources' title on two lines).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 open_migration() {
@@ -47,5 +48,17 @@ tui_wait '^ {16}[0-9.]+ MiB/s  ETA [0-9m]+[0-9]+s\+? *$'
 tui_wait '^  data mover +[0-9]+ of 2 done +[0-9.]+ GiB of 65\.0 GiB *$'
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "q at 60x16"
+tui_server_stop
 echo "60x16: ok"
+
+# 60x30: room for the resources' title on two lines under W
+tui_start 60 30 --demo
+open_migration
+tui_wait '^Resources +[0-9]+ of 36 types done +\(.*…  rows 1-[0-9]+ of 36 \(j/k\)$'
+tui_keys W
+tui_wait '^Resources +[0-9]+ of 36 types done +\(derived from the( Velero)? *$'
+tui_wait '^ +(Velero )?server log\) *$'
+tui_keys q
+[ "$(tui_wait_exit)" = 0 ] || tui_fail "q at 60x30"
+echo "60x30: ok"
 echo "PASS tui_read_cut"
