@@ -269,7 +269,9 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
             ot_add(b, "Schedule:  %s\n\n", ot_str(obj, "spec.scheduleName", ""));
     }
     ot_add(b, "Namespaces:\n  Included:  ");
-    ot_list(b, ot_get(obj, "spec.includedNamespaces"), "all namespaces found in the backup");
+    /* velero's describers: a backup's empty list is "*", a restore's says what it means */
+    ot_list(b, ot_get(obj, "spec.includedNamespaces"),
+            backup ? "*" : "all namespaces found in the backup");
     ot_add(b, "  Excluded:  ");
     ot_list(b, ot_get(obj, "spec.excludedNamespaces"), "<none>");
     ot_add(b, "\nResources:\n  Included:        ");
@@ -303,11 +305,18 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
     ot_add(b, "Completed:  %s\n\n", ot_str(obj, "status.completionTimestamp", "<n/a>"));
     if (backup) {
         ot_add(b, "Expiration:  %s\n\n", ot_str(obj, "status.expiration", "<n/a>"));
-        if (ot_get(obj, "status.progress")) {
-            ot_add(b, "Total items to be backed up:  %lld\n",
-                   ot_int(obj, "status.progress.totalItems"));
-            ot_add(b, "Items backed up:              %lld\n\n",
-                   ot_int(obj, "status.progress.itemsBackedUp"));
+        if (ot_get(obj, "status.progress")) { /* in flight: Velero's own "estimated", "so far" */
+            if (!strcmp(phase, "InProgress")) {
+                ot_add(b, "Estimated total items to be backed up:  %lld\n",
+                       ot_int(obj, "status.progress.totalItems"));
+                ot_add(b, "Items backed up so far:                 %lld\n\n",
+                       ot_int(obj, "status.progress.itemsBackedUp"));
+            } else {
+                ot_add(b, "Total items to be backed up:  %lld\n",
+                       ot_int(obj, "status.progress.totalItems"));
+                ot_add(b, "Items backed up:              %lld\n\n",
+                       ot_int(obj, "status.progress.itemsBackedUp"));
+            }
         }
         ot_add(b, "Backup Item Operations:  %lld of %lld completed successfully, %lld failed\n\n",
                ot_int(obj, "status.backupItemOperationsCompleted"),

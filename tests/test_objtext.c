@@ -105,6 +105,19 @@ START_TEST(describe_a_backup_as_velero_does)
         ck_assert_msg(strstr(b.data, want[i]), "missing %s in:\n%s", want[i], b.data);
     kc_buf_free(&b);
     cJSON_Delete(o);
+    /* in flight, and every namespace: Velero's own words (backup_describer.go) */
+    o = cJSON_Parse("{\"kind\":\"Backup\",\"metadata\":{\"name\":\"n\"},\"spec\":{},"
+                    "\"status\":{\"phase\":\"InProgress\",\"progress\":{\"totalItems\":50,"
+                    "\"itemsBackedUp\":7}}}");
+    b = (kc_buf){0};
+    objtext_describe(o, &b);
+    kc_buf_cstr(&b);
+    ck_assert_msg(strstr(b.data, "Namespaces:\n  Included:  *\n"), "%s", b.data);
+    ck_assert_msg(strstr(b.data, "Estimated total items to be backed up:  50\n"
+                                 "Items backed up so far:                 7\n"),
+                  "%s", b.data);
+    kc_buf_free(&b);
+    cJSON_Delete(o);
     /* another kind: its fields as kubectl describe lays them out */
     o = cJSON_Parse("{\"kind\":\"BackupStorageLocation\",\"metadata\":{\"name\":\"default\"},"
                     "\"spec\":{\"provider\":\"aws\",\"objectStorage\":{\"bucket\":\"b1\"}},"

@@ -40,7 +40,7 @@ tui_wait '^Name: +moving$'
 tui_wait '^Phase: +InProgress$'
 tui_wait '^Storage Location: +default$'
 tui_keys G
-tui_wait '^Items backed up: +[0-9]+$'
+tui_wait '^Items backed up so far: +[0-9]+$'  # a run in flight, in velero's words
 # the API server goes away: a snapshot, and since when
 tui_sim_kill
 tui_wait 'snapshot of [0-9:]{8} \(refresh failed: ' 30
