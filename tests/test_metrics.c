@@ -404,6 +404,38 @@ START_TEST(the_last_finished_run_per_schedule)
     free(t);
     free(last);
     model_free(m);
+
+    /* cardinality stays bounded: 1 005 schedules keep MX_LAST_MAX last runs, no more */
+    m = model_new();
+    enum { NS = MX_LAST_MAX + 5 };
+    vl_run *many = calloc(NS, sizeof *many);
+    char(*nm)[2][24] = calloc(NS, sizeof *nm);
+    for (int i = 0; i < NS; i++) {
+        snprintf(nm[i][0], sizeof nm[i][0], "s%d-1", i);
+        snprintf(nm[i][1], sizeof nm[i][1], "s%d", i);
+        many[i].kind = VL_BACKUP;
+        many[i].meta.name = nm[i][0];
+        many[i].schedule = nm[i][1];
+        many[i].phase = (char *)"Completed";
+        many[i].phase_id = VL_PH_COMPLETED;
+        many[i].started = T0 - 600;
+        many[i].completed = T0 - 60;
+        model_upsert_run(m, &many[i], 0, T0);
+    }
+    c = (ans_ctx){.m = m, .now = 0, .wall = T0};
+    last = mx_last_runs(&c, m, &n);
+    ck_assert_uint_eq(n, MX_LAST_MAX);
+    cl.last = last;
+    cl.n_last = n;
+    t = render(&cl, 1, MX_TEXT);
+    size_t lines = 0;
+    for (const char *q = t; (q = strstr(q, "\nveltop_last_run_info{")); q++) lines++;
+    ck_assert_uint_eq(lines, MX_LAST_MAX);
+    free(t);
+    free(last);
+    free(many);
+    free(nm);
+    model_free(m);
 }
 END_TEST
 
