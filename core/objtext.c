@@ -8,6 +8,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "kubeclient/velero.h"
+
 static int ot_write(void *arg, unsigned char *buf, size_t n)
 {
     kc_buf_append(arg, (const char *)buf, n);
@@ -349,4 +351,85 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
         cJSON_ArrayForEach(c, rp) ot_add(b, "  %s: %lld of %lld\n", c->string,
                                          ot_int(c, "processed"), ot_int(c, "total"));
     }
+}
+
+/* ---- pod volumes, as velero's describers group them ---- */
+
+typedef struct {
+    char *pod, *vol; /* "ns/name"; "volume (42.00%)" */
+} ot_pv;
+
+static int ot_pv_cmp(const void *a, const void *b)
+{
+    const ot_pv *x = a, *y = b;
+    int c = strcmp(x->pod, y->pod);
+    return c ? c : strcmp(x->vol, y->vol);
+}
+
+/* Velero's group of a phase: "In Progress" for InProgress, New for none. */
+static const char *ot_pv_group(const char *phase)
+{
+    if (!phase || !*phase || !strcmp(phase, "New")) return "New";
+    if (!strcmp(phase, "InProgress")) return "In Progress";
+    return phase;
+}
+
+void objtext_describe_pod_volumes(const struct vl_volume *const *v, size_t n, int restore,
+                                  kc_buf *b)
+{
+    static const char *const bk[] = {"Completed", "Failed",   "Canceled", "In Progress",
+                                     "Canceling", "Prepared", "Accepted", "New"};
+    static const char *const rs[] = {"Completed", "Canceled", "Failed", "In Progress",
+                                     "Prepared",  "Accepted", "New"};
+    const char *const *order = restore ? rs : bk;
+    size_t norder = restore ? sizeof rs / sizeof *rs : sizeof bk / sizeof *bk;
+    vl_kind want = restore ? VL_PVR : VL_PVB;
+    const struct vl_volume *first = NULL;
+    for (size_t i = 0; i < n && !first; i++)
+        if (v[i]->kind == want) first = v[i];
+    if (!first) {
+        if (!restore) ot_add(b, "Backup Volumes:\n  Pod Volume Backups: <none included>\n\n");
+        return;
+    }
+    const char *up = first->uploader ? first->uploader : "";
+    if (restore)
+        ot_add(b, "%s Restores:\n", up);
+    else
+        ot_add(b, "Backup Volumes:\n  Pod Volume Backups - %s:\n", up);
+    const char *in = restore ? "  " : "    ", *in2 = restore ? "    " : "      ";
+    ot_pv *pv = xcalloc(n, sizeof *pv);
+    for (size_t g = 0; g < norder; g++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct vl_volume *x = v[i];
+            if (x->kind != want || strcmp(ot_pv_group(x->phase), order[g])) continue;
+            pv[k].pod =
+                xasprintf("%s/%s", x->pod_ns ? x->pod_ns : "", x->pod_name ? x->pod_name : "");
+            const char *vol = x->volume ? x->volume : "";
+            if (!strcmp(order[g], "In Progress") && x->bytes_total != 0)
+                pv[k].vol = xasprintf("%s (%.2f%%)", vol,
+                                      (double)x->bytes_done / (double)x->bytes_total * 100);
+            else if (!strcmp(order[g], "Completed") && x->bytes_total > 0)
+                pv[k].vol = xasprintf("%s (size: %lld)", vol, (long long)x->bytes_total);
+            else
+                pv[k].vol = xstrdup(vol);
+            k++;
+        }
+        if (!k) continue;
+        qsort(pv, k, sizeof *pv, ot_pv_cmp);
+        ot_add(b, "%s%s:\n", in, order[g]);
+        for (size_t i = 0; i < k; i++) { /* one line a pod, its volumes joined */
+            if (!i || strcmp(pv[i].pod, pv[i - 1].pod))
+                ot_add(b, "%s%s%s: %s", i ? "\n" : "", in2, pv[i].pod, pv[i].vol);
+            else
+                ot_add(b, ", %s", pv[i].vol);
+        }
+        ot_add(b, "\n");
+        for (size_t i = 0; i < k; i++) {
+            free(pv[i].pod);
+            free(pv[i].vol);
+        }
+    }
+    free(pv);
+    kc_buf_append(b, "\n", 1);
 }

@@ -13,3 +13,11 @@
 int objtext_yaml(const cJSON *obj, kc_buf *out);
 /* Appends the describe summary of obj (a Backup, Restore, or any object) to out. */
 void objtext_describe(const cJSON *obj, kc_buf *out);
+
+struct vl_volume;
+/* Appends the pod volumes of a run as `velero backup|restore describe --details` lists them (its
+ * PodVolumeBackups or PodVolumeRestores of v[0..n), the others skipped): by phase in Velero's
+ * order, by pod "ns/name" sorted, the volumes sorted with their progress or size. "Pod Volume
+ * Backups: <none included>" for a backup without; nothing for a restore without. */
+void objtext_describe_pod_volumes(const struct vl_volume *const *v, size_t n, int restore,
+                                  kc_buf *out);

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "kubeclient/velero.h"
 #include "objtext.h"
 #include "testutil.h"
 
@@ -134,6 +135,79 @@ START_TEST(describe_a_backup_as_velero_does)
 }
 END_TEST
 
+/* The pod volumes as velero backup/restore describe --details lists them (backup_describer.go
+ * describePodVolumeBackups, restore_describer.go describePodVolumeRestores): by phase in Velero's
+ * order, pods sorted, volumes sorted and joined, progress to two decimals, sizes in bytes; data
+ * mover uploads are not pod volumes. */
+static vl_volume pv(vl_kind k, const char *ns, const char *pod, const char *vol, const char *phase,
+                    int64_t done, int64_t total)
+{
+    vl_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = k;
+    v.pod_ns = (char *)ns;
+    v.pod_name = (char *)pod;
+    v.volume = (char *)vol;
+    v.phase = (char *)phase;
+    v.uploader = (char *)"kopia";
+    v.bytes_done = done;
+    v.bytes_total = total;
+    return v;
+}
+
+START_TEST(pod_volumes_as_velero_describe_details)
+{
+    vl_volume v[] = {
+        pv(VL_PVB, "shop", "web-1", "cache", "Completed", 5, 5),
+        pv(VL_DU, "shop", "pg-0", "pgdata", "InProgress", 1, 4),
+        pv(VL_PVB, "shop", "db-1", "data", "InProgress", 250, 1000),
+        pv(VL_PVB, "shop", "db-0", "logs", "Completed", 20, 20),
+        pv(VL_PVB, "shop", "db-2", "data", "", 0, 0),
+        pv(VL_PVB, "shop", "db-0", "data", "Completed", 1000, 1000),
+        pv(VL_PVB, "shop", "db-3", "data", "InProgress", 10, 0),
+    };
+    const vl_volume *vp[7];
+    for (int i = 0; i < 7; i++) vp[i] = &v[i];
+    kc_buf b = {0};
+    objtext_describe_pod_volumes(vp, 7, 0, &b);
+    kc_buf_cstr(&b);
+    ck_assert_str_eq(b.data, "Backup Volumes:\n"
+                             "  Pod Volume Backups - kopia:\n"
+                             "    Completed:\n"
+                             "      shop/db-0: data (size: 1000), logs (size: 20)\n"
+                             "      shop/web-1: cache (size: 5)\n"
+                             "    In Progress:\n"
+                             "      shop/db-1: data (25.00%)\n"
+                             "      shop/db-3: data\n"
+                             "    New:\n"
+                             "      shop/db-2: data\n"
+                             "\n");
+    kc_buf_free(&b);
+    b = (kc_buf){0};
+    objtext_describe_pod_volumes(vp, 2, 0, &b); /* no pod volume backup but web-1's */
+    kc_buf_cstr(&b);
+    ck_assert_str_eq(b.data, "Backup Volumes:\n  Pod Volume Backups - kopia:\n    Completed:\n"
+                             "      shop/web-1: cache (size: 5)\n\n");
+    kc_buf_free(&b);
+    b = (kc_buf){0};
+    objtext_describe_pod_volumes(vp + 1, 1, 0, &b); /* a data mover upload only */
+    kc_buf_cstr(&b);
+    ck_assert_str_eq(b.data, "Backup Volumes:\n  Pod Volume Backups: <none included>\n\n");
+    kc_buf_free(&b);
+    vl_volume r[] = {pv(VL_PVR, "shop", "db-0", "data", "InProgress", 1, 2)};
+    const vl_volume *rp[] = {&r[0]};
+    b = (kc_buf){0};
+    objtext_describe_pod_volumes(rp, 1, 1, &b);
+    kc_buf_cstr(&b);
+    ck_assert_str_eq(b.data, "kopia Restores:\n  In Progress:\n    shop/db-0: data (50.00%)\n\n");
+    kc_buf_free(&b);
+    b = (kc_buf){0};
+    objtext_describe_pod_volumes(vp, 7, 1, &b); /* a restore without pod volume restores */
+    ck_assert_uint_eq(b.len, 0);
+    kc_buf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("objtext");
@@ -141,6 +215,7 @@ int main(void)
     tcase_add_test(tc, yaml_as_kubectl_prints_it);
     tcase_add_test(tc, yaml_multiline_strings_as_kubectl);
     tcase_add_test(tc, describe_a_backup_as_velero_does);
+    tcase_add_test(tc, pod_volumes_as_velero_describe_details);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -127,6 +127,25 @@ static void logs_desc_render(logs_state *st)
         }
     } else if (st->desc_fmt == DESC_SUMMARY) {
         objtext_describe(st->desc_obj, &out);
+        /* a run: its pod volumes as --details lists them, from the volumes veltop watches */
+        const char *kind =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st->desc_obj, "kind"));
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(st->desc_obj, "metadata"), "name"));
+        int restore = kind && !strcmp(kind, "Restore");
+        model_run *r = kind && name && (restore || !strcmp(kind, "Backup"))
+                           ? model_find_run(ui_model(st->u), restore ? VL_RESTORE : VL_BACKUP, name)
+                           : NULL;
+        if (r) {
+            size_t n = model_run_volumes(ui_model(st->u), r, NULL, 0);
+            model_volume **mv = xcalloc(n ? n : 1, sizeof *mv);
+            const vl_volume **vv = xcalloc(n ? n : 1, sizeof *vv);
+            model_run_volumes(ui_model(st->u), r, mv, n);
+            for (size_t i = 0; i < n; i++) vv[i] = mv[i]->vol;
+            objtext_describe_pod_volumes(vv, n, restore, &out);
+            free(vv);
+            free(mv);
+        }
     } else {
         char *txt = cJSON_Print(st->desc_obj);
         for (const char *p = txt; *p;) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tui_describe_live.sh: describe follows the object. A PodVolumeBackup's bytesDone moves in the
 # pager while the reader stays where they scrolled to ("live (T)"); o shows it as YAML
-# (kubectl's layout) and as velero describe's summary; when the API server stops answering the
+# (kubectl's layout) and as velero describe's summary (with its pod volumes, as --details); when the API server stops answering the
 # header says plainly that the text is a snapshot and when it was taken.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
@@ -41,6 +41,10 @@ tui_wait '^Phase: +InProgress$'
 tui_wait '^Storage Location: +default$'
 tui_keys G
 tui_wait '^Items backed up so far: +[0-9]+$'  # a run in flight, in velero's words
+# its pod volumes as --details lists them, from the volumes veltop watches
+tui_wait '^  Pod Volume Backups - kopia:$'
+tui_wait '^    In Progress:$'
+tui_wait '^      shop/db-0: data \([0-9]+\.[0-9]{2}%\)$'
 # the API server goes away: a snapshot, and since when
 tui_sim_kill
 tui_wait 'snapshot of [0-9:]{8} \(refresh failed: ' 30
