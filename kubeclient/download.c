@@ -195,7 +195,9 @@ static void dl_fetch_done(void *arg, const kc_response *resp, const kc_err *err)
                            d->kind);
             }
         } else if (err->msg[0] && resp->status != 404 && strstr(err->msg, "timed out") &&
-                   took >= KC_CAP_DL_SLOW_SECS * 1000) {
+                   (took >= KC_CAP_DL_SLOW_SECS * 1000 || d->in_bytes > 0)) {
+            /* the fetch has no deadline of its own: a time-out after bytes came is the store's
+             * slowness (curl's low-speed check), whatever our clock says of its length */
             kc_err_set(&d->err,
                        "downloading %s: the object store sent %zu bytes in %lld s, under %ld "
                        "bytes a second: given up",
