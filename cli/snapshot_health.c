@@ -57,10 +57,8 @@ static void sh_locations(cJSON *root, const health *h)
 static void sh_pods(cJSON *root, const health *h)
 {
     const kc_pod *p = h->server;
-    if (!h->pods_known) { /* pods not visible (forbidden, failing): unknown, not "none" */
-        cJSON_AddNullToObject(root, "velero");
-        cJSON_AddNullToObject(root, "nodeAgents");
-    } else if (!p) {
+    /* pods not visible (forbidden, failing): what they would say is unknown, not "none" */
+    if (!h->pods_known || !p) {
         cJSON_AddNullToObject(root, "velero");
     } else {
         cJSON *o = cJSON_AddObjectToObject(root, "velero");
@@ -71,8 +69,9 @@ static void sh_pods(cJSON *root, const health *h)
         snapshot_add_str(o, "lastRestartReason", p->last_reason);
         snapshot_add_str(o, "version", p->version);
     }
-    cJSON *a = h->pods_known ? cJSON_AddArrayToObject(root, "nodeAgents") : NULL;
-    for (size_t i = 0; a && i < h->n_agents; i++) {
+    cJSON *a = h->pods_known ? cJSON_AddArrayToObject(root, "nodeAgents")
+                             : cJSON_AddNullToObject(root, "nodeAgents");
+    for (size_t i = 0; h->pods_known && i < h->n_agents; i++) {
         cJSON *o = cJSON_CreateObject();
         snapshot_add_str(o, "node", h->agents[i].node);
         snapshot_add_str(o, "pod", h->agents[i].pod->name);
@@ -90,12 +89,9 @@ static void sh_pods(cJSON *root, const health *h)
         cJSON_AddNumberToObject(o, "ready", ds->ready);
         cJSON_AddNumberToObject(o, "available", ds->available);
     }
-    if (!h->pods_known) {
-        cJSON_AddNullToObject(root, "nodesWithoutNodeAgent");
-        return;
-    }
-    cJSON *nw = cJSON_AddArrayToObject(root, "nodesWithoutNodeAgent");
-    for (size_t i = 0; i < h->n_nodes_without; i++) {
+    cJSON *nw = h->pods_known ? cJSON_AddArrayToObject(root, "nodesWithoutNodeAgent")
+                              : cJSON_AddNullToObject(root, "nodesWithoutNodeAgent");
+    for (size_t i = 0; h->pods_known && i < h->n_nodes_without; i++) {
         char *n = san_utf8(h->nodes_without[i]);
         cJSON_AddItemToArray(nw, cJSON_CreateString(n));
         free(n);

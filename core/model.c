@@ -534,11 +534,6 @@ static model_run *model_run_of(const model *m, const vl_volume *v, vl_kind rk)
     return NULL;
 }
 
-/* Every run's volume list, in one pass over the volumes (in their order), when the joins
- * changed since the last build: the run answer, runeta and the diagnosis each ask for a run's
- * volumes, for every row on screen and every run in flight, and a pass over 50 000 volumes per
- * ask cost a scrape 65 ms. The lists are a cache of what model_volume_of says, so the const
- * model may build them. */
 /* The run volume v joins, or NULL. */
 static model_run *model_join_run(const model *m, const model_volume *v)
 {
@@ -651,6 +646,11 @@ static void model_join_orphans(model *m, model_run *r)
     if (r->n_joined > 1) qsort(r->joined, r->n_joined, sizeof *r->joined, model_vol_pos_cmp);
 }
 
+/* Every run's volume list, in one pass over the volumes (in their order), when the joins
+ * changed since the last build: the run answer, runeta and the diagnosis each ask for a run's
+ * volumes, for every row on screen and every run in flight, and a pass over 50 000 volumes per
+ * ask cost a scrape 65 ms. The lists are a cache of what model_volume_of says, so the const
+ * model may build them. */
 static void model_join_refresh(const model *cm)
 {
     if (cm->join_built == cm->join_gen) return;

@@ -769,22 +769,37 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int ns_rows = d->wrap ? w_wrap(NULL, 0, 0, cols - 12, 0, 0, ns, 0) : 0;
     if (ns_rows > cap) ns_rows = cap;
     int bottom = 5 + fr_rows + ve_rows + tl_rows + ns_rows;
-    /* W: a title too long for its line (the source of the rows) goes on two */
-    int title_rows = 1;
-    if (d->wrap) {
-        int lf;
-        size_t nn;
-        model_run_resources(r, &nn, &lf);
-        const char *ls = lf ? logderive_source(ui_app(u)->derive, r) : NULL;
-        int sl = ls ? (int)strlen(ls) : !lf && run->resources_cut ? 48 : 0; /* caps.h's note */
-        /* when a row still fits under it (else the title is cut, as without W) */
-        if (sl && 9 + 30 + sl > cols && rows - (y + 2) - bottom - 1 >= 1) title_rows = 2;
+    /* the per-resource rows and their title */
+    size_t nres;
+    int from_log;
+    logderive_want(ui_app(u)->derive, r); /* finished runs: totals from the resource list */
+    const model_res *res = model_run_resources(r, &nres, &from_log);
+    size_t nres_all = nres;
+    const char *note = logderive_note(ui_app(u)->derive, r), *loading;
+    char lbuf[160];
+    if (note) nres = 0; /* zeros would say nothing moves: say why there is nothing to show */
+    size_t done_n = 0;
+    for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
+    const char *src = from_log ? logderive_source(ui_app(u)->derive, r) : NULL;
+    char cutbuf[120];
+    if (!from_log && run->resources_cut) { /* caps.h: say so, never a silent cut */
+        snprintf(cutbuf, sizeof cutbuf, "cut at %d resource types: %zu more left out",
+                 KC_CAP_RESOURCE_ROWS, run->resources_cut);
+        src = cutbuf;
     }
+    char title[320];
+    snprintf(title, sizeof title, "  %zu of %zu types done%s%s%s", done_n, nres, src ? "  (" : "",
+             src ? src : "", src ? ")" : "");
+    int res_title_w = (int)strlen(title);
+    /* W: a title too long for its line goes on two, when a row still fits under them (else it is
+     * cut, as without W) */
+    int title_rows = d->wrap && nres && (int)strlen("Resources") + res_title_w > cols &&
+                             rows - (y + 2) - bottom - 1 >= 1
+                         ? 2
+                         : 1;
     int res_top = y + title_rows;
     int res_rows = rows - res_top - bottom - 1;
     if (res_rows < 1) res_rows = 1;
-    size_t nres_all;
-    model_run_resources(r, &nres_all, NULL);
     if (res_rows > (int)nres_all) res_rows = nres_all ? (int)nres_all : 1;
     /* a long resource list leaves room for the volumes (what moves bytes), if there are some */
     int avail = rows - res_top - bottom - 1;
@@ -794,24 +809,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         if (res_rows > keep && keep >= 3) res_rows = keep;
     }
 
-    /* per-resource rows */
-    size_t nres;
-    int from_log;
-    logderive_want(ui_app(u)->derive, r); /* finished runs: totals from the resource list */
-    const model_res *res = model_run_resources(r, &nres, &from_log);
-    const char *note = logderive_note(ui_app(u)->derive, r), *loading;
-    char lbuf[160];
-    if (note) nres = 0; /* zeros would say nothing moves: say why there is nothing to show */
-    size_t done_n = 0;
-    for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
     x = w_print(w, y, 0, cols, A_BOLD | A_UNDERLINE, "Resources");
-    const char *src = from_log ? logderive_source(ui_app(u)->derive, r) : NULL;
-    char cutbuf[120];
-    if (!from_log && run->resources_cut) { /* caps.h: say so, never a silent cut */
-        snprintf(cutbuf, sizeof cutbuf, "cut at %d resource types: %zu more left out",
-                 KC_CAP_RESOURCE_ROWS, run->resources_cut);
-        src = cutbuf;
-    }
     /* the rows' range goes on this line, right (it hides no row's text): the title gives way
      * to it, cut with an ellipsis, unless W asks for the title in full */
     char range[48] = "";
@@ -822,11 +820,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         range_w = snprintf(range, sizeof range, "  rows %d-%d of %zu (j/k)", d->scroll + 1,
                            d->scroll + res_rows, nres);
     if (nres) {
-        char title[320];
-        snprintf(title, sizeof title, "  %zu of %zu types done%s%s%s", done_n, nres,
-                 src ? "  (" : "", src ? src : "", src ? ")" : "");
-        int tw = (int)strlen(title);
-        if (range_w && x + tw + range_w > cols) {
+        if (range_w && x + res_title_w + range_w > cols) {
             if (d->wrap)
                 range_w = 0; /* W: the title whole; j/k still scroll */
             else
@@ -849,8 +843,6 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     for (int rank = 0; rank < 3; rank++)
         for (size_t i = 0; i < nres; i++)
             if (detail_res_rank(&res[i]) == rank) order[k++] = &res[i];
-    if (d->scroll > (int)nres - res_rows) d->scroll = (int)nres - res_rows;
-    if (d->scroll < 0) d->scroll = 0;
     d->res_rows = res_rows;
     /* resource names whole when there is room (the bar gives way first, down to 8) */
     int rbarw = cols >= 100 ? 30 : cols >= 80 ? 14 : 8, namew = 12;
