@@ -178,14 +178,24 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
     app_changed(a);
 }
 
+/* The server answers again: the reflectors waiting out a backoff after a transport failure or a
+ * 5xx try now (the header recovers on the first fresh answer, not 30 s later), all but one: the
+ * reflector that brought the news, or none (the liveness probe). */
+static void app_retry_others(app *a, int but)
+{
+    for (int i = 0; i < APP_NREFL; i++)
+        if (i != but) kc_reflector_retry_now(a->refl[i]);
+}
+
+static void app_on_back(void *arg)
+{
+    app_retry_others(arg, -1);
+}
+
 static void app_on_status(void *arg, const kc_refl_status *st)
 {
     app_hook *h = arg;
-    /* one of them is back: the server answers, so the others need not wait out their backoff
-     * (the header recovers on the first fresh answer, not 30 s later) */
-    if (st->state == KC_REFL_LIVE)
-        for (int i = 0; i < APP_NREFL; i++)
-            if (i != h->which) kc_reflector_retry_now(h->a->refl[i]);
+    if (st->state == KC_REFL_LIVE) app_retry_others(h->a, h->which);
     h->a->gen_status++;
     app_changed(h->a);
 }
@@ -268,7 +278,7 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         app_watch(a, i);
     }
     for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
-    a->liveness = kc_liveness_new(client, NULL);
+    a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }
 

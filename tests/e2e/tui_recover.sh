@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tui_recover.sh: the header recovers on the first fresh answer. An API server that is down for
 # long (connections refused) makes every reflector back off on its own schedule (up to 30 s,
-# jittered); once the server answers again, the first reflector back makes the others try at
-# once, so the lamp says live within seconds rather than "retrying ... data stale" for another
-# 20 s while the rows already update.
+# jittered, and they started together, so after a minute their next tries can all be 20-30 s
+# away). While the server refuses, the liveness probe asks every second; the first answer makes
+# every reflector try at once, so the lamp says live within a second or two rather than
+# "retrying ... data stale" for another 20 s (the CI failure this test once had: 16 s).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/basic.yaml" --quiet
@@ -20,7 +21,8 @@ t0=$SECONDS
 tui_wait '● live' 30
 took=$((SECONDS - t0))
 echo "live again $took s after the server answered"
-[ "$took" -le 6 ] || tui_fail "took $took s to say live again"
+# the probe's second, a relist, and $SECONDS counting whole seconds
+[ "$took" -le 3 ] || tui_fail "took $took s to say live again"
 # a re-opened watch is confirmed current within a second or so, then nothing is stale
 tui_wait_gone 'data stale' 4
 tui_wait '^health OK' 4
