@@ -28,7 +28,7 @@ static void lv_arm(kc_liveness *l, int64_t delay_ms)
 static void lv_done(void *arg, const kc_response *resp, const kc_err *err)
 {
     (void)resp;
-    (void)err; /* any answer was heard by the client; a failure is what silence means */
+    (void)err; /* what counts is whether the client heard the server, not the status */
     kc_liveness *l = arg;
     l->req = NULL;
     /* answered = the client heard the server after the probe went out (its status line at least) */

@@ -8,11 +8,12 @@
  *
  * The probe is also how a long outage ends promptly. Every reflector backs off on its own (up to
  * 30 s, jittered, backoff.h), so after a minute down the first of them may try again 30 s after
- * the server is back. While the server gives no answer at all (refused, reset, no route: a
- * transport failure, which costs a server nothing) the probe goes every down_ms instead, and the
- * first probe answered after one that was not calls on_back: the owner tells its reflectors to
- * try now. An answered probe (any HTTP status, 5xx and 429 included) never calls it twice in a
- * row, so a server that answers with errors is not hurried past its backoff. */
+ * the server is back. While the server gives no answer at all (refused, reset, no route, or the
+ * probe's deadline passed: a server that is not there pays nothing) the probe goes every down_ms
+ * instead, one at a time as always, and the first probe answered after one that was not calls
+ * on_back: the owner tells its reflectors to try now. An answered probe (any HTTP status, 5xx and
+ * 429 included) never calls it twice in a row, so a server that answers with errors is not hurried
+ * past its backoff. */
 #pragma once
 #include <stdint.h>
 #include "kubeclient/client.h"
