@@ -17,6 +17,9 @@
 typedef struct mx_w {
     kc_buf *b;
     mx_format f;
+    /* the family whose HELP/TYPE are written before its first sample: a family with no sample
+     * has no header either (no empty families in the exposition) */
+    const char *fam, *fam_help;
 } mx_w;
 
 /* ---- label values: escaped, valid UTF-8 ------------------------------------------------------ */
@@ -78,7 +81,7 @@ void mx_label_value(kc_buf *b, const char *s)
 
 /* "# HELP / # TYPE" (and "# UNIT" in OpenMetrics) of a family. Info families are gauges named
  * *_info in the text format; in OpenMetrics the family drops the suffix and has type info. */
-static void mx_family(mx_w *w, const char *name, const char *help)
+static void mx_header(mx_w *w, const char *name, const char *help)
 {
     size_t nl = strlen(name);
     int info = nl > 5 && !strcmp(name + nl - 5, "_info");
@@ -94,6 +97,23 @@ static void mx_family(mx_w *w, const char *name, const char *help)
                 kc_buf_printf(w->b, "# UNIT %s %s\n", name, units[i]);
         }
     }
+}
+
+/* The family the next samples belong to: its header waits for its first sample (mx_begin). */
+static void mx_family(mx_w *w, const char *name, const char *help)
+{
+    w->fam = name;
+    w->fam_help = help;
+}
+
+/* Starts a sample of family name ("name{"): the family's header first, when this is its first. */
+static void mx_begin(mx_w *w, const char *name)
+{
+    if (w->fam && !strcmp(w->fam, name)) {
+        mx_header(w, w->fam, w->fam_help);
+        w->fam = NULL;
+    }
+    kc_buf_printf(w->b, "%s{", name);
 }
 
 static void mx_label(mx_w *w, int *first, const char *k, const char *v)
@@ -257,7 +277,7 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
         for (size_t i = 0; i < cl[c].n_runs; i++) {
             const run_answer *a = &cl[c].runs[i];
             int first = 1;
-            kc_buf_printf(w->b, "veltop_run_info{");
+            mx_begin(w, "veltop_run_info");
             mx_run_labels(w, &first, &cl[c], a);
             mx_label(w, &first, "phase", a->run && a->run->run ? a->run->run->phase : "");
             mx_value(w, 1);
@@ -270,7 +290,7 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
                 double v;
                 if (!mx_run_families[f].get(a, &v)) continue;
                 int first = 1;
-                kc_buf_printf(w->b, "%s{", mx_run_families[f].name);
+                mx_begin(w, mx_run_families[f].name);
                 mx_run_labels(w, &first, &cl[c], a);
                 mx_value(w, v);
             }
@@ -284,7 +304,7 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
             char vol[512] = "";
             if (a->waiting_vol) runeta_vol_label(vol, sizeof vol, a->waiting_vol);
             int first = 1;
-            kc_buf_printf(w->b, "veltop_run_waiting_info{");
+            mx_begin(w, "veltop_run_waiting_info");
             mx_run_labels(w, &first, &cl[c], a);
             mx_label(w, &first, "part", mx_part(a->waiting));
             mx_label(w, &first, "volume", vol);
@@ -297,7 +317,7 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
             const run_answer *a = &cl[c].runs[i];
             for (size_t d = 0; d < a->n_diag; d++) {
                 int first = 1;
-                kc_buf_printf(w->b, "veltop_run_diagnosis_info{");
+                mx_begin(w, "veltop_run_diagnosis_info");
                 mx_run_labels(w, &first, &cl[c], a);
                 mx_label(w, &first, "rule", a->diag[d].code);
                 mx_value(w, 1);
@@ -321,7 +341,7 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
         for (size_t i = 0; i < cl[c].n_last; i++) {
             const run_answer *a = &cl[c].last[i];
             int first = 1;
-            kc_buf_printf(w->b, "veltop_last_run_info{");
+            mx_begin(w, "veltop_last_run_info");
             mx_last_labels(w, &first, &cl[c], a);
             mx_label(w, &first, "phase", a->run && a->run->run ? a->run->run->phase : "");
             mx_value(w, 1);
@@ -347,7 +367,7 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
                                                  : a->bytes_known;
                 if (!known) continue;
                 int first = 1;
-                kc_buf_printf(w->b, "%s{", fams[f].name);
+                mx_begin(w, fams[f].name);
                 mx_last_labels(w, &first, &cl[c], a);
                 mx_value(w, v);
             }
@@ -436,7 +456,7 @@ static void mx_schedules(mx_w *w, const mx_cluster *cl, size_t ncl)
                 }
                 if (!known) continue;
                 int first = 1;
-                kc_buf_printf(w->b, "%s{", fams[f].name);
+                mx_begin(w, fams[f].name);
                 mx_cluster_labels(w, &first, &cl[c]);
                 mx_label(w, &first, "schedule", s->s->meta.name);
                 mx_value(w, v);
@@ -450,7 +470,7 @@ static void mx_schedules(mx_w *w, const mx_cluster *cl, size_t ncl)
 static void mx_gauge(mx_w *w, const mx_cluster *c, const char *name, double v)
 {
     int first = 1;
-    kc_buf_printf(w->b, "%s{", name);
+    mx_begin(w, name);
     mx_cluster_labels(w, &first, c);
     mx_value(w, v);
 }
@@ -477,7 +497,7 @@ static void mx_clusters(mx_w *w, const mx_cluster *cl, size_t ncl)
         const health *h = cl[c].h;
         if (!h || !h->pods_known || !h->server || !h->server->version) continue;
         int first = 1;
-        kc_buf_printf(w->b, "veltop_cluster_velero_info{");
+        mx_begin(w, "veltop_cluster_velero_info");
         mx_cluster_labels(w, &first, &cl[c]);
         mx_label(w, &first, "version", h->server->version);
         mx_value(w, 1);
@@ -509,7 +529,7 @@ static void mx_clusters(mx_w *w, const mx_cluster *cl, size_t ncl)
 
 void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f)
 {
-    mx_w w = {out, f};
+    mx_w w = {.b = out, .f = f};
     mx_clusters(&w, cl, n);
     mx_schedules(&w, cl, n);
     mx_runs(&w, cl, n);

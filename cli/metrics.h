@@ -5,10 +5,11 @@
  *
  * Conventions: base units (seconds, bytes), unix timestamps as *_timestamp_seconds, 0/1 gauges
  * for yes/no, *_info gauges (value 1) carrying text as labels. Unknown is absent, never 0: a
- * figure nobody knows has no sample. Every series carries `context` (the kubeconfig context, so a
- * fleet of contexts shares one exposition) and `namespace` (Velero's namespace). Label values
- * are the cluster's exact text, escaped (\\ \" \n) and made valid UTF-8: each byte that is not
- * part of a valid UTF-8 sequence becomes U+FFFD (Prometheus rejects invalid UTF-8).
+ * figure nobody knows has no sample, and a family with no sample is not printed (no HELP/TYPE
+ * without a sample). Every series carries `context` (the kubeconfig context, so a fleet of
+ * contexts shares one exposition) and `namespace` (Velero's namespace). Label values are the
+ * cluster's exact text, escaped (\\ \" \n) and made valid UTF-8: each byte that is not part of a
+ * valid UTF-8 sequence becomes U+FFFD (Prometheus rejects invalid UTF-8).
  *
  * Cardinality: only runs in flight have per-run series; a finished run leaves them and is then
  * the last run of its schedule (veltop_last_run_*, one per kind and schedule, "" for runs of no
