@@ -225,10 +225,21 @@ static int g_last_progress(const run_answer *a, double *v)
     *v = a->last_progress;
     return a->last_progress > 0;
 }
+/* The run's own timestamps are the object's, on the cluster's clock, as --once --json writes
+ * them (veltop_cluster_clock_offset_seconds says how far that clock is from ours); a time no
+ * RFC 3339 date can write is unknown there, and absent here. */
+static int mx_stamp(double t, double *v)
+{
+    *v = t;
+    return t > 0 && t < KC_TIME_END;
+}
 static int g_started(const run_answer *a, double *v)
 {
-    *v = a->started;
-    return a->started > 0;
+    return mx_stamp(a->run && a->run->run ? a->run->run->started : 0, v);
+}
+static int g_ended(const run_answer *a, double *v)
+{
+    return mx_stamp(a->ended > 0 && a->run && a->run->run ? a->run->run->completed : 0, v);
 }
 
 static const struct {
@@ -270,12 +281,25 @@ static const char *mx_part(re_part p)
     return p < RE_NPARTS ? n[p] : "unknown";
 }
 
+/* One sample per finding of a's diagnosis (the answer's, as --once --json lists them). */
+static void mx_findings(mx_w *w, const char *fam, const mx_cluster *c, const run_answer *a)
+{
+    for (size_t d = 0; d < a->n_diag; d++) {
+        int first = 1;
+        mx_begin(w, fam);
+        mx_run_labels(w, &first, c, a);
+        mx_label(w, &first, "rule", a->diag[d].code);
+        mx_value(w, 1);
+    }
+}
+
 static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
 {
     mx_family(w, "veltop_run_info", "A run in flight, with its phase.");
     for (size_t c = 0; c < ncl; c++)
         for (size_t i = 0; i < cl[c].n_runs; i++) {
             const run_answer *a = &cl[c].runs[i];
+            if (!a->active) continue;
             int first = 1;
             mx_begin(w, "veltop_run_info");
             mx_run_labels(w, &first, &cl[c], a);
@@ -288,7 +312,7 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
             for (size_t i = 0; i < cl[c].n_runs; i++) {
                 const run_answer *a = &cl[c].runs[i];
                 double v;
-                if (!mx_run_families[f].get(a, &v)) continue;
+                if (!a->active || !mx_run_families[f].get(a, &v)) continue;
                 int first = 1;
                 mx_begin(w, mx_run_families[f].name);
                 mx_run_labels(w, &first, &cl[c], a);
@@ -301,6 +325,7 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
     for (size_t c = 0; c < ncl; c++)
         for (size_t i = 0; i < cl[c].n_runs; i++) {
             const run_answer *a = &cl[c].runs[i];
+            if (!a->active) continue;
             char vol[512] = "";
             if (a->waiting_vol) runeta_vol_label(vol, sizeof vol, a->waiting_vol);
             int first = 1;
@@ -311,18 +336,11 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
             mx_value(w, 1);
         }
     mx_family(w, "veltop_run_diagnosis_info",
-              "A finding of veltop's diagnosis of the run, one per rule.");
+              "A finding of veltop's diagnosis of a run not finished (in flight or waiting to "
+              "start), one per rule.");
     for (size_t c = 0; c < ncl; c++)
-        for (size_t i = 0; i < cl[c].n_runs; i++) {
-            const run_answer *a = &cl[c].runs[i];
-            for (size_t d = 0; d < a->n_diag; d++) {
-                int first = 1;
-                mx_begin(w, "veltop_run_diagnosis_info");
-                mx_run_labels(w, &first, &cl[c], a);
-                mx_label(w, &first, "rule", a->diag[d].code);
-                mx_value(w, 1);
-            }
-        }
+        for (size_t i = 0; i < cl[c].n_runs; i++)
+            mx_findings(w, "veltop_run_diagnosis_info", &cl[c], &cl[c].runs[i]);
 }
 
 /* ---- the last finished run per schedule ------------------------------------------------------ */
@@ -359,10 +377,8 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
         for (size_t c = 0; c < ncl; c++)
             for (size_t i = 0; i < cl[c].n_last; i++) {
                 const run_answer *a = &cl[c].last[i];
-                double v = fams[f].which == 0   ? a->ended
-                           : fams[f].which == 1 ? (double)a->items_done
-                                                : (double)a->bytes_done;
-                int known = fams[f].which == 0   ? a->ended > 0
+                double v = fams[f].which == 1 ? (double)a->items_done : (double)a->bytes_done;
+                int known = fams[f].which == 0   ? g_ended(a, &v)
                             : fams[f].which == 1 ? a->items_known
                                                  : a->bytes_known;
                 if (!known) continue;
@@ -372,6 +388,25 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
                 mx_value(w, v);
             }
     }
+    mx_family(w, "veltop_last_run_diagnosis_info",
+              "A finding of veltop's diagnosis of that run, one per rule.");
+    for (size_t c = 0; c < ncl; c++)
+        for (size_t i = 0; i < cl[c].n_last; i++)
+            mx_findings(w, "veltop_last_run_diagnosis_info", &cl[c], &cl[c].last[i]);
+}
+
+run_answer *mx_run_answers(const ans_ctx *c, const model *m, size_t *nout)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_runs; i++)
+        n += m->runs[i]->run && !vl_phase_terminal(m->runs[i]->run->phase_id);
+    run_answer *out = xcalloc(n ? n : 1, sizeof *out);
+    n = 0;
+    for (size_t i = 0; i < m->n_runs; i++)
+        if (m->runs[i]->run && !vl_phase_terminal(m->runs[i]->run->phase_id))
+            answer_run(c, m->runs[i], &out[n++]);
+    *nout = n;
+    return out;
 }
 
 run_answer *mx_last_runs(const ans_ctx *c, const model *m, size_t *nout)
@@ -487,10 +522,20 @@ static void mx_clusters(mx_w *w, const mx_cluster *cl, size_t ncl)
     for (size_t c = 0; c < ncl; c++)
         if (cl[c].data_age >= 0)
             mx_gauge(w, &cl[c], "veltop_cluster_data_age_seconds", floor(cl[c].data_age));
+    mx_family(w, "veltop_cluster_clock_offset_seconds",
+              "The cluster's clock minus ours (from the API server's Date headers), to a tenth "
+              "of a second: the runs' own timestamps are on the cluster's clock.");
+    for (size_t c = 0; c < ncl; c++)
+        if (cl[c].clock_offset_known)
+            mx_gauge(w, &cl[c], "veltop_cluster_clock_offset_seconds",
+                     round(cl[c].clock_offset * 10) / 10); /* as --once --json */
     mx_family(w, "veltop_cluster_runs_in_flight", "Backups and restores in flight.");
     for (size_t c = 0; c < ncl; c++)
-        if (cl[c].runs_known)
-            mx_gauge(w, &cl[c], "veltop_cluster_runs_in_flight", (double)cl[c].n_runs);
+        if (cl[c].runs_known) {
+            size_t n = 0;
+            for (size_t i = 0; i < cl[c].n_runs; i++) n += cl[c].runs[i].active != 0;
+            mx_gauge(w, &cl[c], "veltop_cluster_runs_in_flight", (double)n);
+        }
     mx_family(w, "veltop_cluster_velero_info",
               "The Velero server's version (its image tag), when its pod is visible.");
     for (size_t c = 0; c < ncl; c++) {
