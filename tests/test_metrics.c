@@ -1,7 +1,8 @@
 /* test_metrics.c: the Prometheus exposition of the answers (cli/metrics.c): label values escaped
- * and made valid UTF-8, unknown figures absent (never 0), every family with its HELP and TYPE,
- * OpenMetrics' info type, units and "# EOF", the last finished run per schedule, and the Accept
- * negotiation. */
+ * and made valid UTF-8, unknown figures absent (never 0), every family with its HELP and TYPE and
+ * no family without a sample, OpenMetrics' info type, units and "# EOF", the last finished run
+ * per schedule, the findings of runs not in flight, one model rendered by the exporter and by
+ * --once --json saying the same, and the Accept negotiation. */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
