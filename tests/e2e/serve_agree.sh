@@ -197,5 +197,6 @@ kill -TERM "$VELTOP_PID"
 rc=0
 wait "$VELTOP_PID" || rc=$?
 VELTOP_PID=""
-[ "$rc" = 0 ] || tui_fail "SIGTERM: exit $rc"
+[ "$rc" = 0 ] || { cat "$D/veltop.err" >&2; tui_fail "SIGTERM: exit $rc"; }
+[ -s "$D/veltop.err" ] && { cat "$D/veltop.err" >&2; tui_fail "veltop --serve wrote to stderr"; }
 echo "serve_agree: ok"
