@@ -17,6 +17,9 @@
 typedef struct mx_w {
     kc_buf *b;
     mx_format f;
+    /* the family whose HELP/TYPE are written before its first sample: a family with no sample
+     * has no header either (no empty families in the exposition) */
+    const char *fam, *fam_help;
 } mx_w;
 
 /* ---- label values: escaped, valid UTF-8 ------------------------------------------------------ */
@@ -78,7 +81,7 @@ void mx_label_value(kc_buf *b, const char *s)
 
 /* "# HELP / # TYPE" (and "# UNIT" in OpenMetrics) of a family. Info families are gauges named
  * *_info in the text format; in OpenMetrics the family drops the suffix and has type info. */
-static void mx_family(mx_w *w, const char *name, const char *help)
+static void mx_header(mx_w *w, const char *name, const char *help)
 {
     size_t nl = strlen(name);
     int info = nl > 5 && !strcmp(name + nl - 5, "_info");
@@ -94,6 +97,23 @@ static void mx_family(mx_w *w, const char *name, const char *help)
                 kc_buf_printf(w->b, "# UNIT %s %s\n", name, units[i]);
         }
     }
+}
+
+/* The family the next samples belong to: its header waits for its first sample (mx_begin). */
+static void mx_family(mx_w *w, const char *name, const char *help)
+{
+    w->fam = name;
+    w->fam_help = help;
+}
+
+/* Starts a sample of family name ("name{"): the family's header first, when this is its first. */
+static void mx_begin(mx_w *w, const char *name)
+{
+    if (w->fam && !strcmp(w->fam, name)) {
+        mx_header(w, w->fam, w->fam_help);
+        w->fam = NULL;
+    }
+    kc_buf_printf(w->b, "%s{", name);
 }
 
 static void mx_label(mx_w *w, int *first, const char *k, const char *v)
@@ -205,10 +225,21 @@ static int g_last_progress(const run_answer *a, double *v)
     *v = a->last_progress;
     return a->last_progress > 0;
 }
+/* The run's own timestamps are the object's, on the cluster's clock, as --once --json writes
+ * them (veltop_cluster_clock_offset_seconds says how far that clock is from ours); a time no
+ * RFC 3339 date can write is unknown there, and absent here. */
+static int mx_stamp(double t, double *v)
+{
+    *v = t;
+    return t > 0 && t < KC_TIME_END;
+}
 static int g_started(const run_answer *a, double *v)
 {
-    *v = a->started;
-    return a->started > 0;
+    return mx_stamp(a->run && a->run->run ? a->run->run->started : 0, v);
+}
+static int g_ended(const run_answer *a, double *v)
+{
+    return mx_stamp(a->ended > 0 && a->run && a->run->run ? a->run->run->completed : 0, v);
 }
 
 static const struct {
@@ -250,14 +281,27 @@ static const char *mx_part(re_part p)
     return p < RE_NPARTS ? n[p] : "unknown";
 }
 
+/* One sample per finding of a's diagnosis (the answer's, as --once --json lists them). */
+static void mx_findings(mx_w *w, const char *fam, const mx_cluster *c, const run_answer *a)
+{
+    for (size_t d = 0; d < a->n_diag; d++) {
+        int first = 1;
+        mx_begin(w, fam);
+        mx_run_labels(w, &first, c, a);
+        mx_label(w, &first, "rule", a->diag[d].code);
+        mx_value(w, 1);
+    }
+}
+
 static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
 {
     mx_family(w, "veltop_run_info", "A run in flight, with its phase.");
     for (size_t c = 0; c < ncl; c++)
         for (size_t i = 0; i < cl[c].n_runs; i++) {
             const run_answer *a = &cl[c].runs[i];
+            if (!a->active) continue;
             int first = 1;
-            kc_buf_printf(w->b, "veltop_run_info{");
+            mx_begin(w, "veltop_run_info");
             mx_run_labels(w, &first, &cl[c], a);
             mx_label(w, &first, "phase", a->run && a->run->run ? a->run->run->phase : "");
             mx_value(w, 1);
@@ -268,9 +312,9 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
             for (size_t i = 0; i < cl[c].n_runs; i++) {
                 const run_answer *a = &cl[c].runs[i];
                 double v;
-                if (!mx_run_families[f].get(a, &v)) continue;
+                if (!a->active || !mx_run_families[f].get(a, &v)) continue;
                 int first = 1;
-                kc_buf_printf(w->b, "%s{", mx_run_families[f].name);
+                mx_begin(w, mx_run_families[f].name);
                 mx_run_labels(w, &first, &cl[c], a);
                 mx_value(w, v);
             }
@@ -281,28 +325,22 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
     for (size_t c = 0; c < ncl; c++)
         for (size_t i = 0; i < cl[c].n_runs; i++) {
             const run_answer *a = &cl[c].runs[i];
+            if (!a->active) continue;
             char vol[512] = "";
             if (a->waiting_vol) runeta_vol_label(vol, sizeof vol, a->waiting_vol);
             int first = 1;
-            kc_buf_printf(w->b, "veltop_run_waiting_info{");
+            mx_begin(w, "veltop_run_waiting_info");
             mx_run_labels(w, &first, &cl[c], a);
             mx_label(w, &first, "part", mx_part(a->waiting));
             mx_label(w, &first, "volume", vol);
             mx_value(w, 1);
         }
     mx_family(w, "veltop_run_diagnosis_info",
-              "A finding of veltop's diagnosis of the run, one per rule.");
+              "A finding of veltop's diagnosis of a run not finished (in flight or waiting to "
+              "start), one per rule.");
     for (size_t c = 0; c < ncl; c++)
-        for (size_t i = 0; i < cl[c].n_runs; i++) {
-            const run_answer *a = &cl[c].runs[i];
-            for (size_t d = 0; d < a->n_diag; d++) {
-                int first = 1;
-                kc_buf_printf(w->b, "veltop_run_diagnosis_info{");
-                mx_run_labels(w, &first, &cl[c], a);
-                mx_label(w, &first, "rule", a->diag[d].code);
-                mx_value(w, 1);
-            }
-        }
+        for (size_t i = 0; i < cl[c].n_runs; i++)
+            mx_findings(w, "veltop_run_diagnosis_info", &cl[c], &cl[c].runs[i]);
 }
 
 /* ---- the last finished run per schedule ------------------------------------------------------ */
@@ -321,7 +359,7 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
         for (size_t i = 0; i < cl[c].n_last; i++) {
             const run_answer *a = &cl[c].last[i];
             int first = 1;
-            kc_buf_printf(w->b, "veltop_last_run_info{");
+            mx_begin(w, "veltop_last_run_info");
             mx_last_labels(w, &first, &cl[c], a);
             mx_label(w, &first, "phase", a->run && a->run->run ? a->run->run->phase : "");
             mx_value(w, 1);
@@ -339,19 +377,36 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
         for (size_t c = 0; c < ncl; c++)
             for (size_t i = 0; i < cl[c].n_last; i++) {
                 const run_answer *a = &cl[c].last[i];
-                double v = fams[f].which == 0   ? a->ended
-                           : fams[f].which == 1 ? (double)a->items_done
-                                                : (double)a->bytes_done;
-                int known = fams[f].which == 0   ? a->ended > 0
+                double v = fams[f].which == 1 ? (double)a->items_done : (double)a->bytes_done;
+                int known = fams[f].which == 0   ? g_ended(a, &v)
                             : fams[f].which == 1 ? a->items_known
                                                  : a->bytes_known;
                 if (!known) continue;
                 int first = 1;
-                kc_buf_printf(w->b, "%s{", fams[f].name);
+                mx_begin(w, fams[f].name);
                 mx_last_labels(w, &first, &cl[c], a);
                 mx_value(w, v);
             }
     }
+    mx_family(w, "veltop_last_run_diagnosis_info",
+              "A finding of veltop's diagnosis of that run, one per rule.");
+    for (size_t c = 0; c < ncl; c++)
+        for (size_t i = 0; i < cl[c].n_last; i++)
+            mx_findings(w, "veltop_last_run_diagnosis_info", &cl[c], &cl[c].last[i]);
+}
+
+run_answer *mx_run_answers(const ans_ctx *c, const model *m, size_t *nout)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_runs; i++)
+        n += m->runs[i]->run && !vl_phase_terminal(m->runs[i]->run->phase_id);
+    run_answer *out = xcalloc(n ? n : 1, sizeof *out);
+    n = 0;
+    for (size_t i = 0; i < m->n_runs; i++)
+        if (m->runs[i]->run && !vl_phase_terminal(m->runs[i]->run->phase_id))
+            answer_run(c, m->runs[i], &out[n++]);
+    *nout = n;
+    return out;
 }
 
 run_answer *mx_last_runs(const ans_ctx *c, const model *m, size_t *nout)
@@ -436,7 +491,7 @@ static void mx_schedules(mx_w *w, const mx_cluster *cl, size_t ncl)
                 }
                 if (!known) continue;
                 int first = 1;
-                kc_buf_printf(w->b, "%s{", fams[f].name);
+                mx_begin(w, fams[f].name);
                 mx_cluster_labels(w, &first, &cl[c]);
                 mx_label(w, &first, "schedule", s->s->meta.name);
                 mx_value(w, v);
@@ -450,7 +505,7 @@ static void mx_schedules(mx_w *w, const mx_cluster *cl, size_t ncl)
 static void mx_gauge(mx_w *w, const mx_cluster *c, const char *name, double v)
 {
     int first = 1;
-    kc_buf_printf(w->b, "%s{", name);
+    mx_begin(w, name);
     mx_cluster_labels(w, &first, c);
     mx_value(w, v);
 }
@@ -467,17 +522,27 @@ static void mx_clusters(mx_w *w, const mx_cluster *cl, size_t ncl)
     for (size_t c = 0; c < ncl; c++)
         if (cl[c].data_age >= 0)
             mx_gauge(w, &cl[c], "veltop_cluster_data_age_seconds", floor(cl[c].data_age));
+    mx_family(w, "veltop_cluster_clock_offset_seconds",
+              "The cluster's clock minus ours (from the API server's Date headers), to a tenth "
+              "of a second: the runs' own timestamps are on the cluster's clock.");
+    for (size_t c = 0; c < ncl; c++)
+        if (cl[c].clock_offset_known)
+            mx_gauge(w, &cl[c], "veltop_cluster_clock_offset_seconds",
+                     round(cl[c].clock_offset * 10) / 10); /* as --once --json */
     mx_family(w, "veltop_cluster_runs_in_flight", "Backups and restores in flight.");
     for (size_t c = 0; c < ncl; c++)
-        if (cl[c].runs_known)
-            mx_gauge(w, &cl[c], "veltop_cluster_runs_in_flight", (double)cl[c].n_runs);
+        if (cl[c].runs_known) {
+            size_t n = 0;
+            for (size_t i = 0; i < cl[c].n_runs; i++) n += cl[c].runs[i].active != 0;
+            mx_gauge(w, &cl[c], "veltop_cluster_runs_in_flight", (double)n);
+        }
     mx_family(w, "veltop_cluster_velero_info",
               "The Velero server's version (its image tag), when its pod is visible.");
     for (size_t c = 0; c < ncl; c++) {
         const health *h = cl[c].h;
         if (!h || !h->pods_known || !h->server || !h->server->version) continue;
         int first = 1;
-        kc_buf_printf(w->b, "veltop_cluster_velero_info{");
+        mx_begin(w, "veltop_cluster_velero_info");
         mx_cluster_labels(w, &first, &cl[c]);
         mx_label(w, &first, "version", h->server->version);
         mx_value(w, 1);
@@ -509,7 +574,7 @@ static void mx_clusters(mx_w *w, const mx_cluster *cl, size_t ncl)
 
 void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f)
 {
-    mx_w w = {out, f};
+    mx_w w = {.b = out, .f = f};
     mx_clusters(&w, cl, n);
     mx_schedules(&w, cl, n);
     mx_runs(&w, cl, n);

@@ -5,14 +5,17 @@
  *
  * Conventions: base units (seconds, bytes), unix timestamps as *_timestamp_seconds, 0/1 gauges
  * for yes/no, *_info gauges (value 1) carrying text as labels. Unknown is absent, never 0: a
- * figure nobody knows has no sample. Every series carries `context` (the kubeconfig context, so a
- * fleet of contexts shares one exposition) and `namespace` (Velero's namespace). Label values
- * are the cluster's exact text, escaped (\\ \" \n) and made valid UTF-8: each byte that is not
- * part of a valid UTF-8 sequence becomes U+FFFD (Prometheus rejects invalid UTF-8).
+ * figure nobody knows has no sample, and a family with no sample is not printed (no HELP/TYPE
+ * without a sample). Every series carries `context` (the kubeconfig context, so a fleet of
+ * contexts shares one exposition) and `namespace` (Velero's namespace). Label values are the
+ * cluster's exact text, escaped (\\ \" \n) and made valid UTF-8: each byte that is not part of a
+ * valid UTF-8 sequence becomes U+FFFD (Prometheus rejects invalid UTF-8).
  *
- * Cardinality: only runs in flight have per-run series; a finished run leaves them and is then
- * the last run of its schedule (veltop_last_run_*, one per kind and schedule, "" for runs of no
- * schedule), so 10 000 finished runs cost nothing but their schedules' series. */
+ * Cardinality: only runs in flight have per-run series (runs waiting to start only their
+ * diagnosis findings); a finished run leaves them and is then the last run of its schedule
+ * (veltop_last_run_*, with its findings, one per kind and schedule, "" for runs of no schedule),
+ * so 10 000 finished runs cost nothing but their schedules' series. The runs' own timestamps
+ * (start, end) are the objects', on the cluster's clock, as --once --json writes them. */
 #pragma once
 #include <stddef.h>
 
@@ -28,14 +31,18 @@ typedef enum { MX_TEXT, MX_OPENMETRICS } mx_format;
 
 /* One context's picture. Every pointer may be NULL / count 0 where nothing is known. */
 typedef struct mx_cluster {
-    const char *context;    /* label context */
-    const char *ns;         /* Velero's namespace (label namespace) */
-    int reachable;          /* the API server answered recently */
-    double data_age;        /* seconds since the data was last current (0 current); < 0 unknown */
-    const health *h;        /* schedules, locations, pods; NULL: none known */
+    const char *context; /* label context */
+    const char *ns;      /* Velero's namespace (label namespace) */
+    int reachable;       /* the API server answered recently */
+    double data_age;     /* seconds since the data was last current (0 current); < 0 unknown */
+    const health *h;     /* schedules, locations, pods; NULL: none known */
+    double clock_offset; /* the cluster's clock minus ours, seconds */
+    int clock_offset_known;
     int bsls_known;         /* the storage location list is in */
     int runs_known;         /* the backup and restore lists are in (else no run count) */
-    const run_answer *runs; /* answers of the runs in flight */
+    const run_answer *runs; /* answers of the runs not finished (mx_run_answers): those in
+                               flight have the per-run series, the others (New, Queued,
+                               ReadyToStart, Deleting...) only their diagnosis findings */
     size_t n_runs;
     const run_answer *last; /* answers of the newest finished run per (kind, schedule) */
     size_t n_last;
@@ -43,6 +50,10 @@ typedef struct mx_cluster {
 
 /* Appends the exposition of n clusters to out, in format f (OpenMetrics ends in "# EOF"). */
 void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f);
+
+/* The answers of every run of model m that has not finished (no terminal phase), in context c:
+ * malloc'd, *n of them. O(runs). */
+run_answer *mx_run_answers(const ans_ctx *c, const model *m, size_t *n);
 
 /* The answers of the newest finished run of each (kind, schedule) of model m, in context c, up to
  * MX_LAST_MAX of them: malloc'd, *n of them. O(runs). */

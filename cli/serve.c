@@ -162,24 +162,14 @@ static void serve_render(serve *s)
         cl[i].data_age = !runs_known ? -1 : conn.stale_since > 0 ? now - conn.stale_since : 0;
         cl[i].bsls_known = serve_refl_synced(a, APP_R_BSLS);
         cl[i].runs_known = runs_known;
+        cl[i].clock_offset = model_clock_offset(a->model, &cl[i].clock_offset_known);
         if (a->model->vols_dirty) model_refresh_volumes(a->model); /* the schedules' trend */
         hs[i] = health_of_app(a, wall);
         cl[i].h = hs[i];
         ans_ctx c;
         answer_ctx_of_app(a, hs[i], now, wall, &c);
-        size_t k = 0;
-        for (size_t j = 0; j < a->model->n_runs; j++) {
-            const vl_run *x = a->model->runs[j]->run;
-            if (x && vl_phase_active(x->phase_id)) k++;
-        }
-        live[i] = xcalloc(k ? k : 1, sizeof **live);
-        k = 0;
-        for (size_t j = 0; j < a->model->n_runs; j++) {
-            const model_run *r = a->model->runs[j];
-            if (r->run && vl_phase_active(r->run->phase_id)) answer_run(&c, r, &live[i][k++]);
-        }
+        live[i] = mx_run_answers(&c, a->model, &cl[i].n_runs);
         cl[i].runs = live[i];
-        cl[i].n_runs = k;
         last[i] = mx_last_runs(&c, a->model, &cl[i].n_last);
         cl[i].last = last[i];
     }

@@ -1,13 +1,17 @@
 /* test_metrics.c: the Prometheus exposition of the answers (cli/metrics.c): label values escaped
- * and made valid UTF-8, unknown figures absent (never 0), every family with its HELP and TYPE,
- * OpenMetrics' info type, units and "# EOF", the last finished run per schedule, and the Accept
- * negotiation. */
+ * and made valid UTF-8, unknown figures absent (never 0), every family with its HELP and TYPE and
+ * no family without a sample, OpenMetrics' info type, units and "# EOF", the last finished run
+ * per schedule, the findings of runs not in flight, one model rendered by the exporter and by
+ * --once --json saying the same, and the Accept negotiation. */
 #include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "metrics.h"
+#include "snapshot.h"
 #include "testutil.h"
 
 #define T0 1704626400.0
@@ -72,6 +76,7 @@ static void full_answer(run_answer *a, model_run *mr, vl_run *x)
     x->phase = (char *)"InProgress";
     x->phase_id = VL_PH_IN_PROGRESS;
     x->schedule = (char *)"nightly";
+    x->started = T0; /* the object's startTimestamp (the cluster's clock) */
     mr->kind = VL_BACKUP;
     mr->name = (char *)"nightly-1";
     mr->run = x;
@@ -192,7 +197,7 @@ START_TEST(unknown_figures_are_absent_not_zero)
     model_run mr;
     vl_run x;
     full_answer(&a, &mr, &x);
-    a.started = 0;
+    a.started = x.started = 0;
     a.items_known = 0;
     a.bytes_known = a.bytes_total_known = 0;
     a.items_rate = a.bytes_rate = -1;
@@ -245,23 +250,109 @@ START_TEST(unknown_figures_are_absent_not_zero)
 }
 END_TEST
 
+/* Every family in t has its HELP and TYPE once, right before its samples, and at least one
+ * sample: a family nobody has a figure for is not printed at all. Returns the families seen. */
+static size_t families_have_samples(const char *t, mx_format f)
+{
+    size_t fams = 0;
+    for (const char *p = t; (p = strstr(p, "# TYPE ")); p++) {
+        if (p != t && p[-1] != '\n') continue;
+        char name[128], type[16];
+        ck_assert(sscanf(p, "# TYPE %127s %15s", name, type) == 2);
+        fams++;
+        char *once = xasprintf("\n# TYPE %s ", name);
+        const char *first = strstr(t, once);
+        ck_assert_msg(first && !strstr(first + 1, once), "'%s' twice or not on a line", name);
+        free(once);
+        char *help = xasprintf("# HELP %s ", name);
+        ck_assert_msg(strstr(t, help), "no HELP for %s", name);
+        free(help);
+        /* the line after the header (and the UNIT) is a sample of the family */
+        const char *q = strchr(p, '\n') + 1;
+        while (!strncmp(q, "# UNIT ", 7)) q = strchr(q, '\n') + 1;
+        char *sample =
+            xasprintf("%s%s{", name, f == MX_OPENMETRICS && !strcmp(type, "info") ? "_info" : "");
+        ck_assert_msg(!strncmp(q, sample, strlen(sample)), "family %s has no sample", name);
+        free(sample);
+    }
+    return fams;
+}
+
+START_TEST(a_family_without_samples_is_not_printed)
+{
+    /* a cluster that answered nothing yet: one figure known (it is not reachable), one family.
+     * (Before, every one of the 34 families was printed with HELP and TYPE and no sample.) */
+    mx_cluster c = {.context = "prod", .ns = "velero", .reachable = 0, .data_age = -1};
+    for (int f = MX_TEXT; f <= MX_OPENMETRICS; f++) {
+        char *t = render(&c, 1, (mx_format)f);
+        ck_assert_uint_eq(families_have_samples(t, (mx_format)f), 1);
+        ck_assert(has_line(t, "# TYPE veltop_cluster_reachable gauge"));
+        ck_assert(!strstr(t, "veltop_run_"));
+        ck_assert(!strstr(t, "veltop_last_run_"));
+        ck_assert(!strstr(t, "veltop_schedule_"));
+        free(t);
+    }
+    /* no run in flight, no finished run: the run families are absent, the count is there */
+    c.reachable = 1;
+    c.runs_known = 1;
+    c.data_age = 0;
+    char *t = render(&c, 1, MX_TEXT);
+    ck_assert_uint_eq(families_have_samples(t, MX_TEXT), 3);
+    ck_assert(
+        has_line(t, "veltop_cluster_runs_in_flight{context=\"prod\",namespace=\"velero\"} 0"));
+    free(t);
+    /* a run whose figures are unknown: its info and waiting series, not the families of the
+     * figures nobody knows */
+    run_answer a;
+    model_run mr;
+    vl_run x;
+    full_answer(&a, &mr, &x);
+    a.started = x.started = 0;
+    a.items_known = a.bytes_known = a.bytes_total_known = 0;
+    a.items_rate = a.bytes_rate = -1;
+    a.eta_kind = ANS_ETA_NONE;
+    a.stalled = ANS_UNKNOWN;
+    a.last_progress = 0;
+    a.n_diag = 0;
+    c.runs = &a;
+    c.n_runs = 1;
+    for (int f = MX_TEXT; f <= MX_OPENMETRICS; f++) {
+        t = render(&c, 1, (mx_format)f);
+        ck_assert_uint_eq(families_have_samples(t, (mx_format)f), 5);
+        ck_assert(!strstr(t, "veltop_run_eta_seconds"));
+        ck_assert(!strstr(t, "veltop_run_diagnosis"));
+        free(t);
+    }
+}
+END_TEST
+
 START_TEST(every_family_has_help_and_type_once)
 {
-    mx_cluster c = {.context = "prod", .ns = "velero", .reachable = 1, .runs_known = 1};
+    /* a run in flight with every figure known and the last run of a schedule: each run family
+     * once, with its HELP and TYPE and its sample */
+    run_answer a, last;
+    model_run mr, lmr;
+    vl_run x, lx;
+    full_answer(&a, &mr, &x);
+    full_answer(&last, &lmr, &lx);
+    lx.phase = (char *)"Completed";
+    lx.phase_id = VL_PH_COMPLETED;
+    last.active = 0;
+    last.ended = T0 - 60;
+    lx.completed = T0 - 60;
+    mx_cluster c = {.context = "prod",
+                    .ns = "velero",
+                    .reachable = 1,
+                    .runs_known = 1,
+                    .data_age = 0,
+                    .runs = &a,
+                    .n_runs = 1,
+                    .last = &last,
+                    .n_last = 1};
     char *t = render(&c, 1, MX_TEXT);
     static const char *fam[] = {"veltop_cluster_reachable",
                                 "veltop_cluster_data_age_seconds",
                                 "veltop_cluster_runs_in_flight",
-                                "veltop_cluster_velero_info",
-                                "veltop_cluster_node_agents_ready",
-                                "veltop_cluster_node_agents",
-                                "veltop_cluster_storage_locations_available",
-                                "veltop_cluster_storage_locations",
-                                "veltop_schedule_paused",
-                                "veltop_schedule_next_run_timestamp_seconds",
-                                "veltop_schedule_interval_seconds",
-                                "veltop_schedule_last_success_timestamp_seconds",
-                                "veltop_schedule_overdue",
                                 "veltop_run_info",
                                 "veltop_run_start_timestamp_seconds",
                                 "veltop_run_items_done",
@@ -282,16 +373,12 @@ START_TEST(every_family_has_help_and_type_once)
                                 "veltop_last_run_info",
                                 "veltop_last_run_end_timestamp_seconds",
                                 "veltop_last_run_items_done",
-                                "veltop_last_run_done_bytes"};
-    size_t types = 0;
-    for (const char *p = t; (p = strstr(p, "# TYPE ")); p++) types++;
-    ck_assert_uint_eq(types, sizeof fam / sizeof fam[0]);
+                                "veltop_last_run_done_bytes",
+                                "veltop_last_run_diagnosis_info"};
+    ck_assert_uint_eq(families_have_samples(t, MX_TEXT), sizeof fam / sizeof fam[0]);
     for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
         char *want = xasprintf("# TYPE %s gauge", fam[i]);
         ck_assert_msg(has_line(t, want), "missing '%s'", want);
-        free(want);
-        want = xasprintf("# HELP %s ", fam[i]);
-        ck_assert_msg(strstr(t, want), "missing '%s'", want);
         free(want);
     }
     ck_assert(!strstr(t, "# EOF"));
@@ -301,6 +388,9 @@ START_TEST(every_family_has_help_and_type_once)
         size_t n = strcspn(p, "\n");
         ck_assert_msg(!memchr(p, '"', n) && !memchr(p, '\\', n), "%.*s", (int)n, p);
     }
+    free(t);
+    t = render(&c, 1, MX_OPENMETRICS);
+    ck_assert_uint_eq(families_have_samples(t, MX_OPENMETRICS), sizeof fam / sizeof fam[0]);
     free(t);
 }
 END_TEST
@@ -322,7 +412,8 @@ START_TEST(openmetrics_has_info_units_and_eof)
     ck_assert(n > 6 && !strcmp(t + n - 6, "# EOF\n"));
     ck_assert(has_line(t, "# TYPE veltop_run_waiting info"));
     ck_assert(has_line(t, "# TYPE veltop_run_diagnosis info"));
-    ck_assert(has_line(t, "# TYPE veltop_cluster_velero info"));
+    /* no server pod known: no velero family at all (not a header without a sample) */
+    ck_assert(!strstr(t, "veltop_cluster_velero"));
     ck_assert(has_line(t, "veltop_run_waiting_info{" LBL ",part=\"podVolumes\",volume=\"\"} 1"));
     ck_assert(has_line(t, "# UNIT veltop_run_eta_seconds seconds"));
     ck_assert(has_line(t, "# UNIT veltop_run_done_bytes bytes"));
@@ -439,6 +530,295 @@ START_TEST(the_last_finished_run_per_schedule)
 }
 END_TEST
 
+/* ---- one model, two renderers: the exposition says what --once --json says ------------------ */
+
+static vl_run mixed_runs[8];
+static vl_volume mixed_vol;
+
+/* A cluster 0.3 s ahead of us (Date headers are whole seconds: the estimate is never 0): a
+ * backup and a restore in flight, two backups Queued behind the first (a "queued" finding each),
+ * the last Completed backup of "nightly", an older one, and a Failed backup of "weekly" orphaned
+ * by a server restart (a "server-restarted" finding). */
+static model *mixed_model(void)
+{
+    model *m = model_new();
+    model_set_clock_offset(m, 0.3, 1);
+    static const struct {
+        const char *name, *sched, *phase;
+        vl_kind kind;
+        double created, started, completed;
+        int64_t done, total;
+    } r[] = {
+        {"big", "nightly", "InProgress", VL_BACKUP, T0 - 700, T0 - 600, 0, 40, 100},
+        {"q1", NULL, "Queued", VL_BACKUP, T0 - 120, 0, 0, 0, 0},
+        {"q2", "nightly", "Queued", VL_BACKUP, T0 - 60, 0, 0, 0, 0},
+        {"r1", NULL, "InProgress", VL_RESTORE, T0 - 300, T0 - 290, 0, 7, 20},
+        {"nightly-new", "nightly", "Completed", VL_BACKUP, T0 - 90000, T0 - 87000, T0 - 86399, 50,
+         50},
+        {"nightly-old", "nightly", "Completed", VL_BACKUP, T0 - 200000, T0 - 190000, T0 - 180000,
+         45, 45},
+        {"crashed", "weekly", "Failed", VL_BACKUP, T0 - 4000, T0 - 3900, T0 - 300, 3, 90},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        vl_run *x = &mixed_runs[i];
+        memset(x, 0, sizeof *x);
+        x->kind = r[i].kind;
+        x->meta.name = (char *)r[i].name;
+        x->meta.created = r[i].created;
+        x->schedule = (char *)r[i].sched;
+        x->phase = (char *)r[i].phase;
+        x->phase_id = vl_phase_parse(r[i].phase);
+        x->started = r[i].started;
+        x->completed = r[i].completed;
+        x->has_progress = r[i].total > 0;
+        x->items_done = r[i].done;
+        x->items_total = r[i].total;
+        if (!strcmp(r[i].name, "crashed"))
+            x->failure_reason =
+                (char *)"found a backup with status \"InProgress\" during the server "
+                        "starting, mark it as \"Failed\"";
+        model_upsert_run(m, x, 100, T0);
+    }
+    memset(&mixed_vol, 0, sizeof mixed_vol);
+    mixed_vol.kind = VL_PVB;
+    mixed_vol.meta.name = (char *)"big-a1";
+    mixed_vol.run_name = (char *)"big";
+    mixed_vol.node = (char *)"worker-1";
+    mixed_vol.pod_ns = (char *)"shop";
+    mixed_vol.pod_name = (char *)"db-0";
+    mixed_vol.volume = (char *)"data";
+    mixed_vol.uploader = (char *)"kopia";
+    mixed_vol.phase = (char *)"InProgress";
+    mixed_vol.phase_id = VL_PH_IN_PROGRESS;
+    mixed_vol.started = T0 - 500;
+    mixed_vol.bytes_done = 500000000;
+    mixed_vol.bytes_total = 1000000000;
+    mixed_vol.meta.status_time = T0 + 0.3 - 4;
+    model_upsert_volume(m, &mixed_vol, 100);
+    model_refresh_volumes(m);
+    return m;
+}
+
+/* The value of the sample of fam whose labels (after context and namespace) start with
+ * `kind="K",name="N",` and hold extra; NAN when there is none (asserted to be one at most). */
+static double sample_of(const char *t, const char *fam, const char *kind, const char *name,
+                        const char *extra)
+{
+    char *head = xasprintf("%s{context=\"prod\",namespace=\"velero\",kind=\"%s\",name=\"%s\",", fam,
+                           kind, name);
+    double v = NAN;
+    int seen = 0;
+    for (const char *p = t; (p = strstr(p, head)); p++) {
+        if (p != t && p[-1] != '\n') continue;
+        const char *close = strstr(p, "} ");
+        size_t n = (size_t)(close - p);
+        char *labels = xasprintf("%.*s", (int)n, p);
+        if (!extra || strstr(labels, extra)) {
+            ck_assert_msg(!seen++, "two samples of %s for %s", fam, name);
+            v = strtod(close + 2, NULL);
+        }
+        free(labels);
+    }
+    free(head);
+    return v;
+}
+
+static double json_time(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    if (cJSON_IsNull(v)) return NAN;
+    ck_assert(cJSON_IsString(v));
+    struct tm tm = {0};
+    ck_assert(strptime(v->valuestring, "%Y-%m-%dT%H:%M:%SZ", &tm));
+    return (double)timegm(&tm);
+}
+
+static double json_num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    if (cJSON_IsNull(v)) return NAN;
+    ck_assert_msg(cJSON_IsNumber(v), "%s", k);
+    return v->valuedouble;
+}
+
+/* a == b, both unknown (NAN) counting as equal */
+#define ck_same(a, b, what, name)                                                                  \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        ck_assert_msg((isnan(a_) && isnan(b_)) || a_ == b_, "%s of %s: metrics %.17g, json %.17g", \
+                      what, name, a_, b_);                                                         \
+    } while (0)
+
+START_TEST(runs_waiting_to_start_carry_their_findings)
+{
+    model *m = mixed_model();
+    ans_ctx c = {.m = m, .now = 100, .wall = T0};
+    size_t n, nl;
+    run_answer *runs = mx_run_answers(&c, m, &n);
+    run_answer *last = mx_last_runs(&c, m, &nl);
+    ck_assert_uint_eq(n, 4); /* big, q1, q2, r1: not finished */
+    mx_cluster cl = {.context = "prod",
+                     .ns = "velero",
+                     .reachable = 1,
+                     .runs_known = 1,
+                     .data_age = 0,
+                     .runs = runs,
+                     .n_runs = n,
+                     .last = last,
+                     .n_last = nl};
+    char *t = render(&cl, 1, MX_TEXT);
+    /* the two Queued runs: their "queued" finding, and no series of a run in flight */
+    ck_assert_msg(has_line(t, "veltop_run_diagnosis_info{context=\"prod\",namespace=\"velero\","
+                              "kind=\"Backup\",name=\"q1\",schedule=\"\",rule=\"queued\"} 1"),
+                  "%s", t);
+    ck_assert(has_line(t, "veltop_run_diagnosis_info{context=\"prod\",namespace=\"velero\","
+                          "kind=\"Backup\",name=\"q2\",schedule=\"nightly\",rule=\"queued\"} 1"));
+    ck_assert(isnan(sample_of(t, "veltop_run_info", "Backup", "q1", NULL)));
+    ck_assert(isnan(sample_of(t, "veltop_run_waiting_info", "Backup", "q2", NULL)));
+    ck_assert(
+        has_line(t, "veltop_cluster_runs_in_flight{context=\"prod\",namespace=\"velero\"} 2"));
+    /* a finished run's finding: on its schedule's last run */
+    ck_assert(has_line(t, "veltop_last_run_diagnosis_info{context=\"prod\",namespace=\"velero\","
+                          "kind=\"Backup\",name=\"crashed\",schedule=\"weekly\",rule=\"server-"
+                          "restarted\"} 1"));
+    free(t);
+    free(runs);
+    free(last);
+    model_free(m);
+}
+END_TEST
+
+START_TEST(metrics_and_once_json_agree_on_one_model)
+{
+    model *m = mixed_model();
+    ans_ctx c = {.m = m, .now = 100, .wall = T0};
+    size_t n, nl;
+    run_answer *runs = mx_run_answers(&c, m, &n);
+    run_answer *last = mx_last_runs(&c, m, &nl);
+    mx_cluster cl = {.context = "prod",
+                     .ns = "velero",
+                     .reachable = 1,
+                     .runs_known = 1,
+                     .data_age = 0,
+                     .runs = runs,
+                     .n_runs = n,
+                     .last = last,
+                     .n_last = nl};
+    cl.clock_offset = model_clock_offset(m, &cl.clock_offset_known);
+    char *t = render(&cl, 1, MX_TEXT);
+    char *js = snapshot_json(&c, "prod", "https://k", "velero");
+    cJSON *doc = cJSON_Parse(js);
+    ck_assert(doc);
+    size_t in_flight = 0, finished_findings = 0, compared_last = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "runs"))
+    {
+        const char *kind = cJSON_GetObjectItem(r, "kind")->valuestring;
+        const char *name = cJSON_GetObjectItem(r, "name")->valuestring;
+        const char *phase = cJSON_GetObjectItem(r, "phase")->valuestring;
+        vl_phase ph = vl_phase_parse(phase);
+        /* the diagnosis: every finding JSON lists for a run not finished is a series */
+        const cJSON *d;
+        cJSON_ArrayForEach(d, cJSON_GetObjectItem(r, "diagnosis"))
+        {
+            char *rule = xasprintf("rule=\"%s\"", cJSON_GetObjectItem(d, "code")->valuestring);
+            const char *fam = vl_phase_terminal(ph) ? "veltop_last_run_diagnosis_info"
+                                                    : "veltop_run_diagnosis_info";
+            finished_findings += vl_phase_terminal(ph);
+            ck_assert_msg(sample_of(t, fam, kind, name, rule) == 1, "%s %s: no %s", name, fam,
+                          rule);
+            free(rule);
+        }
+        if (!vl_phase_active(ph)) continue;
+        in_flight++;
+        char *pl = xasprintf("phase=\"%s\"", phase);
+        ck_assert_msg(sample_of(t, "veltop_run_info", kind, name, pl) == 1, "%s: phase", name);
+        free(pl);
+        ck_same(sample_of(t, "veltop_run_start_timestamp_seconds", kind, name, NULL),
+                json_time(r, "started"), "start", name);
+        ck_same(sample_of(t, "veltop_run_items_done", kind, name, NULL), json_num(r, "itemsDone"),
+                "items done", name);
+        ck_same(sample_of(t, "veltop_run_done_bytes", kind, name, NULL), json_num(r, "bytesDone"),
+                "bytes done", name);
+        ck_same(sample_of(t, "veltop_run_expected_bytes", kind, name, NULL),
+                json_num(r, "bytesTotal"), "bytes total", name);
+        /* the ETA: its value and whether it is a promise, absent where JSON says none */
+        ck_same(sample_of(t, "veltop_run_eta_seconds", kind, name, NULL), json_num(r, "etaSeconds"),
+                "ETA", name);
+        const cJSON *lb = cJSON_GetObjectItem(r, "etaLowerBound");
+        ck_same(sample_of(t, "veltop_run_eta_lower_bound", kind, name, NULL),
+                cJSON_IsNull(lb) ? NAN : cJSON_IsTrue(lb), "ETA lower bound", name);
+        ck_assert_str_eq(cJSON_GetObjectItem(r, "etaKind")->valuestring,
+                         isnan(sample_of(t, "veltop_run_eta_seconds", kind, name, NULL)) ? "none"
+                         : cJSON_IsTrue(lb) ? "lowerBound"
+                                            : "estimate");
+        /* stalled: true / false / null as 1 / 0 / absent, and for how long */
+        const cJSON *st = cJSON_GetObjectItem(r, "stalled");
+        ck_same(sample_of(t, "veltop_run_stalled", kind, name, NULL),
+                cJSON_IsNull(st) ? NAN : cJSON_IsTrue(st), "stalled", name);
+        if (cJSON_IsTrue(st))
+            ck_same(sample_of(t, "veltop_run_stalled_seconds", kind, name, NULL),
+                    json_num(r, "stalledSeconds"), "stalled for", name);
+        /* last progress: JSON to the second */
+        double lp = sample_of(t, "veltop_run_last_progress_timestamp_seconds", kind, name, NULL);
+        double jlp = json_time(r, "lastProgress");
+        ck_assert_msg((isnan(lp) && isnan(jlp)) || fabs(lp - jlp) < 1, "last progress of %s", name);
+        /* what its end waits on: the part, and the volume by its pod and volume */
+        const cJSON *w = cJSON_GetObjectItem(r, "waitingOn");
+        const char *wk = cJSON_GetObjectItem(w, "kind")->valuestring;
+        const char *part = !strcmp(wk, "Items")              ? "items"
+                           : !strcmp(wk, "PodVolumes")       ? "podVolumes"
+                           : !strcmp(wk, "PodVolumeBackup")  ? "podVolumes"
+                           : !strcmp(wk, "PodVolumeRestore") ? "podVolumes"
+                           : !strcmp(wk, "Finalizing")       ? "finalizing"
+                                                             : "dataMover";
+        char *pw = xasprintf("part=\"%s\",volume=\"%s\"", part,
+                             cJSON_IsNull(cJSON_GetObjectItem(w, "name")) ? ""
+                             : !strcmp(cJSON_GetObjectItem(w, "name")->valuestring, "big-a1")
+                                 ? "shop/db-0:data"
+                                 : "?");
+        ck_assert_msg(sample_of(t, "veltop_run_waiting_info", kind, name, pw) == 1,
+                      "%s: waiting on %s", name, pw);
+        free(pw);
+    }
+    ck_assert_uint_eq(in_flight, 2);
+    ck_assert_uint_eq(finished_findings, 1);
+    ck_same(json_num(doc, "clusterClockOffsetSeconds"), 0.3, "clock offset", "the cluster");
+    ck_assert(has_line(
+        t, "veltop_cluster_clock_offset_seconds{context=\"prod\",namespace=\"velero\"} 0.3"));
+    /* the last finished run of each kind and schedule: JSON's newest by completion, its phase,
+     * end (the cluster's completionTimestamp, as JSON writes it), items and bytes */
+    const char *sched[][2] = {{"nightly", "nightly-new"}, {"weekly", "crashed"}};
+    for (size_t i = 0; i < 2; i++) {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "runs"))
+        {
+            if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, sched[i][1])) continue;
+            char *pl = xasprintf("schedule=\"%s\",phase=\"%s\"", sched[i][0],
+                                 cJSON_GetObjectItem(r, "phase")->valuestring);
+            ck_assert_msg(sample_of(t, "veltop_last_run_info", "Backup", sched[i][1], pl) == 1,
+                          "%s", pl);
+            free(pl);
+            ck_same(
+                sample_of(t, "veltop_last_run_end_timestamp_seconds", "Backup", sched[i][1], NULL),
+                json_time(r, "completed"), "end", sched[i][1]);
+            ck_same(sample_of(t, "veltop_last_run_items_done", "Backup", sched[i][1], NULL),
+                    json_num(r, "itemsDone"), "items", sched[i][1]);
+            ck_same(sample_of(t, "veltop_last_run_done_bytes", "Backup", sched[i][1], NULL),
+                    json_num(r, "bytesDone"), "bytes", sched[i][1]);
+            compared_last++;
+        }
+    }
+    ck_assert_uint_eq(compared_last, 2);
+    ck_assert_uint_eq(nl, 2);
+    cJSON_Delete(doc);
+    free(js);
+    free(t);
+    free(runs);
+    free(last);
+    model_free(m);
+}
+END_TEST
+
 START_TEST(accept_negotiates_the_format)
 {
     ck_assert_int_eq(mx_negotiate(NULL), MX_TEXT);
@@ -464,10 +844,13 @@ int main(void)
     tcase_add_test(tc, invalid_utf8_becomes_replacement_characters);
     tcase_add_test(tc, known_figures_have_exact_samples);
     tcase_add_test(tc, unknown_figures_are_absent_not_zero);
+    tcase_add_test(tc, a_family_without_samples_is_not_printed);
     tcase_add_test(tc, every_family_has_help_and_type_once);
     tcase_add_test(tc, openmetrics_has_info_units_and_eof);
     tcase_add_test(tc, cluster_names_in_labels_are_escaped);
     tcase_add_test(tc, the_last_finished_run_per_schedule);
+    tcase_add_test(tc, runs_waiting_to_start_carry_their_findings);
+    tcase_add_test(tc, metrics_and_once_json_agree_on_one_model);
     tcase_add_test(tc, accept_negotiates_the_format);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
