@@ -395,8 +395,9 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
         if (a->eta_kind == ANS_ETA_BOUND)
             snprintf(buf, n, "done in \u2265 %s", d[0] == '>' ? d + 2 : d);
         else
+            /* the finish time carries its date when it is not on the data's day (a day away) */
             snprintf(buf, n, "done in %s%s (at %s)%s%s", d[0] == '>' ? "" : "~", d,
-                     fmt_clock(t, sizeof t, a->eta_end, 0), a->eta_caveat ? ", " : "",
+                     fmt_clock_since(t, sizeof t, a->eta_end, a->at), a->eta_caveat ? ", " : "",
                      a->eta_caveat ? a->eta_caveat : "");
         return buf;
     }

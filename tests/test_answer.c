@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "answer.h"
+#include "format.h"
 #include "testutil.h"
 
 #define T0  1704626400.0 /* wall clock of monotonic 0 */
@@ -286,6 +287,41 @@ START_TEST(part_stalled_is_not_a_stalled_run)
 }
 END_TEST
 
+/* A finish time not on the data's day carries its date (local, or UTC with --utc): "at 17:05:02"
+ * alone a day away reads as today. */
+START_TEST(finish_time_a_day_away_carries_its_date)
+{
+    char buf[160];
+    setenv("TZ", "UTC", 1);
+    tzset();
+    fmt_set_utc(0);
+    /* at 2024-01-07 11:20:00 UTC */
+    run_answer e = {.eta_kind = ANS_ETA_ESTIMATE, .at = T0, .eta = 192, .eta_end = T0 + 192};
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0), "done in ~3m12s (at 11:23:12)");
+    e.eta = 86400 + 2 * 3600;
+    e.eta_end = T0 + e.eta;
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0),
+                     "done in ~1d02h (at 2024-01-08 13:20:00)");
+    /* past midnight by a minute: tomorrow, though minutes away */
+    e.at = T0 + 12 * 3600 + 39 * 60;
+    e.eta = 120;
+    e.eta_end = e.at + e.eta;
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0),
+                     "done in ~2m00s (at 2024-01-08 00:01:00)");
+    /* two hours east of UTC that is 02:01 of the 8th, the data's day too: the time alone; with
+     * --utc the day is UTC's */
+    setenv("TZ", "XYZ-2", 1);
+    tzset();
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0), "done in ~2m00s (at 02:01:00)");
+    fmt_set_utc(1);
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 1),
+                     "done in ~2m00s (at 2024-01-08 00:01:00)");
+    fmt_set_utc(0);
+    setenv("TZ", "UTC", 1);
+    tzset();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -298,6 +334,7 @@ int main(void)
     tcase_add_test(tc, forbidden_list_is_said);
     tcase_add_test(tc, unsized_volume_leaves_the_total_unknown);
     tcase_add_test(tc, part_stalled_is_not_a_stalled_run);
+    tcase_add_test(tc, finish_time_a_day_away_carries_its_date);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
