@@ -136,6 +136,10 @@ START_TEST(stalled_run_has_no_eta)
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s+");
     e.eta_caveat = NULL;
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s");
+    /* an ETA that leans on the schedule's history says so in the cell, as the detail does */
+    e.from_history = 1;
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "\u22483m12s");
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 0), "~3m12s");
     model_free(m);
 }
 END_TEST
