@@ -249,10 +249,12 @@ static int detail_vol_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
-/* The right-hand part of a volume row: bytes, then rate and ETA or how long it has stalled. */
-static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, double now,
+/* The right-hand part of a volume row: bytes, then rate and ETA or how long it has stalled (as
+ * the run's answer counts them: runeta_volume and runeta_volume_stalled at the answer's time). */
+static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, const run_answer *a,
                             int wide, int *stalled)
 {
+    double now = a->at_mono;
     const vl_volume *v = mv->vol;
     char b1[32], b2[32], b3[32];
     int unsized = model_volume_unsized(v); /* its total is unknown, not 0 B */
@@ -262,12 +264,12 @@ static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, 
     double since;
     *stalled = 0;
     if (!vl_phase_active(v->phase_id) || o < 0 || (size_t)o >= n) return;
-    if (est_stalled(mv->bytes, now, &since)) {
+    if (runeta_volume_stalled(ui_model(u), mv, now, a->at, &since)) {
         *stalled = 1;
         snprintf(out + o, n - (size_t)o, " stalled %s", fmt_duration(b3, sizeof b3, since));
     } else {
-        double rate, eta; /* as the run's ETA counts them */
-        runeta_volume(ui_model(u), mv, now, ui_wall(u), &rate, &eta);
+        double rate, eta;
+        runeta_volume(ui_model(u), mv, now, a->at, &rate, &eta);
         if (wide)
             snprintf(out + o, n - (size_t)o, " %12s  ETA %s", fmt_byte_rate(b1, sizeof b1, rate),
                      fmt_eta(b2, sizeof b2, eta));
@@ -278,10 +280,10 @@ static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, 
 
 /* The run's volumes, moving ones first: what is transferring, how fast, until when. The bar
  * shrinks so the bytes, rate and ETA always fit the line. */
-static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, const model_run *r)
+static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, const model_run *r,
+                                const run_answer *a)
 {
     model *m = ui_model(u);
-    double now = ui_data_now(u);
     char who[160], tail[96];
     size_t n = model_run_volumes(m, r, NULL, 0);
     model_volume **vv = xcalloc(n ? n : 1, sizeof(*vv));
@@ -291,7 +293,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     int wide = cols >= 100, whow = cols >= 140 ? 34 : wide ? 28 : 22;
     int shown = (int)n < rows - 1 ? (int)n : rows - 1, tailw = 0, st;
     for (int i = 0; i < shown; i++) {
-        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], a, wide, &st);
         int tw = san_width(tail);
         if (tw > tailw) tailw = tw;
     }
@@ -324,7 +326,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
             w_bar(w, y, x, barw, f, v->phase_id == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
             x += barw + 1;
         }
-        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], a, wide, &st);
         w_print(w, y, x, cols - x, st ? w_attr(W_WARN) | A_BOLD : 0, "%s", tail);
     }
     if ((int)n > rows - 1)
@@ -496,7 +498,8 @@ static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const r
 }
 
 /* Sums the run's volumes' byte-rate histories, aligned on the newest bucket. */
-static int detail_bytes_history(ui *u, const model_run *r, double now, double *out, int n)
+static int detail_bytes_history(ui *u, const model_run *r, double now, double wall, double *out,
+                                int n)
 {
     model *m = ui_model(u);
     size_t nv = model_run_volumes(m, r, NULL, 0);
@@ -506,6 +509,10 @@ static int detail_bytes_history(ui *u, const model_run *r, double now, double *o
     int filled = 0;
     for (int i = 0; i < n; i++) out[i] = 0;
     for (size_t j = 0; j < nv; j++) {
+        /* a volume stalled since before veltop looked has no history but its seeded average:
+         * none of it was seen moving */
+        if (est_last_move(vv[j]->bytes) < 0 && runeta_volume_stalled(m, vv[j], now, wall, NULL))
+            continue;
         int k = est_rate_history(vv[j]->bytes, now, 5.0, tmp, n);
         for (int i = 0; i < k; i++) out[n - k + i] += tmp[i];
         if (k > filled) filled = k;
@@ -662,7 +669,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         if (width > 60) width = 60;
         if (width < 8) width = 8;
         int ni = est_rate_history(r->items, now, 5.0, hi, width);
-        int nb = e->bytes_total > 0 ? detail_bytes_history(u, r, now, hb, width) : 0;
+        int nb = e->bytes_total > 0 ? detail_bytes_history(u, r, now, e->at, hb, width) : 0;
         x = detail_spark(w, y, 0, width, "Items/s", hi, ni, 0);
         if (e->bytes_total > 0) detail_spark(w, y, x + 3, width, "Bytes/s", hb, nb, 1);
         y++;
@@ -906,13 +913,20 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", r->vols.n_failed);
         if (r->vols.n_canceled)
             x += w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", r->vols.n_canceled);
-        if (r->vols.n_unsized) /* their sum is not the total while one is not sized yet */
+        /* the bytes, their rate and the stalled ones: the run's answer, as the volumes screen */
+        int vst =
+            ans.active ? ans.part[RE_PODVOLS].n_stalled + ans.part[RE_DATAMOVER].n_stalled : 0;
+        if (vst) x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, ", %d stalled", vst);
+        if (!ans.bytes_total_known && ans.n_unsized) /* the sum is not the total */
             x += w_print(w, y, x, cols - x, 0, "   %s of ? (%d not sized yet)",
-                         fmt_bytes(b1, sizeof b1, r->vols.bytes_done), r->vols.n_unsized);
+                         fmt_bytes(b1, sizeof b1, ans.bytes_done), ans.n_unsized);
         else
             x += w_print(w, y, x, cols - x, 0, "   %s of %s",
-                         fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
-                         fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+                         ans.bytes_known ? fmt_bytes(b1, sizeof b1, ans.bytes_done) : "?",
+                         ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total) : "?");
+        if (ans.active && ans.bytes_rate > 0)
+            x +=
+                w_print(w, y, x, cols - x, 0, "  %s", fmt_byte_rate(b1, sizeof b1, ans.bytes_rate));
     } else {
         w_print(w, y, x, cols - x, A_DIM, "none");
     }
@@ -1019,7 +1033,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         free(verr);
     }
     /* a title and at least one volume, else nothing (the Volumes line above sums them up) */
-    if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
+    if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r, &ans);
 }
 
 static const char *detail_hint(ui_screen *s, ui *u)
