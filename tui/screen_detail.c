@@ -360,15 +360,17 @@ static int detail_part_unsized(ui *u, const model_run *r, re_part p, int *in_pro
  * (wrap: a state that does not fit goes on a row of its own under it, in full; else it is cut,
  * and *cut says so). */
 static int detail_draw_part(ui *u, WINDOW *w, int y, int cols, const model_run *r, re_part p,
-                            const re_stage *s, int wrap, int *cut)
+                            const run_answer *a, int wrap, int *cut)
 {
+    const re_stage *s = &a->part[p];
     char b1[32], b2[32], b3[32], b4[32], st[96];
     attr_t sa = 0;
     int x = w_print(w, y, 2, 14, A_DIM, "%s", runeta_part_name(p));
     int moving_unsized, unsized = detail_part_unsized(u, r, p, &moving_unsized);
     x = 16;
-    if (p == RE_ITEMS)
-        x += w_print(w, y, x, 30, 0, "%lld of %lld", (long long)s->done, (long long)s->total);
+    if (p == RE_ITEMS) /* "~": the total is an estimate, as on the Items line and the list */
+        x += w_print(w, y, x, 30, 0, "%lld of %s%lld", (long long)s->done,
+                     a->items_estimated ? "~" : "", (long long)s->total);
     else if (p != RE_FINAL) /* a volume not sized yet: the part's total is not known */
         x += w_print(w, y, x, 40, 0, "%d of %d done  %s of %s", s->n_done, s->n,
                      fmt_bytes(b1, sizeof b1, s->done),
@@ -654,7 +656,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         y++;
         for (int p = RE_ITEMS; p < RE_NPARTS; p++)
             if (e->part[p].state != RE_ABSENT)
-                y += detail_draw_part(u, w, y, cols, r, (re_part)p, &e->part[p], d->wrap, &d->cut);
+                y += detail_draw_part(u, w, y, cols, r, (re_part)p, e, d->wrap, &d->cut);
     }
     if (e->hist.n) {
         x = detail_label(w, y, 0, "History");
@@ -723,16 +725,15 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         ui_invalidate(u);
     }
 
-    /* overall bar */
-    double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;
+    /* overall bar: the answer's items ("~": the total is an estimate, as the list says) */
+    double frac = ans.items_total > 0 ? (double)ans.items_done / (double)ans.items_total : -1;
     if (frac < 0 && run->phase_id == VL_PH_COMPLETED) frac = 1;
     x = detail_label(w, y, 0, "Items");
     int barw = cols > 100 ? 40 : 24;
     w_bar(w, y, x, barw, frac, active ? W_BAR_FILL : w_phase_role(run->phase_id));
     x += barw + 1;
-    int est_total = model_run_total_estimated(r);
-    x += w_print(w, y, x, cols - x, A_BOLD, "%lld of %s%lld", (long long)run->items_done,
-                 est_total ? "~" : "", (long long)run->items_total);
+    x += w_print(w, y, x, cols - x, A_BOLD, "%lld of %s%lld", (long long)ans.items_done,
+                 ans.items_estimated ? "~" : "", (long long)ans.items_total);
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
     y++;
 
