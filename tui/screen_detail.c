@@ -525,7 +525,9 @@ static int detail_bytes_history(ui *u, const model_run *r, double now, double wa
     return filled;
 }
 
-/* A labelled sparkline with its scale (the top of the column); returns columns used. */
+/* A labelled sparkline with its scale (the top of the columns shown); returns columns used. The
+ * scale is at least the smallest rate its label can show ("0.1/s", "1 B/s"): a history of noise
+ * or zeros stays on the baseline under "max 0.0/s". */
 static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, const double *v,
                         int n, int bytes)
 {
@@ -533,18 +535,28 @@ static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, c
     int x0 = x;
     x += detail_label(w, y, x, label);
     if (n <= 0) return x - x0 + w_print(w, y, x, 14, A_DIM, "(collecting)");
-    double max = 0;
-    for (int i = 0; i < n; i++)
-        if (v[i] > max) max = v[i];
     if (n > width) {
         v += n - width;
         n = width;
     }
-    w_sparkline(w, y, x, v, n, w_attr(W_ACTIVE));
+    double max = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > max) max = v[i];
+    w_sparkline(w, y, x, v, n, bytes ? 0.5 : 0.05, w_attr(W_ACTIVE));
     x += n + 1;
     x += w_print(w, y, x, 16, A_DIM, "max %s",
                  bytes ? fmt_byte_rate(b1, sizeof b1, max) : fmt_rate(b1, sizeof b1, max));
     return x - x0;
+}
+
+/* A stalled run moved nothing for the answer's stalled_for: the buckets of that span are 0,
+ * whatever a tracker's history holds over it (a rate held between updates, an average seeded on
+ * attaching). */
+static void detail_spark_stalled(double *v, int n, const run_answer *e, double bucket_s)
+{
+    if (e->stalled != ANS_YES || !(e->stalled_for > 0)) return;
+    int k = (int)(e->stalled_for / bucket_s);
+    for (int i = n - (k < n ? k : n); i < n; i++) v[i] = 0;
 }
 
 /* The run's end: rate, ETA and finish time, last progress or stall; what it waits on; a line per
@@ -672,6 +684,8 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         if (width < 8) width = 8;
         int ni = est_rate_history(r->items, now, 5.0, hi, width);
         int nb = e->bytes_total > 0 ? detail_bytes_history(u, r, now, e->at, hb, width) : 0;
+        detail_spark_stalled(hi, ni, e, 5.0);
+        detail_spark_stalled(hb, nb, e, 5.0);
         x = detail_spark(w, y, 0, width, "Items/s", hi, ni, 0);
         if (e->bytes_total > 0) detail_spark(w, y, x + 3, width, "Bytes/s", hb, nb, 1);
         y++;
