@@ -141,8 +141,26 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     y++;
     char b1[32], b2[32], rb[32], eb[32], pb[64];
     x = w_print(w, y, 0, cols, A_BOLD, "All volumes ");
-    int barw = cols >= 100 ? 30 : 16;
-    if (x + barw < cols) {
+    /* a volume not sized yet: the sum of the totals is not the total */
+    char ut[48], agg[192];
+    if (ans.n_unsized) snprintf(ut, sizeof ut, "? (%d not sized yet)", ans.n_unsized);
+    /* the rate of the volumes that move (a stalled one's is not a rate); finished: the run's
+     * average */
+    snprintf(agg, sizeof agg, "%s / %s  %s%s  ETA %s%s",
+             ans.bytes_known ? fmt_bytes(b1, sizeof b1, ans.bytes_done) : "?",
+             ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total)
+             : ans.n_unsized       ? ut
+                                   : "?",
+             fmt_byte_rate(rb, sizeof rb, ans.bytes_rate),
+             ans.active || ans.bytes_rate < 0 ? "" : " (average)",
+             vols_part_eta(eb, sizeof eb, &ans),
+             failed     ? "  (some failed)"
+             : canceled ? "  (some canceled)"
+                        : "");
+    /* the bar gives way to the figures on a narrow terminal */
+    int barw = cols >= 100 ? 30 : 16, room = cols - x - 1 - (int)strlen(agg);
+    if (barw > room) barw = room;
+    if (barw >= 4) {
         w_bar(w, y, x, barw,
               ans.bytes_total_known && ans.bytes_total > 0
                   ? (double)ans.bytes_done / (double)ans.bytes_total
@@ -150,22 +168,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
               W_BAR_FILL);
         x += barw + 1;
     }
-    /* a volume not sized yet: the sum of the totals is not the total */
-    char ut[48];
-    if (ans.n_unsized) snprintf(ut, sizeof ut, "? (%d not sized yet)", ans.n_unsized);
-    /* the rate of the volumes that move (a stalled one's is not a rate); finished: the run's
-     * average */
-    w_print(w, y, x, cols - x, A_NORMAL, "%s / %s  %s%s  ETA %s%s",
-            ans.bytes_known ? fmt_bytes(b1, sizeof b1, ans.bytes_done) : "?",
-            ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total)
-            : ans.n_unsized       ? ut
-                                  : "?",
-            fmt_byte_rate(rb, sizeof rb, ans.bytes_rate),
-            ans.active || ans.bytes_rate < 0 ? "" : " (average)",
-            vols_part_eta(eb, sizeof eb, &ans),
-            failed     ? "  (some failed)"
-            : canceled ? "  (some canceled)"
-                       : "");
+    w_print(w, y, x, cols - x, A_NORMAL, "%s", agg);
     y += 2;
     if (st->n == 0) {
         w_print(w, y, 0, cols, w_attr(W_DIM),
@@ -267,9 +270,13 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         double since;
         vols_rate_eta(u, mv, &ans, rb, sizeof rb, eb, sizeof eb, &vst, &since);
         if (vst) { /* no live rate: "stalled 7m02s" across RATE and ETA */
-            char d[16];
+            char d[16], c[32];
+            snprintf(c, sizeof c, "%s %s", w_rate ? "stalled" : "stall",
+                     fmt_duration(d, sizeof d, since));
+            if ((int)strlen(c) > w_rate + w_eta - 1) /* "stall 27m": whole minutes */
+                snprintf(c, sizeof c, "stall %dm", (int)(since / 60));
             w_print(w, y, x, w_rate + w_eta - 1, i == st->sel ? base : w_attr(W_WARN) | A_BOLD,
-                    "%s %s", w_rate ? "stalled" : "stall", fmt_duration(d, sizeof d, since));
+                    "%s", c);
         } else {
             if (w_rate) w_print(w, y, x, w_rate - 1, base, "%s", rb);
             w_print(w, y, x + w_rate, w_eta - 1, base, "%s", eb);
