@@ -8,8 +8,9 @@
 
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/volume_idle.yaml" --quiet
 
-# the moving rate: 10 MiB/s of redis-0 alone (with postgres-0's 2.8 MiB/s average it read 13)
-RATE='(9\.[5-9]|10\.[0-9]) MiB/s'
+# the moving rate: 10 MiB/s of redis-0 alone, 9.0-11.9 as measured (with postgres-0's 2.8 MiB/s
+# average it read 13)
+RATE='(9\.[0-9]|1[01]\.[0-9]) MiB/s'
 
 check() { # cols rows
     tui_start "$1" "$2" --kubeconfig "$TUI_DIR/kubeconfig"
