@@ -381,8 +381,9 @@ char *answer_eta_cell(char *buf, size_t n, const run_answer *a, int utf8)
     fmt_eta(d, sizeof d, a->eta);
     if (a->eta_kind == ANS_ETA_BOUND)
         snprintf(buf, n, "%s%s", utf8 ? "\u2265" : ">=", d[0] == '>' ? d + 2 : d);
-    else
-        snprintf(buf, n, "%s%s", d, a->eta_caveat && d[0] != '>' ? "+" : "");
+    else /* "≈" (ASCII "~"): it leans on the schedule's history, not on what moves now */
+        snprintf(buf, n, "%s%s%s", a->from_history ? (utf8 ? "\u2248" : "~") : "", d,
+                 a->eta_caveat && d[0] != '>' ? "+" : "");
     return buf;
 }
 
@@ -395,8 +396,9 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
         if (a->eta_kind == ANS_ETA_BOUND)
             snprintf(buf, n, "done in \u2265 %s", d[0] == '>' ? d + 2 : d);
         else
+            /* the finish time carries its date when it is not on the data's day (a day away) */
             snprintf(buf, n, "done in %s%s (at %s)%s%s", d[0] == '>' ? "" : "~", d,
-                     fmt_clock(t, sizeof t, a->eta_end, 0), a->eta_caveat ? ", " : "",
+                     fmt_clock_since(t, sizeof t, a->eta_end, a->at), a->eta_caveat ? ", " : "",
                      a->eta_caveat ? a->eta_caveat : "");
         return buf;
     }

@@ -150,9 +150,13 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *out);
 const char *answer_why_text(ans_why w); /* "stalled", "no evidence yet", "data stale"... */
 const char *answer_eta_kind_name(ans_eta_kind k); /* "estimate", "lowerBound", "none" */
 const char *answer_evidence_name(ans_evidence e); /* "watched", "managedFields", "log", ... */
-/* The list's ETA cell: "3m12s", "≥ 3m" (utf8) / ">=3m", "stall", "stale", "?" ... into buf. */
+/* The list's ETA cell: "3m12s", "3m12s+" (it may grow), "≈41m" (utf8) / "~41m" (from_history:
+ * it leans on the schedule's history), "≥ 3m" (utf8) / ">=3m", "stall", "stale", "?" ... into
+ * buf. */
 char *answer_eta_cell(char *buf, size_t n, const run_answer *a, int utf8);
-/* The ETA as a phrase: "done in ~3m12s (at 21:25:22)", "... , volumes not sized yet", "done in
+/* The ETA as a phrase: "done in ~3m12s (at 21:25:22)" (a finish time not on the day of the
+ * data carries its date: "(at 2026-12-08 17:05:02)", fmt_clock_since), "... , volumes not sized
+ * yet", "done in
  * ≥ 3m", "none" (stalled: the surface says the stall beside it), "unknown: no current data since
  * 21:24:34", "unknown: waiting on data mover, nothing to measure", "unknown: no rate yet" */
 char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc);

@@ -117,6 +117,32 @@ static double re_eta_from(int64_t left, double rate, double now, double last_cha
 
 #define RE_HOLD_BYTES 15.0 /* 1.5 x Velero's 10 s byte updates */
 
+/* At first sight (veltop has not watched the volume move) its tracker has only the attach time
+ * and the average since its start, which reads as a live rate however long ago it stopped: the
+ * API server's write time of its status (managedFields) is the evidence, and quiet for 3 of
+ * Velero's 10 s byte updates or more it is stalled, as the run answer judges a run at first
+ * sight (answer.c). */
+#define RE_FIRST_SIGHT_STALLED_S (3 * 10.0)
+
+int runeta_volume_stalled(const model *m, const model_volume *mv, double now, double wall,
+                          double *since)
+{
+    const vl_volume *v = mv ? mv->vol : NULL;
+    double s = 0;
+    int st = v && !vl_phase_terminal(v->phase_id) && est_stalled(mv->bytes, now, &s);
+    double t = v ? vl_volume_status_time(v) : 0;
+    if (v && v->phase_id == VL_PH_IN_PROGRESS && est_last_move(mv->bytes) < 0 && t > 0) {
+        double quiet = model_wall_span(m, model_cluster_now(m, wall) - t);
+        if (quiet >= RE_FIRST_SIGHT_STALLED_S &&
+            (v->bytes_total <= 0 || v->bytes_done < v->bytes_total)) {
+            st = 1;
+            if (quiet > s) s = quiet;
+        }
+    }
+    if (since) *since = st ? s : 0;
+    return st;
+}
+
 void runeta_volume(const model *m, const model_volume *mv, double now, double wall, double *rate,
                    double *eta)
 {
@@ -128,8 +154,7 @@ void runeta_volume(const model *m, const model_volume *mv, double now, double wa
         return;
     }
     *rate = re_vol_rate(m, mv, now, wall);
-    double since;
-    if (v->bytes_total <= 0 || est_stalled(mv->bytes, now, &since)) return;
+    if (v->bytes_total <= 0 || runeta_volume_stalled(m, mv, now, wall, NULL)) return;
     *eta = re_cap(re_eta_from(re_left(v->bytes_done, v->bytes_total), *rate, now,
                               est_last_change(mv->bytes), RE_HOLD_BYTES));
 }
@@ -161,7 +186,7 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
     } else if (v->bytes_done >= v->bytes_total) {
         eta = 0; /* all bytes moved: completing (a PVR can sit at 100% a while) */
         *moving = 1;
-    } else if (est_stalled(mv->bytes, now, &since)) {
+    } else if (runeta_volume_stalled(m, mv, now, wall, &since)) {
         double r = re_vol_rate(m, mv, now, wall);
         bound = 1; /* it moves again some day: at least its bytes left at its old rate */
         eta = r > 0 ? (double)re_left(v->bytes_done, v->bytes_total) / r : 0;

@@ -91,3 +91,10 @@ char *runeta_vol_label(char *buf, size_t n, const model_volume *v);
  * rate before it stopped, and no ETA). For the volume rows, so they agree with the run's line. */
 void runeta_volume(const model *m, const model_volume *mv, double now, double wall, double *rate,
                    double *eta);
+/* Whether volume mv (not finished) is stalled, and for how long (seconds, into *since when not
+ * NULL): its tracker's verdict, or at first sight (no move watched yet) the API server's write
+ * time of its status (managedFields), 3 of Velero's 10 s byte updates old or more. The one
+ * judgement of a volume's stall: the run's parts count it (n_stalled, not in the rate) and the
+ * volume rows show it. */
+int runeta_volume_stalled(const model *m, const model_volume *mv, double now, double wall,
+                          double *since);

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "answer.h"
+#include "format.h"
+#include "kubeclient/util.h"
 #include "testutil.h"
 
 #define T0  1704626400.0 /* wall clock of monotonic 0 */
@@ -135,6 +137,10 @@ START_TEST(stalled_run_has_no_eta)
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s+");
     e.eta_caveat = NULL;
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s");
+    /* an ETA that leans on the schedule's history says so in the cell, as the detail does */
+    e.from_history = 1;
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "\u22483m12s");
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 0), "~3m12s");
     model_free(m);
 }
 END_TEST
@@ -257,6 +263,58 @@ START_TEST(unsized_volume_leaves_the_total_unknown)
 }
 END_TEST
 
+/* veltop attaches to a run whose pod volume stopped 7 minutes ago (its status last written then,
+ * as the API server's managedFields say) while another moves: at first sight the stopped one is
+ * stalled for those 7 minutes, it has no ETA, and its rate (the average since its start, all the
+ * tracker has) is not summed into the run's moving bytes/s; the run is not stalled (the other
+ * moves). Real clock: the model seeds a volume's tracker by it. */
+START_TEST(volume_idle_by_its_write_time_is_stalled_at_first_sight)
+{
+    double w = floor(kc_wall_now());
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, w - 600, 100, 5000);
+    r.meta.status_time = w - 1;
+    model_run *mr = model_upsert_run(m, &r, 0, w);
+    vl_volume pg, rd;
+    set_vol(&pg, "b-pg", "b", VL_PH_IN_PROGRESS, (int64_t)(1700 * MiB), (int64_t)(10000 * MiB));
+    pg.started = w - 590;
+    pg.meta.status_time = w - 420;
+    model_upsert_volume(m, &pg, 0);
+    set_vol(&rd, "b-rd", "b", VL_PH_IN_PROGRESS, (int64_t)(5900 * MiB), (int64_t)(100000 * MiB));
+    rd.volume = (char *)"data";
+    rd.started = w - 590;
+    rd.meta.status_time = w - 2;
+    model_upsert_volume(m, &rd, 0);
+    ans_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.now = 1;
+    c.wall = w + 1;
+    run_answer a;
+    answer_run(&c, mr, &a);
+    ck_assert_int_eq(a.part[RE_PODVOLS].n, 2);
+    ck_assert_int_eq(a.part[RE_PODVOLS].n_stalled, 1);
+    ck_assert_int_eq(a.part_stalled, 1);
+    ck_assert_ptr_nonnull(a.stalled_vol);
+    ck_assert_str_eq(a.stalled_vol->name, "b-pg");
+    ck_assert_int_eq(a.stalled, ANS_NO);
+    /* the moving volume's rate alone: 5900 MiB over its 591 s */
+    double rd_rate = 5900 * MiB / 591.0;
+    ck_assert_msg(fabs(a.bytes_rate - rd_rate) < 0.02 * rd_rate, "bytes_rate %.0f, want %.0f",
+                  a.bytes_rate, rd_rate);
+    model_volume *vv[2];
+    ck_assert_uint_eq(model_run_volumes(m, mr, vv, 2), 2);
+    const model_volume *mpg = strcmp(vv[0]->name, "b-pg") ? vv[1] : vv[0];
+    double rate, eta, since;
+    runeta_volume(m, mpg, 1, w + 1, &rate, &eta);
+    ck_assert(eta < 0);
+    ck_assert_int_eq(runeta_volume_stalled(m, mpg, 1, w + 1, &since), 1);
+    ck_assert_msg(fabs(since - 421) < 1.5, "stalled for %.1f s", since);
+    model_free(m);
+}
+END_TEST
+
 /* One volume stalls while another moves at speed: a part stalled, not a stalled run; the ETA an
  * estimate that says a volume is stalled. */
 START_TEST(part_stalled_is_not_a_stalled_run)
@@ -286,6 +344,41 @@ START_TEST(part_stalled_is_not_a_stalled_run)
 }
 END_TEST
 
+/* A finish time not on the data's day carries its date (local, or UTC with --utc): "at 17:05:02"
+ * alone a day away reads as today. */
+START_TEST(finish_time_a_day_away_carries_its_date)
+{
+    char buf[160];
+    setenv("TZ", "UTC", 1);
+    tzset();
+    fmt_set_utc(0);
+    /* at 2024-01-07 11:20:00 UTC */
+    run_answer e = {.eta_kind = ANS_ETA_ESTIMATE, .at = T0, .eta = 192, .eta_end = T0 + 192};
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0), "done in ~3m12s (at 11:23:12)");
+    e.eta = 86400 + 2 * 3600;
+    e.eta_end = T0 + e.eta;
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0),
+                     "done in ~1d02h (at 2024-01-08 13:20:00)");
+    /* past midnight by a minute: tomorrow, though minutes away */
+    e.at = T0 + 12 * 3600 + 39 * 60;
+    e.eta = 120;
+    e.eta_end = e.at + e.eta;
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0),
+                     "done in ~2m00s (at 2024-01-08 00:01:00)");
+    /* two hours east of UTC that is 02:01 of the 8th, the data's day too: the time alone; with
+     * --utc the day is UTC's */
+    setenv("TZ", "XYZ-2", 1);
+    tzset();
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 0), "done in ~2m00s (at 02:01:00)");
+    fmt_set_utc(1);
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &e, 1),
+                     "done in ~2m00s (at 2024-01-08 00:01:00)");
+    fmt_set_utc(0);
+    setenv("TZ", "UTC", 1);
+    tzset();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -298,6 +391,8 @@ int main(void)
     tcase_add_test(tc, forbidden_list_is_said);
     tcase_add_test(tc, unsized_volume_leaves_the_total_unknown);
     tcase_add_test(tc, part_stalled_is_not_a_stalled_run);
+    tcase_add_test(tc, finish_time_a_day_away_carries_its_date);
+    tcase_add_test(tc, volume_idle_by_its_write_time_is_stalled_at_first_sight);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

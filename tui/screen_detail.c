@@ -249,10 +249,12 @@ static int detail_vol_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
-/* The right-hand part of a volume row: bytes, then rate and ETA or how long it has stalled. */
-static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, double now,
+/* The right-hand part of a volume row: bytes, then rate and ETA or how long it has stalled (as
+ * the run's answer counts them: runeta_volume and runeta_volume_stalled at the answer's time). */
+static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, const run_answer *a,
                             int wide, int *stalled)
 {
+    double now = a->at_mono;
     const vl_volume *v = mv->vol;
     char b1[32], b2[32], b3[32];
     int unsized = model_volume_unsized(v); /* its total is unknown, not 0 B */
@@ -262,12 +264,12 @@ static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, 
     double since;
     *stalled = 0;
     if (!vl_phase_active(v->phase_id) || o < 0 || (size_t)o >= n) return;
-    if (est_stalled(mv->bytes, now, &since)) {
+    if (runeta_volume_stalled(ui_model(u), mv, now, a->at, &since)) {
         *stalled = 1;
         snprintf(out + o, n - (size_t)o, " stalled %s", fmt_duration(b3, sizeof b3, since));
     } else {
-        double rate, eta; /* as the run's ETA counts them */
-        runeta_volume(ui_model(u), mv, now, ui_wall(u), &rate, &eta);
+        double rate, eta;
+        runeta_volume(ui_model(u), mv, now, a->at, &rate, &eta);
         if (wide)
             snprintf(out + o, n - (size_t)o, " %12s  ETA %s", fmt_byte_rate(b1, sizeof b1, rate),
                      fmt_eta(b2, sizeof b2, eta));
@@ -278,10 +280,10 @@ static void detail_vol_tail(ui *u, char *out, size_t n, const model_volume *mv, 
 
 /* The run's volumes, moving ones first: what is transferring, how fast, until when. The bar
  * shrinks so the bytes, rate and ETA always fit the line. */
-static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, const model_run *r)
+static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, const model_run *r,
+                                const run_answer *a)
 {
     model *m = ui_model(u);
-    double now = ui_data_now(u);
     char who[160], tail[96];
     size_t n = model_run_volumes(m, r, NULL, 0);
     model_volume **vv = xcalloc(n ? n : 1, sizeof(*vv));
@@ -291,7 +293,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     int wide = cols >= 100, whow = cols >= 140 ? 34 : wide ? 28 : 22;
     int shown = (int)n < rows - 1 ? (int)n : rows - 1, tailw = 0, st;
     for (int i = 0; i < shown; i++) {
-        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], a, wide, &st);
         int tw = san_width(tail);
         if (tw > tailw) tailw = tw;
     }
@@ -324,7 +326,7 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
             w_bar(w, y, x, barw, f, v->phase_id == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
             x += barw + 1;
         }
-        detail_vol_tail(u, tail, sizeof tail, vv[i], now, wide, &st);
+        detail_vol_tail(u, tail, sizeof tail, vv[i], a, wide, &st);
         w_print(w, y, x, cols - x, st ? w_attr(W_WARN) | A_BOLD : 0, "%s", tail);
     }
     if ((int)n > rows - 1)
@@ -358,15 +360,17 @@ static int detail_part_unsized(ui *u, const model_run *r, re_part p, int *in_pro
  * (wrap: a state that does not fit goes on a row of its own under it, in full; else it is cut,
  * and *cut says so). */
 static int detail_draw_part(ui *u, WINDOW *w, int y, int cols, const model_run *r, re_part p,
-                            const re_stage *s, int wrap, int *cut)
+                            const run_answer *a, int wrap, int *cut)
 {
+    const re_stage *s = &a->part[p];
     char b1[32], b2[32], b3[32], b4[32], st[96];
     attr_t sa = 0;
     int x = w_print(w, y, 2, 14, A_DIM, "%s", runeta_part_name(p));
     int moving_unsized, unsized = detail_part_unsized(u, r, p, &moving_unsized);
     x = 16;
-    if (p == RE_ITEMS)
-        x += w_print(w, y, x, 30, 0, "%lld of %lld", (long long)s->done, (long long)s->total);
+    if (p == RE_ITEMS) /* "~": the total is an estimate, as on the Items line and the list */
+        x += w_print(w, y, x, 30, 0, "%lld of %s%lld", (long long)s->done,
+                     a->items_estimated ? "~" : "", (long long)s->total);
     else if (p != RE_FINAL) /* a volume not sized yet: the part's total is not known */
         x += w_print(w, y, x, 40, 0, "%d of %d done  %s of %s", s->n_done, s->n,
                      fmt_bytes(b1, sizeof b1, s->done),
@@ -496,7 +500,8 @@ static int detail_draw_history(ui *u, WINDOW *w, int y, int x, int cols, const r
 }
 
 /* Sums the run's volumes' byte-rate histories, aligned on the newest bucket. */
-static int detail_bytes_history(ui *u, const model_run *r, double now, double *out, int n)
+static int detail_bytes_history(ui *u, const model_run *r, double now, double wall, double *out,
+                                int n)
 {
     model *m = ui_model(u);
     size_t nv = model_run_volumes(m, r, NULL, 0);
@@ -506,6 +511,10 @@ static int detail_bytes_history(ui *u, const model_run *r, double now, double *o
     int filled = 0;
     for (int i = 0; i < n; i++) out[i] = 0;
     for (size_t j = 0; j < nv; j++) {
+        /* a volume stalled since before veltop looked has no history but its seeded average:
+         * none of it was seen moving */
+        if (est_last_move(vv[j]->bytes) < 0 && runeta_volume_stalled(m, vv[j], now, wall, NULL))
+            continue;
         int k = est_rate_history(vv[j]->bytes, now, 5.0, tmp, n);
         for (int i = 0; i < k; i++) out[n - k + i] += tmp[i];
         if (k > filled) filled = k;
@@ -516,7 +525,9 @@ static int detail_bytes_history(ui *u, const model_run *r, double now, double *o
     return filled;
 }
 
-/* A labelled sparkline with its scale (the top of the column); returns columns used. */
+/* A labelled sparkline with its scale (the top of the columns shown); returns columns used. The
+ * scale is at least the smallest rate its label can show ("0.1/s", "1 B/s"): a history of noise
+ * or zeros stays on the baseline under "max 0.0/s". */
 static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, const double *v,
                         int n, int bytes)
 {
@@ -524,18 +535,28 @@ static int detail_spark(WINDOW *w, int y, int x, int width, const char *label, c
     int x0 = x;
     x += detail_label(w, y, x, label);
     if (n <= 0) return x - x0 + w_print(w, y, x, 14, A_DIM, "(collecting)");
-    double max = 0;
-    for (int i = 0; i < n; i++)
-        if (v[i] > max) max = v[i];
     if (n > width) {
         v += n - width;
         n = width;
     }
-    w_sparkline(w, y, x, v, n, w_attr(W_ACTIVE));
+    double max = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > max) max = v[i];
+    w_sparkline(w, y, x, v, n, bytes ? 0.5 : 0.05, w_attr(W_ACTIVE));
     x += n + 1;
     x += w_print(w, y, x, 16, A_DIM, "max %s",
                  bytes ? fmt_byte_rate(b1, sizeof b1, max) : fmt_rate(b1, sizeof b1, max));
     return x - x0;
+}
+
+/* A stalled run moved nothing for the answer's stalled_for: the buckets of that span are 0,
+ * whatever a tracker's history holds over it (a rate held between updates, an average seeded on
+ * attaching). */
+static void detail_spark_stalled(double *v, int n, const run_answer *e, double bucket_s)
+{
+    if (e->stalled != ANS_YES || !(e->stalled_for > 0)) return;
+    int k = (int)(e->stalled_for / bucket_s);
+    for (int i = n - (k < n ? k : n); i < n; i++) v[i] = 0;
 }
 
 /* The run's end: rate, ETA and finish time, last progress or stall; what it waits on; a line per
@@ -647,7 +668,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         y++;
         for (int p = RE_ITEMS; p < RE_NPARTS; p++)
             if (e->part[p].state != RE_ABSENT)
-                y += detail_draw_part(u, w, y, cols, r, (re_part)p, &e->part[p], d->wrap, &d->cut);
+                y += detail_draw_part(u, w, y, cols, r, (re_part)p, e, d->wrap, &d->cut);
     }
     if (e->hist.n) {
         x = detail_label(w, y, 0, "History");
@@ -662,7 +683,9 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         if (width > 60) width = 60;
         if (width < 8) width = 8;
         int ni = est_rate_history(r->items, now, 5.0, hi, width);
-        int nb = e->bytes_total > 0 ? detail_bytes_history(u, r, now, hb, width) : 0;
+        int nb = e->bytes_total > 0 ? detail_bytes_history(u, r, now, e->at, hb, width) : 0;
+        detail_spark_stalled(hi, ni, e, 5.0);
+        detail_spark_stalled(hb, nb, e, 5.0);
         x = detail_spark(w, y, 0, width, "Items/s", hi, ni, 0);
         if (e->bytes_total > 0) detail_spark(w, y, x + 3, width, "Bytes/s", hb, nb, 1);
         y++;
@@ -716,16 +739,15 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         ui_invalidate(u);
     }
 
-    /* overall bar */
-    double frac = run->items_total > 0 ? (double)run->items_done / (double)run->items_total : -1;
+    /* overall bar: the answer's items ("~": the total is an estimate, as the list says) */
+    double frac = ans.items_total > 0 ? (double)ans.items_done / (double)ans.items_total : -1;
     if (frac < 0 && run->phase_id == VL_PH_COMPLETED) frac = 1;
     x = detail_label(w, y, 0, "Items");
     int barw = cols > 100 ? 40 : 24;
     w_bar(w, y, x, barw, frac, active ? W_BAR_FILL : w_phase_role(run->phase_id));
     x += barw + 1;
-    int est_total = model_run_total_estimated(r);
-    x += w_print(w, y, x, cols - x, A_BOLD, "%lld of %s%lld", (long long)run->items_done,
-                 est_total ? "~" : "", (long long)run->items_total);
+    x += w_print(w, y, x, cols - x, A_BOLD, "%lld of %s%lld", (long long)ans.items_done,
+                 ans.items_estimated ? "~" : "", (long long)ans.items_total);
     if (frac >= 0) x += w_print(w, y, x, 8, 0, "  %3.0f%%", frac * 100);
     y++;
 
@@ -906,13 +928,20 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", r->vols.n_failed);
         if (r->vols.n_canceled)
             x += w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", r->vols.n_canceled);
-        if (r->vols.n_unsized) /* their sum is not the total while one is not sized yet */
+        /* the bytes, their rate and the stalled ones: the run's answer, as the volumes screen */
+        int vst =
+            ans.active ? ans.part[RE_PODVOLS].n_stalled + ans.part[RE_DATAMOVER].n_stalled : 0;
+        if (vst) x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, ", %d stalled", vst);
+        if (!ans.bytes_total_known && ans.n_unsized) /* the sum is not the total */
             x += w_print(w, y, x, cols - x, 0, "   %s of ? (%d not sized yet)",
-                         fmt_bytes(b1, sizeof b1, r->vols.bytes_done), r->vols.n_unsized);
+                         fmt_bytes(b1, sizeof b1, ans.bytes_done), ans.n_unsized);
         else
             x += w_print(w, y, x, cols - x, 0, "   %s of %s",
-                         fmt_bytes(b1, sizeof b1, r->vols.bytes_done),
-                         fmt_bytes(b2, sizeof b2, r->vols.bytes_total));
+                         ans.bytes_known ? fmt_bytes(b1, sizeof b1, ans.bytes_done) : "?",
+                         ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total) : "?");
+        if (ans.active && ans.bytes_rate > 0)
+            x +=
+                w_print(w, y, x, cols - x, 0, "  %s", fmt_byte_rate(b1, sizeof b1, ans.bytes_rate));
     } else {
         w_print(w, y, x, cols - x, A_DIM, "none");
     }
@@ -1019,7 +1048,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         free(verr);
     }
     /* a title and at least one volume, else nothing (the Volumes line above sums them up) */
-    if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r);
+    if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r, &ans);
 }
 
 static const char *detail_hint(ui_screen *s, ui *u)

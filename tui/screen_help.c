@@ -72,9 +72,11 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     help_state *h = s->data;
     (void)u;
-    static const char *notes[] = {
+    const char *notes[] = {
         "Rate: least-squares slope over the last minute, seeded from the start average.",
         "ETA = remaining / rate, and the clock time it ends; ~N: total is an estimate.",
+        ui_utf8(u) ? "ETA 3m+: it may grow; \u224841m: it leans on the schedule's history."
+                   : "ETA 3m+: it may grow; ~41m: it leans on the schedule's history.",
         "\"stalled\": still 3 intervals (items 1 s, bytes 10 s) and past its cadence.",
     };
     int colw = cols > 120 ? 90 : cols - 2;

@@ -423,14 +423,19 @@ static void list_cells(ui *u, const view *v, int page, int *need_min, int *need_
         }
         lo = (int)strlen(fmt_rate(b, sizeof b, model_run_rate(r, ui_data_now(u))));
         LC_NEED(C_RATE, lo, lo);
-        if (vl_phase_active(x->phase_id)) { /* "stalled 59m59s" across RATE and ETA */
-            runeta e;
-            runeta_compute(ui_model(u), r, ui_data_now(u), ui_wall(u), &e);
-            if (e.stalled) {
+        if (vl_phase_active(x->phase_id)) { /* as the row draws them: the run's answer */
+            run_answer a;
+            ui_answer(u, r, &a);
+            if (a.stalled == ANS_YES) { /* "stalled 59m59s" across RATE and ETA */
                 char d[32];
-                snprintf(b, sizeof b, "stalled %s", fmt_duration(d, sizeof d, e.stalled_for));
+                snprintf(b, sizeof b, "stalled %s", fmt_duration(d, sizeof d, a.stalled_for));
                 lo = (int)strlen(b) - 1 - list_col_width[C_ETA];
                 LC_NEED(C_RATE, lo, lo);
+            } else { /* the ETA cell whole: "≈10m09s", "10m09s+" */
+                char *c = san_str(answer_eta_cell(b, sizeof b, &a, ui_utf8(u)));
+                lo = san_width(c);
+                free(c);
+                LC_NEED(C_ETA, lo, lo);
             }
         }
         lo = (int)strlen(fmt_duration(b, sizeof b, model_run_duration(r, ui_wall(u))));

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "drill.h"
 #include "format.h"
 #include "kubeclient/sat.h"
@@ -56,21 +57,49 @@ static const char *vols_uploader(const vl_volume *v)
     return v->uploader && *v->uploader ? v->uploader : "-";
 }
 
-static void vols_rate_eta(ui *u, const model_volume *mv, double now, char *rate, size_t rn,
-                          char *eta, size_t en)
+/* A volume's rate and ETA cells as the run's answer counts them (runeta_volume, at the answer's
+ * time); a stalled one (runeta_volume_stalled) has no live rate: *stalled and *since say so. */
+static void vols_rate_eta(ui *u, const model_volume *mv, const run_answer *a, char *rate, size_t rn,
+                          char *eta, size_t en, int *stalled, double *since)
 {
     const vl_volume *v = mv->vol;
-    double r, e, since;
-    runeta_volume(ui_model(u), mv, now, ui_wall(u), &r, &e); /* as the run's ETA counts them */
+    double r, e;
+    runeta_volume(ui_model(u), mv, a->at_mono, a->at, &r, &e);
+    *stalled = !vl_phase_terminal(v->phase_id) &&
+               runeta_volume_stalled(ui_model(u), mv, a->at_mono, a->at, since);
     fmt_byte_rate(rate, rn, r);
-    if (vl_phase_terminal(v->phase_id)) {
+    if (vl_phase_terminal(v->phase_id))
         snprintf(eta, en, "-");
-    } else if (v->phase_id == VL_PH_IN_PROGRESS && est_stalled(mv->bytes, now, &since)) {
-        char d[16];
-        snprintf(eta, en, "stall %s", fmt_duration(d, sizeof d, since));
-    } else {
+    else
         fmt_eta(eta, en, e);
+}
+
+/* The volumes' end as the run's parts give it (runeta.h): the later of the pod volumes' and the
+ * data movers' ETA, "+" when what is not known yet (a volume not sized, one stalled) can only
+ * add to it; "-" when nothing is left or nothing says. */
+static char *vols_part_eta(char *buf, size_t n, const run_answer *a)
+{
+    double eta = -1;
+    int bound = 0, any = 0;
+    for (int p = RE_PODVOLS; p <= RE_DATAMOVER; p++) {
+        const re_stage *s = &a->part[p];
+        if (s->state == RE_ABSENT || s->state == RE_DONE) continue;
+        any = 1;
+        if (s->eta < 0) {
+            eta = -1;
+            break;
+        }
+        if (s->eta > eta) eta = s->eta;
+        bound |= s->bound;
     }
+    if (!a->active || !any || eta < 0) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    char d[16];
+    fmt_eta(d, sizeof d, eta);
+    snprintf(buf, n, "%s%s", d, bound && d[0] != '>' ? "+" : "");
+    return buf;
 }
 
 static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
@@ -84,61 +113,62 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         return;
     }
     vols_collect(st, u, r);
-    double now = ui_now(u);
-    /* aggregate line */
-    int64_t done = 0, total = 0;
-    double rate = 0;
-    int have_rate = 0, active = 0, failed = 0, canceled = 0, finished = 0, unsized = 0;
-    double max_eta = -1;
+    /* the totals are the run's answer (answer.h), as the detail screen shows them */
+    run_answer ans;
+    ui_answer(u, r, &ans);
+    int active = 0, failed = 0, canceled = 0, finished = 0;
     for (size_t i = 0; i < st->n; i++) {
         const vl_volume *v = st->rows[i]->vol;
         if (!v) continue;
-        unsized += model_volume_unsized(v);
-        done = kc_sat_add(done, v->bytes_done);
-        total = kc_sat_add(total, v->bytes_total);
         if (vl_phase_terminal(v->phase_id)) {
             finished++;
             failed += v->phase_id == VL_PH_FAILED;
             canceled += v->phase_id == VL_PH_CANCELED;
-            continue;
-        }
-        if (vl_phase_active(v->phase_id)) active++;
-        double ve, vr;
-        runeta_volume(ui_model(u), st->rows[i], now, ui_wall(u), &vr, &ve);
-        if (ve > max_eta) max_eta = ve;
-        if (vr >= 0) {
-            rate += vr;
-            have_rate = 1;
+        } else if (vl_phase_active(v->phase_id)) {
+            active++;
         }
     }
+    int stalled =
+        ans.active ? ans.part[RE_PODVOLS].n_stalled + ans.part[RE_DATAMOVER].n_stalled : 0;
     int x = w_print(w, y, 0, cols, A_BOLD, "Volumes of %s ", what);
     x += w_text(w, y, x, cols - x, st->name, A_BOLD);
-    x += w_print(w, y, x, cols - x, w_attr(W_DIM), "  %zu volume%s: %d in progress, %d finished",
-                 st->n, st->n == 1 ? "" : "s", active, finished);
+    x += w_print(w, y, x, cols - x, w_attr(W_DIM), "  %zu volume%s: %d in progress", st->n,
+                 st->n == 1 ? "" : "s", active);
+    if (stalled) x += w_print(w, y, x, cols - x, w_attr(W_WARN) | A_BOLD, " (%d stalled)", stalled);
+    x += w_print(w, y, x, cols - x, w_attr(W_DIM), ", %d finished", finished);
     if (failed) x += w_print(w, y, x, cols - x, w_attr(W_BAD), ", %d failed", failed);
     if (canceled) w_print(w, y, x, cols - x, w_attr(W_WARN), ", %d canceled", canceled);
     y++;
     char b1[32], b2[32], rb[32], eb[32], pb[64];
-    double agg_eta = -1;
-    /* volumes move in parallel: the slowest one bounds the finish, and the summed rate must
-     * still move the remaining bytes */
-    if (have_rate && rate > 0 && total > done && active) agg_eta = kc_i64_diff(total, done) / rate;
-    if (agg_eta >= 0 && max_eta > agg_eta) agg_eta = max_eta;
     x = w_print(w, y, 0, cols, A_BOLD, "All volumes ");
-    int barw = cols >= 100 ? 30 : 16;
-    if (x + barw < cols) {
-        w_bar(w, y, x, barw, total > 0 ? (double)done / (double)total : -1, W_BAR_FILL);
+    /* a volume not sized yet: the sum of the totals is not the total */
+    char ut[48], agg[192];
+    if (ans.n_unsized) snprintf(ut, sizeof ut, "? (%d not sized yet)", ans.n_unsized);
+    /* the rate of the volumes that move (a stalled one's is not a rate); finished: the run's
+     * average */
+    snprintf(agg, sizeof agg, "%s / %s  %s%s  ETA %s%s",
+             ans.bytes_known ? fmt_bytes(b1, sizeof b1, ans.bytes_done) : "?",
+             ans.bytes_total_known ? fmt_bytes(b2, sizeof b2, ans.bytes_total)
+             : ans.n_unsized       ? ut
+                                   : "?",
+             fmt_byte_rate(rb, sizeof rb, ans.bytes_rate),
+             ans.active || ans.bytes_rate < 0 ? "" : " (average)",
+             vols_part_eta(eb, sizeof eb, &ans),
+             failed     ? "  (some failed)"
+             : canceled ? "  (some canceled)"
+                        : "");
+    /* the bar gives way to the figures on a narrow terminal */
+    int barw = cols >= 100 ? 30 : 16, room = cols - x - 1 - (int)strlen(agg);
+    if (barw > room) barw = room;
+    if (barw >= 4) {
+        w_bar(w, y, x, barw,
+              ans.bytes_total_known && ans.bytes_total > 0
+                  ? (double)ans.bytes_done / (double)ans.bytes_total
+                  : -1,
+              W_BAR_FILL);
         x += barw + 1;
     }
-    /* a volume not sized yet: the sum of the totals is not the total */
-    char ut[48];
-    if (unsized) snprintf(ut, sizeof ut, "? (%d not sized yet)", unsized);
-    w_print(w, y, x, cols - x, A_NORMAL, "%s / %s  %s  ETA %s%s", fmt_bytes(b1, sizeof b1, done),
-            unsized ? ut : fmt_bytes(b2, sizeof b2, total),
-            fmt_byte_rate(rb, sizeof rb, have_rate ? rate : -1), fmt_eta(eb, sizeof eb, agg_eta),
-            failed     ? "  (some failed)"
-            : canceled ? "  (some canceled)"
-                       : "");
+    w_print(w, y, x, cols - x, A_NORMAL, "%s", agg);
     y += 2;
     if (st->n == 0) {
         w_print(w, y, 0, cols, w_attr(W_DIM),
@@ -236,11 +266,22 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             w_print(w, y, x, w_bytes, base, "%s",
                     fmt_bytes_pair(pb, sizeof pb, v->bytes_done, v->bytes_total, " / ", w_bytes));
         x += w_bytes + 1;
-        vols_rate_eta(u, mv, now, rb, sizeof rb, eb, sizeof eb);
-        if (w_rate) w_print(w, y, x, w_rate - 1, base, "%s", rb);
-        x += w_rate;
-        w_print(w, y, x, w_eta - 1, base, "%s", eb);
-        x += w_eta;
+        int vst;
+        double since;
+        vols_rate_eta(u, mv, &ans, rb, sizeof rb, eb, sizeof eb, &vst, &since);
+        if (vst) { /* no live rate: "stalled 7m02s" across RATE and ETA */
+            char d[16], c[32];
+            snprintf(c, sizeof c, "%s %s", w_rate ? "stalled" : "stall",
+                     fmt_duration(d, sizeof d, since));
+            if ((int)strlen(c) > w_rate + w_eta - 1) /* "stall 27m": whole minutes */
+                snprintf(c, sizeof c, "stall %dm", (int)(since / 60));
+            w_print(w, y, x, w_rate + w_eta - 1, i == st->sel ? base : w_attr(W_WARN) | A_BOLD,
+                    "%s", c);
+        } else {
+            if (w_rate) w_print(w, y, x, w_rate - 1, base, "%s", rb);
+            w_print(w, y, x + w_rate, w_eta - 1, base, "%s", eb);
+        }
+        x += w_rate + w_eta;
         if (w_start) {
             w_print(
                 w, y, x, w_start - 1, base, "%s",

@@ -192,20 +192,17 @@ void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr
     wattrset(w, A_NORMAL);
 }
 
-void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a)
-{
-    w_sparkline_each(w, y, x, vals, n, a, NULL);
-}
-
-void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t a,
-                      const attr_t *each)
+/* Columns scaled to top, the largest value but at least floor (a history of noise, or of
+ * zeros, is not magnified into full blocks: it stays at the baseline). */
+static void w_spark(WINDOW *w, int y, int x, const double *vals, int n, double floor, attr_t a,
+                    const attr_t *each)
 {
     static const char *levels[] = {"\u2581", "\u2582", "\u2583", "\u2584",
                                    "\u2585", "\u2586", "\u2587", "\u2588"};
     static const char ascii[] = "_.-~=*#@";
-    double max = 0;
+    double top = floor > 0 ? floor : 0;
     for (int i = 0; i < n; i++)
-        if (vals[i] > max) max = vals[i];
+        if (vals[i] > top) top = vals[i];
     wmove(w, y, x);
     wattrset(w, a);
     for (int i = 0; i < n; i++) {
@@ -214,7 +211,7 @@ void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t
             waddstr(w, " ");
             continue;
         }
-        int l = max > 0 ? (int)(vals[i] / max * 7 + 0.5) : 0;
+        int l = top > 0 ? (int)(vals[i] / top * 7 + 0.5) : 0;
         if (l > 7) l = 7;
         if (w_utf8_on)
             waddstr(w, levels[l]);
@@ -222,6 +219,17 @@ void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t
             waddch(w, (chtype)ascii[l]);
     }
     wattrset(w, A_NORMAL);
+}
+
+void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, double floor, attr_t a)
+{
+    w_spark(w, y, x, vals, n, floor, a, NULL);
+}
+
+void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t a,
+                      const attr_t *each)
+{
+    w_spark(w, y, x, vals, n, 0, a, each);
 }
 
 void w_clear_line(WINDOW *w, int y, int x, int cols, attr_t a)

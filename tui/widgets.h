@@ -49,9 +49,11 @@ void w_bar(WINDOW *w, int y, int x, int width, double frac, w_role fill);
 /* As w_bar, in a row drawn with attribute row (the selected row: its highlight continues under
  * the bar, the glyphs tell done from to do); row 0 = w_bar. */
 void w_bar_in(WINDOW *w, int y, int x, int width, double frac, w_role fill, attr_t row);
-/* A sparkline of n values (>= 0; < 0 = gap) scaled to their max, one column each. */
-void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, attr_t a);
-/* As w_sparkline, column i in each[i] (0: in a). */
+/* A sparkline of n values (>= 0; < 0 = gap), one column each, scaled to their max but at least
+ * floor: values that are nothing beside floor (the smallest value its scale can show, e.g. 0.05
+ * for a rate shown as "0.1/s") draw the baseline, as zeros do, never full blocks. */
+void w_sparkline(WINDOW *w, int y, int x, const double *vals, int n, double floor, attr_t a);
+/* As w_sparkline with no floor, column i in each[i] (0: in a). */
 void w_sparkline_each(WINDOW *w, int y, int x, const double *vals, int n, attr_t a,
                       const attr_t *each);
 /* Fills from x to the end of line y with spaces in attribute a. */
