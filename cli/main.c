@@ -24,6 +24,7 @@
 #include "kubeclient/auth.h"
 #include "serve.h"
 #include "kubeclient/caps.h"
+#include "kubeclient/fdbudget.h"
 #include "kubeclient/client.h"
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
@@ -409,6 +410,9 @@ int main(int argc, char **argv)
 {
     hold_std_fds();
     atexit(close_stdout);
+    /* the soft open-file limit up to the hard one, as every Go program (kubectl, k9s) does: a
+     * fleet's connections and --serve's clients are counted against it (fdbudget.h) */
+    kc_fd_raise();
     enum {
         O_KUBECONFIG = 256,
         O_CONTEXT,
