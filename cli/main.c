@@ -97,7 +97,8 @@ static void usage(FILE *f)
         "0 every context read and nothing wrong, 7 something wrong (a run Failed or\n"
         "PartiallyFailed in the last 24 h, a run stalled, a schedule overdue, a storage location\n"
         "unavailable, no Velero, a list not visible), 8 a context could not be read\n"
-        "(unreachable, unauthorized, missing from the kubeconfig), 9 both.\n"
+        "(unreachable, unauthorized, missing from the kubeconfig), 9 both, 10 the open-file\n"
+        "limit left contexts unwatched (stderr says how many).\n"
         "\n"
         "Keys (the same meaning on every screen; ? shows the current screen's):\n");
     ui_keys_usage(f);
@@ -764,7 +765,8 @@ int main(int argc, char **argv)
                     model_set_clock(fm->app->model, kc_wall_now(), vsim_clock(ms), speed);
             }
         } else if (multi) {
-            f = fleetcli_build(floop, &sel, kubeconfig, !once);
+            f = fleetcli_build(floop, &sel, kubeconfig, !once,
+                               serve_addr ? kc_fd_serve_conns(kc_fd_limit()) : 0);
         } else { /* the full screen over one context: a fleet of one, which the picker grows */
             f = fleet_new(floop);
             fleet_add(f, cfg->context, ns, cfg, NULL);
@@ -780,8 +782,10 @@ int main(int argc, char **argv)
             size_t na = 0;
             for (size_t i = 0; i < f->n; i++)
                 if (f->m[i]->app) apps[na++] = f->m[i]->app;
-            char serr[512];
-            frc = serve_run(apps, na, serve_addr, serr, sizeof serr);
+            char serr[512], nw[160];
+            serve_opts so = {kc_fd_serve_conns(kc_fd_limit()), f->not_watched, f->fd_limit};
+            if (f->not_watched) san_error("%s", fleet_not_watched(f, nw, sizeof nw));
+            frc = serve_run(apps, na, serve_addr, &so, serr, sizeof serr);
             if (frc) san_error("%s", serr);
             free(apps);
         } else if (!frc) {
@@ -851,7 +855,8 @@ int main(int argc, char **argv)
         rc = run_once(a, json, details);
     } else if (serve_addr) {
         char serr[512];
-        rc = serve_run(&a, 1, serve_addr, serr, sizeof serr);
+        serve_opts so = {kc_fd_serve_conns(kc_fd_limit()), 0, kc_fd_limit()};
+        rc = serve_run(&a, 1, serve_addr, &so, serr, sizeof serr);
         if (rc) san_error("%s", serr);
     } else {
         ui *u = ui_new(a, tui_screens);

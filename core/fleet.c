@@ -511,3 +511,14 @@ int fleet_member_settled(const fleet_member *fm, double now)
     fl_lamp(fm, now, &s);
     return s.lamp == FL_UNREACHABLE || s.lamp == FL_UNAUTHORIZED;
 }
+
+const char *fleet_not_watched(const fleet *f, char *buf, size_t n)
+{
+    if (!f->not_watched)
+        snprintf(buf, n, "%s", "");
+    else
+        snprintf(buf, n,
+                 "open-file limit %ld reached: %zu context%s not watched; raise it with ulimit -n",
+                 f->fd_limit, f->not_watched, f->not_watched == 1 ? "" : "s");
+    return buf;
+}
