@@ -338,6 +338,22 @@ static app *fc_add(void *arg, const char *context, char *err, size_t errlen)
         snprintf(err, errlen, "%s", kerr.msg);
         return NULL;
     }
+    /* the budget as at start: the members' connections and this one's must fit */
+    size_t n = t->f->n;
+    unsigned *cost = xcalloc(n + 1, sizeof *cost);
+    for (size_t i = 0; i < n; i++)
+        cost[i] =
+            t->f->m[i]->app && t->f->m[i]->cfg ? kc_fd_context_cost(t->f->m[i]->cfg->server) : 0;
+    cost[n] = kc_fd_context_cost(cfg->server);
+    int fits = kc_fd_contexts_fit(kc_fd_limit(), 0, cost, n + 1) == n + 1;
+    free(cost);
+    if (!fits) {
+        snprintf(err, errlen,
+                 "open-file limit %ld reached: %s not watched; raise it with ulimit -n",
+                 kc_fd_limit(), context);
+        kc_rest_config_free(cfg);
+        return NULL;
+    }
     const char *ns = t->env->ns;
     for (size_t i = 0; i < t->env->n_ns_for; i++) {
         char *c;

@@ -5,7 +5,8 @@
 # reached: 8 contexts not watched; raise it with ulimit -n" (its own exit status 10), never
 # "unreachable" or "cannot connect"; under `ulimit -S -n 128` alone veltop raises its limit and
 # watches all twelve; --serve answers scrapes with veltop_contexts_not_watched 9 (16 descriptors
-# kept for its clients) and does not spin; the fleet screen carries the same line.
+# kept for its clients) and does not spin; the fleet screen carries the same line, and its
+# picker does not add a context beyond the budget (:ctx c05 says why).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 0; }
 command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 0; }
@@ -97,6 +98,12 @@ VELTOP="$D/veltop128" tui_start 120 30 --all-contexts
 tui_wait 'open-file limit 128 reached: 8 contexts not watched; raise it with ulimit -n'
 tui_wait 'live +c04 '
 tui_screen | grep -Eq ' c(0[5-9]|1[0-2]) ' && tui_fail "the fleet screen shows a context not watched"
+# the picker does not add one beyond the budget either: it says why
+tui_keys ':'
+tui_keys c t x ' ' c 0 5 Enter
+tui_wait 'open-file limit 128 reached: c05 not watched; raise it with ulimit -n'
+tui_screen | grep -q 'fleet of 4 contexts' || tui_fail "the picker grew the fleet past the budget"
+tui_keys Escape
 tui_keys q
 echo "fleet screen: ok"
 echo "fleet_nofile: ok"
