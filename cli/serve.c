@@ -40,6 +40,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
+#include <strings.h>
+#include <zlib.h>
 
 #include "health.h"
 #include "logderive.h"
@@ -79,8 +82,9 @@ typedef struct serve {
     /* what the MHD thread serves: the newest rendering, both formats; and when it was scraped
      * (the time of the last scrape and the gap before it, 0 none yet) */
     pthread_mutex_t mu;
-    kc_buf text, om;
+    kc_buf text, om, text_gz, om_gz; /* each also gzipped, for Accept-Encoding: gzip */
     int64_t scraped_ms, scrape_gap_ms;
+    webcfg *web; /* the serving thread's: TLS, users, verified pairs */
     /* the serving thread's own: its connections (in the order accepted), how many are open and
      * not ended, and the limit */
     struct MHD_Daemon *d;
@@ -180,6 +184,27 @@ static int serve_refl_synced(const app *a, int i)
     return st && st->synced;
 }
 
+/* in gzipped into out (empty when zlib fails: the plain one is served then) */
+static void serve_gzip(const kc_buf *in, kc_buf *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return;
+    uLong cap = deflateBound(&z, (uLong)in->len);
+    out->data = xmalloc(cap ? cap : 1);
+    out->cap = cap;
+    z.next_in = (Bytef *)(in->data ? in->data : "");
+    z.avail_in = (uInt)in->len;
+    z.next_out = (Bytef *)out->data;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) == Z_STREAM_END)
+        out->len = z.total_out;
+    else
+        kc_buf_free(out);
+    deflateEnd(&z);
+}
+
 static void serve_render(serve *s)
 {
     int64_t now_ms = kc_now_ms();
@@ -236,13 +261,17 @@ static void serve_render(serve *s)
     free(live);
     free(last);
     free(cl);
+    kc_buf text_gz = {0}, om_gz = {0};
+    serve_gzip(&text, &text_gz);
+    serve_gzip(&om, &om_gz);
     pthread_mutex_lock(&s->mu);
-    kc_buf old_text = s->text, old_om = s->om;
+    kc_buf old[4] = {s->text, s->om, s->text_gz, s->om_gz};
     s->text = text;
     s->om = om;
+    s->text_gz = text_gz;
+    s->om_gz = om_gz;
     pthread_mutex_unlock(&s->mu);
-    kc_buf_free(&old_text);
-    kc_buf_free(&old_om);
+    for (int i = 0; i < 4; i++) kc_buf_free(&old[i]);
     s->dirty = 0;
     s->last_render_ms = now_ms;
 }
@@ -321,15 +350,46 @@ static int serve_quit(void *arg)
 /* ---- HTTP (the MHD thread) ------------------------------------------------------------------- */
 
 static enum MHD_Result serve_reply(struct MHD_Connection *c, unsigned code, const char *ctype,
-                                   const char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+                                   const char *body, size_t len, enum MHD_ResponseMemoryMode mode,
+                                   int gzipped)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
     if (!r) return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (gzipped) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+    if (code == MHD_HTTP_OK) MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
     enum MHD_Result ret = MHD_queue_response(c, code, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+/* Accept-Encoding names gzip (or *) with a q above 0. */
+static int serve_wants_gzip(const char *ae)
+{
+    while (ae && *ae) {
+        while (*ae == ' ' || *ae == ',') ae++;
+        size_t n = strcspn(ae, ",;");
+        int named = (n == 4 && !strncasecmp(ae, "gzip", 4)) || (n == 1 && *ae == '*');
+        const char *end = ae + strcspn(ae, ",");
+        const char *q = strstr(ae, "q=");
+        int zero = q && q < end && strtod(q + 2, NULL) <= 0;
+        if (named && !zero) return 1;
+        ae = end;
+    }
+    return 0;
+}
+
+/* The request's basic credentials are a user's of --web-config (webcfg_check). */
+static int serve_authorized(serve *s, struct MHD_Connection *c)
+{
+    char *pass = NULL;
+    char *user = MHD_basic_auth_get_username_password(c, &pass);
+    int ok = user && pass && webcfg_check(s->web, user, pass);
+    if (pass) OPENSSL_cleanse(pass, strlen(pass));
+    MHD_free(user);
+    MHD_free(pass);
+    return ok;
 }
 
 static enum MHD_Result serve_handler(void *cls, struct MHD_Connection *c, const char *url,
@@ -349,21 +409,31 @@ static enum MHD_Result serve_handler(void *cls, struct MHD_Connection *c, const 
         return MHD_YES;
     }
     static const char plain[] = "text/plain; charset=utf-8";
+    if (s->web && s->web->n_users && !serve_authorized(s, c)) {
+        static const char msg[] = "unauthorized: veltop asks for a user and password\n";
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+        if (!r) return MHD_NO;
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, plain);
+        enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, "veltop", r);
+        MHD_destroy_response(r);
+        return ret;
+    }
     int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
     if (!strcmp(url, "/metrics") || !strcmp(url, "/healthz")) {
         if (!get) {
             static const char msg[] = "method not allowed: GET only\n";
             return serve_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, plain, msg, sizeof msg - 1,
-                               MHD_RESPMEM_PERSISTENT);
+                               MHD_RESPMEM_PERSISTENT, 0);
         }
     } else {
         static const char msg[] = "not found: veltop serves /metrics and /healthz\n";
         return serve_reply(c, MHD_HTTP_NOT_FOUND, plain, msg, sizeof msg - 1,
-                           MHD_RESPMEM_PERSISTENT);
+                           MHD_RESPMEM_PERSISTENT, 0);
     }
     if (!strcmp(url, "/healthz")) {
         static const char msg[] = "ok\n";
-        return serve_reply(c, MHD_HTTP_OK, plain, msg, sizeof msg - 1, MHD_RESPMEM_PERSISTENT);
+        return serve_reply(c, MHD_HTTP_OK, plain, msg, sizeof msg - 1, MHD_RESPMEM_PERSISTENT, 0);
     }
     mx_format f =
         mx_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
@@ -375,9 +445,13 @@ static enum MHD_Result serve_handler(void *cls, struct MHD_Connection *c, const 
     }
     s->scraped_ms = now;
     const kc_buf *b = f == MX_OPENMETRICS ? &s->om : &s->text;
+    const kc_buf *gz = f == MX_OPENMETRICS ? &s->om_gz : &s->text_gz;
+    int zip = gz->len && serve_wants_gzip(MHD_lookup_connection_value(
+                             c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+    if (zip) b = gz;
     enum MHD_Result ret = serve_reply(
         c, MHD_HTTP_OK, f == MX_OPENMETRICS ? MX_CONTENT_TYPE_OPENMETRICS : MX_CONTENT_TYPE_TEXT,
-        b->data ? b->data : "", b->len, MHD_RESPMEM_MUST_COPY);
+        b->data ? b->data : "", b->len, MHD_RESPMEM_MUST_COPY, zip);
     pthread_mutex_unlock(&s->mu);
     return ret;
 }
@@ -613,6 +687,8 @@ int serve_run(app **apps, size_t n, const char *addr, const serve_opts *o, char 
     s.limit = o->max_conns ? o->max_conns : 1;
     s.not_watched = o->not_watched;
     s.fd_limit = o->fd_limit;
+    s.web = o->web;
+    int tls = s.web && s.web->cert_pem;
     s.stop_pipe[0] = s.stop_pipe[1] = -1;
     pthread_mutex_init(&s.mu, NULL);
     serve_sigs sigs;
@@ -620,11 +696,19 @@ int serve_run(app **apps, size_t n, const char *addr, const serve_opts *o, char 
     serve_render(&s); /* a scrape at once says what is known: nothing listed yet, unreachable */
     /* MHD's own limit leaves room for the connections ended and not yet closed (ours is
      * s.limit); it accepts nothing itself (MHD_USE_NO_LISTEN_SOCKET): serve_accept does */
-    s.d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | (v6 ? MHD_USE_IPv6 : 0), 0,
-                           NULL, NULL, serve_handler, &s, MHD_OPTION_CONNECTION_LIMIT, s.limit * 2,
-                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_CONN_TIMEOUT_S,
-                           MHD_OPTION_NOTIFY_CONNECTION, serve_on_connection, &s,
-                           MHD_OPTION_NOTIFY_COMPLETED, serve_on_completed, &s, MHD_OPTION_END);
+    struct MHD_OptionItem tlsopt[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? s.web->cert_pem : NULL},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? s.web->key_pem : NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (!tls) tlsopt[0].option = MHD_OPTION_END;
+    s.d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | (v6 ? MHD_USE_IPv6 : 0) |
+                               (tls ? MHD_USE_TLS : 0),
+                           0, NULL, NULL, serve_handler, &s, MHD_OPTION_CONNECTION_LIMIT,
+                           s.limit * 2, MHD_OPTION_CONNECTION_TIMEOUT,
+                           (unsigned)SERVE_CONN_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+                           serve_on_connection, &s, MHD_OPTION_NOTIFY_COMPLETED, serve_on_completed,
+                           &s, MHD_OPTION_ARRAY, tlsopt, MHD_OPTION_END);
     if (!s.d || pipe2(s.stop_pipe, O_CLOEXEC | O_NONBLOCK) ||
         pthread_create(&s.thread, NULL, serve_thread, &s)) {
         snprintf(err, errn, "cannot serve %s: the HTTP server did not start", addr);
@@ -637,6 +721,8 @@ int serve_run(app **apps, size_t n, const char *addr, const serve_opts *o, char 
         serve_signals_off(&s, &sigs);
         kc_buf_free(&s.text);
         kc_buf_free(&s.om);
+        kc_buf_free(&s.text_gz);
+        kc_buf_free(&s.om_gz);
         pthread_mutex_destroy(&s.mu);
         return 2;
     }
@@ -674,6 +760,8 @@ int serve_run(app **apps, size_t n, const char *addr, const serve_opts *o, char 
     serve_signals_off(&s, &sigs);
     kc_buf_free(&s.text);
     kc_buf_free(&s.om);
+    kc_buf_free(&s.text_gz);
+    kc_buf_free(&s.om_gz);
     pthread_mutex_destroy(&s.mu);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include "app.h"
+#include "webcfg.h"
 
 /* ADDR: "HOST:PORT", "[V6]:PORT", ":PORT" (every interface: only when asked so) or "PORT"
  * (loopback). Fills ss/len; returns 0, or -1 with a message in err. Resolves HOST (once, at
@@ -17,6 +18,7 @@ typedef struct serve_opts {
     unsigned max_conns; /* connections served at once (kc_fd_serve_conns) */
     size_t not_watched; /* contexts asked for and not watched: the open-file limit */
     long fd_limit;      /* the open-file limit (for the metric), 0 unknown */
+    webcfg *web;        /* --web-config: TLS and basic auth; NULL plain, open */
 } serve_opts;
 
 /* Binds addr, then serves GET /metrics and GET /healthz of apps[0..n) (all on one loop) until
