@@ -6,7 +6,8 @@
 # "unreachable" or "cannot connect"; under `ulimit -S -n 128` alone veltop raises its limit and
 # watches all twelve; --serve answers scrapes with veltop_contexts_not_watched 9 (16 descriptors
 # kept for its clients) and does not spin; the fleet screen carries the same line, and its
-# picker does not add a context beyond the budget (:ctx c05 says why).
+# picker does not add a context beyond the budget (:ctx c05 says why). An exec credential plugin
+# runs with the soft limit veltop was started with (1024), not the one it raised.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 0; }
 command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 0; }
@@ -15,8 +16,8 @@ command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 0; }
     exit 0
 }
 D=$TUI_DIR
-VELTOP_PID=""
-trap '[ -n "$VELTOP_PID" ] && kill "$VELTOP_PID" 2>/dev/null; tui_cleanup' EXIT
+VELTOP_PID="" TLS_SIM_PID=""
+trap '[ -n "$VELTOP_PID" ] && kill "$VELTOP_PID" 2>/dev/null; [ -n "$TLS_SIM_PID" ] && kill "$TLS_SIM_PID" 2>/dev/null; tui_cleanup' EXIT
 tui_sim_start --scenario fleet-healthy --quiet
 # twelve contexts c01..c12, each the sim's cluster and user
 python3 - "$D/kubeconfig" "$D/many.kc" <<'PY'
@@ -60,6 +61,35 @@ rc=0
 grep -q 'open-file limit' "$D/once2.err" && tui_fail "--once under ulimit -S -n 128 did not raise its limit"
 [ "$(grep -Ec '^c(0[1-9]|1[0-2]) ' "$D/once2.out")" -ge 12 ] || tui_fail "--once under ulimit -S -n 128: not all twelve"
 echo "--once under ulimit -S -n 128: all twelve: ok"
+
+# an exec credential plugin starts with the limit veltop was given (1024), not the raised one
+cat >"$D/plugin.sh" <<EOF2
+#!/bin/sh
+ulimit -Sn >"$D/plugin.limit"
+printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'
+EOF2
+chmod +x "$D/plugin.sh"
+# over TLS: no credentials go over plain http
+"$VELTOP_SIM" --listen 127.0.0.1:0 --tls --kubeconfig-out "$D/tls.kc" --scenario fleet-healthy \
+    --quiet >"$D/tls.out" 2>"$D/tls.err" &
+TLS_SIM_PID=$!
+for _ in $(seq 1 200); do grep -q 'listening on' "$D/tls.out" && break; sleep 0.05; done
+grep -q 'listening on' "$D/tls.out" || tui_fail "the TLS sim did not start: $(cat "$D/tls.err")"
+python3 - "$D/tls.kc" "$D/exec.kc" "$D/plugin.sh" <<'PY'
+import sys, yaml
+kc = yaml.safe_load(open(sys.argv[1]))
+kc["users"][0]["user"] = {"exec": {"apiVersion": "client.authentication.k8s.io/v1",
+                                   "command": sys.argv[3], "interactiveMode": "Never"}}
+yaml.safe_dump(kc, open(sys.argv[2], "w"))
+PY
+rc=0
+(ulimit -S -n 1024 && exec "$VELTOP" --kubeconfig "$D/exec.kc" --once) >/dev/null 2>"$D/exec.err" || rc=$?
+[ "$rc" = 0 ] || { cat "$D/exec.err" >&2; tui_fail "--once with an exec plugin: exit $rc"; }
+[ "$(cat "$D/plugin.limit")" = 1024 ] || tui_fail "the exec plugin ran with a soft limit of $(cat "$D/plugin.limit"), not 1024"
+echo "exec plugin: started with the original soft limit 1024 (veltop's: $(ulimit -Hn)): ok"
+kill "$TLS_SIM_PID"
+wait "$TLS_SIM_PID" 2>/dev/null
+TLS_SIM_PID=""
 
 # --serve: the metric, the stderr line, scrapes answered, no spinning
 VPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
