@@ -12,21 +12,41 @@
 #include "sanitize.h"
 #include "snapshot.h"
 #include "ui.h"
+#include "kubeclient/fdbudget.h"
 #include "kubeclient/util.h"
 
-fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary)
+fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary,
+                      unsigned fd_serve)
 {
     fleet *f = fleet_new(loop);
     f->summary = summary;
+    /* the configurations first: what each context's connections cost decides how many fit */
+    kc_rest_config **cfg = xcalloc(sel->n ? sel->n : 1, sizeof *cfg);
+    char **why = xcalloc(sel->n ? sel->n : 1, sizeof *why);
+    unsigned *cost = xcalloc(sel->n ? sel->n : 1, sizeof *cost);
     for (size_t i = 0; i < sel->n; i++) {
         kc_config_opts co = {0};
         kc_err err;
         kc_err_clear(&err);
         co.kubeconfig = kubeconfig;
         co.context = sel->v[i].context;
-        kc_rest_config *cfg = kc_config_load(&co, &err);
-        fleet_add(f, sel->v[i].context, sel->v[i].ns, cfg, cfg ? NULL : err.msg);
+        cfg[i] = kc_config_load(&co, &err);
+        if (!cfg[i]) why[i] = xstrdup(err.msg);
+        cost[i] = cfg[i] ? kc_fd_context_cost(cfg[i]->server) : 0;
     }
+    f->fd_limit = kc_fd_limit();
+    size_t fit = kc_fd_contexts_fit(f->fd_limit, fd_serve, cost, sel->n);
+    for (size_t i = 0; i < sel->n; i++) {
+        if (i < fit)
+            fleet_add(f, sel->v[i].context, sel->v[i].ns, cfg[i], why[i]);
+        else
+            kc_rest_config_free(cfg[i]);
+        free(why[i]);
+    }
+    f->not_watched = sel->n - fit;
+    free(cfg);
+    free(why);
+    free(cost);
     return f;
 }
 
@@ -272,6 +292,11 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
         free(ctx);
     }
     free(sums);
+    char nw[160];
+    if (f->not_watched) { /* not the clusters' fault: its own line and status */
+        san_error("%s", fleet_not_watched(f, nw, sizeof nw));
+        return FLEET_EXIT_NOFILE;
+    }
     return wrong && unread ? FLEET_EXIT_BOTH
            : unread        ? FLEET_EXIT_UNREAD
            : wrong         ? FLEET_EXIT_WRONG
@@ -311,6 +336,22 @@ static app *fc_add(void *arg, const char *context, char *err, size_t errlen)
     kc_rest_config *cfg = kc_config_load(&co, &kerr);
     if (!cfg) {
         snprintf(err, errlen, "%s", kerr.msg);
+        return NULL;
+    }
+    /* the budget as at start: the members' connections and this one's must fit */
+    size_t n = t->f->n;
+    unsigned *cost = xcalloc(n + 1, sizeof *cost);
+    for (size_t i = 0; i < n; i++)
+        cost[i] =
+            t->f->m[i]->app && t->f->m[i]->cfg ? kc_fd_context_cost(t->f->m[i]->cfg->server) : 0;
+    cost[n] = kc_fd_context_cost(cfg->server);
+    int fits = kc_fd_contexts_fit(kc_fd_limit(), 0, cost, n + 1) == n + 1;
+    free(cost);
+    if (!fits) {
+        snprintf(err, errlen,
+                 "open-file limit %ld reached: %s not watched; raise it with ulimit -n",
+                 kc_fd_limit(), context);
+        kc_rest_config_free(cfg);
         return NULL;
     }
     const char *ns = t->env->ns;

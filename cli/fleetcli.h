@@ -10,15 +10,20 @@
 
 /* Exit statuses of --once over several contexts (besides 0 ok and 2 usage); 1, 3 and 4 keep
  * their single-cluster meaning. WRONG | UNREAD = both. */
-#define FLEET_EXIT_WRONG  7 /* every context read; a run failed, stalled, a schedule overdue ... */
-#define FLEET_EXIT_UNREAD 8 /* a context could not be read (unreachable, unauthorised, missing) */
-#define FLEET_EXIT_BOTH   9 /* both of the above */
+#define FLEET_EXIT_WRONG  7  /* every context read; a run failed, stalled, a schedule overdue ... */
+#define FLEET_EXIT_UNREAD 8  /* a context could not be read (unreachable, unauthorised, missing) */
+#define FLEET_EXIT_BOTH   9  /* both of the above */
+#define FLEET_EXIT_NOFILE 10 /* the open-file limit left contexts unwatched (before the above) */
 
 /* One member per selected context, each with its own configuration (kubeconfig: --kubeconfig or
  * NULL) and client on loop. A context that cannot be loaded is a member with its error.
  * summary: members keep the volumes of runs in flight only until shown (the full screen; --once
- * prints every volume). */
-fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary);
+ * prints every volume). Only the contexts whose connections fit in the open-file limit, after
+ * fd_serve descriptors kept for --serve's connections, are watched (kubeclient/fdbudget.h): the
+ * others are counted in f->not_watched. */
+fleet *fleetcli_build(kc_loop *loop, const ctxsel *sel, const char *kubeconfig, int summary,
+                      unsigned fd_serve);
+
 /* Waits (at most timeout_ms) until every member is settled, then prints the snapshot to out and
  * the per-context errors to err, each naming its context; returns the exit status. */
 int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *err);

@@ -23,7 +23,9 @@
 #include "sanitize.h"
 #include "kubeclient/auth.h"
 #include "serve.h"
+#include "webcfg.h"
 #include "kubeclient/caps.h"
+#include "kubeclient/fdbudget.h"
 #include "kubeclient/client.h"
 #include "kubeclient/kubeconfig.h"
 #include "kubeclient/util.h"
@@ -88,6 +90,8 @@ static void usage(FILE *f)
         "  --serve ADDR          no screen: serve the answers to Prometheus on ADDR\n"
         "                        (127.0.0.1:9368; :9368 listens on every interface):\n"
         "                        GET /metrics, GET /healthz; SIGTERM or SIGINT stops it\n"
+        "  --web-config FILE     with --serve: TLS and basic auth from FILE (Prometheus'\n"
+        "                        web configuration: tls_server_config, basic_auth_users)\n"
         "\n"
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait) or an interactive exec\n"
         "plugin failed, 2 usage or configuration error or no usable terminal; --wait: 3\n"
@@ -96,7 +100,8 @@ static void usage(FILE *f)
         "0 every context read and nothing wrong, 7 something wrong (a run Failed or\n"
         "PartiallyFailed in the last 24 h, a run stalled, a schedule overdue, a storage location\n"
         "unavailable, no Velero, a list not visible), 8 a context could not be read\n"
-        "(unreachable, unauthorized, missing from the kubeconfig), 9 both.\n"
+        "(unreachable, unauthorized, missing from the kubeconfig), 9 both, 10 the open-file\n"
+        "limit left contexts unwatched (stderr says how many).\n"
         "\n"
         "Keys (the same meaning on every screen; ? shows the current screen's):\n");
     ui_keys_usage(f);
@@ -405,10 +410,21 @@ static void hold_std_fds(void)
     }
 }
 
+/* --web-config's settings, freed at exit whichever way main returns */
+static webcfg *main_web;
+static void free_web(void)
+{
+    webcfg_free(main_web);
+    main_web = NULL;
+}
+
 int main(int argc, char **argv)
 {
     hold_std_fds();
     atexit(close_stdout);
+    /* the soft open-file limit up to the hard one, as every Go program (kubectl, k9s) does: a
+     * fleet's connections and --serve's clients are counted against it (fdbudget.h) */
+    kc_fd_raise();
     enum {
         O_KUBECONFIG = 256,
         O_CONTEXT,
@@ -427,7 +443,7 @@ int main(int argc, char **argv)
         O_FLEET
     };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT }; /* issue 12, 16 */
-    enum { O_SERVE = 768 };                                /* issue 19 */
+    enum { O_SERVE = 768, O_WEB_CONFIG };                  /* issue 19, 30 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -449,6 +465,7 @@ int main(int argc, char **argv)
         {"no-bell", no_argument, NULL, O_NO_BELL},
         {"notify", required_argument, NULL, O_NOTIFY},
         {"serve", required_argument, NULL, O_SERVE},
+        {"web-config", required_argument, NULL, O_WEB_CONFIG},
         {"cacert", required_argument, NULL, O_CACERT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -460,7 +477,7 @@ int main(int argc, char **argv)
     /* every --context and --namespace-for value, in order (at most one per argument) */
     const char *specs[argc + 1], *ns_for[argc + 1]; /* on the stack: every return is clean */
     size_t n_specs = 0, n_ns_for = 0;
-    const char *wait_for = NULL, *notify = NULL, *serve_addr = NULL;
+    const char *wait_for = NULL, *notify = NULL, *serve_addr = NULL, *web_config = NULL;
     double wait_timeout = 0; /* --timeout: seconds, 0 none */
     int bell = 1;
     vl_kind wait_kind = VL_BACKUP;
@@ -566,6 +583,9 @@ int main(int argc, char **argv)
             serve_addr = optarg;
             break;
         }
+        case O_WEB_CONFIG:
+            web_config = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -588,6 +608,20 @@ int main(int argc, char **argv)
     if (wait_timeout > 0 && !wait_for) {
         san_error("--timeout only goes with --wait");
         return 2;
+    }
+    if (web_config && !serve_addr) {
+        san_error("--web-config only goes with --serve");
+        return 2;
+    }
+    webcfg *web = NULL;
+    if (web_config) { /* read once, now: a wrong file is a usage error before anything starts */
+        char werr[600];
+        if ((web = main_web = webcfg_load(web_config, werr, sizeof werr)))
+            atexit(free_web); /* every return below */
+        else {
+            san_error("%s", werr);
+            return 2;
+        }
     }
     if (serve_addr && (once || wait_for)) {
         san_error("--serve does not go with --once or --wait");
@@ -760,7 +794,8 @@ int main(int argc, char **argv)
                     model_set_clock(fm->app->model, kc_wall_now(), vsim_clock(ms), speed);
             }
         } else if (multi) {
-            f = fleetcli_build(floop, &sel, kubeconfig, !once);
+            f = fleetcli_build(floop, &sel, kubeconfig, !once,
+                               serve_addr ? kc_fd_serve_conns(kc_fd_limit()) : 0);
         } else { /* the full screen over one context: a fleet of one, which the picker grows */
             f = fleet_new(floop);
             fleet_add(f, cfg->context, ns, cfg, NULL);
@@ -776,8 +811,10 @@ int main(int argc, char **argv)
             size_t na = 0;
             for (size_t i = 0; i < f->n; i++)
                 if (f->m[i]->app) apps[na++] = f->m[i]->app;
-            char serr[512];
-            frc = serve_run(apps, na, serve_addr, serr, sizeof serr);
+            char serr[512], nw[160];
+            serve_opts so = {kc_fd_serve_conns(kc_fd_limit()), f->not_watched, f->fd_limit, web};
+            if (f->not_watched) san_error("%s", fleet_not_watched(f, nw, sizeof nw));
+            frc = serve_run(apps, na, serve_addr, &so, serr, sizeof serr);
             if (frc) san_error("%s", serr);
             free(apps);
         } else if (!frc) {
@@ -847,7 +884,8 @@ int main(int argc, char **argv)
         rc = run_once(a, json, details);
     } else if (serve_addr) {
         char serr[512];
-        rc = serve_run(&a, 1, serve_addr, serr, sizeof serr);
+        serve_opts so = {kc_fd_serve_conns(kc_fd_limit()), 0, kc_fd_limit(), web};
+        rc = serve_run(&a, 1, serve_addr, &so, serr, sizeof serr);
         if (rc) san_error("%s", serr);
     } else {
         ui *u = ui_new(a, tui_screens);

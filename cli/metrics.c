@@ -582,6 +582,19 @@ void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f)
     if (f == MX_OPENMETRICS) kc_buf_append(out, "# EOF\n", 6);
 }
 
+void mx_render_budget(kc_buf *out, size_t not_watched, long fd_limit, mx_format f)
+{
+    mx_w w = {.b = out, .f = f}; /* each family has its sample: headers at once */
+    mx_header(&w, "veltop_contexts_not_watched",
+              "Contexts asked for and not watched: veltop's open-file limit cannot hold their "
+              "connections (raise it with ulimit -n).");
+    kc_buf_printf(out, "veltop_contexts_not_watched %zu\n", not_watched);
+    if (fd_limit > 0) {
+        mx_header(&w, "veltop_open_files_limit", "veltop's open-file limit (soft RLIMIT_NOFILE).");
+        kc_buf_printf(out, "veltop_open_files_limit %ld\n", fd_limit);
+    }
+}
+
 /* ---- content negotiation --------------------------------------------------------------------- */
 
 mx_format mx_negotiate(const char *accept)

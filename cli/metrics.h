@@ -55,6 +55,10 @@ void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f);
  * malloc'd, *n of them. O(runs). */
 run_answer *mx_run_answers(const ans_ctx *c, const model *m, size_t *n);
 
+/* veltop's own figures, before mx_render's: the contexts asked for and not watched because the
+ * open-file limit (fd_limit, 0 unknown) cannot hold them (kubeclient/fdbudget.h). */
+void mx_render_budget(kc_buf *out, size_t not_watched, long fd_limit, mx_format f);
+
 /* The answers of the newest finished run of each (kind, schedule) of model m, in context c, up to
  * MX_LAST_MAX of them: malloc'd, *n of them. O(runs). */
 run_answer *mx_last_runs(const ans_ctx *c, const model *m, size_t *n);

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "kubeclient/auth.h"
+#include "kubeclient/caps.h"
 #include "kubeclient/client.h"
 #include "kubeclient/util.h"
 
@@ -344,7 +345,7 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
 {
     const app *a = fm->app;
     int64_t heard = kc_client_last_heard(fm->client);
-    const kc_refl_status *auth = NULL, *net = NULL;
+    const kc_refl_status *auth = NULL, *net = NULL, *nofile = NULL;
     char forbid[256] = "";
     size_t fo = 0;
     for (int i = 0; i < APP_NREFL; i++) {
@@ -352,6 +353,8 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
         if (!fl_failing(st)) continue;
         if (fl_auth_error(st)) {
             if (!auth) auth = st;
+        } else if (st->last_status == KC_ERR_NOFILE) { /* veltop's limit, not the server */
+            if (!nofile) nofile = st;
         } else if (st->last_status == 403) {
             if (fo < sizeof forbid)
                 fo += (size_t)snprintf(forbid + fo, sizeof forbid - fo, "%s%s", fo ? ", " : "",
@@ -378,6 +381,11 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
         out->lamp = FL_CONNECTING;
         snprintf(out->why, sizeof out->why,
                  "waiting for the credentials of exec plugin \"%s\" (%.0fs)", plug, plug_s);
+        return;
+    }
+    if (nofile && !net) {
+        out->lamp = FL_RETRYING;
+        snprintf(out->why, sizeof out->why, "%s", nofile->last_error);
         return;
     }
     if (!heard) {
@@ -502,4 +510,15 @@ int fleet_member_settled(const fleet_member *fm, double now)
     memset(&s, 0, sizeof s);
     fl_lamp(fm, now, &s);
     return s.lamp == FL_UNREACHABLE || s.lamp == FL_UNAUTHORIZED;
+}
+
+const char *fleet_not_watched(const fleet *f, char *buf, size_t n)
+{
+    if (!f->not_watched)
+        snprintf(buf, n, "%s", "");
+    else
+        snprintf(buf, n,
+                 "open-file limit %ld reached: %zu context%s not watched; raise it with ulimit -n",
+                 f->fd_limit, f->not_watched, f->not_watched == 1 ? "" : "s");
+    return buf;
 }

@@ -102,6 +102,10 @@ typedef struct fleet {
     /* 1: members are added as summaries (app_new_summary: the volumes of runs in flight, not
      * every finished one), loaded whole when a screen opens one (app_load_all_volumes) */
     int summary;
+    /* contexts asked for and left out: the open-file limit (fd_limit) cannot hold their
+     * connections (kubeclient/fdbudget.h); every surface says so, never "unreachable" */
+    size_t not_watched;
+    long fd_limit;
 } fleet;
 
 fleet *fleet_new(kc_loop *loop);
@@ -110,6 +114,9 @@ fleet *fleet_new(kc_loop *loop);
 fleet_member *fleet_add(fleet *f, const char *context, const char *ns, kc_rest_config *cfg,
                         const char *error);
 void fleet_free(fleet *f);
+/* "open-file limit 1024 reached: 40 contexts not watched; raise it with ulimit -n" into buf, ""
+ * when every context asked for is watched. */
+const char *fleet_not_watched(const fleet *f, char *buf, size_t n);
 
 /* The member's summary at monotonic now / unix wall: the lamp from its reflectors, client and
  * liveness, then fleet_summarize over its model. */

@@ -2,6 +2,7 @@
  * blobs, and exec credential plugins run as non-blocking children of the event loop. */
 #include "kubeclient/auth.h"
 #include "kubeclient/caps.h"
+#include "kubeclient/fdbudget.h"
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
@@ -764,7 +765,12 @@ static void auth_start_exec(kc_auth *a)
         posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
         posix_spawnattr_setpgroup(&attr, 0);
     }
+    /* the plugin gets the open-file limit veltop was started with, as Go gives its children:
+     * posix_spawn takes no rlimit, so it is lowered around the call (this thread is the only one
+     * opening descriptors but --serve's, whose accept() waits out an EMFILE) */
+    kc_fd_child_begin();
     if (rc == 0) rc = posix_spawn(&pid, path, &fa, &attr, argv, env);
+    kc_fd_child_end();
     posix_spawnattr_destroy(&attr);
     free(path);
     posix_spawn_file_actions_destroy(&fa);

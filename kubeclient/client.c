@@ -5,10 +5,15 @@
 #include "kubeclient/backoff.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/clockoff.h"
+#include "kubeclient/fdbudget.h"
 #include "kubeclient/util.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +56,7 @@ struct kc_request {
     int waiting_auth; /* waiting for kc_auth_ready's callback */
     int retried_401;
     int too_big;     /* the body passed KC_CAP_BODY_BYTES: the transfer was cut */
+    int sock_errno;  /* socket() failed with this (libcurl reports only "couldn't connect") */
     int in_done;     /* on_done is running: free after it */
     int cancelled;   /* no callback may run any more */
     uint64_t timer;  /* deferred start or reap */
@@ -236,6 +242,37 @@ static int proxy_refused(kc_request *r, CURLcode res)
     return curl_easy_getinfo(r->easy, CURLINFO_PROXY_SSL_VERIFYRESULT, &v) == CURLE_OK && v != 0;
 }
 
+/* libcurl's socket(), remembering why it failed: libcurl 7.88 turns every failure into
+ * CURLE_COULDNT_CONNECT with no errno (CURLINFO_OS_ERRNO stays 0), and running out of
+ * descriptors must not read as a server that refuses. Close-on-exec, so no child inherits it. */
+static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+    kc_request *r = arg;
+    (void)purpose;
+    int fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+    if (fd < 0) r->sock_errno = errno;
+    return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+/* EMFILE or ENFILE when the request failed for want of a descriptor, else 0: socket() said so,
+ * or (a resolver's socket pair, which libcurl reports as a failed lookup) none can be had now. */
+static int out_of_fds(const kc_request *r, CURLcode res)
+{
+    if (res == CURLE_OK) return 0;
+    if (kc_fd_exhausted(r->sock_errno)) return r->sock_errno;
+    long oserr = 0;
+    if (curl_easy_getinfo(r->easy, CURLINFO_OS_ERRNO, &oserr) == CURLE_OK &&
+        kc_fd_exhausted((int)oserr))
+        return (int)oserr;
+    if (res != CURLE_COULDNT_CONNECT && res != CURLE_COULDNT_RESOLVE_HOST) return 0;
+    int probe = fcntl(0, F_DUPFD_CLOEXEC, 0);
+    if (probe >= 0) {
+        close(probe);
+        return 0;
+    }
+    return kc_fd_exhausted(errno) ? errno : 0;
+}
+
 /* Hands the answer to on_done, then frees the request. */
 static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
 {
@@ -263,7 +300,21 @@ static void req_finish(kc_request *r, CURLcode res, const char *auth_error)
                 snprintf(err.msg + len, sizeof err.msg - len, " (%s)", r->errbuf);
         }
         if (res != CURLE_OK) err.code = 0;
-        if (r->api && proxy_refused(r, res)) {
+        int oserr = out_of_fds(r, res);
+        if (oserr) {
+            /* socket() failed: this process (EMFILE) or the system (ENFILE) is out of
+             * descriptors; the server was never asked */
+            kc_err_set(&err,
+                       "open-file limit %ld reached: cannot open a connection to %s; raise it "
+                       "with ulimit -n",
+                       kc_fd_limit(), r->api ? c->shown : "the download");
+            if (oserr == ENFILE)
+                kc_err_set(&err,
+                           "the system's open-file table is full (ENFILE): cannot open a "
+                           "connection to %s",
+                           r->api ? c->shown : "the download");
+            err.code = KC_ERR_NOFILE;
+        } else if (r->api && proxy_refused(r, res)) {
             /* the https proxy's certificate failed, not the API server's: say so */
             char *shown = kc_url_redact(c->cfg->proxy_url);
             kc_err_set(&err,
@@ -380,6 +431,7 @@ static void setup_easy(kc_request *r)
     r->retry_after = -1;
     r->errbuf[0] = 0;
     r->too_big = 0;
+    r->sock_errno = 0;
 
     CURL *e = r->easy;
     curl_easy_setopt(e, CURLOPT_URL, r->url);
@@ -390,6 +442,8 @@ static void setup_easy(kc_request *r)
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, r);
     /* half-open connections must not hang a watch forever (kube-api.md §6) */
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);

@@ -7,11 +7,13 @@
 # Not a Debian package: kubectl (the kubectl conformance tests report SKIP without it; Debian's
 # kubernetes-client is kubectl 1.20, which cannot stand in for the 1.27-1.33 they target).
 set -eu
-# build: compiler, CMake, and the libraries of design.md (libmicrohttpd + GnuTLS for the sim);
+# build: compiler, CMake, and the libraries of design.md (libmicrohttpd + GnuTLS for the sim and
+# --serve's TLS; libcrypt-dev: libxcrypt's crypt_r for --web-config's bcrypt hashes);
 # ca-certificates: the system trust libcurl falls back on when a kubeconfig names no CA;
 # tzdata: the zones of Schedule crons (CRON_TZ=)
 BUILD="build-essential cmake pkg-config libncurses-dev libcurl4-openssl-dev libcjson-dev
-libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev ca-certificates tzdata"
+libyaml-dev zlib1g-dev libmicrohttpd-dev libssl-dev libgnutls28-dev libcrypt-dev ca-certificates
+tzdata"
 # tests: Check, valgrind, tmux (screen tests), python3 (JSON checks in the end-to-end scripts),
 # curl (raw API checks), strace (no key or certificate is ever written to a file), restic
 # (the sim's restic-real volumes), python3-kubernetes (a second real client, run with

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "alert.h"
+#include "kubeclient/fdbudget.h"
 #include "testutil.h"
 
 /* The answers' context of model m at monotonic now (wall = now + 1000, as the upserts say). */
@@ -171,6 +173,34 @@ START_TEST(notify_runs_the_command_with_the_event)
 }
 END_TEST
 
+/* --notify's command starts with the open-file limit veltop was started with, not the one it
+ * raised (fdbudget.h): programs that use select() break above 1024. */
+START_TEST(notify_gets_the_original_open_file_limit)
+{
+    struct rlimit rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= 256) return; /* nothing to raise */
+    rl.rlim_cur = 256;
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    ck_assert_int_gt(kc_fd_raise(), 256);
+    char *dir = tu_mkdtemp();
+    char cmd[600], path[512];
+    snprintf(path, sizeof path, "%s/limit", dir);
+    snprintf(cmd, sizeof cmd, "ulimit -Sn >'%s'", path);
+    pid_t pid = alert_notify(cmd, ALERT_FINISHED, VL_BACKUP, "b-1", "Completed");
+    ck_assert_int_gt(pid, 0);
+    int left = 1;
+    for (int i = 0; i < 500 && (left = alert_reap()) > 0; i++) usleep(10000);
+    ck_assert_int_eq(left, 0);
+    char *got = tu_read(path, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_str_eq(got, "256\n");
+    free(got);
+    tu_rmrf(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alert");
@@ -179,6 +209,7 @@ int main(void)
     tcase_add_test(tc, scan_fires_once_per_change_and_not_at_start);
     tcase_add_test(tc, items_done_while_volumes_move_is_no_stall);
     tcase_add_test(tc, notify_runs_the_command_with_the_event);
+    tcase_add_test(tc, notify_gets_the_original_open_file_limit);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kubeclient/fdbudget.h"
 #include "kubeclient/util.h"
 #include "sanitize.h"
 
@@ -71,6 +72,7 @@ pid_t alert_notify_ctx(const char *cmd, alert_event e, const char *context, vl_k
         }
         signal(SIGINT, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
+        kc_fd_child_restore(); /* the open-file limit veltop was started with (fdbudget.h) */
         setenv("VELTOP_EVENT", alert_event_name(e), 1);
         setenv("VELTOP_KIND", kind == VL_RESTORE ? "restore" : "backup", 1);
         setenv("VELTOP_RUN", run ? run : "", 1);

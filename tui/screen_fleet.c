@@ -225,6 +225,10 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
     char totals[512];
     fleet_totals(st->sums, st->n, totals, sizeof totals);
     w_print(w, 0, 1, cols - 2, A_BOLD, "%s", totals);
+    char nw[160];
+    if (f->not_watched) /* veltop's own limit, not the clusters': the line under the totals */
+        w_print(w, 1, 1, cols - 2, w_attr(W_WARN) | A_BOLD, "%s",
+                fleet_not_watched(f, nw, sizeof nw));
 
     static const char *titles[C_N] = {"LAMP",      "CONTEXT", "VELERO", "IN FLIGHT", "24H OK/PF/F",
                                       "SCHEDULES", "BSL",     "AGENTS", "",          "WHY"};

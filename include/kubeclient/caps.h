@@ -59,3 +59,6 @@
 
 /* kc_err.code when a cap above was hit (not an HTTP status). */
 #define KC_ERR_CAPPED (-2)
+/* kc_err.code when veltop ran out of descriptors (EMFILE, ENFILE): no network fault, and not a
+ * reason to call the server unreachable (fdbudget.h). */
+#define KC_ERR_NOFILE (-3)
