@@ -84,9 +84,9 @@ samples = {}
 for line in text.splitlines():
     if line.startswith("#"):
         continue
-    m = re.fullmatch(r'(\w+)\{(.*)\} (\S+)', line)
+    m = re.fullmatch(r'(\w+)(?:\{(.*)\})? (\S+)', line)  # veltop's own gauges have no labels
     assert m, "not a sample: " + line
-    labels = tuple(sorted(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2))))
+    labels = tuple(sorted(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2) or "")))
     samples[(m.group(1), labels)] = float(m.group(3))
 def get(fam, run, **extra):
     want = dict(context="veltop-sim", namespace="velero", kind=run["kind"], name=run["name"],
