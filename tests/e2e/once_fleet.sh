@@ -12,7 +12,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 0; }
 D=$TUI_DIR
 "$VELTOP_SIM" --fleet demo --kubeconfig-out "$D/fleet.kc" --quiet >"$D/fleet.out" 2>"$D/fleet.err" &
 TUI_SIM_PID=$!
-for _ in $(seq 1 300); do grep -q '^fleet ready' "$D/fleet.out" && break; sleep 0.05; done
+for _ in $(seq 1 1800); do grep -q '^fleet ready' "$D/fleet.out" && break; sleep 0.05; done # 90 s: 14 s under ASan on a loaded machine
 grep -q '^fleet ready' "$D/fleet.out" || tui_fail "the sim fleet did not start: $(cat "$D/fleet.err")"
 EKS='arn:aws:eks:eu-west-1:123456789012:cluster/prod'
 
