@@ -155,6 +155,22 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, const fleet_v
         snapshot_add_str(o, "namespace", fm->ns);
         cJSON_AddNullToObject(o, "runs"); /* unknown, not none */
     }
+    if (v->unreadable) {
+        /* not read, or no longer answering: health is unknown, never OK from old data */
+        cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(o, "health");
+        cJSON *sum = cJSON_GetObjectItemCaseSensitive(old, "summary");
+        cJSON *hh = cJSON_AddObjectToObject(o, "health");
+        cJSON_AddNullToObject(hh, "ok");
+        if (cJSON_IsString(sum))
+            cJSON_AddStringToObject(hh, "summary", sum->valuestring);
+        else
+            cJSON_AddNullToObject(hh, "summary");
+        char *why =
+            s->listed ? xasprintf("no current data: %s", v->why) : xstrdup(s->health_unknown);
+        snapshot_add_str(hh, "unknown", why);
+        free(why);
+        cJSON_Delete(old);
+    }
     /* context, server, namespace, then "reachable", "error", "lamp", then today's object */
     cJSON *n = cJSON_CreateObject();
     static const char *first[] = {"context", "server", "namespace"};

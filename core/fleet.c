@@ -548,7 +548,8 @@ void fleet_member_summary(fleet_member *fm, double now, double wall, fleet_sum *
         out->lamp = FL_CONFIG;
         snprintf(out->why, sizeof out->why, "%s", fm->error);
         out->health = HEALTH_UNKNOWN;
-        snprintf(out->health_unknown, sizeof out->health_unknown, "context not usable");
+        snprintf(out->health_unknown, sizeof out->health_unknown, "cannot use the context: %.400s",
+                 fm->error);
         return;
     }
     app *a = fm->app;

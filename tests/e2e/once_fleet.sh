@@ -128,6 +128,14 @@ for name in ("prod-us-east", "black-hole", "kind-dev", "lost-cluster", "not-ther
     assert sm["wrong"] is None and sm["warning"] is None and sm["unreadable"] is True, (name, sm)
 sm = ctx[eks]["summary"]
 assert (sm["wrong"], sm["unreadable"], sm["incomplete"]) == (False, False, False), sm
+# health: unknown where it cannot be read, with why; never OK beside null node-agents
+assert ctx[eks]["health"]["ok"] is True, ctx[eks]["health"]
+assert ctx["dr-site"]["health"] == {"ok": None, "summary": "schedules 1  BSL 1/1 available",
+                                    "unknown": "cannot read pods: forbidden"}, ctx["dr-site"]["health"]
+h = ctx["prod-us-east"]["health"]
+assert h["ok"] is None and h["unknown"].startswith("cannot read backups: cannot connect to "), h
+assert ctx["kind-dev"]["health"]["unknown"] == 'cannot read backups: unauthorized: the server rejected the credentials of user "kind-dev"', ctx["kind-dev"]["health"]
+assert ctx["not-there"]["health"]["unknown"].startswith('cannot use the context: context "not-there" not found'), ctx["not-there"]["health"]
 PY
 # every error names its context, one line each
 for c in prod-us-east black-hole kind-dev lost-cluster not-there dr-site openshift-prod; do
