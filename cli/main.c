@@ -321,6 +321,9 @@ static int run_once(app *a, int json, int details)
     }
     fputs(out, stdout);
     free(out);
+    /* the table has no health column: health that cannot be judged is said beside it, as the
+     * list's first line says it (JSON: health.ok null, health.unknown) */
+    if (!json && sum.health == HEALTH_UNKNOWN) san_error("health unknown: %s", sum.health_unknown);
     health_free(h);
     /* an answer that lacks a list says so, and a script can tell (README: exit status) */
     char inc[640];

@@ -19,6 +19,12 @@ assert d["health"] == {"ok": None, "summary": "schedules 1  BSL 1/1 available",
                        "unknown": "cannot read pods: forbidden"}, d["health"]
 assert d["nodeAgents"] is None and d["velero"] is None, d
 PY
+# the table has no health column: stderr says health is unknown, and why
+rc=0
+"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --once >"$TUI_DIR/once.txt" 2>"$TUI_DIR/once.err" || rc=$?
+[ "$rc" = 5 ] || tui_fail "--once table with pods forbidden: status $rc"
+grep -qx 'veltop: health unknown: cannot read pods: forbidden' "$TUI_DIR/once.err" ||
+    tui_fail "--once table stderr: $(cat "$TUI_DIR/once.err")"
 tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '● live'
 tui_wait '^health unknown: cannot read pods: forbidden +schedules 1 +BSL 1/1 available +\(H: details\)'
