@@ -112,9 +112,9 @@ static void fc_summary(cJSON *o, const fleet_sum *s, const fleet_verdict *v)
     fc_num(d, "partiallyFailed", s->day_partial, k);
     fc_num(d, "failed", s->day_failed, k);
     cJSON *sc = cJSON_AddObjectToObject(m, "schedules");
-    fc_num(sc, "count", s->n_schedules, k);
-    fc_num(sc, "overdue", s->n_overdue, k);
-    if (k && s->sched_name[0]) {
+    fc_num(sc, "count", s->n_schedules, k && s->sched_known);
+    fc_num(sc, "overdue", s->n_overdue, k && s->sched_known);
+    if (k && s->sched_known && s->sched_name[0]) {
         snapshot_add_str(sc, "oldestSuccess", s->sched_name);
         fc_num(sc, "oldestSuccessAgeSeconds", floor(s->sched_age), s->sched_age >= 0);
         fc_num(sc, "oldestSuccessIntervalSeconds", s->sched_interval, s->sched_interval > 0);

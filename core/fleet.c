@@ -87,6 +87,7 @@ static void fl_runs(const ans_ctx *c, double wall, fleet_sum *out)
 static void fl_health(const model *m, const health *h, double wall, fleet_sum *out)
 {
     double cnow = model_cluster_now(m, wall), worst = -1;
+    out->sched_known = !h->unread[HEALTH_IN_SCHEDULES][0];
     out->n_schedules = (int)h->n_sch;
     out->n_overdue = h->n_overdue;
     for (size_t i = 0; i < h->n_sch; i++) {

@@ -51,6 +51,7 @@ typedef struct fleet_sum {
     int day_completed, day_partial, day_failed;
 
     /* schedules: overdue count; the one whose last success is oldest against its interval */
+    int sched_known; /* the schedules were read (else the three below are unknown) */
     int n_schedules, n_overdue;
     char sched_name[256];
     double sched_age;      /* seconds since its last successful backup; < 0 never */

@@ -196,6 +196,7 @@ START_TEST(one_verdict_for_exit_status_and_summary)
     fleet_verdict v[4];
     fleet_summarize(&w.c, &w.h, T0, &s);
     ck_assert_int_eq(s.health, HEALTH_OK);
+    ck_assert_int_eq(s.sched_known, 1);
     fleet_judge(&s, &v[0]);
     ck_assert_int_eq(v[0].unreadable + v[0].incomplete + v[0].wrong + v[0].warning, 0);
     ck_assert_str_eq(v[0].why, "");
@@ -246,6 +247,7 @@ START_TEST(one_verdict_for_exit_status_and_summary)
     ck_assert_int_eq(s.health, HEALTH_UNKNOWN);
     ck_assert_str_eq(s.health_unknown, "cannot read schedules: forbidden");
     ck_assert_str_eq(s.lists_unread, "schedules forbidden");
+    ck_assert_int_eq(s.sched_known, 0); /* the row's SCHEDULES is "?", not "none" */
     fleet_judge(&s, &v[0]);
     ck_assert_int_eq(v[0].incomplete, 1);
     ck_assert_int_eq(v[0].wrong, 1);
