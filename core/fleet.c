@@ -250,7 +250,7 @@ int fleet_severity(const fleet_sum *s)
     if (s->day_partial) return 30;
     if (s->warn) return 20;
     if (s->lamp == FL_RETRYING) return 15;
-    if (s->health == HEALTH_UNKNOWN) return 12; /* never "OK" on what it cannot see */
+    if (s->listed && s->health == HEALTH_UNKNOWN) return 12; /* never "OK" on what it cannot see */
     if (s->lamp == FL_CONNECTING) return 10;
     return 0;
 }

@@ -255,6 +255,9 @@ START_TEST(one_verdict_for_exit_status_and_summary)
     ck_assert_str_eq(v[0].why, "not visible: schedules forbidden");
     char b[64];
     ck_assert_str_eq(fleet_headline(&s, b, sizeof b), "health unknown");
+    s.listed = 0; /* the first lists on their way: connecting, not "health unknown" */
+    s.lamp = FL_CONNECTING;
+    ck_assert_str_eq(fleet_headline(&s, b, sizeof b), "connecting");
     model_free(w.m);
 }
 END_TEST
