@@ -319,13 +319,24 @@ char *health_unknown(const health *h, char *buf, size_t n)
 {
     size_t o = 0;
     buf[0] = 0;
-    /* the pods first: the most common list a user may not read */
+    /* the pods first: the most common list a user may not read; lists that fail for the same
+     * reason (an unreachable server) are named together */
     static const health_input order[] = {HEALTH_IN_PODS, HEALTH_IN_BACKUPS, HEALTH_IN_SCHEDULES,
                                          HEALTH_IN_BSLS};
-    for (size_t i = 0; i < sizeof order / sizeof order[0] && o < n; i++)
-        if (h->unread[order[i]][0])
-            o += (size_t)snprintf(buf + o, n - o, "%scannot read %s: %s", o ? "; " : "",
-                                  health_in_names[order[i]], h->unread[order[i]]);
+    enum { NO = sizeof order / sizeof order[0] };
+    int said[NO] = {0};
+    for (size_t i = 0; i < NO && o < n; i++) {
+        const char *why = h->unread[order[i]];
+        if (said[i] || !why[0]) continue;
+        o += (size_t)snprintf(buf + o, n - o, "%scannot read %s", o ? "; " : "",
+                              health_in_names[order[i]]);
+        for (size_t k = i + 1; k < NO && o < n; k++)
+            if (!said[k] && !strcmp(h->unread[order[k]], why)) {
+                said[k] = 1;
+                o += (size_t)snprintf(buf + o, n - o, ", %s", health_in_names[order[k]]);
+            }
+        if (o < n) o += (size_t)snprintf(buf + o, n - o, ": %s", why);
+    }
     return buf;
 }
 

@@ -101,8 +101,9 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
 void health_set_unread(health *h, health_input in, const char *why);
 /* The name of an input's list: "schedules", "backups", "backupstoragelocations", "pods". */
 const char *health_input_name(health_input in);
-/* What h could not see, into buf: "cannot read pods: forbidden; cannot read backups: ..." ("" when
- * every input was read); returns buf. */
+/* What h could not see, into buf: "cannot read pods: forbidden; cannot read schedules: ...",
+ * lists with the same reason together ("cannot read pods, backups: forbidden"); "" when every
+ * input was read. Returns buf. */
 char *health_unknown(const health *h, char *buf, size_t n);
 /* Adds the node-agent DaemonSet of daemonsets (any may be NULL: not watched) to h. */
 void health_set_daemonsets(health *h, kc_store *daemonsets, int known);

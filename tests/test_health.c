@@ -434,18 +434,18 @@ START_TEST(unread_inputs_make_health_unknown)
     ck_assert_int_eq(h->pods_known, 0);
     ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_UNKNOWN);
     ck_assert_str_eq(buf, "schedules 1  BSL 1/1 available");
-    ck_assert_str_eq(health_unknown(h, buf, sizeof buf),
-                     "cannot read pods: forbidden; cannot read backups: forbidden");
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf), "cannot read pods, backups: forbidden");
     health_free(h);
 
     /* schedules and locations not read: not "schedules 0", not "BSL 0/0" */
     h = health_build(m, NULL, NULL, NULL, pods, 1, T_NOW);
     health_set_unread(h, HEALTH_IN_SCHEDULES, "connection refused");
     health_set_unread(h, HEALTH_IN_BSLS, "not listed yet");
+    health_set_unread(h, HEALTH_IN_BACKUPS, "connection refused");
     ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_UNKNOWN);
     ck_assert_str_eq(buf, "server ready");
     ck_assert_str_eq(health_unknown(h, buf, sizeof buf),
-                     "cannot read schedules: connection refused; cannot read "
+                     "cannot read backups, schedules: connection refused; cannot read "
                      "backupstoragelocations: not listed yet");
     health_free(h);
 
