@@ -371,7 +371,7 @@ void app_connection(const app *a, double now, app_conn *out)
     for (int i = 0; i < APP_NREFL; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
         /* schedules and locations are not essential for the lamp when they fail for good (while
-         * forbidden the lamp says retrying, with the reason); pods are no Velero data: when this
+         * forbidden the lamp says forbidden, with the reason); pods are no Velero data: when this
          * user may not read them the runs are still live */
         if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
         if (i == APP_R_PODS && app_optional_down(i, st)) continue;
