@@ -443,7 +443,7 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
 {
     const app *a = fm->app;
     int64_t heard = kc_client_last_heard(fm->client);
-    const kc_refl_status *auth = NULL, *net = NULL;
+    const kc_refl_status *auth = NULL, *net = NULL, *first403 = NULL;
     char forbid[256] = "";
     size_t fo = 0;
     for (int i = 0; i < APP_NREFL; i++) {
@@ -452,6 +452,7 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
         if (fl_auth_error(st)) {
             if (!auth) auth = st;
         } else if (st->last_status == 403) {
+            if (!first403) first403 = st;
             if (fo < sizeof forbid)
                 fo += (size_t)snprintf(forbid + fo, sizeof forbid - fo, "%s%s", fo ? ", " : "",
                                        fl_res[i]);
@@ -503,9 +504,11 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
                      conn.silent_s);
         return;
     }
-    if (forbid[0]) {
+    if (forbid[0]) { /* the lists, then the server's own words (the first refusal's) */
+        const char *msg = first403->last_error;
+        if (!strncmp(msg, "forbidden: ", 11)) msg += 11;
         out->lamp = FL_FORBIDDEN;
-        snprintf(out->why, sizeof out->why, "forbidden: %s", forbid);
+        snprintf(out->why, sizeof out->why, "forbidden: %.250s: %.600s", forbid, msg);
         return;
     }
     if (app_no_velero(a)) {

@@ -157,7 +157,8 @@ grep -q "^eks-exec  *hourly-2  *Backup  *Completed  *100/100 " "$D/o.out" || tui
 [ "$(once_rc --context eks-exec,kind-dev)" = 8 ] || tui_fail "unauthorized: $(cat "$D/o.err")"
 # a list not visible (pods forbidden) is wrong, as the summary says (it used to exit 0)
 [ "$(once_rc --context eks-exec,dr-site)" = 7 ] || tui_fail "pods forbidden: $(cat "$D/o.err")"
-grep -qx 'veltop: context dr-site: forbidden: pods' "$D/o.err" || tui_fail "pods forbidden: $(cat "$D/o.err")"
+grep -qx 'veltop: context dr-site: forbidden: pods: pods is forbidden: User "system:serviceaccount:velero:veltop" cannot list resource "pods" in API group "" in the namespace "velero"' "$D/o.err" ||
+    tui_fail "pods forbidden: $(cat "$D/o.err")"
 [ "$(once_rc --context eks-exec,openshift-prod)" = 7 ] || tui_fail "no Velero: $(cat "$D/o.err")"
 # one context, the same rule: no Velero where it looks is not success (5, as incomplete)
 [ "$(once_rc --context openshift-prod)" = 5 ] || tui_fail "one context, no Velero: $(cat "$D/o.err")"
