@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "format.h"
 #include "health.h"
 #include "kubeclient/util.h"
@@ -584,6 +585,15 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         st->sel_y = -1;
         st->hx_max = 0;
         if (pass) werase(w);
+        if (ui_stale(u)) { /* what follows is old: not judged as if current */
+            char clock[32];
+            int r = hd_row(&d);
+            if (r >= 0)
+                w_print(w, r, 0, cols, w_attr(W_WARN) | A_BOLD,
+                        "unknown: no current data since %s; shown as of then",
+                        fmt_clock(clock, sizeof clock, ui_answer_ctx(u)->wall, 0));
+            d.y += 2;
+        }
         hd_schedules(&d, h, wall, ui_utf8(u));
         d.y++;
         hd_locations(&d, h, wall);
