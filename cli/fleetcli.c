@@ -71,28 +71,31 @@ static int fc_found(void *arg)
     return 1;
 }
 
-/* A context whose runs could not be read: its row says why, the exit status says so. */
-static int fc_unread(const fleet_sum *s)
-{
-    return !s->listed || s->lamp == FL_UNREACHABLE || s->lamp == FL_UNAUTHORIZED ||
-           s->lamp == FL_CONFIG;
-}
-
-/* What a reachable cluster did not show: forbidden or failing lists (answer.h's missing), no
- * Velero. */
-/* What a reachable cluster did not show. The lists its answers lack are said by its own object
- * (answer.h's words, as one context's --once says them: "pods forbidden"), merged in by
- * fc_member_json; the fleet adds what only it knows (no Velero there, retrying), and a forbidden
- * list only when the cluster's object was not made. */
-static void fc_incomplete(cJSON *o, const fleet_sum *s, int has_object)
+/* What a context did not show: for one whose runs were read, the verdict's entries (no Velero
+ * there, a list retrying, health's lists not read) before the answers' own ("pods forbidden",
+ * merged in by fc_member_json, as one context's --once says them); for one whose runs were not
+ * read, why when the server refused them. */
+static void fc_incomplete(cJSON *o, const fleet_sum *s, const fleet_verdict *v)
 {
     cJSON *a = cJSON_AddArrayToObject(o, "incomplete");
-    if ((s->lamp == FL_FORBIDDEN && !has_object) || s->lamp == FL_NO_VELERO ||
-        s->lamp == FL_RETRYING) {
-        char *t = san_utf8(s->why); /* the exact text, as every string of --once's JSON */
+    for (int i = 0; i < v->n_inc; i++) {
+        char *t = san_utf8(v->inc[i]); /* the exact text, as every string of --once's JSON */
         cJSON_AddItemToArray(a, cJSON_CreateString(t));
         free(t);
     }
+    if (v->unreadable && s->lamp == FL_FORBIDDEN) {
+        char *t = san_utf8(s->why);
+        cJSON_AddItemToArray(a, cJSON_CreateString(t));
+        free(t);
+    }
+}
+
+static void fc_bool(cJSON *o, const char *k, int v, int known)
+{
+    if (known)
+        cJSON_AddBoolToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
 }
 
 static void fc_num(cJSON *o, const char *k, double v, int known)
@@ -104,12 +107,15 @@ static void fc_num(cJSON *o, const char *k, double v, int known)
 }
 
 /* The fleet row's figures (fleet.h's summary): null where they cannot be known. */
-static void fc_summary(cJSON *o, const fleet_sum *s)
+static void fc_summary(cJSON *o, const fleet_sum *s, const fleet_verdict *v)
 {
     cJSON *m = cJSON_AddObjectToObject(o, "summary");
     int k = s->listed;
-    cJSON_AddBoolToObject(m, "wrong", s->wrong);
-    cJSON_AddBoolToObject(m, "warning", s->warn);
+    /* the verdict that makes the exit status (fleet_judge): unknown when nothing was read */
+    fc_bool(m, "wrong", v->wrong, !v->unreadable);
+    fc_bool(m, "warning", v->warning, !v->unreadable);
+    cJSON_AddBoolToObject(m, "unreadable", v->unreadable);
+    cJSON_AddBoolToObject(m, "incomplete", v->incomplete);
     fc_num(m, "runsInFlight", s->n_active, k);
     fc_num(m, "stalled", s->n_stalled, k);
     if (k && s->last_name[0]) {
@@ -126,9 +132,9 @@ static void fc_summary(cJSON *o, const fleet_sum *s)
     fc_num(d, "partiallyFailed", s->day_partial, k);
     fc_num(d, "failed", s->day_failed, k);
     cJSON *sc = cJSON_AddObjectToObject(m, "schedules");
-    fc_num(sc, "count", s->n_schedules, k);
-    fc_num(sc, "overdue", s->n_overdue, k);
-    if (k && s->sched_name[0]) {
+    fc_num(sc, "count", s->n_schedules, k && s->sched_known);
+    fc_num(sc, "overdue", s->n_overdue, k && s->sched_known);
+    if (k && s->sched_known && s->sched_name[0]) {
         snapshot_add_str(sc, "oldestSuccess", s->sched_name);
         fc_num(sc, "oldestSuccessAgeSeconds", floor(s->sched_age), s->sched_age >= 0);
         fc_num(sc, "oldestSuccessIntervalSeconds", s->sched_interval, s->sched_interval > 0);
@@ -147,25 +153,8 @@ static void fc_summary(cJSON *o, const fleet_sum *s)
         cJSON_AddNullToObject(m, "veleroVersion");
 }
 
-/* What is wrong in a context that was read, in one line on stderr (for cron's mail). */
-static void fc_say_wrong(const fleet_member *fm, const fleet_sum *s)
-{
-    char b[512];
-    size_t o = 0;
-#define FC_ADD(cond, ...)                                                                          \
-    if ((cond) && o < sizeof b) o += (size_t)snprintf(b + o, sizeof b - o, __VA_ARGS__)
-    FC_ADD(s->day_failed, "%s%d failed in the last 24 h", o ? ", " : "", s->day_failed);
-    FC_ADD(s->day_partial, "%s%d partially failed in the last 24 h", o ? ", " : "", s->day_partial);
-    FC_ADD(s->n_stalled, "%s%d stalled", o ? ", " : "", s->n_stalled);
-    FC_ADD(s->n_overdue, "%s%d schedule%s overdue", o ? ", " : "", s->n_overdue,
-           s->n_overdue == 1 ? "" : "s");
-    FC_ADD(s->n_bsl_unavailable, "%s%d storage location%s unavailable", o ? ", " : "",
-           s->n_bsl_unavailable, s->n_bsl_unavailable == 1 ? "" : "s");
-#undef FC_ADD
-    san_error("context %s: %s", fm->context, b);
-}
-
-static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, double wall)
+static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, const fleet_verdict *v,
+                             double now, double wall)
 {
     cJSON *o = NULL;
     if (fm->app && s->listed) { /* today's object, the same answers as one context's --once */
@@ -186,6 +175,22 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, d
         snapshot_add_str(o, "namespace", fm->ns);
         cJSON_AddNullToObject(o, "runs"); /* unknown, not none */
     }
+    if (v->unreadable) {
+        /* not read, or no longer answering: health is unknown, never OK from old data */
+        cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(o, "health");
+        cJSON *sum = cJSON_GetObjectItemCaseSensitive(old, "summary");
+        cJSON *hh = cJSON_AddObjectToObject(o, "health");
+        cJSON_AddNullToObject(hh, "ok");
+        if (cJSON_IsString(sum))
+            cJSON_AddStringToObject(hh, "summary", sum->valuestring);
+        else
+            cJSON_AddNullToObject(hh, "summary");
+        char *why =
+            s->listed ? xasprintf("no current data: %s", v->why) : xstrdup(s->health_unknown);
+        snapshot_add_str(hh, "unknown", why);
+        free(why);
+        cJSON_Delete(old);
+    }
     /* context, server, namespace, then "reachable", "error", "lamp", then today's object */
     cJSON *n = cJSON_CreateObject();
     static const char *first[] = {"context", "server", "namespace"};
@@ -194,17 +199,17 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, double now, d
         if (it) cJSON_AddItemToObject(n, first[i], it);
     }
     cJSON_AddBoolToObject(n, "reachable", s->reachable);
-    snapshot_add_str(n, "error", fc_unread(s) && s->why[0] ? s->why : NULL);
+    snapshot_add_str(n, "error", v->unreadable && s->why[0] ? s->why : NULL);
     cJSON_AddStringToObject(n, "lamp", fleet_lamp_name(s->lamp));
     cJSON *inner = cJSON_DetachItemFromObjectCaseSensitive(o, "incomplete");
-    fc_incomplete(n, s, inner != NULL);
+    fc_incomplete(n, s, v);
     cJSON *inc = cJSON_GetObjectItemCaseSensitive(n, "incomplete"), *it;
     while (inner && inner->child) { /* one "incomplete": the cluster's own entries after ours */
         it = cJSON_DetachItemViaPointer(inner, inner->child);
         cJSON_AddItemToArray(inc, it);
     }
     cJSON_Delete(inner);
-    fc_summary(n, s);
+    fc_summary(n, s, v);
     while (o->child) {
         it = cJSON_DetachItemViaPointer(o, o->child);
         cJSON_AddItemToObject(n, it->string, it);
@@ -234,25 +239,17 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
     }
     double now = (double)kc_now_ms() / 1000.0, wall = kc_wall_now();
     fleet_sum *sums = xcalloc(f->n ? f->n : 1, sizeof *sums);
-    int wrong = 0, unread = 0;
+    fleet_verdict *vs = xcalloc(f->n ? f->n : 1, sizeof *vs);
     for (size_t i = 0; i < f->n; i++) {
         fleet_member *fm = f->m[i];
         fleet_member_summary(fm, now, wall, &sums[i]);
+        fleet_judge(&sums[i], &vs[i]); /* the one rule: stderr, JSON and the exit status */
         if (fm->app) model_refresh_volumes(fm->app->model);
-        if (fc_unread(&sums[i])) {
-            unread = 1;
-            const char *why = sums[i].why[0] ? sums[i].why : "timed out listing Velero's resources";
-            const char *lamp = fleet_lamp_name(sums[i].lamp);
-            if (!strncmp(why, lamp, strlen(lamp))) /* "unauthorized: the server rejected ..." */
-                san_error("context %s: %s", fm->context, why);
-            else
-                san_error("context %s: %s: %s", fm->context, lamp, why);
-        } else {
-            if (sums[i].wrong || sums[i].lamp == FL_NO_VELERO) wrong = 1;
-            if (sums[i].wrong) fc_say_wrong(fm, &sums[i]);
-            if (sums[i].lamp != FL_LIVE && sums[i].lamp != FL_CONNECTING && sums[i].why[0])
-                san_error("context %s: %s", fm->context, sums[i].why);
-        }
+        const char *lamp = fleet_lamp_name(sums[i].lamp);
+        if (vs[i].unreadable && strncmp(vs[i].why, lamp, strlen(lamp)))
+            san_error("context %s: %s: %s", fm->context, lamp, vs[i].why);
+        else if (vs[i].why[0]) /* "unauthorized: the server rejected ...", what is wrong */
+            san_error("context %s: %s", fm->context, vs[i].why);
     }
     (void)errf;
     const char *cs = nl_langinfo(CODESET);
@@ -261,7 +258,7 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
         cJSON *root = cJSON_CreateObject();
         cJSON *arr = cJSON_AddArrayToObject(root, "contexts");
         for (size_t i = 0; i < f->n; i++)
-            cJSON_AddItemToArray(arr, fc_member_json(f->m[i], &sums[i], now, wall));
+            cJSON_AddItemToArray(arr, fc_member_json(f->m[i], &sums[i], &vs[i], now, wall));
         char *txt = cJSON_PrintUnformatted(root);
         cJSON_Delete(root);
         char *esc = san_json_text(txt); /* DEL and C1 escaped too, as one context's --once */
@@ -291,16 +288,15 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
         free(pc);
         free(ctx);
     }
+    int rc = fleet_exit_many(vs, f->n);
     free(sums);
+    free(vs);
     char nw[160];
-    if (f->not_watched) { /* not the clusters' fault: its own line and status */
+    if (f->not_watched) { /* not the clusters' fault: its own line and status, before theirs */
         san_error("%s", fleet_not_watched(f, nw, sizeof nw));
         return FLEET_EXIT_NOFILE;
     }
-    return wrong && unread ? FLEET_EXIT_BOTH
-           : unread        ? FLEET_EXIT_UNREAD
-           : wrong         ? FLEET_EXIT_WRONG
-                           : 0;
+    return rc;
 }
 
 void fleetcli_set_cacert(fleet *f, const char *ca, size_t len)

@@ -8,12 +8,7 @@
 #include "ctxsel.h"
 #include "fleet.h"
 
-/* Exit statuses of --once over several contexts (besides 0 ok and 2 usage); 1, 3 and 4 keep
- * their single-cluster meaning. WRONG | UNREAD = both. */
-#define FLEET_EXIT_WRONG  7  /* every context read; a run failed, stalled, a schedule overdue ... */
-#define FLEET_EXIT_UNREAD 8  /* a context could not be read (unreachable, unauthorised, missing) */
-#define FLEET_EXIT_BOTH   9  /* both of the above */
-#define FLEET_EXIT_NOFILE 10 /* the open-file limit left contexts unwatched (before the above) */
+/* The exit statuses (FLEET_EXIT_*) are fleet.h's, judged by fleet_judge. */
 
 /* One member per selected context, each with its own configuration (kubeconfig: --kubeconfig or
  * NULL) and client on loop. A context that cannot be loaded is a member with its error.

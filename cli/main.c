@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "alert.h"
 #include "answer.h"
 #include "app.h"
@@ -39,9 +41,6 @@
 #include "wait.h"
 
 #define ONCE_TIMEOUT_MS 15000
-/* --once read the runs, but a list their answers need (pod volumes, data movers, pods) could
- * not be read: the output says what is missing, and so does this status */
-#define ONCE_EXIT_INCOMPLETE 5
 
 /* "kubectl veltop" when run as the kubectl plugin (kubectl-veltop), else "veltop" */
 static const char *prog = "veltop";
@@ -96,7 +95,8 @@ static void usage(FILE *f)
         "Exit status: 0 ok, 1 cluster unreachable (--once, --wait) or an interactive exec\n"
         "plugin failed, 2 usage or configuration error or no usable terminal; --wait: 3\n"
         "PartiallyFailed, 4 Failed, 6 --timeout passed; --once: 5 printed, but a list the\n"
-        "answers need could not be read (stderr says which). --once over several contexts:\n"
+        "answers or health need could not be read (stderr says which), or no Velero in the\n"
+        "namespace. --once over several contexts:\n"
         "0 every context read and nothing wrong, 7 something wrong (a run Failed or\n"
         "PartiallyFailed in the last 24 h, a run stalled, a schedule overdue, a storage location\n"
         "unavailable, no Velero, a list not visible), 8 a context could not be read\n"
@@ -225,25 +225,74 @@ static void once_list_failed(void *arg, const model_run *r, const char *why)
     free(name);
 }
 
+/* The context's judgement (fleet_judge over its summary, as each context of a fleet): the one
+ * rule the exit status and the JSON follow. */
+static void once_judge(app *a, int64_t started_ms, fleet_sum *s, fleet_verdict *v)
+{
+    fleet_member fm = {.context = a->context,
+                       .ns = a->ns,
+                       .client = a->client,
+                       .app = a,
+                       .started = (double)started_ms / 1000.0,
+                       .find_state = 2}; /* one context: -n names the namespace, no search */
+    fleet_member_summary(&fm, (double)kc_now_ms() / 1000.0, kc_wall_now(), s);
+    fleet_judge(s, v);
+}
+
+/* The verdict in one context's JSON: its lamp after the namespace, and what it lacks beyond the
+ * answers' own lists ("no Velero in namespace nosuch") in "incomplete". */
+static char *once_json_verdict(char *out, const fleet_sum *s, const fleet_verdict *v)
+{
+    cJSON *root = cJSON_Parse(out);
+    if (!root) return out;
+    cJSON *n = cJSON_CreateObject(), *it;
+    static const char *first[] = {"context", "server", "namespace"};
+    for (int i = 0; i < 3; i++) {
+        it = cJSON_DetachItemFromObjectCaseSensitive(root, first[i]);
+        if (it) cJSON_AddItemToObject(n, first[i], it);
+    }
+    cJSON_AddStringToObject(n, "lamp", fleet_lamp_name(s->lamp));
+    cJSON *inc = cJSON_GetObjectItemCaseSensitive(root, "incomplete");
+    for (int i = 0; inc && i < v->n_inc; i++) {
+        char *t = san_utf8(v->inc[i]);
+        cJSON_InsertItemInArray(inc, i, cJSON_CreateString(t));
+        free(t);
+    }
+    while (root->child) {
+        it = cJSON_DetachItemViaPointer(root, root->child);
+        cJSON_AddItemToObject(n, it->string, it);
+    }
+    cJSON_Delete(root);
+    char *txt = cJSON_PrintUnformatted(n);
+    cJSON_Delete(n);
+    char *esc = san_json_text(txt); /* DEL and C1 escaped too: exact, never raw */
+    cJSON_free(txt);
+    free(out);
+    out = xasprintf("%s\n", esc);
+    free(esc);
+    return out;
+}
+
 static int run_once(app *a, int json, int details)
 {
+    int64_t t0 = kc_now_ms();
     while (!kc_loop_run_until(a->loop, once_ready, a, ONCE_TIMEOUT_MS) && !a->stop &&
            once_throttled(a)) {
     }
     if (a->stop) return 128 + stop_signal;
-    /* the real cause (403, 500, 429 with the server's message) of whichever list failed, not
-     * "timed out" because the other one was still on its way */
-    const kc_refl_status *failed = NULL;
-    int unlisted = 0;
-    for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES; i++) {
-        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        if (st->synced) continue;
-        unlisted = 1;
-        if (!failed && st->last_error[0]) failed = st;
-    }
-    if (unlisted) {
-        san_error("%s", failed ? failed->last_error : "timed out listing Velero's resources");
-        return 1;
+    fleet_sum sum;
+    fleet_verdict v;
+    once_judge(a, t0, &sum, &v);
+    if (v.unreadable) {
+        /* the real cause (403, 500, 429 with the server's message) of whichever list failed,
+         * not "timed out" because the other one was still on its way */
+        const kc_refl_status *failed = NULL;
+        for (int i = APP_R_BACKUPS; i <= APP_R_RESTORES && !failed; i++) {
+            const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+            if (!st->synced && st->last_error[0]) failed = st;
+        }
+        san_error("%s", failed ? failed->last_error : v.why);
+        return fleet_exit_one(&v);
     }
     if (app_no_velero(a))
         san_error("no Velero found in namespace %s: no backup storage location, backup or restore "
@@ -270,21 +319,22 @@ static int run_once(app *a, int json, int details)
         san_error("%zu cell%s longer than %d columns cut, ending in an ellipsis: --once --json "
                   "carries the whole text",
                   capped, capped == 1 ? "" : "s", SNAPSHOT_CELL_COLS);
-    if (json) { /* health (issue 12) */
+    if (json) { /* health (issue 12), and the verdict */
         char *full = snapshot_health_json(h, out);
         free(out);
-        out = full;
+        out = once_json_verdict(full, &sum, &v);
     }
     fputs(out, stdout);
     free(out);
+    /* the table has no health column: health that cannot be judged is said beside it, as the
+     * list's first line says it (JSON: health.ok null, health.unknown) */
+    if (!json && sum.health == HEALTH_UNKNOWN) san_error("health unknown: %s", sum.health_unknown);
     health_free(h);
     /* an answer that lacks a list says so, and a script can tell (README: exit status) */
     char inc[640];
-    if (snapshot_incomplete(&c, inc, sizeof inc)) {
-        san_error("incomplete: not visible: %s", inc);
-        return ONCE_EXIT_INCOMPLETE;
-    }
-    return 0;
+    if (snapshot_incomplete(&c, inc, sizeof inc)) san_error("incomplete: not visible: %s", inc);
+    if (sum.lists_unread[0]) san_error("incomplete: not visible: %s", sum.lists_unread);
+    return fleet_exit_one(&v);
 }
 
 typedef struct {

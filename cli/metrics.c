@@ -484,9 +484,9 @@ static void mx_schedules(mx_w *w, const mx_cluster *cl, size_t ncl)
                     v = s->last_success;
                     known = v > 0;
                     break;
-                default:
+                default: /* unknown (absent) while its backups cannot be read */
                     v = s->due.overdue ? 1 : 0;
-                    known = s->cron_ok;
+                    known = s->cron_ok && !s->runs_unknown;
                     break;
                 }
                 if (!known) continue;

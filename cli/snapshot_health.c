@@ -23,14 +23,26 @@ static void sh_schedules(cJSON *root, const health *h)
         snapshot_add_time(o, "lastBackup", hs->s->last_backup);
         snapshot_add_str(o, "lastPhase", hs->last ? hs->last->phase : NULL);
         snapshot_add_time(o, "nextRun", hs->cron_ok && !hs->s->paused ? hs->due.next : 0);
-        cJSON_AddBoolToObject(o, "overdue", hs->due.overdue);
+        /* its backups not readable: whether one succeeded in time is unknown, not "no" */
+        if (hs->runs_unknown)
+            cJSON_AddNullToObject(o, "overdue");
+        else
+            cJSON_AddBoolToObject(o, "overdue", hs->due.overdue);
+        if (hs->runs_unknown) {
+            char *why = xasprintf("cannot read backups: %s", h->unread[HEALTH_IN_BACKUPS]);
+            snapshot_add_str(o, "unknown", why);
+            free(why);
+        }
         if (!hs->cron_ok) snapshot_add_str(o, "error", hs->cron_err);
-        /* how its last HEALTH_RECENT finished runs ended */
-        cJSON *rc = cJSON_AddObjectToObject(o, "recent");
-        cJSON_AddNumberToObject(rc, "runs", hs->n_recent);
-        cJSON_AddNumberToObject(rc, "completed", hs->n_ok);
-        cJSON_AddNumberToObject(rc, "partiallyFailed", hs->n_partial);
-        cJSON_AddNumberToObject(rc, "failed", hs->n_failed);
+        /* how its last HEALTH_RECENT finished runs ended (null: its backups not readable) */
+        cJSON *rc = hs->runs_unknown ? cJSON_AddNullToObject(o, "recent")
+                                     : cJSON_AddObjectToObject(o, "recent");
+        if (!hs->runs_unknown) {
+            cJSON_AddNumberToObject(rc, "runs", hs->n_recent);
+            cJSON_AddNumberToObject(rc, "completed", hs->n_ok);
+            cJSON_AddNumberToObject(rc, "partiallyFailed", hs->n_partial);
+            cJSON_AddNumberToObject(rc, "failed", hs->n_failed);
+        }
         snapshot_add_str(o, "lastFinishedPhase",
                          hs->last_finished ? hs->last_finished->phase : NULL);
         cJSON_AddItemToArray(a, o);
@@ -98,14 +110,20 @@ static void sh_pods(cJSON *root, const health *h)
     }
 }
 
-static void sh_summary(cJSON *root, const health *h, double wall)
+/* The one judgement (health_judge): ok true, false (something read needs attention), or null
+ * while an input it needs is not read, with "unknown" saying which and why. */
+static void sh_summary(cJSON *root, const health *h)
 {
-    char buf[1024];
-    int bad;
-    health_summary(h, wall, buf, sizeof buf, &bad);
+    char buf[1024], unk[1024];
+    health_verdict v = health_judge(h, buf, sizeof buf);
+    health_unknown(h, unk, sizeof unk);
     cJSON *o = cJSON_AddObjectToObject(root, "health");
-    cJSON_AddBoolToObject(o, "ok", !bad);
+    if (v == HEALTH_UNKNOWN)
+        cJSON_AddNullToObject(o, "ok");
+    else
+        cJSON_AddBoolToObject(o, "ok", v == HEALTH_OK);
     snapshot_add_str(o, "summary", buf);
+    snapshot_add_str(o, "unknown", unk[0] ? unk : NULL);
 }
 
 char *snapshot_health_json(const health *h, const char *snapshot)
@@ -115,7 +133,7 @@ char *snapshot_health_json(const health *h, const char *snapshot)
     sh_schedules(root, h);
     sh_locations(root, h);
     sh_pods(root, h);
-    sh_summary(root, h, h->now); /* judged on the cluster's clock, as the screen's line */
+    sh_summary(root, h); /* judged on the cluster's clock (h->now), as the screen's line */
     char *txt = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     char *esc = san_json_text(txt); /* DEL and C1 escaped too: exact, never raw */

@@ -371,7 +371,7 @@ void app_connection(const app *a, double now, app_conn *out)
     for (int i = 0; i < APP_NREFL; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
         /* schedules and locations are not essential for the lamp when they fail for good (while
-         * forbidden the lamp says retrying, with the reason); pods are no Velero data: when this
+         * forbidden the lamp says forbidden, with the reason); pods are no Velero data: when this
          * user may not read them the runs are still live */
         if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
         if (i == APP_R_PODS && app_optional_down(i, st)) continue;
@@ -383,8 +383,10 @@ void app_connection(const app *a, double now, app_conn *out)
             if (st->attempt > out->attempt) out->attempt = st->attempt;
             if (!next || st->next_try_ms < next) next = st->next_try_ms;
         }
-        if (st->last_error[0] && st->state != KC_REFL_LIVE && !out->error[0])
+        if (st->last_error[0] && st->state != KC_REFL_LIVE && !out->error[0]) {
             snprintf(out->error, sizeof out->error, "%s", st->last_error);
+            if (st->last_status == 403 || st->last_status == 401) out->refused = st->last_status;
+        }
         /* staleness from what arrived, per resource: the runs and their volumes that were
          * listed (data that was never there is not stale) and whose watch is not open */
         if (i < APP_R_SCHEDULES) listed |= st->synced;

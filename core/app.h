@@ -309,6 +309,8 @@ typedef struct app_conn {
     int attempt;       /* the highest attempt among retrying ones */
     double next_try_s; /* seconds until the earliest next try */
     char error[512];   /* the last error, "" when none */
+    int refused;       /* 403 or 401: the error is the server refusing a list (RBAC, the
+                          credentials), not an outage; the lamp says "forbidden"/"unauthorized" */
     /* monotonic seconds since when the runs' data is not known to be current: the oldest time a
      * listed resource's watch stopped (and has not resumed), or the last answer of a silent
      * server; 0 when current (gaps under APP_STALE_GRACE_S, a watch re-opening, are not stale) */

@@ -3,6 +3,7 @@
 #include "fleet.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,7 @@ static void fl_runs(const ans_ctx *c, double wall, fleet_sum *out)
 static void fl_health(const model *m, const health *h, double wall, fleet_sum *out)
 {
     double cnow = model_cluster_now(m, wall), worst = -1;
+    out->sched_known = !h->unread[HEALTH_IN_SCHEDULES][0];
     out->n_schedules = (int)h->n_sch;
     out->n_overdue = h->n_overdue;
     for (size_t i = 0; i < h->n_sch; i++) {
@@ -124,9 +126,102 @@ void fleet_summarize(const ans_ctx *c, const health *h, double wall, fleet_sum *
     out->sched_age = -1;
     out->missing = c->missing;
     fl_runs(c, wall, out);
-    if (h) fl_health(c->m, h, wall, out);
+    out->health = HEALTH_UNKNOWN;
+    snprintf(out->health_unknown, sizeof out->health_unknown, "no health picture");
+    if (h) {
+        char sum[1024];
+        fl_health(c->m, h, wall, out);
+        out->health = health_judge(h, sum, sizeof sum);
+        health_unknown(h, out->health_unknown, sizeof out->health_unknown);
+        /* the pods are the answers' own (answer.h: "pods forbidden"), the backups the runs' */
+        static const health_input own[] = {HEALTH_IN_SCHEDULES, HEALTH_IN_BSLS};
+        size_t o = 0;
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+            const char *why = h->unread[own[i]];
+            if (!why[0] || o >= sizeof out->lists_unread) continue;
+            o += (size_t)snprintf(
+                out->lists_unread + o, sizeof out->lists_unread - o, "%s%s%s%.160s", o ? ", " : "",
+                health_input_name(own[i]),
+                strcmp(why, "forbidden") && strcmp(why, "unauthorized") ? ": " : " ", why);
+        }
+    }
     out->wrong = out->day_failed || out->day_partial || out->n_stalled || out->n_overdue ||
                  out->n_bsl_unavailable;
+}
+
+/* ---- the judgement of a context ----------------------------------------------------------- */
+
+static void fl_add(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fl_add(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t o = strlen(buf);
+    if (o >= n - 1) return;
+    if (o) o += (size_t)snprintf(buf + o, n - o, ", ");
+    if (o >= n - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + o, n - o, fmt, ap);
+    va_end(ap);
+}
+
+static int fl_unreadable(const fleet_sum *s)
+{
+    return !s->listed || s->lamp == FL_UNREACHABLE || s->lamp == FL_UNAUTHORIZED ||
+           s->lamp == FL_CONFIG;
+}
+
+void fleet_judge(const fleet_sum *s, fleet_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    if (fl_unreadable(s)) {
+        v->unreadable = 1;
+        snprintf(v->why, sizeof v->why, "%.1100s",
+                 s->why[0] ? s->why : "timed out listing Velero's resources");
+        return;
+    }
+    v->warning = s->warn;
+    if (s->day_failed) fl_add(v->why, sizeof v->why, "%d failed in the last 24 h", s->day_failed);
+    if (s->day_partial)
+        fl_add(v->why, sizeof v->why, "%d partially failed in the last 24 h", s->day_partial);
+    if (s->n_stalled) fl_add(v->why, sizeof v->why, "%d stalled", s->n_stalled);
+    if (s->n_overdue)
+        fl_add(v->why, sizeof v->why, "%d schedule%s overdue", s->n_overdue,
+               s->n_overdue == 1 ? "" : "s");
+    if (s->n_bsl_unavailable)
+        fl_add(v->why, sizeof v->why, "%d storage location%s unavailable", s->n_bsl_unavailable,
+               s->n_bsl_unavailable == 1 ? "" : "s");
+    /* what it lacks: no Velero there, a refused or failing list (the lamp's words), the lists
+     * health needs; the answers' own lists ("pods forbidden") are in their object */
+    if ((s->lamp == FL_NO_VELERO || s->lamp == FL_FORBIDDEN || s->lamp == FL_RETRYING) &&
+        s->why[0]) {
+        fl_add(v->why, sizeof v->why, "%.1090s", s->why);
+        if (s->lamp != FL_FORBIDDEN) snprintf(v->inc[v->n_inc++], sizeof v->inc[0], "%s", s->why);
+    }
+    if (s->lists_unread[0]) {
+        fl_add(v->why, sizeof v->why, "not visible: %s", s->lists_unread);
+        snprintf(v->inc[v->n_inc++], sizeof v->inc[0], "%s", s->lists_unread);
+    }
+    v->incomplete =
+        s->missing || s->lamp == FL_NO_VELERO || s->lamp == FL_FORBIDDEN || s->lists_unread[0];
+    v->wrong = s->wrong || v->incomplete;
+}
+
+int fleet_exit_one(const fleet_verdict *v)
+{
+    return v->unreadable ? FLEET_EXIT_UNREADABLE : v->incomplete ? FLEET_EXIT_INCOMPLETE : 0;
+}
+
+int fleet_exit_many(const fleet_verdict *v, size_t n)
+{
+    int wrong = 0, unread = 0;
+    for (size_t i = 0; i < n; i++) {
+        unread |= v[i].unreadable;
+        wrong |= v[i].wrong;
+    }
+    return wrong && unread ? FLEET_EXIT_BOTH
+           : unread        ? FLEET_EXIT_UNREAD
+           : wrong         ? FLEET_EXIT_WRONG
+                           : 0;
 }
 
 /* ---- severity, headline, totals ----------------------------------------------------------- */
@@ -156,6 +251,7 @@ int fleet_severity(const fleet_sum *s)
     if (s->day_partial) return 30;
     if (s->warn) return 20;
     if (s->lamp == FL_RETRYING) return 15;
+    if (s->listed && s->health == HEALTH_UNKNOWN) return 12; /* never "OK" on what it cannot see */
     if (s->lamp == FL_CONNECTING) return 10;
     return 0;
 }
@@ -200,6 +296,9 @@ const char *fleet_headline(const fleet_sum *s, char *buf, size_t n)
         break;
     case 15:
         w = "retrying";
+        break;
+    case 12:
+        w = "health unknown";
         break;
     case 10:
         w = "connecting";
@@ -345,7 +444,7 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
 {
     const app *a = fm->app;
     int64_t heard = kc_client_last_heard(fm->client);
-    const kc_refl_status *auth = NULL, *net = NULL, *nofile = NULL;
+    const kc_refl_status *auth = NULL, *net = NULL, *nofile = NULL, *first403 = NULL;
     char forbid[256] = "";
     size_t fo = 0;
     for (int i = 0; i < APP_NREFL; i++) {
@@ -356,6 +455,7 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
         } else if (st->last_status == KC_ERR_NOFILE) { /* veltop's limit, not the server */
             if (!nofile) nofile = st;
         } else if (st->last_status == 403) {
+            if (!first403) first403 = st;
             if (fo < sizeof forbid)
                 fo += (size_t)snprintf(forbid + fo, sizeof forbid - fo, "%s%s", fo ? ", " : "",
                                        fl_res[i]);
@@ -412,9 +512,11 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
                      conn.silent_s);
         return;
     }
-    if (forbid[0]) {
+    if (forbid[0]) { /* the lists, then the server's own words (the first refusal's) */
+        const char *msg = first403->last_error;
+        if (!strncmp(msg, "forbidden: ", 11)) msg += 11;
         out->lamp = FL_FORBIDDEN;
-        snprintf(out->why, sizeof out->why, "forbidden: %s", forbid);
+        snprintf(out->why, sizeof out->why, "forbidden: %.250s: %.600s", forbid, msg);
         return;
     }
     if (app_no_velero(a)) {
@@ -457,6 +559,9 @@ void fleet_member_summary(fleet_member *fm, double now, double wall, fleet_sum *
         out->sched_age = -1;
         out->lamp = FL_CONFIG;
         snprintf(out->why, sizeof out->why, "%s", fm->error);
+        out->health = HEALTH_UNKNOWN;
+        snprintf(out->health_unknown, sizeof out->health_unknown, "cannot use the context: %.400s",
+                 fm->error);
         return;
     }
     app *a = fm->app;
@@ -479,6 +584,11 @@ void fleet_member_summary(fleet_member *fm, double now, double wall, fleet_sum *
     }
     out->listed = listed;
     fl_lamp(fm, now, out);
+    if (!listed) { /* nothing read: health is unknown, for the lamp's reason */
+        out->health = HEALTH_UNKNOWN;
+        snprintf(out->health_unknown, sizeof out->health_unknown, "cannot read backups: %.400s",
+                 out->why[0] ? out->why : "not listed yet");
+    }
     if (out->lamp == FL_NO_VELERO && !fm->find_state) {
         kc_request_opts o = {.path = "/apis/velero.io/v1/backupstoragelocations?limit=1",
                              .timeout_ms = 10000};

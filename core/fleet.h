@@ -51,6 +51,7 @@ typedef struct fleet_sum {
     int day_completed, day_partial, day_failed;
 
     /* schedules: overdue count; the one whose last success is oldest against its interval */
+    int sched_known; /* the schedules were read (else the three below are unknown) */
     int n_schedules, n_overdue;
     char sched_name[256];
     double sched_age;      /* seconds since its last successful backup; < 0 never */
@@ -64,6 +65,14 @@ typedef struct fleet_sum {
                   schedule overdue, a storage location unavailable */
     int n_bsl_unavailable;
     unsigned missing; /* ANS_MISS_* of the lists not visible */
+
+    /* the health picture's one judgement (health_judge) and what it could not read
+     * (health_unknown); HEALTH_UNKNOWN while the runs are not listed */
+    health_verdict health;
+    char health_unknown[512];
+    /* lists health needs that the answers' own "incomplete" does not name, not read:
+     * "schedules forbidden, backupstoragelocations forbidden" ("" none) */
+    char lists_unread[256];
 } fleet_sum;
 
 /* The model's part of the summary (runs, schedules, locations, pods): pure, for tests over a
@@ -71,6 +80,46 @@ typedef struct fleet_sum {
  * be NULL (schedules, locations and pods unknown); wall: unix seconds now (the 24 h window).
  * The lamp is left FL_LIVE: the member's connection decides it (fleet_member_summary). */
 void fleet_summarize(const ans_ctx *c, const health *h, double wall, fleet_sum *out);
+
+/* ---- the judgement of a context: one rule for the exit status and the JSON ------------- */
+
+/* What --once's exit status (one context and several) and the JSON's summary.wrong, warning
+ * and incomplete all say of a context: derived from its summary by fleet_judge, and nowhere
+ * else. */
+typedef struct fleet_verdict {
+    /* its runs could not be read: unreachable, unauthorized, unusable, the backups or restores
+     * forbidden or failing (then wrong and warning are unknown) */
+    int unreadable;
+    /* read, but not all: a list the run answers or health need is not visible (forbidden,
+     * failing), or there is no Velero in the namespace */
+    int incomplete;
+    /* read, and something is wrong: a run Failed or PartiallyFailed in the last 24 h, a run
+     * stalled, a schedule overdue, a storage location unavailable; or incomplete */
+    int wrong;
+    int warning; /* a diagnosis rule fires for a run in flight */
+    /* one line: what is wrong and what it lacks ("1 schedule overdue, no Velero in namespace
+     * velero"), or why it could not be read */
+    char why[1600];
+    /* "incomplete" entries the run answers' own lists (answer.h) do not name: no Velero there,
+     * a list retrying, health's lists not read */
+    char inc[3][1100];
+    int n_inc;
+} fleet_verdict;
+
+void fleet_judge(const fleet_sum *s, fleet_verdict *v);
+
+/* Exit statuses of --once (README, doc/veltop.1 EXIT STATUS), all from fleet_judge: */
+#define FLEET_EXIT_UNREADABLE 1  /* one context: its runs could not be read */
+#define FLEET_EXIT_INCOMPLETE 5  /* one context: printed, but incomplete (or no Velero) */
+#define FLEET_EXIT_WRONG      7  /* several: every context read; something wrong in one */
+#define FLEET_EXIT_UNREAD     8  /* several: a context could not be read */
+#define FLEET_EXIT_BOTH       9  /* several: both of the above */
+#define FLEET_EXIT_NOFILE     10 /* the open-file limit left contexts unwatched (before the above) */
+/* One context's status: 1 unreadable, 5 incomplete, else 0 (what is wrong in a complete
+ * snapshot is its content, not a failure of --once). */
+int fleet_exit_one(const fleet_verdict *v);
+/* Several contexts' status: 8 when one is unreadable, 7 when one is wrong, 9 both, else 0. */
+int fleet_exit_many(const fleet_verdict *v, size_t n);
 
 /* How bad a summary is, for sorting worst first (higher = worse). */
 int fleet_severity(const fleet_sum *s);

@@ -207,6 +207,7 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
     }
     h->bsl_since = h->n_bsl ? xcalloc(h->n_bsl, sizeof *h->bsl_since) : NULL;
     free(pv.v);
+    if (!pods_known) health_set_unread(h, HEALTH_IN_PODS, "not listed");
     return h;
 }
 
@@ -285,49 +286,132 @@ const vl_bsl *health_bsl(const health *h, const char *name)
     return NULL;
 }
 
-void health_summary(const health *h, double wall, char *buf, size_t n, int *bad)
+static const char *const health_in_names[HEALTH_NIN] = {"schedules", "backups",
+                                                        "backupstoragelocations", "pods"};
+
+const char *health_input_name(health_input in)
 {
-    (void)wall;
+    return in < HEALTH_NIN ? health_in_names[in] : "?";
+}
+
+void health_set_unread(health *h, health_input in, const char *why)
+{
+    if (in >= HEALTH_NIN) return;
+    snprintf(h->unread[in], sizeof h->unread[in], "%s", why && *why ? why : "not listed");
+    if (in == HEALTH_IN_PODS) { /* no server, no node-agents: unknown, not missing */
+        h->pods_known = 0;
+        h->n_nodes_without = 0;
+    } else if (in == HEALTH_IN_BACKUPS) {
+        /* the schedules' runs are not seen: none of them is "none yet", none overdue */
+        for (size_t i = 0; i < h->n_sch; i++) {
+            health_schedule *hs = &h->sch[i];
+            hs->runs_unknown = 1;
+            hs->last = hs->last_finished = NULL;
+            hs->last_success = hs->typical = 0;
+            hs->n_trend = hs->n_recent = hs->n_ok = hs->n_partial = hs->n_failed = 0;
+            hs->due.overdue = 0;
+        }
+        h->n_overdue = h->n_sched_failing = 0;
+    }
+}
+
+char *health_unknown(const health *h, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    /* the pods first: the most common list a user may not read; lists that fail for the same
+     * reason (an unreachable server) are named together */
+    static const health_input order[] = {HEALTH_IN_PODS, HEALTH_IN_BACKUPS, HEALTH_IN_SCHEDULES,
+                                         HEALTH_IN_BSLS};
+    enum { NO = sizeof order / sizeof order[0] };
+    int said[NO] = {0};
+    for (size_t i = 0; i < NO && o < n; i++) {
+        const char *why = h->unread[order[i]];
+        if (said[i] || !why[0]) continue;
+        o += (size_t)snprintf(buf + o, n - o, "%scannot read %s", o ? "; " : "",
+                              health_in_names[order[i]]);
+        for (size_t k = i + 1; k < NO && o < n; k++)
+            if (!said[k] && !strcmp(h->unread[order[k]], why)) {
+                said[k] = 1;
+                o += (size_t)snprintf(buf + o, n - o, ", %s", health_in_names[order[k]]);
+            }
+        if (o < n) o += (size_t)snprintf(buf + o, n - o, ": %s", why);
+    }
+    return buf;
+}
+
+const char *health_verdict_name(health_verdict v)
+{
+    return v == HEALTH_OK ? "OK" : v == HEALTH_ATTENTION ? "ATTENTION" : "unknown";
+}
+
+health_verdict health_judge(const health *h, char *buf, size_t n)
+{
     size_t len = 0;
-    *bad = 0;
     buf[0] = 0;
 #define HS_ADD(...)                                                                                \
     do {                                                                                           \
         if (len < n) len += (size_t)snprintf(buf + len, n - len, __VA_ARGS__);                     \
     } while (0)
-    HS_ADD("schedules %zu", h->n_sch);
-    if (h->n_overdue) HS_ADD(" (%d overdue)", h->n_overdue);
+#define HS_SEP (len ? "  " : "")
+    if (!h->unread[HEALTH_IN_SCHEDULES][0]) {
+        HS_ADD("schedules %zu", h->n_sch);
+        if (h->n_overdue) HS_ADD(" (%d overdue)", h->n_overdue);
+    }
     /* each schedule whose recent runs did not all complete: how they ended */
     for (size_t i = 0; i < h->n_sch; i++) {
         const health_schedule *hs = &h->sch[i];
         char oc[96];
         if (hs->n_recent == hs->n_ok) continue;
-        HS_ADD("  %s: %s", hs->s->meta.name ? hs->s->meta.name : "?",
+        HS_ADD("%s%s: %s", HS_SEP, hs->s->meta.name ? hs->s->meta.name : "?",
                health_outcomes(hs, oc, sizeof oc));
     }
-    HS_ADD("  BSL %zu/%zu available", h->n_bsl - (size_t)h->n_bsl_unavailable, h->n_bsl);
+    if (!h->unread[HEALTH_IN_BSLS][0])
+        HS_ADD("%sBSL %zu/%zu available", HS_SEP, h->n_bsl - (size_t)h->n_bsl_unavailable,
+               h->n_bsl);
     if (h->pods_known) {
         if (!h->server)
-            HS_ADD("  server: no pod");
+            HS_ADD("%sserver: no pod", HS_SEP);
         else {
-            HS_ADD("  server %s", h->server->ready ? "ready" : "NOT READY");
+            HS_ADD("%sserver %s", HS_SEP, h->server->ready ? "ready" : "NOT READY");
             if (h->server->restarts)
                 HS_ADD(" (%d restart%s)", h->server->restarts, h->server->restarts == 1 ? "" : "s");
         }
     }
     int wanted = health_agents_wanted(h);
     if (h->pods_known && wanted > 0) { /* without the pods, how many are ready is unknown */
-        HS_ADD("  node-agents %d/%d ready", h->n_agents_ready, wanted);
+        HS_ADD("%snode-agents %d/%d ready", HS_SEP, h->n_agents_ready, wanted);
         if (h->n_nodes_without == 1)
             HS_ADD(" (%s has none)", h->nodes_without[0]);
         else if (h->n_nodes_without > 1)
             HS_ADD(" (%zu nodes have none)", h->n_nodes_without);
     }
-    *bad = h->n_overdue || h->n_bsl_unavailable || h->n_sched_failing ||
-           (h->pods_known && !h->server) ||
-           (h->server && (!h->server->ready || h->server->restarts)) ||
-           (h->pods_known && wanted >= 0 && h->n_agents_ready < wanted) || h->n_nodes_without;
+#undef HS_SEP
 #undef HS_ADD
+    int bad = h->n_overdue || h->n_bsl_unavailable || h->n_sched_failing ||
+              (h->pods_known && !h->server) ||
+              (h->pods_known && h->server && (!h->server->ready || h->server->restarts)) ||
+              (h->pods_known && wanted >= 0 && h->n_agents_ready < wanted) || h->n_nodes_without;
+    if (bad) return HEALTH_ATTENTION;
+    for (int i = 0; i < HEALTH_NIN; i++)
+        if (h->unread[i][0]) return HEALTH_UNKNOWN;
+    return HEALTH_OK;
+}
+
+/* Why a list is not read, in the words health_unknown puts after "cannot read pods: ". */
+static void health_why(const kc_refl_status *st, char *buf, size_t n)
+{
+    if (st->last_status == 403)
+        snprintf(buf, n, "forbidden");
+    else if (st->last_status == 401)
+        snprintf(buf, n, "unauthorized");
+    else if (st->last_error[0]) { /* cut to fit (snprintf "%s" trips -Wformat-truncation) */
+        size_t k = strnlen(st->last_error, sizeof st->last_error);
+        if (k >= n) k = n - 1;
+        memcpy(buf, st->last_error, k);
+        buf[k] = 0;
+    } else
+        snprintf(buf, n, "not listed yet");
 }
 
 health *health_of_app(app *a, double wall)
@@ -339,5 +423,16 @@ health *health_of_app(app *a, double wall)
                           kc_reflector_status(a->refl[APP_R_DAEMONSETS])->synced);
     for (size_t i = 0; i < h->n_bsl; i++)
         h->bsl_since[i] = app_bsl_unavailable_since(a, h->bsl[i]->meta.name);
+    static const int refl[HEALTH_NIN] = {[HEALTH_IN_SCHEDULES] = APP_R_SCHEDULES,
+                                         [HEALTH_IN_BACKUPS] = APP_R_BACKUPS,
+                                         [HEALTH_IN_BSLS] = APP_R_BSLS,
+                                         [HEALTH_IN_PODS] = APP_R_PODS};
+    for (int i = 0; i < HEALTH_NIN; i++) {
+        const kc_refl_status *st = kc_reflector_status(a->refl[refl[i]]);
+        if (st->synced) continue;
+        char why[sizeof h->unread[0]];
+        health_why(st, why, sizeof why);
+        health_set_unread(h, (health_input)i, why);
+    }
     return h;
 }

@@ -19,7 +19,9 @@ typedef struct health_schedule {
     char cron_err[160];
     cron_due due;
     const vl_run *last;  /* the newest backup of the schedule (by start, else creation), or NULL */
-    double last_success; /* start of the newest Completed backup; 0 none */
+    double last_success; /* start of the newest Completed backup; 0 none (or unknown: below) */
+    int runs_unknown;    /* the backups cannot be read: last, last_success, the trend and
+                            overdue are unknown, not none (health_set_unread) */
     /* the last finished runs, oldest first: duration (s), items and volume bytes */
     int n_trend;
     double dur[HEALTH_TREND];
@@ -38,6 +40,22 @@ typedef struct health_agent {
 } health_agent;
 
 #define HEALTH_MAX_NODES 64 /* nodes named as having no node-agent pod */
+
+/* The lists the health picture is made of: one not read makes what it would say unknown. */
+typedef enum {
+    HEALTH_IN_SCHEDULES,
+    HEALTH_IN_BACKUPS, /* a schedule's last success, its trend and overdue come from them */
+    HEALTH_IN_BSLS,
+    HEALTH_IN_PODS, /* the Velero server and the node-agents */
+    HEALTH_NIN
+} health_input;
+
+/* The one judgement of health (health_judge): every surface says this word. */
+typedef enum {
+    HEALTH_OK,        /* every input read, nothing needs attention */
+    HEALTH_ATTENTION, /* something that was read needs attention (whatever is unknown) */
+    HEALTH_UNKNOWN    /* nothing read needs attention, but an input it needs is not known */
+} health_verdict;
 
 typedef struct health {
     health_schedule *sch; /* sorted by name */
@@ -63,17 +81,30 @@ typedef struct health {
     int n_overdue, n_bsl_unavailable, n_agents_ready;
     double now;          /* the instant judged, on the cluster's clock (model_cluster_now) */
     int n_sched_failing; /* schedules whose newest finished run did not complete */
+    /* why each input is not known ("forbidden", "not listed yet", the list's error), "" when it
+     * was read: health_set_unread */
+    char unread[HEALTH_NIN][200];
 } health;
 
 /* The number of node-agents there should be: the DaemonSet's desired count when known, else the
  * pods seen (-1 when neither is known). */
 int health_agents_wanted(const health *h);
 
-/* Any store may be NULL (not watched). The trend's bytes are m's volume sums as last refreshed
- * (model_refresh_volumes is O(volumes): its caller's cadence). wall: unix seconds, ours (m's
- * clock turns it into the cluster's: h->now). */
+/* Any store may be NULL (not watched); pods_known 0 marks the pods unread ("not listed"). The
+ * trend's bytes are m's volume sums as last refreshed (model_refresh_volumes is O(volumes): its
+ * caller's cadence). wall: unix seconds, ours (m's clock turns it into the cluster's: h->now). */
 health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vsls, kc_store *pods,
                      int pods_known, double wall);
+/* Marks input in of h as not read, with why ("forbidden", "unauthorized", the list's error):
+ * what it would say becomes unknown (for the backups: every schedule's last success, trend and
+ * overdue; for the pods: the server and node-agents). */
+void health_set_unread(health *h, health_input in, const char *why);
+/* The name of an input's list: "schedules", "backups", "backupstoragelocations", "pods". */
+const char *health_input_name(health_input in);
+/* What h could not see, into buf: "cannot read pods: forbidden; cannot read schedules: ...",
+ * lists with the same reason together ("cannot read pods, backups: forbidden"); "" when every
+ * input was read. Returns buf. */
+char *health_unknown(const health *h, char *buf, size_t n);
 /* Adds the node-agent DaemonSet of daemonsets (any may be NULL: not watched) to h. */
 void health_set_daemonsets(health *h, kc_store *daemonsets, int known);
 /* When storage location name was first seen Unavailable (h->bsl_since), 0 when not. */
@@ -84,8 +115,14 @@ void health_free(health *h);
 /* The node-agent pod on node (the ready one if several); NULL when none runs there. */
 const kc_pod *health_agent_on(const health *h, const char *node);
 const vl_bsl *health_bsl(const health *h, const char *name);
-/* "2 schedules, 1 overdue · BSL 1/2 available · server ready, 2 restarts · node-agents 2/3"
- * style one-liner for the list's header; bad is set to 1 when something needs attention. */
-void health_summary(const health *h, double wall, char *buf, size_t n, int *bad);
-/* From app a's stores and model (health_build over them). */
+/* The one judgement of health, which the list's header, the health screen, --once (table and
+ * JSON) and the fleet row all give: ATTENTION when something read needs it, else UNKNOWN when an
+ * input is not read (health_unknown says which and why), else OK. buf gets the one-liner of what
+ * was read ("schedules 2 (1 overdue)  BSL 1/2 available  server ready (2 restarts)  node-agents
+ * 2/3 ready"), nothing about what was not. */
+health_verdict health_judge(const health *h, char *buf, size_t n);
+/* "OK", "ATTENTION", "unknown". */
+const char *health_verdict_name(health_verdict v);
+/* From app a's stores and model (health_build over them); each list not read (forbidden,
+ * failing, not in yet) is marked unread with its reflector's reason. */
 health *health_of_app(app *a, double wall);

@@ -195,7 +195,16 @@ static void fail(kc_reflector *r, next_step next, const char *msg, int status, l
     r->st.attempt++;
     r->st.next_try_ms = now + d;
     r->kickable = retry_after < 0 && (status == 0 || status >= 500);
-    copy_str(r->st.last_error, sizeof r->st.last_error, msg);
+    /* a refusal is named as one ("forbidden: <the server's message>"; a 401 says
+     * "unauthorized: ..." already), never mistaken for an outage: it waits out the same backoff
+     * (to its max), and the liveness probe's answer does not cut its pause short (kickable) */
+    if (status == 403 && strncmp(msg, "forbidden", 9)) {
+        char named[sizeof r->st.last_error];
+        snprintf(named, sizeof named, "forbidden: %.*s", (int)(sizeof named - 12), msg);
+        copy_str(r->st.last_error, sizeof r->st.last_error, named);
+    } else {
+        copy_str(r->st.last_error, sizeof r->st.last_error, msg);
+    }
     r->st.last_status = status;
     if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
     r->st.state = KC_REFL_RETRYING;

@@ -32,9 +32,9 @@ static int never(void *arg)
     return 0;
 }
 
-/* Schedules cannot be listed (403) for good: the lamp says retrying with the reason, but the runs'
- * data is current. It used to be called stale, for ever longer ("data stale for 3m+"): staleness
- * was "since not every reflector was live at once". */
+/* Schedules cannot be listed (403) for good: the lamp says forbidden with the server's reason, but
+ * the runs' data is current. It used to be called stale, for ever longer ("data stale for 3m+"):
+ * staleness was "since not every reflector was live at once". */
 START_TEST(a_resource_never_watched_does_not_make_the_data_stale)
 {
     start("forbid=schedules");
@@ -49,7 +49,9 @@ START_TEST(a_resource_never_watched_does_not_make_the_data_stale)
     }
     ck_assert_int_eq(c.live, 0);
     ck_assert_int_eq(c.retrying, 1);
-    ck_assert_msg(strstr(c.error, "schedules.velero.io is forbidden") != NULL, "%s", c.error);
+    ck_assert_msg(strncmp(c.error, "forbidden: schedules.velero.io is forbidden", 43) == 0, "%s",
+                  c.error);
+    ck_assert_int_eq(c.refused, 403); /* the lamp says forbidden, not an outage */
     ck_assert(c.silent_s == 0);
     app_free(a);
     tu_sim_stop(&ts);

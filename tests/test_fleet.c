@@ -173,6 +173,95 @@ START_TEST(healthy_cluster_is_ok_and_nothing_wrong)
 }
 END_TEST
 
+/* One rule (fleet_judge) for what a context is: the exit status of --once (one context, several)
+ * and the JSON summary both come from it. A list not visible, or no Velero there, is incomplete
+ * and wrong (a fleet's JSON said wrong: false while the status was 9); a context not read is
+ * unreadable, its wrong unknown; health not readable makes the row "health unknown", not OK. */
+START_TEST(one_verdict_for_exit_status_and_summary)
+{
+    world w;
+    world_init(&w);
+    model_free(w.m);
+    w.m = model_new();
+    model_upsert_run(w.m, &w.runs[0], 100.0, T0);
+    w.c.m = w.m;
+    w.h.n_overdue = 0;
+    w.hs[1].due.overdue = 0;
+    w.h.n_bsl = 1;
+    w.h.n_bsl_unavailable = 0;
+    kc_pod server = {0};
+    server.ready = 1; /* a ready server, no node-agents: nothing needs attention */
+    w.h.server = &server;
+    fleet_sum s;
+    fleet_verdict v[4];
+    fleet_summarize(&w.c, &w.h, T0, &s);
+    ck_assert_int_eq(s.health, HEALTH_OK);
+    ck_assert_int_eq(s.sched_known, 1);
+    fleet_judge(&s, &v[0]);
+    ck_assert_int_eq(v[0].unreadable + v[0].incomplete + v[0].wrong + v[0].warning, 0);
+    ck_assert_str_eq(v[0].why, "");
+    ck_assert_int_eq(fleet_exit_one(&v[0]), 0);
+    ck_assert_int_eq(fleet_exit_many(v, 1), 0);
+
+    /* no Velero in the namespace: incomplete, wrong; 5 alone, 7 in a fleet */
+    s.lamp = FL_NO_VELERO;
+    snprintf(s.why, sizeof s.why, "no Velero in namespace nosuch");
+    fleet_judge(&s, &v[1]);
+    ck_assert_int_eq(v[1].unreadable, 0);
+    ck_assert_int_eq(v[1].incomplete, 1);
+    ck_assert_int_eq(v[1].wrong, 1);
+    ck_assert_int_eq(v[1].n_inc, 1);
+    ck_assert_str_eq(v[1].inc[0], "no Velero in namespace nosuch");
+    ck_assert_str_eq(v[1].why, "no Velero in namespace nosuch");
+    ck_assert_int_eq(fleet_exit_one(&v[1]), FLEET_EXIT_INCOMPLETE);
+    ck_assert_int_eq(fleet_exit_many(v, 2), FLEET_EXIT_WRONG);
+
+    /* pods forbidden (the answers' own list) and a schedule overdue: wrong, incomplete; the
+     * lamp's words are said once, the answers' object names the list */
+    s.lamp = FL_FORBIDDEN;
+    snprintf(s.why, sizeof s.why, "forbidden: pods");
+    s.missing = ANS_MISS_PODS;
+    s.n_overdue = 1;
+    s.wrong = 1;
+    fleet_judge(&s, &v[2]);
+    ck_assert_int_eq(v[2].incomplete, 1);
+    ck_assert_int_eq(v[2].wrong, 1);
+    ck_assert_int_eq(v[2].n_inc, 0);
+    ck_assert_str_eq(v[2].why, "1 schedule overdue, forbidden: pods");
+
+    /* the runs not read: unreadable, whatever else; 1 alone, 8 in a fleet, 9 with a wrong one */
+    s.listed = 0;
+    s.lamp = FL_UNREACHABLE;
+    snprintf(s.why, sizeof s.why, "cannot connect to https://10.0.0.1: connection refused");
+    fleet_judge(&s, &v[3]);
+    ck_assert_int_eq(v[3].unreadable, 1);
+    ck_assert_int_eq(v[3].wrong, 0);
+    ck_assert_str_eq(v[3].why, "cannot connect to https://10.0.0.1: connection refused");
+    ck_assert_int_eq(fleet_exit_one(&v[3]), FLEET_EXIT_UNREADABLE);
+    ck_assert_int_eq(fleet_exit_many(&v[3], 1), FLEET_EXIT_UNREAD);
+    ck_assert_int_eq(fleet_exit_many(v, 4), FLEET_EXIT_BOTH);
+
+    /* schedules not readable: health unknown, the list named, incomplete; the row is not OK */
+    health_set_unread(&w.h, HEALTH_IN_SCHEDULES, "forbidden");
+    fleet_summarize(&w.c, &w.h, T0, &s);
+    ck_assert_int_eq(s.health, HEALTH_UNKNOWN);
+    ck_assert_str_eq(s.health_unknown, "cannot read schedules: forbidden");
+    ck_assert_str_eq(s.lists_unread, "schedules forbidden");
+    ck_assert_int_eq(s.sched_known, 0); /* the row's SCHEDULES is "?", not "none" */
+    fleet_judge(&s, &v[0]);
+    ck_assert_int_eq(v[0].incomplete, 1);
+    ck_assert_int_eq(v[0].wrong, 1);
+    ck_assert_str_eq(v[0].inc[0], "schedules forbidden");
+    ck_assert_str_eq(v[0].why, "not visible: schedules forbidden");
+    char b[64];
+    ck_assert_str_eq(fleet_headline(&s, b, sizeof b), "health unknown");
+    s.listed = 0; /* the first lists on their way: connecting, not "health unknown" */
+    s.lamp = FL_CONNECTING;
+    ck_assert_str_eq(fleet_headline(&s, b, sizeof b), "connecting");
+    model_free(w.m);
+}
+END_TEST
+
 START_TEST(severity_orders_and_totals_group)
 {
     fleet_sum s[5];
@@ -336,6 +425,7 @@ int main(void)
     tcase_add_test(tc, schedules_overdue_and_oldest_success_against_interval);
     tcase_add_test(tc, locations_agents_and_runs_in_flight);
     tcase_add_test(tc, healthy_cluster_is_ok_and_nothing_wrong);
+    tcase_add_test(tc, one_verdict_for_exit_status_and_summary);
     tcase_add_test(tc, severity_orders_and_totals_group);
     tcase_add_test(tc, context_lists_patterns_and_exact_names);
     tcase_add_test(tc, all_contexts_and_namespace_for_split_at_last_equals);

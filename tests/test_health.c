@@ -230,18 +230,20 @@ START_TEST(health_flags_what_needs_attention)
     ck_assert_ptr_null(health_agent_on(h, "w3"));
     ck_assert_int_eq(health_agent_on(h, "w2")->ready, 0);
     char buf[256];
-    int attention;
-    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    health_verdict v;
+    v = health_judge(h, buf, sizeof buf);
     ck_assert_str_eq(buf, "schedules 3 (1 overdue)  nightly: last 2: 1 ok, 1 failed  BSL 1/2 "
                           "available  server ready (2 restarts)  node-agents 1/2 ready");
-    ck_assert_int_eq(attention, 1);
+    ck_assert_int_eq(v, HEALTH_ATTENTION);
     health_free(h);
 
-    /* nothing listed: no attention, pods unknown */
+    /* nothing listed: nothing needs attention, but the pods are unknown, so health is unknown
+     * (not OK) */
     h = health_build(NULL, NULL, NULL, NULL, NULL, 0, T_NOW);
-    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    v = health_judge(h, buf, sizeof buf);
     ck_assert_str_eq(buf, "schedules 0  BSL 0/0 available");
-    ck_assert_int_eq(attention, 0);
+    ck_assert_int_eq(v, HEALTH_UNKNOWN);
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf), "cannot read pods: not listed");
     health_free(h);
     model_free(m);
     kc_store_free(sch);
@@ -309,12 +311,12 @@ START_TEST(schedule_outcomes_count_the_last_ten)
     ck_assert_str_eq(health_outcomes(fi, oc, sizeof oc), "last 1: 1 ok");
     ck_assert_int_eq(h->n_sched_failing, 1);
     char buf[256];
-    int attention;
-    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    health_verdict v;
+    v = health_judge(h, buf, sizeof buf);
     ck_assert_str_eq(
         buf, "schedules 2 (1 overdue)  nightly: last 10: 2 ok, 5 partial, 3 failed  BSL 0/0 "
              "available");
-    ck_assert_int_eq(attention, 1);
+    ck_assert_int_eq(v, HEALTH_ATTENTION);
     health_free(h);
     model_free(m);
     kc_store_free(sch);
@@ -359,24 +361,102 @@ START_TEST(node_agents_count_against_the_daemonset)
     ck_assert_uint_eq(h->n_nodes_without, 1);
     ck_assert_str_eq(h->nodes_without[0], "w3");
     char buf[256];
-    int attention;
-    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    health_verdict hv;
+    hv = health_judge(h, buf, sizeof buf);
     ck_assert_str_eq(buf, "schedules 0  BSL 0/0 available  server: no pod  node-agents 2/4 ready "
                           "(w3 has none)");
-    ck_assert_int_eq(attention, 1);
+    ck_assert_int_eq(hv, HEALTH_ATTENTION);
     health_free(h);
     /* no DaemonSet listed: the pods seen are the count */
     h = health_build(m, NULL, NULL, NULL, pods, 1, T_NOW);
     ck_assert_int_eq(health_agents_wanted(h), 2);
     health_free(h);
-    /* pods not listed: nothing said about node-agents, whatever the DaemonSet */
+    /* pods not listed: nothing said about node-agents, whatever the DaemonSet: unknown */
     h = health_build(m, NULL, NULL, NULL, NULL, 0, T_NOW);
     health_set_daemonsets(h, ds, 1);
-    health_summary(h, T_NOW, buf, sizeof buf, &attention);
+    hv = health_judge(h, buf, sizeof buf);
     ck_assert_str_eq(buf, "schedules 0  BSL 0/0 available");
-    ck_assert_int_eq(attention, 0);
+    ck_assert_int_eq(hv, HEALTH_UNKNOWN);
     health_free(h);
     model_free(m);
+    kc_store_free(pods);
+    kc_store_free(ds);
+}
+END_TEST
+
+/* Health is never OK on what veltop cannot see: a list not read makes it unknown, with which and
+ * why; a schedule whose backups cannot be read is not overdue ("none yet"), its last success is
+ * unknown; something read that needs attention still says so. */
+START_TEST(unread_inputs_make_health_unknown)
+{
+    kc_store *sch = kc_store_new(vl_decode_schedule, vl_release_schedule);
+    kc_store *bsl = kc_store_new(vl_decode_bsl, vl_release_bsl);
+    kc_store *pods = kc_store_new(kc_pod_decode_any, kc_pod_release);
+    kc_store *ds = kc_store_new(kc_daemonset_decode_any, kc_daemonset_release);
+    /* hourly, created a day ago, never a backup: overdue while the backups are read */
+    put(sch, "{\"metadata\":{\"name\":\"hourly\",\"namespace\":\"velero\",\"creationTimestamp\":"
+             "\"2026-06-01T00:00:00Z\"},\"spec\":{\"schedule\":\"@every 1h\"}}");
+    put(bsl, "{\"metadata\":{\"name\":\"default\",\"namespace\":\"velero\"},\"status\":"
+             "{\"phase\":\"Available\"}}");
+    put(pods,
+        "{\"metadata\":{\"name\":\"velero-1\",\"namespace\":\"velero\",\"labels\":"
+        "{\"deploy\":\"velero\"}},\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":"
+        "\"Ready\",\"status\":\"True\"}]}}");
+    put(ds, "{\"metadata\":{\"name\":\"node-agent\",\"namespace\":\"velero\"},\"status\":"
+            "{\"desiredNumberScheduled\":3}}");
+    model *m = model_new();
+    char buf[512];
+
+    health *h = health_build(m, sch, bsl, NULL, pods, 1, T_NOW);
+    ck_assert_int_eq(h->sch[0].due.overdue, 1);
+    ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_ATTENTION);
+    ck_assert_str_eq(buf, "schedules 1 (1 overdue)  BSL 1/1 available  server ready");
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf), "");
+    health_free(h);
+
+    /* backups forbidden: the schedule is not overdue, its runs are unknown, health unknown */
+    h = health_build(m, sch, bsl, NULL, pods, 1, T_NOW);
+    health_set_unread(h, HEALTH_IN_BACKUPS, "forbidden");
+    ck_assert_int_eq(h->sch[0].runs_unknown, 1);
+    ck_assert_int_eq(h->sch[0].due.overdue, 0);
+    ck_assert_int_eq(h->n_overdue, 0);
+    ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_UNKNOWN);
+    ck_assert_str_eq(buf, "schedules 1  BSL 1/1 available  server ready");
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf), "cannot read backups: forbidden");
+    ck_assert_str_eq(health_verdict_name(HEALTH_UNKNOWN), "unknown");
+    health_free(h);
+
+    /* pods forbidden with a DaemonSet wanting 3: not "0/3 ready", not OK: unknown */
+    h = health_build(m, sch, bsl, NULL, pods, 1, T_NOW);
+    health_set_daemonsets(h, ds, 1);
+    health_set_unread(h, HEALTH_IN_BACKUPS, "forbidden");
+    health_set_unread(h, HEALTH_IN_PODS, "forbidden");
+    ck_assert_int_eq(h->pods_known, 0);
+    ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_UNKNOWN);
+    ck_assert_str_eq(buf, "schedules 1  BSL 1/1 available");
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf), "cannot read pods, backups: forbidden");
+    health_free(h);
+
+    /* schedules and locations not read: not "schedules 0", not "BSL 0/0" */
+    h = health_build(m, NULL, NULL, NULL, pods, 1, T_NOW);
+    health_set_unread(h, HEALTH_IN_SCHEDULES, "connection refused");
+    health_set_unread(h, HEALTH_IN_BSLS, "not listed yet");
+    health_set_unread(h, HEALTH_IN_BACKUPS, "connection refused");
+    ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_UNKNOWN);
+    ck_assert_str_eq(buf, "server ready");
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf),
+                     "cannot read backups, schedules: connection refused; cannot read "
+                     "backupstoragelocations: not listed yet");
+    health_free(h);
+
+    /* something read needs attention: ATTENTION, whatever else is unknown */
+    h = health_build(m, sch, bsl, NULL, NULL, 0, T_NOW);
+    ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_ATTENTION);
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf), "cannot read pods: not listed");
+    health_free(h);
+    model_free(m);
+    kc_store_free(sch);
+    kc_store_free(bsl);
     kc_store_free(pods);
     kc_store_free(ds);
 }
@@ -393,6 +473,7 @@ int main(void)
     tcase_add_test(tc, health_flags_what_needs_attention);
     tcase_add_test(tc, schedule_outcomes_count_the_last_ten);
     tcase_add_test(tc, node_agents_count_against_the_daemonset);
+    tcase_add_test(tc, unread_inputs_make_health_unknown);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -326,6 +326,34 @@ START_TEST(a_family_without_samples_is_not_printed)
 }
 END_TEST
 
+/* A schedule whose backups cannot be read (health's runs_unknown) has no overdue sample: not a
+ * confident 0 (nor the 1 health used to give it, "none yet"); what its own object says stays. */
+START_TEST(schedule_overdue_is_absent_while_its_backups_are_unknown)
+{
+    vl_schedule sch = {0};
+    sch.meta.name = (char *)"nightly";
+    health_schedule hs = {0};
+    hs.s = &sch;
+    hs.cron_ok = 1;
+    hs.due.interval = 86400;
+    hs.runs_unknown = 1;
+    health h = {0};
+    h.sch = &hs;
+    h.n_sch = 1;
+    mx_cluster c = {.context = "prod", .ns = "velero", .reachable = 1, .data_age = 0, .h = &h};
+    char *t = render(&c, 1, MX_TEXT);
+    ck_assert_msg(!has_sample(t, "veltop_schedule_overdue{"), "%s", t);
+    ck_assert(has_line(t, "veltop_schedule_paused{context=\"prod\",namespace=\"velero\","
+                          "schedule=\"nightly\"} 0"));
+    free(t);
+    hs.runs_unknown = 0; /* read: judged */
+    t = render(&c, 1, MX_TEXT);
+    ck_assert(has_line(t, "veltop_schedule_overdue{context=\"prod\",namespace=\"velero\","
+                          "schedule=\"nightly\"} 0"));
+    free(t);
+}
+END_TEST
+
 START_TEST(every_family_has_help_and_type_once)
 {
     /* a run in flight with every figure known and the last run of a schedule: each run family
@@ -845,6 +873,7 @@ int main(void)
     tcase_add_test(tc, known_figures_have_exact_samples);
     tcase_add_test(tc, unknown_figures_are_absent_not_zero);
     tcase_add_test(tc, a_family_without_samples_is_not_printed);
+    tcase_add_test(tc, schedule_overdue_is_absent_while_its_backups_are_unknown);
     tcase_add_test(tc, every_family_has_help_and_type_once);
     tcase_add_test(tc, openmetrics_has_info_units_and_eof);
     tcase_add_test(tc, cluster_names_in_labels_are_escaped);

@@ -46,6 +46,7 @@ typedef struct {
                                 bookmark then the end */
     int nreq;                /* every request, counted (log keeps only the first MAXLOG) */
     int list_429, watch_429; /* answer this many lists / watches 429 + Retry-After */
+    int list_forbidden;      /* answer every list 403, as RBAC does */
     int shutdown;
 } fake;
 
@@ -206,7 +207,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
             F.list_429--;
     }
     const char *tra = F.retry_after ? F.retry_after : "1";
+    int forbidden = F.list_forbidden && !(watch && strcmp(watch, "true") == 0);
     fake_unlock();
+    if (forbidden)
+        return answer(con, 403,
+                      status_body(403, "Forbidden",
+                                  "backups.velero.io is forbidden: User \\\"tester\\\" cannot list "
+                                  "resource \\\"backups\\\" in API group \\\"velero.io\\\" in the "
+                                  "namespace \\\"velero\\\""));
     if (throttle) {
         char *b = status_body(429, "TooManyRequests", "too many requests, please try again later");
         struct MHD_Response *resp =
@@ -734,6 +742,50 @@ static int is_retrying(void *arg)
     return kc_reflector_status(g->refl)->state == KC_REFL_RETRYING;
 }
 
+/* A list refused (403, RBAC) is named so, "forbidden: <the server's message>", not taken for an
+ * outage: it is retried on the one backoff policy (backoff.h) up to its max interval (200 ms
+ * here), and the liveness probe's "the server answers again" (kc_reflector_retry_now) does not
+ * cut its pause short. Once allowed, it lists and watches. It used to keep the bare message. */
+static int retried_six(void *arg)
+{
+    rig *g = arg;
+    return kc_reflector_status(g->refl)->attempt >= 6;
+}
+
+START_TEST(forbidden_list_is_named_and_backs_off_to_the_max)
+{
+    fake_lock();
+    F.list_forbidden = 1;
+    fake_unlock();
+    rig g;
+    rig_start(&g, F.port);
+    ck_assert(kc_loop_run_until(g.loop, retried_six, &g, 10000));
+    const kc_refl_status *st = kc_reflector_status(g.refl);
+    ck_assert_int_eq(st->state, KC_REFL_RETRYING);
+    ck_assert_int_eq(st->last_status, 403);
+    ck_assert_str_eq(st->last_error,
+                     "forbidden: backups.velero.io is forbidden: User \"tester\" cannot list "
+                     "resource \"backups\" in API group \"velero.io\" in the namespace \"velero\"");
+    ck_assert_int_eq(st->synced, 0);
+    /* 20 ms doubling with jitter, then the max: 200 ms (a few ms spent announcing it) */
+    ck_assert_int_le(g.retry_delays[1], 40);
+    ck_assert_int_ge(g.retry_delays[5], 200 - 5);
+    ck_assert_int_le(g.retry_delays[5], 200);
+    ck_assert_int_ge(g.retry_delays[6], 200 - 5);
+    /* not an outage: the probe's answer does not make it try at once */
+    int64_t next = st->next_try_ms;
+    kc_reflector_retry_now(g.refl);
+    ck_assert_int_eq(st->next_try_ms, next);
+    fake_lock();
+    F.list_forbidden = 0;
+    fake_unlock();
+    await_watch(&g, 1);
+    ck_assert_str_eq(st->last_error, "");
+    ck_assert_int_eq(st->attempt, 0);
+    rig_stop(&g);
+}
+END_TEST
+
 START_TEST(too_many_requests_waits_for_retry_after)
 {
     rig g;
@@ -1189,6 +1241,7 @@ int main(void)
     tcase_add_test(tc, relist_after_410_mid_list_yields_exactly_the_servers_state);
     tcase_add_test(tc, server_away_is_retried_with_backoff_then_recovers);
     tcase_add_test(tc, missing_resource_fails_without_retrying);
+    tcase_add_test(tc, forbidden_list_is_named_and_backs_off_to_the_max);
     tcase_add_test(tc, too_many_requests_waits_for_retry_after);
     tcase_add_test(tc, watch_429_rewatches_without_listing);
     tcase_add_test(tc, list_429_is_tried_again_until_it_answers);

@@ -22,20 +22,32 @@ int diagview_health_summary(ui *u, WINDOW *w, int y, int cols)
                 fmt_clock(buf, sizeof buf, c->wall, 0));
         return y + 1;
     }
-    int bad;
-    health_summary(ui_health(u), ui_health(u)->now, buf, sizeof buf, &bad);
+    /* the one judgement (health_judge): what was read, and what could not be */
+    const health *h = ui_health(u);
+    char sum[256], unk[512], rest[800];
+    health_verdict v = health_judge(h, sum, sizeof sum);
+    health_unknown(h, unk, sizeof unk);
+    if (v == HEALTH_UNKNOWN)
+        snprintf(rest, sizeof rest, ": %s%s%s", unk, sum[0] ? "  " : "", sum);
+    else if (unk[0])
+        snprintf(rest, sizeof rest, "  %s%sunknown: %s", sum, sum[0] ? "  " : "", unk);
+    else
+        snprintf(rest, sizeof rest, "  %s", sum);
     int x = w_print(w, y, 0, cols, A_DIM, "health ");
-    x += w_print(w, y, x, cols - x, bad ? w_attr(W_BAD) | A_BOLD : w_attr(W_GOOD), "%s",
-                 bad ? "ATTENTION" : "OK");
+    x += w_print(w, y, x, cols - x,
+                 v == HEALTH_ATTENTION ? w_attr(W_BAD) | A_BOLD
+                 : v == HEALTH_UNKNOWN ? w_attr(W_WARN) | A_BOLD
+                                       : w_attr(W_GOOD),
+                 "%s", health_verdict_name(v));
     /* the pointer to the details whole or not at all; the summary cut with an ellipsis */
     const char *more = "  (H: details)";
-    int room = cols - x - 1, mw = (int)strlen(more), bw = 2 + (int)strlen(buf);
-    attr_t a = bad ? w_attr(W_WARN) : A_DIM;
-    if (bw + mw <= room) {
-        w_print(w, y, x, room, a, "  %s%s", buf, more);
+    int room = cols - x - 1, mw = (int)strlen(more), bw = (int)strlen(rest);
+    attr_t a = v == HEALTH_OK ? A_DIM : w_attr(W_WARN);
+    if (bw + mw <= room) { /* cluster text (names, a list's error): sanitised */
+        x += w_text(w, y, x, room, rest, a);
+        w_print(w, y, x, mw, a, "%s", more);
     } else {
-        x += w_print(w, y, x, 2, a, "  ");
-        w_text(w, y, x, room - 2, buf, a);
+        w_text(w, y, x, room, rest, a);
     }
     return y + 1;
 }

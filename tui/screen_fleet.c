@@ -191,7 +191,7 @@ static void fleet_cells(const fleet_sum *s, char cell[C_N][96], int utf8)
         snprintf(cell[C_DAY], 96, "%d/%d/%d", s->day_completed, s->day_partial, s->day_failed);
     else
         snprintf(cell[C_DAY], 96, "?");
-    if (!known)
+    if (!known || !s->sched_known)
         snprintf(cell[C_SCHED], 96, "?");
     else if (!s->n_schedules)
         snprintf(cell[C_SCHED], 96, "none");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "format.h"
 #include "health.h"
 #include "kubeclient/util.h"
@@ -243,13 +244,31 @@ static void hd_cols(hd *d, const char *const *names, const int *x, int n)
     d->y++;
 }
 
+/* "unknown: cannot read pods: forbidden": what an input not read leaves unknown, on its own
+ * row (the list's error is cluster text: sanitised by w_text). */
+static void hd_unread(hd *d, const health *h, health_input in)
+{
+    int r = hd_row(d);
+    if (r >= 0) {
+        char *t = xasprintf("unknown: cannot read %s: %s", health_input_name(in), h->unread[in]);
+        w_text(d->w, r, 2, hd_clip(d, 2, d->cols - 2), t, w_attr(W_WARN));
+        free(t);
+    }
+    d->y++;
+}
+
 static void hd_schedules(hd *d, const health *h, double wall, int utf8)
 {
     char extra[64] = "";
     if (h->n_overdue) snprintf(extra, sizeof extra, "  %d overdue", h->n_overdue);
     char title[64];
     snprintf(title, sizeof title, "Schedules (%zu)", h->n_sch);
+    if (h->unread[HEALTH_IN_SCHEDULES][0]) snprintf(title, sizeof title, "Schedules");
     hd_title(d, title, extra, w_attr(W_BAD));
+    if (h->unread[HEALTH_IN_SCHEDULES][0]) {
+        hd_unread(d, h, HEALTH_IN_SCHEDULES);
+        return;
+    }
     if (!h->n_sch) {
         int r = hd_row(d);
         if (r >= 0) w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM, "no schedules");
@@ -285,7 +304,11 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
         if (x[3] > x[2])
             w_print(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1),
                     hs->s->paused ? w_attr(W_WARN) : 0, "%s", hs->s->paused ? "yes" : "no");
-        if (hs->last) {
+        if (hs->runs_unknown) { /* not "none yet": its backups cannot be read */
+            char *t = xasprintf("unknown: cannot read backups: %s", h->unread[HEALTH_IN_BACKUPS]);
+            w_text(d->w, r, x[3], hd_clip(d, x[3], x[4] - x[3] - 1), t, w_attr(W_WARN));
+            free(t);
+        } else if (hs->last) {
             double t = hs->last->started > 0 ? hs->last->started : hs->last->meta.created;
             int xx = x[3];
             xx += w_text(d->w, r, xx, hd_clip(d, xx, 18), hs->last->phase,
@@ -353,6 +376,7 @@ static void hd_locations(hd *d, const health *h, double wall)
         snprintf(extra, sizeof extra, "  %d unavailable", h->n_bsl_unavailable);
     snprintf(title, sizeof title, "Storage locations (%zu BSL, %zu VSL)", h->n_bsl, h->n_vsl);
     hd_title(d, title, extra, w_attr(W_BAD));
+    if (h->unread[HEALTH_IN_BSLS][0]) hd_unread(d, h, HEALTH_IN_BSLS);
     static const char *const names[] = {"NAME",    "KIND",   "PHASE",  "VALIDATED",
                                         "DEFAULT", "ACCESS", "MESSAGE"};
     static const int full[] = {2, 20, 25, 38, 50, 58, 69}, tiny[] = {2, 14, 19, 31, 43, 51, 51};
@@ -416,11 +440,13 @@ static void hd_pods(hd *d, const health *h, double wall)
     const kc_pod *p = h->server;
     attr_t psel = 0;
     if (h->pods_known && p) psel = hd_object(d, "/api/v1", p->ns, "pods", p->name) ? A_REVERSE : 0;
+    if (!h->pods_known) { /* unknown, not missing */
+        hd_unread(d, h, HEALTH_IN_PODS);
+        r = -1;
+        d->y--;
+    }
     if (r >= 0) {
-        if (!h->pods_known)
-            w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), A_DIM,
-                    "pods not listed (yet, or not allowed)");
-        else if (!p)
+        if (!p)
             w_print(d->w, r, 2, hd_clip(d, 2, d->cols - 2), w_attr(W_BAD),
                     "no Velero server pod found");
         else {
@@ -463,6 +489,20 @@ static void hd_pods(hd *d, const health *h, double wall)
     }
     char title[128], extra[96] = "";
     int wanted = health_agents_wanted(h);
+    if (!h->pods_known) { /* how many are ready, and where, is unknown: not "0/3 ready" */
+        if (h->agent_ds && h->agent_ds->has_status)
+            snprintf(title, sizeof title, "Node agents (DaemonSet node-agent: %d desired)",
+                     h->agent_ds->desired);
+        else
+            snprintf(title, sizeof title, "Node agents");
+        hd_title_sel(d, title, "", 0,
+                     h->agent_ds && hd_object(d, "/apis/apps/v1", h->agent_ds->ns, "daemonsets",
+                                              h->agent_ds->name)
+                         ? A_REVERSE
+                         : 0);
+        hd_unread(d, h, HEALTH_IN_PODS);
+        return;
+    }
     /* counted against the DaemonSet's desired number, as its own status says */
     if (h->agent_ds && h->agent_ds->has_status)
         snprintf(title, sizeof title, "Node agents (%d/%d ready, DaemonSet node-agent: %d desired)",
@@ -545,6 +585,15 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         st->sel_y = -1;
         st->hx_max = 0;
         if (pass) werase(w);
+        if (ui_stale(u)) { /* what follows is old: not judged as if current */
+            char clock[32];
+            int r = hd_row(&d);
+            if (r >= 0)
+                w_print(w, r, 0, cols, w_attr(W_WARN) | A_BOLD,
+                        "unknown: no current data since %s; shown as of then",
+                        fmt_clock(clock, sizeof clock, ui_answer_ctx(u)->wall, 0));
+            d.y += 2;
+        }
         hd_schedules(&d, h, wall, ui_utf8(u));
         d.y++;
         hd_locations(&d, h, wall);

@@ -575,6 +575,10 @@ static void ui_draw_header(ui *u)
                      fmt_duration(age, sizeof age, c.silent_s));
     } else if (c.live) {
         x += w_print(w, 1, x, u->cols, w_attr(W_GOOD) | A_BOLD, " %s live", dot);
+    } else if (c.retrying && c.refused) { /* the server answers, and says no: not an outage */
+        x += w_print(w, 1, x, u->cols, w_attr(W_BAD) | A_BOLD, " %s %s (attempt %d, next in %.0fs)",
+                     dot, c.refused == 401 ? "unauthorized" : "forbidden", c.attempt,
+                     c.next_try_s < 0 ? 0 : c.next_try_s);
     } else if (c.retrying && !c.attempt) {
         x += w_print(w, 1, x, u->cols, w_attr(W_WARN) | A_BOLD, " %s re-listing (next in %.0fs)",
                      dot, c.next_try_s < 0 ? 0 : c.next_try_s);

@@ -105,11 +105,23 @@ sed "s#$TUI_SIM_URL#http://127.0.0.1:1#" "$KC" >"$TUI_DIR/dead.kubeconfig"
 for o in --kubeconfig --context -n --namespace --cacert --demo --once --json --details --version --help; do
     grep -q -- "$o" "$TUI_DIR/help" || tui_fail "--help does not list $o"
 done
-# a namespace with no Velero in it: the (empty) table, and a line on stderr saying so
-"$VELTOP" --kubeconfig "$KC" -n wrongns --once >"$TUI_DIR/out" 2>"$TUI_DIR/err" || tui_fail "-n wrongns"
+# a namespace with no Velero in it: the (empty) table, a line on stderr saying so, and not
+# success: 5, what was printed is not what was asked for (it used to exit 0)
+rc=0
+"$VELTOP" --kubeconfig "$KC" -n wrongns --once >"$TUI_DIR/out" 2>"$TUI_DIR/err" || rc=$?
+[ "$rc" = 5 ] || tui_fail "-n wrongns: exit $rc"
 [ "$(cat "$TUI_DIR/err")" = "veltop: no Velero found in namespace wrongns: no backup storage location, backup or restore there (-n names Velero's namespace)" ] ||
     tui_fail "-n wrongns: $(cat "$TUI_DIR/err")"
 [ "$(wc -l <"$TUI_DIR/out")" = 1 ] || tui_fail "-n wrongns: $(cat "$TUI_DIR/out")"
+# ... and its JSON says so, as a fleet's context does (lamp, incomplete)
+rc=0
+"$VELTOP" --kubeconfig "$KC" -n wrongns --once --json >"$TUI_DIR/out" 2>/dev/null || rc=$?
+[ "$rc" = 5 ] || tui_fail "-n wrongns --json: exit $rc"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["lamp"], d["incomplete"], d["runs"]) == ("no Velero", ["no Velero in namespace wrongns"], []), d' "$TUI_DIR/out" ||
+    tui_fail "-n wrongns --json: $(cat "$TUI_DIR/out")"
 "$VELTOP" --kubeconfig "$KC" --once >/dev/null 2>"$TUI_DIR/err" && [ ! -s "$TUI_DIR/err" ] ||
     tui_fail "velero namespace: $(cat "$TUI_DIR/err")"
 "$VELTOP" --version | grep -Eq '^veltop [0-9]+\.[0-9]+' || tui_fail "--version"

@@ -2,7 +2,7 @@
 # once_errors.sh: `veltop --once` reports the first real error with the server's message (exit 1,
 # one line on stderr), not "timed out listing Velero's resources" because the other list was
 # still on its way: restores forbidden while backups answer slowly, every request 500, every
-# request 429, backups forbidden.
+# request 429, backups forbidden (named as such: "forbidden: <the server's message>").
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 once_err() { # faults expected-stderr
@@ -18,9 +18,9 @@ once_err() { # faults expected-stderr
 }
 
 once_err forbid=restores,slow=backups \
-    'veltop: restores.velero.io is forbidden: User "system:serviceaccount:velero:veltop" cannot list resource "restores" in API group "velero.io" in the namespace "velero"'
+    'veltop: forbidden: restores.velero.io is forbidden: User "system:serviceaccount:velero:veltop" cannot list resource "restores" in API group "velero.io" in the namespace "velero"'
 once_err forbid=backups \
-    'veltop: backups.velero.io is forbidden: User "system:serviceaccount:velero:veltop" cannot list resource "backups" in API group "velero.io" in the namespace "velero"'
+    'veltop: forbidden: backups.velero.io is forbidden: User "system:serviceaccount:velero:veltop" cannot list resource "backups" in API group "velero.io" in the namespace "velero"'
 once_err error500=1 \
     'veltop: an error on the server ("injected fault") has prevented the request from succeeding (HTTP 500 InternalError)'
 once_err error429=1 \

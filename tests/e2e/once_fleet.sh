@@ -116,6 +116,26 @@ assert sm["endingLast"]["name"] == "adhoc-full" and sm["endingLast"]["etaSeconds
 assert ctx["dr-site"]["summary"]["nodeAgents"] == {"ready": None, "total": None}
 sm = ctx["black-hole"]["summary"]
 assert sm["runsInFlight"] is None and sm["last24h"]["failed"] is None, sm
+# one rule (fleet_judge) for the summary and the exit status: a context with a list not visible
+# or no Velero is wrong (it used to say false while the status was 9); one not read is unknown
+for name in ("dr-site", "openshift-prod", "kubernetes-admin@staging"):
+    sm = ctx[name]["summary"]
+    assert sm["wrong"] is True and sm["unreadable"] is False, (name, sm)
+assert ctx["dr-site"]["summary"]["incomplete"] is True and ctx["openshift-prod"]["summary"]["incomplete"] is True
+assert ctx["kubernetes-admin@staging"]["summary"]["incomplete"] is False
+for name in ("prod-us-east", "black-hole", "kind-dev", "lost-cluster", "not-there"):
+    sm = ctx[name]["summary"]
+    assert sm["wrong"] is None and sm["warning"] is None and sm["unreadable"] is True, (name, sm)
+sm = ctx[eks]["summary"]
+assert (sm["wrong"], sm["unreadable"], sm["incomplete"]) == (False, False, False), sm
+# health: unknown where it cannot be read, with why; never OK beside null node-agents
+assert ctx[eks]["health"]["ok"] is True, ctx[eks]["health"]
+assert ctx["dr-site"]["health"] == {"ok": None, "summary": "schedules 1  BSL 1/1 available",
+                                    "unknown": "cannot read pods: forbidden"}, ctx["dr-site"]["health"]
+h = ctx["prod-us-east"]["health"]
+assert h["ok"] is None and h["unknown"].startswith("cannot read backups: cannot connect to "), h
+assert ctx["kind-dev"]["health"]["unknown"] == 'cannot read backups: unauthorized: the server rejected the credentials of user "kind-dev"', ctx["kind-dev"]["health"]
+assert ctx["not-there"]["health"]["unknown"].startswith('cannot use the context: context "not-there" not found'), ctx["not-there"]["health"]
 PY
 # every error names its context, one line each
 for c in prod-us-east black-hole kind-dev lost-cluster not-there dr-site openshift-prod; do
@@ -135,6 +155,14 @@ grep -q "^eks-exec  *hourly-2  *Backup  *Completed  *100/100 " "$D/o.out" || tui
 [ "$(once_rc --context 'kubernetes-admin@*' --context eks-exec)" = 7 ] || tui_fail "overdue: $(cat "$D/o.err")"
 [ "$(once_rc --context eks-exec,prod-us-east)" = 8 ] || tui_fail "unreachable: $(cat "$D/o.err")"
 [ "$(once_rc --context eks-exec,kind-dev)" = 8 ] || tui_fail "unauthorized: $(cat "$D/o.err")"
+# a list not visible (pods forbidden) is wrong, as the summary says (it used to exit 0)
+[ "$(once_rc --context eks-exec,dr-site)" = 7 ] || tui_fail "pods forbidden: $(cat "$D/o.err")"
+grep -qx 'veltop: context dr-site: forbidden: pods: pods is forbidden: User "system:serviceaccount:velero:veltop" cannot list resource "pods" in API group "" in the namespace "velero"' "$D/o.err" ||
+    tui_fail "pods forbidden: $(cat "$D/o.err")"
+[ "$(once_rc --context eks-exec,openshift-prod)" = 7 ] || tui_fail "no Velero: $(cat "$D/o.err")"
+# one context, the same rule: no Velero where it looks is not success (5, as incomplete)
+[ "$(once_rc --context openshift-prod)" = 5 ] || tui_fail "one context, no Velero: $(cat "$D/o.err")"
+[ "$(once_rc --context dr-site)" = 5 ] || tui_fail "one context, pods forbidden: $(cat "$D/o.err")"
 # usage errors stay 2
 [ "$(once_rc --context 'nomatch-*')" = 2 ] || tui_fail "pattern matching nothing"
 grep -qx "veltop: no context of the kubeconfig matches 'nomatch-\*'" "$D/o.err" || tui_fail "$(cat "$D/o.err")"
@@ -151,12 +179,13 @@ assert (c["context"], c["namespace"], c["lamp"]) == ("openshift-prod", "openshif
 assert c["runs"], c' "$D/o.out" || tui_fail "--namespace-for: $(cat "$D/o.out")"
 echo "namespace-for: ok"
 
-# one context: the output of before, byte for byte (no "contexts", no CONTEXT column)
+# one context: its own object (no "contexts", no CONTEXT column), with the lamp its verdict
+# comes from, as each context of a fleet has it
 "$VELTOP" --once --json --context eks-exec >"$D/one.json" 2>/dev/null || tui_fail "one context --json"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert list(d)[:3] == ["context", "server", "namespace"] and "contexts" not in d and "lamp" not in d, list(d)' "$D/one.json" ||
+assert list(d)[:5] == ["context", "server", "namespace", "lamp", "incomplete"] and "contexts" not in d and d["lamp"] == "live" and d["incomplete"] == [], list(d)' "$D/one.json" ||
     tui_fail "one context JSON changed"
 "$VELTOP" --once --context eks-exec >"$D/one.txt" 2>/dev/null || tui_fail "one context table"
 head -n 1 "$D/one.txt" | grep -q '^NAME  *KIND  *PHASE' || tui_fail "one context table: $(head -n 1 "$D/one.txt")"

@@ -40,6 +40,11 @@ tui_screen | grep -q 'stalled' && tui_fail "a run was called stalled while the s
 # frozen, not counting down: no ETA on data that is not current, and health is not "OK"
 tui_wait 'B run +InProgress +.* 50/~100 +[0-9.]+/s +stale '
 tui_wait '^health unknown +no current data since [0-9:]+'
+# the health screen says so too: what it shows is as of then, not judged as current
+tui_keys H
+tui_wait '^unknown: no current data since [0-9:]+; shown as of then'
+tui_keys Escape
+tui_wait 'Backups & Restores *$'
 
 kill -CONT "$TUI_SIM_PID"
 tui_wait '● live' 15
