@@ -82,6 +82,9 @@ static void usage(FILE *f)
         "                        printing progress; exit 0 Completed, 3 PartiallyFailed,\n"
         "                        4 Failed, 1 unreachable or not found\n"
         "  --timeout DURATION    with --wait: give up after DURATION (90s, 10m, 1h30m): exit 6\n"
+        "  --interval DURATION   with --wait, not on a terminal: repeat a line at most every\n"
+        "                        DURATION (default 10s; 0: every change) unless the phase,\n"
+        "                        the stall, what it waits on or the kind of ETA changes\n"
         "  --no-bell             no terminal bell or title when a run finishes, fails or stalls\n"
         "  --notify CMD          run CMD (sh -c) when a run finishes, fails or stalls, with\n"
         "                        VELTOP_EVENT, VELTOP_KIND, VELTOP_RUN, VELTOP_PHASE,\n"
@@ -492,8 +495,8 @@ int main(int argc, char **argv)
         O_NAMESPACE_FOR,
         O_FLEET
     };
-    enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT }; /* issue 12, 16 */
-    enum { O_SERVE = 768, O_WEB_CONFIG };                  /* issue 19, 30 */
+    enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT, O_INTERVAL }; /* issue 12, 16, 25 */
+    enum { O_SERVE = 768, O_WEB_CONFIG };                              /* issue 19, 30 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -512,6 +515,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, O_VERSION},
         {"wait", required_argument, NULL, O_WAIT},
         {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"interval", required_argument, NULL, O_INTERVAL},
         {"no-bell", no_argument, NULL, O_NO_BELL},
         {"notify", required_argument, NULL, O_NOTIFY},
         {"serve", required_argument, NULL, O_SERVE},
@@ -528,8 +532,9 @@ int main(int argc, char **argv)
     const char *specs[argc + 1], *ns_for[argc + 1]; /* on the stack: every return is clean */
     size_t n_specs = 0, n_ns_for = 0;
     const char *wait_for = NULL, *notify = NULL, *serve_addr = NULL, *web_config = NULL;
-    double wait_timeout = 0; /* --timeout: seconds, 0 none */
-    int bell = 1;
+    double wait_timeout = 0;   /* --timeout: seconds, 0 none */
+    double wait_interval = -1; /* --interval: seconds, < 0 not given (WAIT_INTERVAL_S) */
+    int bell = 1, utc = 0;
     vl_kind wait_kind = VL_BACKUP;
     char wait_name[300];
     const char *base = strrchr(argv[0], '/');
@@ -593,6 +598,7 @@ int main(int argc, char **argv)
             break;
         case O_UTC:
             fmt_set_utc(1);
+            utc = 1;
             break;
         case O_VERSION:
             printf("veltop %s\n", VELTOP_VERSION);
@@ -609,6 +615,14 @@ int main(int argc, char **argv)
         case O_TIMEOUT:
             if (cron_parse_duration(optarg, &wait_timeout) || !(wait_timeout > 0)) {
                 san_error("invalid --timeout '%s': expected a duration such as 90s, 10m or 1h30m",
+                          optarg);
+                return 2;
+            }
+            break;
+        case O_INTERVAL:
+            if (cron_parse_duration(optarg, &wait_interval) || !(wait_interval >= 0)) {
+                san_error("invalid --interval '%s': expected a duration such as 10s, 1m or 0 (a "
+                          "line per change)",
                           optarg);
                 return 2;
             }
@@ -657,6 +671,10 @@ int main(int argc, char **argv)
     }
     if (wait_timeout > 0 && !wait_for) {
         san_error("--timeout only goes with --wait");
+        return 2;
+    }
+    if (wait_interval >= 0 && !wait_for) {
+        san_error("--interval only goes with --wait");
         return 2;
     }
     if (web_config && !serve_addr) {
@@ -929,7 +947,9 @@ int main(int argc, char **argv)
     int rc;
     int stop_id = once ? stop_watch(a) : -1;
     if (wait_for) {
-        rc = wait_run(a, wait_kind, wait_name, wait_timeout, isatty(STDOUT_FILENO), stdout, stderr);
+        wait_opts wo = {wait_timeout, wait_interval >= 0 ? wait_interval : WAIT_INTERVAL_S,
+                        isatty(STDOUT_FILENO), utc};
+        rc = wait_run(a, wait_kind, wait_name, &wo, stdout, stderr);
     } else if (once) {
         rc = run_once(a, json, details);
     } else if (serve_addr) {

@@ -18,13 +18,36 @@ enum {
 
 /* Parses "backup/NAME" / "restore/NAME" (also backups/, restores/); 0 ok, -1 with err. */
 int wait_parse(const char *target, vl_kind *kind, char *name, size_t n, char *err, size_t errlen);
-/* Runs a's loop until the run ends (or timeout_s passes, when > 0); progress to out (tty: one
- * line rewritten in place), while the data is not current "(cluster not answering since T)",
- * and after a run that did not complete its failure reason and diagnosis; the reason for exit
- * 1 or 6 to err. Returns the exit status. */
-int wait_run(app *a, vl_kind kind, const char *name, double timeout_s, int tty, FILE *out,
-             FILE *err);
-/* The progress line of run r from its answer a: phase, items, bytes, stalled, rates, ETA (as
- * every surface says it); key gets what is news when it changes (not the moving figures). */
-void wait_describe(const run_answer *a, const model_run *r, char *line, size_t n, char *key,
-                   size_t kn);
+#define WAIT_INTERVAL_S 10.0 /* --interval's default */
+
+/* How --wait writes: */
+typedef struct wait_opts {
+    double timeout_s;  /* > 0: give up after this long (exit 6) */
+    double interval_s; /* piped: a line at most this often, unless the phase or verdict changes */
+    int tty;           /* out is a terminal: one line rewritten in place, within its width */
+    int utc;           /* piped lines' timestamps in UTC ("Z"), else local with its offset */
+} wait_opts;
+
+/* Runs a's loop until the run ends (or o->timeout_s passes); progress to out (a terminal: one
+ * line rewritten in place within its width; elsewhere a line per change, each starting with an
+ * RFC 3339 timestamp, repeated at most every o->interval_s unless the phase or the verdict
+ * changes), while the data is not current "(cluster not answering since T)", and after a run
+ * that did not complete its failure reason and diagnosis; the reason for exit 1 or 6 to err.
+ * Returns the exit status. */
+int wait_run(app *a, vl_kind kind, const char *name, const wait_opts *o, FILE *out, FILE *err);
+/* The progress line of run r from its answer a, the run's answer as every surface words it:
+ * kind and name, phase, items ("120/~400"), bytes, stalled and for how long (and what), the rate
+ * of what the end waits on (bytes/s for a volume or data mover), the ETA (answer_eta_line's
+ * phrase; answer_eta_cell's when short of room), what the end waits on (part and volume), and
+ * "(cluster not answering since T)" while stale. width > 0: at most that many terminal columns,
+ * the least important fields shortened or dropped first, never a number cut; 0: whole. key gets
+ * the verdict (phase, stalled, waiting part, ETA kind, stale): what is news when it changes. */
+void wait_describe(const run_answer *a, const model_run *r, int width, char *line, size_t n,
+                   char *key, size_t kn);
+/* An RFC 3339 timestamp of unix time wall: "2026-12-07T17:05:02+01:00" (local, with its offset),
+ * or "2026-12-07T16:05:02Z" with utc. */
+char *wait_stamp(char *buf, size_t n, double wall, int utc);
+/* Piped: 1 when a line is due: its verdict (key) changed, or interval seconds passed since the
+ * last line (since_last) and its text is not the last one's. */
+int wait_news(const char *key, const char *last_key, const char *line, const char *last_line,
+              double since_last, double interval);

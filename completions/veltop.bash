@@ -4,7 +4,7 @@
 _veltop() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} kc="" i
     local opts="--kubeconfig --context --all-contexts -n --namespace --namespace-for --cacert --demo --fleet --scenario --speed --once --json
---details --utc --list-contexts --wait --timeout --no-bell --notify --serve --version -h --help"
+--details --utc --list-contexts --wait --timeout --interval --no-bell --notify --serve --version -h --help"
     case $prev in
     --context | --namespace-for) # context names (--namespace-for: then =NAMESPACE)
         for ((i = 1; i < COMP_CWORD - 1; i++)); do
@@ -33,7 +33,7 @@ _veltop() {
         COMPREPLY=($(compgen -W "127.0.0.1:9368 :9368" -- "$cur"))
         return 0
         ;;
-    -n | --namespace | --speed | --notify | --timeout)
+    -n | --namespace | --speed | --notify | --timeout | --interval)
         return 0
         ;;
     esac

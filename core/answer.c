@@ -14,14 +14,18 @@
 #include "logderive.h"
 
 /* At first sight (no counter watched moving) the one piece of evidence is the age of the last
- * status write, and the cadence is not known: quiet for under 3 of Velero's own update
- * intervals (1 s item patches, 10 s byte updates) is moving; for 3 of its 10 s updates or more,
- * whatever it waits on, stalled (as the trackers judge a counter whose cadence they have not seen
- * yet: estimator.c); in between, unknown. */
+ * status write, and the cadence is not seen yet: quiet for under 3 of its update intervals is
+ * moving (10 s byte updates; for items Velero's 1 s patches, or the run's own pace since its
+ * start when that is slower: est_interval of the seeded tracker, so a run writing an item every
+ * 5 s is not "unknown" between its writes); for 3 of its 10 s updates or more, and past 3 of its
+ * intervals, whatever it waits on, stalled (as the trackers judge a counter whose cadence they
+ * have not seen yet: estimator.c); in between, unknown. */
 #define ANS_FIRST_SIGHT_STALLED_S 30.0
-static double ans_first_sight_moving(const run_answer *a)
+static double ans_first_sight_moving(const run_answer *a, const model_run *r)
 {
-    return a->waiting == RE_PODVOLS || a->waiting == RE_DATAMOVER ? 3 * 10.0 : 3 * 1.0;
+    if (a->waiting == RE_PODVOLS || a->waiting == RE_DATAMOVER) return 3 * 10.0;
+    double iv = est_interval(r->items);
+    return 3 * (iv > 1.0 ? iv : 1.0);
 }
 
 /* Everything done and the phase not moving on: no progress to measure. After this the answer is
@@ -284,7 +288,8 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     if (e.stalled) {
         a->stalled = ANS_YES;
         a->stalled_for = quiet > e.stalled_for ? quiet : e.stalled_for;
-    } else if (!watched && fw == 0 && quiet >= ANS_FIRST_SIGHT_STALLED_S) {
+    } else if (!watched && fw == 0 &&
+               quiet >= fmax(ANS_FIRST_SIGHT_STALLED_S, ans_first_sight_moving(a, r))) {
         a->stalled = ANS_YES; /* seen at first sight: nothing written for 3 of its intervals */
         a->stalled_for = quiet;
         a->stalled_part = RE_ITEMS;
@@ -293,7 +298,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
                 a->stalled_part = (re_part)p;
                 a->stalled_vol = a->part[p].last;
             }
-    } else if (watched || (quiet >= 0 && (fw > 0 || quiet < ans_first_sight_moving(a)))) {
+    } else if (watched || (quiet >= 0 && (fw > 0 || quiet < ans_first_sight_moving(a, r)))) {
         a->stalled = ANS_NO;
     } else {
         a->stalled = ANS_UNKNOWN;

@@ -272,6 +272,15 @@ static double est_observed_interval(const est *e)
     return k % 2 ? gaps[k / 2] : (gaps[k / 2 - 1] + gaps[k / 2]) / 2;
 }
 
+double est_interval(const est *e)
+{
+    if (!e) return -1;
+    double iv = est_observed_interval(e);
+    if (iv < e->interval_s) iv = e->interval_s;
+    if (e->fine.n < 3 && e->seed_rate > 0 && 1 / e->seed_rate > iv) iv = 1 / e->seed_rate;
+    return iv;
+}
+
 static double est_window(const est *e)
 {
     double w = 6 * est_observed_interval(e);

@@ -36,6 +36,10 @@ double est_eta(const est *e, double now); /* seconds to reach total; < 0 when un
 /* Seconds since the counter last moved; stalled when that exceeds 3 x expected interval (and at
  * least the update cadence allows). Returns 1 if stalled and sets *since_s. */
 int est_stalled(const est *e, double now, double *since_s);
+/* Its update interval as learned from its own cadence (what "3 of its update intervals" counts):
+ * the median of its recent gaps, or before two gaps are seen the seed's pace (a unit every 1 /
+ * rate s); never below the expected interval. < 0 for NULL. */
+double est_interval(const est *e);
 double est_last_change(const est *e); /* time of the last change, < 0 if none */
 /* Time of the last change seen as a move (the counter went up after its first sighting), < 0 if
  * it was never seen moving: the first sample (attach, seed) is where watching began, no

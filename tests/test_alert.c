@@ -137,6 +137,57 @@ START_TEST(items_done_while_volumes_move_is_no_stall)
 }
 END_TEST
 
+/* A slow, steady run: one item written every 5 s (0.2 items/s), watched from its first item
+ * (attach 0) or attached mid-run (seeded by the average since its start). Between writes the run's
+ * answer says moving at every instant, and the alerts, which render that answer, never say
+ * stalled: no event, no bell, no title. */
+static void slow_steady(int attach_mid)
+{
+    alert_configure(1, NULL);
+    model *m = model_new();
+    vl_run r = {0};
+    r.kind = VL_BACKUP;
+    r.meta.name = "slow";
+    r.phase = "InProgress";
+    r.phase_id = VL_PH_IN_PROGRESS;
+    r.has_progress = 1;
+    r.items_total = 400;
+    r.items_done = attach_mid ? 40 : 0;
+    r.started = attach_mid ? 1100 - 200 : 1100; /* cluster time = wall = now + 1000 */
+    model_upsert_run(m, &r, 100, 1100);
+    char title[200] = "";
+    int bell = 0;
+    for (int k = 0; k <= 1200; k++) { /* 600 s, scanned every 0.5 s */
+        double t = 100 + k * 0.5;
+        if (k && k % 10 == 0) { /* an item every 5 s */
+            r.items_done++;
+            model_upsert_run(m, &r, t, t + 1000);
+        }
+        ans_ctx c = at(m, t, 0);
+        run_answer a;
+        answer_run(&c, model_find_run(m, VL_BACKUP, "slow"), &a);
+        if (t >= 106) /* its first write seen moving (the first sight may say unknown) */
+            ck_assert_msg(a.stalled == ANS_NO, "t=%.1f: stalled %d for %.1f s", t, (int)a.stalled,
+                          a.stalled_for);
+        ck_assert_msg(scan(m, t, 0, title, sizeof title, &bell) == 0, "t=%.1f: %s", t, title);
+        ck_assert_int_eq(bell, 0);
+    }
+    ck_assert_str_eq(title, "");
+    model_free(m);
+}
+
+START_TEST(slow_steady_run_is_no_stall)
+{
+    slow_steady(0);
+}
+END_TEST
+
+START_TEST(slow_steady_run_attached_mid_run_is_no_stall)
+{
+    slow_steady(1);
+}
+END_TEST
+
 START_TEST(notify_runs_the_command_with_the_event)
 {
     char *dir = tu_mkdtemp();
@@ -208,6 +259,8 @@ int main(void)
     tcase_add_test(tc, events_from_phase_and_stall_changes);
     tcase_add_test(tc, scan_fires_once_per_change_and_not_at_start);
     tcase_add_test(tc, items_done_while_volumes_move_is_no_stall);
+    tcase_add_test(tc, slow_steady_run_is_no_stall);
+    tcase_add_test(tc, slow_steady_run_attached_mid_run_is_no_stall);
     tcase_add_test(tc, notify_runs_the_command_with_the_event);
     tcase_add_test(tc, notify_gets_the_original_open_file_limit);
     suite_add_tcase(s, tc);

@@ -379,6 +379,41 @@ START_TEST(finish_time_a_day_away_carries_its_date)
 }
 END_TEST
 
+/* Seen once (--once, or the first look of a watch): a slow, steady writer (0.2 items/s, 40 items in
+ * the 200 s since its start; or an item every 50 s) whose last status write is anywhere between
+ * two of its writes is moving, as it is to a veltop that watches it: not "unknown" from 3 s on
+ * (a fast run's 1 s item cadence), nor "stalled" from 30 s on. Quiet for 3 of its own intervals,
+ * it is no longer called moving; past them and 30 s, stalled. */
+START_TEST(slow_writer_at_first_sight_is_moving_between_writes)
+{
+    static const struct {
+        double started_ago, gap;
+        int64_t done;
+    } w[] = {{200, 5, 40}, {2000, 50, 40}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        for (double q = 0; q <= w[i].gap + 4 * w[i].gap; q += 0.5) {
+            model *m = model_new();
+            vl_run r;
+            set_run(&r, "slow", VL_PH_IN_PROGRESS, T0 - w[i].started_ago, w[i].done, 400);
+            r.meta.status_time = T0 - q; /* the API server's time of its last status write */
+            model_run *mr = model_upsert_run(m, &r, 0, T0);
+            run_answer a;
+            answer_at(m, mr, 0, &a);
+            if (q < 3 * w[i].gap)
+                ck_assert_msg(a.stalled == ANS_NO, "an item every %.0f s, written %.1f s ago: %d",
+                              w[i].gap, q, (int)a.stalled);
+            else if (q < fmax(30, 3 * w[i].gap))
+                ck_assert_msg(a.stalled == ANS_UNKNOWN, "every %.0f s, %.1f s ago: %d", w[i].gap, q,
+                              (int)a.stalled);
+            else
+                ck_assert_msg(a.stalled == ANS_YES, "every %.0f s, %.1f s ago: %d", w[i].gap, q,
+                              (int)a.stalled);
+            model_free(m);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -393,6 +428,7 @@ int main(void)
     tcase_add_test(tc, part_stalled_is_not_a_stalled_run);
     tcase_add_test(tc, finish_time_a_day_away_carries_its_date);
     tcase_add_test(tc, volume_idle_by_its_write_time_is_stalled_at_first_sight);
+    tcase_add_test(tc, slow_writer_at_first_sight_is_moving_between_writes);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -567,6 +567,31 @@ START_TEST(a_stall_is_no_change_of_rate)
 }
 END_TEST
 
+/* The counter's update interval as learned from its own cadence: before any gap is seen, the
+ * seed's pace (a unit every 1 / rate seconds); then the median of its gaps; never below the
+ * expected interval. */
+START_TEST(interval_is_learned_from_the_counter)
+{
+    est *e = est_new(&items_opts);
+    ck_assert_near(est_interval(e), 1.0, 1e-9); /* nothing seen: the expected interval */
+    est_seed(e, 1000.0, 40, 200.0);             /* 40 items in 200 s: one every 5 s */
+    ck_assert_near(est_interval(e), 5.0, 1e-9);
+    for (int k = 1; k <= 4; k++) est_sample(e, 1000.0 + 5 * k, 40 + k, 400);
+    ck_assert_near(est_interval(e), 5.0, 1e-9);
+    for (int k = 1; k <= 9; k++) est_sample(e, 1020.0 + 2 * k, 44 + k, 400);
+    ck_assert_near(est_interval(e), 2.0, 1e-9); /* its gaps now: 2 s */
+    est *f = est_new(&items_opts);
+    est_seed(f, 1000.0, 1200, 600.0); /* 2 items/s: the expected 1 s still */
+    ck_assert_near(est_interval(f), 1.0, 1e-9);
+    est *b = est_new(&bytes_opts);
+    ck_assert_near(est_interval(b), 10.0, 1e-9);
+    ck_assert_near(est_interval(NULL), -1, 1e-9);
+    est_free(b);
+    est_free(f);
+    est_free(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimator");
@@ -593,6 +618,7 @@ int main(void)
     tcase_add_test(tc, jitter_and_single_bursts_are_no_change_of_rate);
     tcase_add_test(tc, a_stall_is_no_change_of_rate);
     tcase_add_test(tc, a_step_through_jitter_is_followed_within_15_s);
+    tcase_add_test(tc, interval_is_learned_from_the_counter);
     if (!getenv("VELTOP_UNDER_VALGRIND")) tcase_add_test(tc, estimators_are_small);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

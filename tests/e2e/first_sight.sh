@@ -39,7 +39,7 @@ tui_keys q
     >"$TUI_DIR/wait.out" 2>"$TUI_DIR/wait.err"; st=$?
 [ "$st" = 6 ] || tui_fail "--wait --timeout: status $st, $(cat "$TUI_DIR/wait.out" "$TUI_DIR/wait.err")"
 # (every item and its volume done, the phase never moving on: stuck on finalizing)
-grep -Eq '^backup idle-6m  InProgress  items 30/~?30  bytes 100.0 MiB/100.0 MiB  stalled 6m[0-9]+s \(finalizing\)  rate [0-9.]+/s  eta none \(stalled\)$' "$TUI_DIR/wait.out" ||
+grep -Eq '^[0-9T:+-]+ backup idle-6m  InProgress  items 30/~?30  bytes 100.0 MiB/100.0 MiB  stalled 6m[0-9]+s \(finalizing\)  eta none  waiting on finalizing$' "$TUI_DIR/wait.out" ||
     tui_fail "--wait line: $(cat "$TUI_DIR/wait.out")"
 grep -q 'timed out after 3s: backup idle-6m is InProgress' "$TUI_DIR/wait.err" ||
     tui_fail "--wait stderr: $(cat "$TUI_DIR/wait.err")"

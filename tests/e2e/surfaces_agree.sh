@@ -50,7 +50,7 @@ PY
 [ "$jkind" = estimate ] && [ "$jstall" = False ] && [ "$jwait" = PodVolumeRestore ] ||
     tui_fail "--once: drill $jkind stalled=$jstall waiting on $jwait"
 near "$je" "$le" || tui_fail "ETA: list $list_eta ($le s), --once $je s"
-weta=$(sed -n 's/.*  eta \([^ ]*\).*/\1/p' "$TUI_DIR/wait.out" | head -n 1)
+weta=$(sed -n 's/.*  eta done in \([^ ]*\) (at .*/\1/p' "$TUI_DIR/wait.out" | head -n 1)
 we=$(secs "$weta") || tui_fail "--wait line: $(cat "$TUI_DIR/wait.out")"
 near "$we" "$le" || tui_fail "ETA: list $list_eta ($le s), --wait $weta ($we s)"
 grep -q 'stalled' "$TUI_DIR/wait.out" && tui_fail "--wait called the moving restore stalled"
@@ -64,7 +64,7 @@ s = runs[("Backup", "stuck")]
 assert s["stalled"] is True and s["etaSeconds"] is None and s["etaReason"] == "stalled", s
 assert s["waitingOn"]["kind"] == "PodVolumeBackup", s
 PY
-grep -Eq '^backup stuck  InProgress .* stalled [0-9hms]+ \(pod volumes: inventory/minio-0:export\) .* eta none \(stalled\)$' "$TUI_DIR/waits.out" ||
+grep -Eq ' backup stuck  InProgress .* stalled [0-9hms]+ \(pod volumes inventory/minio-0:export\)  eta none  waiting on pod volumes [^ ]+$' "$TUI_DIR/waits.out" ||
     tui_fail "--wait stuck: $(cat "$TUI_DIR/waits.out")"
 title=$(tmux -L "$TUI_SOCK" display-message -p -t veltop '#{pane_title}')
 [ "$title" = "veltop: backup stuck stalled" ] || tui_fail "title: '$title'"
@@ -91,7 +91,7 @@ kill -STOP "$TUI_SIM_PID"
 tui_wait 'R drill +InProgress +.* 20/~?20 +[0-9.]+/s +stale ' 30
 tui_wait '^health unknown +no current data since'
 for _ in $(seq 1 300); do grep -q '(cluster not answering since ' "$TUI_DIR/waito.out" && break; sleep 0.1; done
-grep -Eq '^restore drill  InProgress .* eta unknown \(data not current\)  \(cluster not answering since [0-9:]+\)$' \
+grep -Eq ' restore drill  InProgress .* eta unknown: no current data since [0-9:]+  waiting on .*  \(cluster not answering since [0-9:]+\)$' \
     "$TUI_DIR/waito.out" || { kill -CONT "$TUI_SIM_PID"; tui_fail "--wait in the outage: $(cat "$TUI_DIR/waito.out")"; }
 kill -CONT "$TUI_SIM_PID"
 tui_wait '● live' 20
@@ -124,7 +124,7 @@ assert r["incomplete"] == "pod volumes and data downloads not visible: podvolume
 assert r["bytesDone"] is None and r["bytesTotal"] is None, r
 PY
 "$VELTOP" --kubeconfig "$KC" --wait restore/drill --timeout 2s >"$TUI_DIR/wait.out" 2>/dev/null
-grep -q 'eta unknown (pod volumes and data downloads not visible: podvolumerestores forbidden)' \
+grep -q 'eta unknown: pod volumes and data downloads not visible: podvolumerestores forbidden' \
     "$TUI_DIR/wait.out" || tui_fail "--wait forbidden: $(cat "$TUI_DIR/wait.out")"
 tui_start 140 40 --kubeconfig "$KC"
 tui_wait 'R drill +InProgress +.* 20/~?20 +[0-9.]+/s +\? ' 30
