@@ -47,6 +47,8 @@ const char *answer_why_text(ans_why w)
         return "not visible";
     case ANS_WHY_LOADING:
         return "loading";
+    case ANS_WHY_UNSIZED:
+        return "volumes not sized yet";
     }
     return "";
 }
@@ -190,6 +192,12 @@ static void ans_missing(const ans_ctx *c, const model_run *r, run_answer *a)
     }
 }
 
+/* 1 while a part still in play has volumes not sized yet. */
+static int ans_unsized_left(const runeta *e)
+{
+    return e->part[RE_PODVOLS].n_unsized + e->part[RE_DATAMOVER].n_unsized > 0;
+}
+
 /* Seconds the run's end has waited on a phase change with nothing to measure (everything done,
  * Finalizing or the operations controller yet to move): since the newest evidence. */
 static double ans_final_wait(const ans_ctx *c, const run_answer *a)
@@ -327,24 +335,32 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         /* everything done when first seen, and nothing says since when: it may end in a
          * second or have been stuck for an hour */
         a->eta_why = ANS_WHY_NO_EVIDENCE;
-    } else if (e.eta < 0) {
+    } else if (e.eta < 0 || (e.unknown_only && !e.from_history)) {
+        /* nothing to project: what is left is unknown (volumes not sized, or with no rate
+         * anywhere to time them by), or waits on what cannot be seen */
         a->eta_why = e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT
                          ? ANS_WHY_NO_RATE
-                         : ANS_WHY_NO_EVIDENCE;
+                     : e.unknown_only && ans_unsized_left(&e) ? ANS_WHY_UNSIZED
+                                                              : ANS_WHY_NO_EVIDENCE;
+        a->from_history = 0;
     } else {
         a->eta_kind = ANS_ETA_ESTIMATE;
         a->eta = e.eta;
         a->eta_end = c->wall + e.eta;
         if (e.bound) {
             /* runeta's bound is the known parts' projection: what is not known yet (volumes not
-             * sized, volumes still to come, items not collected) can only add to it, but the
-             * projection itself is an estimate, not a promise */
-            int unsized = e.part[RE_PODVOLS].n_unknown + e.part[RE_DATAMOVER].n_unknown;
+             * sized, volumes still to come, items not counted) can only add to it, but the
+             * projection itself is an estimate, not a promise. The caveat names what the
+             * figures show: "not sized" only beside a bytes total that is unknown */
+            const re_stage *pv = &e.part[RE_PODVOLS], *dm = &e.part[RE_DATAMOVER];
             a->eta_caveat = e.part[RE_ITEMS].state == RE_PENDING && e.part[RE_ITEMS].total <= 0
                                 ? "items not counted yet"
-                            : unsized                      ? "volumes not sized yet"
-                            : e.part[RE_PODVOLS].n_stalled ? "a volume is stalled"
-                                                           : "more volumes may come";
+                            : a->n_unsized && ans_unsized_left(&e) ? "volumes not sized yet"
+                            : pv->n_unknown + dm->n_unknown > pv->n_unsized + dm->n_unsized
+                                ? "a volume has no rate yet"
+                            : pv->n_borrowed + dm->n_borrowed ? "volumes not moving yet"
+                            : pv->n_stalled + dm->n_stalled   ? "a volume is stalled"
+                                                              : "more volumes may come";
         }
     }
     /* against the schedule's usual: the run's duration so far, and as predicted */
@@ -380,9 +396,9 @@ char *answer_eta_cell(char *buf, size_t n, const run_answer *a, int utf8)
     }
     fmt_eta(d, sizeof d, a->eta);
     if (a->eta_kind == ANS_ETA_BOUND)
-        snprintf(buf, n, "%s%s", utf8 ? "\u2265" : ">=", d[0] == '>' ? d + 2 : d);
+        snprintf(buf, n, "%s%s", utf8 ? "\u2265" : ">=", d);
     else
-        snprintf(buf, n, "%s%s", d, a->eta_caveat && d[0] != '>' ? "+" : "");
+        snprintf(buf, n, "%s%s", d, a->eta_caveat ? "+" : "");
     return buf;
 }
 
@@ -393,10 +409,10 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
     if (a->eta_kind != ANS_ETA_NONE) {
         fmt_eta(d, sizeof d, a->eta);
         if (a->eta_kind == ANS_ETA_BOUND)
-            snprintf(buf, n, "done in \u2265 %s", d[0] == '>' ? d + 2 : d);
+            snprintf(buf, n, "done in \u2265 %s", d);
         else
-            snprintf(buf, n, "done in %s%s (at %s)%s%s", d[0] == '>' ? "" : "~", d,
-                     fmt_clock(t, sizeof t, a->eta_end, 0), a->eta_caveat ? ", " : "",
+            snprintf(buf, n, "done in ~%s (at %s)%s%s", d,
+                     fmt_clock_since(t, sizeof t, a->eta_end, a->at), a->eta_caveat ? ", " : "",
                      a->eta_caveat ? a->eta_caveat : "");
         return buf;
     }
@@ -416,6 +432,9 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
         break;
     case ANS_WHY_NOT_RUNNING:
         snprintf(buf, n, "-");
+        break;
+    case ANS_WHY_UNSIZED:
+        snprintf(buf, n, "unknown: %s", answer_why_text(a->eta_why));
         break;
     default:
         snprintf(buf, n, "unknown: no rate yet");

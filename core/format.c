@@ -29,11 +29,18 @@ char *fmt_duration(char *buf, size_t n, double s)
 
 char *fmt_eta(char *buf, size_t n, double s)
 {
-    if (s > 2 * 86400) {
-        snprintf(buf, n, "> 2d");
+    if (!(s >= 0 && isfinite(s))) {
+        snprintf(buf, n, "-");
         return buf;
     }
-    return fmt_duration(buf, n, s);
+    if (s < 1000 * 86400.0) return fmt_duration(buf, n, s);
+    /* a real projection of years (a crawling run): the number, never a cap standing in for it */
+    double y = s / (365.25 * 86400);
+    if (y < 1e6)
+        snprintf(buf, n, "%.0fy", y);
+    else
+        snprintf(buf, n, "%.1ey", y);
+    return buf;
 }
 
 char *fmt_bytes(char *buf, size_t n, int64_t bytes)

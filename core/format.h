@@ -6,7 +6,8 @@
 
 /* "0s", "45s", "3m12s", "1h04m", "2d03h"; "-" when s < 0. */
 char *fmt_duration(char *buf, size_t n, double s);
-/* As fmt_duration, but "> 2d" beyond two days and "-" when unknown (< 0). */
+/* An ETA as it is, however long: as fmt_duration ("3d04h", "412d07h"), whole years past 1000
+ * days ("31y", "5.8e+10y"), and "-" when unknown (< 0, NaN, infinite). */
 char *fmt_eta(char *buf, size_t n, double s);
 /* Binary units: "0 B", "512 B", "1.0 KiB", "2.0 GiB" (one decimal from KiB up). */
 char *fmt_bytes(char *buf, size_t n, int64_t bytes);

@@ -128,9 +128,10 @@ START_TEST(stalled_run_has_no_eta)
     ck_assert_int_eq(a.eta_why, ANS_WHY_STALLED);
     char buf[64];
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "stall");
-    /* the cell of an estimate past two days, and of one that may grow, whole (never "≥> 2d") */
+    /* the cell of an estimate past two days is its projection (never a "> 2d" cap), and of one
+     * that may grow has the "+" */
     run_answer e = {.eta_kind = ANS_ETA_ESTIMATE, .eta = 3 * 86400.0, .eta_caveat = "more"};
-    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "> 2d");
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3d00h+");
     e.eta = 192;
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s+");
     e.eta_caveat = NULL;
@@ -286,6 +287,82 @@ START_TEST(part_stalled_is_not_a_stalled_run)
 }
 END_TEST
 
+/* A slow steady run (1000 of 5000 items in its first day, attached now): its ETA is the
+ * projection, 4 days, on every surface; never 172801 s, the old 2-day cap standing in for it. */
+START_TEST(slow_run_eta_is_its_projection_not_a_cap)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "slow", VL_PH_IN_PROGRESS, T0 - 86400, 1000, 5000);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    run_answer a;
+    answer_at(m, mr, 0, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_msg(fabs(a.eta - 4 * 86400.0) < 60, "%f", a.eta);
+    char buf[128];
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "4d00h");
+    setenv("TZ", "UTC", 1);
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &a, 1),
+                     "done in ~4d00h (at 2024-01-11 11:20:01)");
+    model_free(m);
+}
+END_TEST
+
+/* Velero issue #7851's object: every item done, a PodVolumeBackup InProgress with bytesDone 634
+ * and no totalBytes. Nothing says how much it has left: no ETA, and the reason says why (it was
+ * "done in ~1s" before, the unsized volume counted as 0 s). */
+START_TEST(unsized_volume_alone_left_has_no_eta_and_says_why)
+{
+    model *m = model_new();
+    vl_run r;
+    model_run *mr = run_moving(m, &r, "b", 10, 10);
+    vl_volume v;
+    set_vol(&v, "b-v", "b", VL_PH_IN_PROGRESS, 634, 0);
+    model_upsert_volume(m, &v, 10);
+    run_answer a;
+    answer_at(m, mr, 11, &a);
+    ck_assert_int_eq(a.bytes_total_known, 0);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_UNSIZED);
+    char buf[128];
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &a, 1), "unknown: volumes not sized yet");
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "?");
+    ck_assert_str_eq(answer_why_text(a.eta_why), "volumes not sized yet");
+    model_free(m);
+}
+END_TEST
+
+/* A volume sized (totalBytes known) but not moving yet (Accepted) beside one moving at 10 MiB/s:
+ * the bytes total is known, so the caveat never says "not sized"; the waiting one is timed at its
+ * sibling's rate, an estimate that may grow. */
+START_TEST(caveat_agrees_with_the_byte_figures)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 100, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_volume v1, v2;
+    set_vol(&v1, "b-1", "b", VL_PH_IN_PROGRESS, 0, (int64_t)(1000 * MiB));
+    set_vol(&v2, "b-2", "b", VL_PH_ACCEPTED, 0, (int64_t)(2000 * MiB));
+    v2.phase = (char *)"Accepted";
+    v2.pod_name = (char *)"postgres-1";
+    model_upsert_volume(m, &v2, 0);
+    for (int t = 0; t <= 60; t += 10) {
+        v1.bytes_done = (int64_t)(t * 10 * MiB);
+        model_upsert_volume(m, &v1, t);
+    }
+    run_answer a;
+    answer_at(m, mr, 61, &a);
+    ck_assert_int_eq(a.n_unsized, 0);
+    ck_assert_int_eq(a.bytes_total_known, 1);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_str_eq(a.eta_caveat, "volumes not moving yet");
+    /* 2000 MiB at the 10 MiB/s its sibling moves at, then Finalizing's second */
+    ck_assert_msg(fabs(a.eta - 201) < 5, "%f", a.eta);
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -298,6 +375,9 @@ int main(void)
     tcase_add_test(tc, forbidden_list_is_said);
     tcase_add_test(tc, unsized_volume_leaves_the_total_unknown);
     tcase_add_test(tc, part_stalled_is_not_a_stalled_run);
+    tcase_add_test(tc, slow_run_eta_is_its_projection_not_a_cap);
+    tcase_add_test(tc, unsized_volume_alone_left_has_no_eta_and_says_why);
+    tcase_add_test(tc, caveat_agrees_with_the_byte_figures);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
