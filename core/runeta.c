@@ -297,15 +297,23 @@ static void re_items(const model_run *r, double now, double elapsed, int pass_ov
     s->eta = re_finite(s->eta);
 }
 
-/* 1 while the item pass has pods or PVCs left: each may bring a volume. */
+/* 1 while the item pass has pods or PVCs left: each may bring a volume. A log-derived row with
+ * no total (MODEL_RES_NO_TOTAL) says nothing of what is left: the run's own count does (every
+ * item done: none left). */
 static int re_volumes_may_come(const model_run *r)
 {
     size_t n;
     const model_res *res = model_run_resources(r, &n, NULL);
+    const vl_run *x = r->run;
+    int items_left = !(x->items_total > 0 && x->items_done >= x->items_total);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(res[i].resource, "pods") && strcmp(res[i].resource, "persistentvolumeclaims"))
             continue;
-        if (res[i].total <= 0 || res[i].done < res[i].total) return 1;
+        if (res[i].flags & MODEL_RES_NO_TOTAL) {
+            if (items_left) return 1;
+        } else if (res[i].total <= 0 || res[i].done < res[i].total) {
+            return 1;
+        }
     }
     return 0;
 }

@@ -363,6 +363,40 @@ START_TEST(caveat_agrees_with_the_byte_figures)
 }
 END_TEST
 
+/* A restore on stock Velero: its pods row derived from the log has no total ("100 of ?"), every
+ * item is restored and its one volume moves. No more volumes can come: the estimate has no
+ * caveat (a row without a total said "may come" from its missing total). */
+START_TEST(no_total_row_of_a_finished_item_pass_brings_no_volumes)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "rs", VL_PH_IN_PROGRESS, T0, 100, 100);
+    r.kind = VL_RESTORE;
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_res_progress rows[] = {{(char *)"pods", 100, 0}};
+    const unsigned char flags[] = {MODEL_RES_NO_TOTAL};
+    model_run_set_derived(m, mr, rows, 1, flags, 0);
+    vl_volume v;
+    set_vol(&v, "rs-v", "rs", VL_PH_IN_PROGRESS, 0, (int64_t)(1000 * MiB));
+    v.kind = VL_PVR;
+    for (int t = 0; t <= 60; t += 10) {
+        v.bytes_done = (int64_t)(t * 10 * MiB);
+        model_upsert_volume(m, &v, t);
+    }
+    run_answer a;
+    answer_at(m, mr, 61, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_ptr_null(a.eta_caveat);
+    ck_assert_msg(fabs(a.eta - 41) < 3, "%f", a.eta); /* 400 MiB at 10 MiB/s, then Finalizing */
+    /* the same row while items are left: pods still to come may bring volumes */
+    r.items_done = 90;
+    model_upsert_run(m, &r, 61, T0 + 61);
+    answer_at(m, mr, 61, &a);
+    ck_assert_str_eq(a.eta_caveat, "more volumes may come");
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -378,6 +412,7 @@ int main(void)
     tcase_add_test(tc, slow_run_eta_is_its_projection_not_a_cap);
     tcase_add_test(tc, unsized_volume_alone_left_has_no_eta_and_says_why);
     tcase_add_test(tc, caveat_agrees_with_the_byte_figures);
+    tcase_add_test(tc, no_total_row_of_a_finished_item_pass_brings_no_volumes);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
