@@ -33,13 +33,22 @@ char *fmt_eta(char *buf, size_t n, double s)
         snprintf(buf, n, "-");
         return buf;
     }
-    if (s < 1000 * 86400.0) return fmt_duration(buf, n, s);
-    /* a real projection of years (a crawling run): the number, never a cap standing in for it */
+    if (s < 100 * 86400.0) return fmt_duration(buf, n, s);
+    /* a real projection of months or years (a crawling run): the number, never a cap standing
+     * in for it, in at most 5 cells as the list's ETA column has them */
+    if (s < 1000 * 86400.0) {
+        snprintf(buf, n, "%lldd", (long long)(s / 86400));
+        return buf;
+    }
     double y = s / (365.25 * 86400);
-    if (y < 1e6)
+    if (y < 999.5) {
         snprintf(buf, n, "%.0fy", y);
-    else
-        snprintf(buf, n, "%.1ey", y);
+        return buf;
+    }
+    int e = (int)floor(log10(y));
+    double mant = y / pow(10, e);
+    if (mant >= 9.5) mant = 1, e++;
+    snprintf(buf, n, "%.0fe%dy", mant, e);
     return buf;
 }
 

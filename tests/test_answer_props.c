@@ -50,7 +50,7 @@ typedef struct gen_run {
     char name[32];
     vl_res_progress res[2];
     vl_volume v[NVOLS];
-    char vname[NVOLS][32];
+    char vname[NVOLS][48];
     int nv;
 } gen_run;
 

@@ -31,9 +31,13 @@ START_TEST(eta_is_never_capped_and_unknown_is_a_dash)
     ck_assert_str_eq(fmt_eta(b, sizeof b, 90), "1m30s");
     ck_assert_str_eq(fmt_eta(b, sizeof b, 3 * 86400 + 4 * 3600), "3d04h");
     ck_assert_str_eq(fmt_eta(b, sizeof b, 172801), "2d00h");
-    ck_assert_str_eq(fmt_eta(b, sizeof b, 999 * 86400.0), "999d00h");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 99 * 86400.0 + 23 * 3600), "99d23h");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 345.5 * 86400), "345d");
     ck_assert_str_eq(fmt_eta(b, sizeof b, 31 * 365.25 * 86400), "31y");
-    ck_assert_str_eq(fmt_eta(b, sizeof b, 1.8e18), "5.7e+10y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 998 * 365.25 * 86400), "998y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 1.8e18), "6e10y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 9.7 * 365.25 * 86400 * 1e3), "1e4y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 1.8e25), "6e17y");
 }
 END_TEST
 
