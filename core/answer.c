@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kubeclient/sat.h"
+#include "kubeclient/util.h"
 
 #include "format.h"
 #include "logderive.h"
@@ -410,9 +411,12 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
         fmt_eta(d, sizeof d, a->eta);
         if (a->eta_kind == ANS_ETA_BOUND)
             snprintf(buf, n, "done in \u2265 %s", d);
-        else
+        else if (a->eta_end < KC_TIME_END)
             snprintf(buf, n, "done in ~%s (at %s)%s%s", d,
                      fmt_clock_since(t, sizeof t, a->eta_end, a->at), a->eta_caveat ? ", " : "",
+                     a->eta_caveat ? a->eta_caveat : "");
+        else /* an end past year 9999 has no date to say */
+            snprintf(buf, n, "done in ~%s%s%s", d, a->eta_caveat ? ", " : "",
                      a->eta_caveat ? a->eta_caveat : "");
         return buf;
     }

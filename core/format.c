@@ -226,7 +226,8 @@ char *fmt_clock(char *buf, size_t n, double t, int with_date)
 char *fmt_clock_since(char *buf, size_t n, double t, double ref)
 {
     struct tm a, b;
-    if (t > 0 && ref > 0) {
+    /* past year 9999 (an ETA of ages) no time_t cast: fmt_clock says "-" */
+    if (t > 0 && t < KC_TIME_END && ref > 0 && ref < KC_TIME_END) {
         fmt_tm(t, &a);
         fmt_tm(ref, &b);
         if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday) return fmt_clock(buf, n, t, 0);

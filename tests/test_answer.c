@@ -304,6 +304,10 @@ START_TEST(slow_run_eta_is_its_projection_not_a_cap)
     setenv("TZ", "UTC", 1);
     ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &a, 1),
                      "done in ~4d00h (at 2024-01-11 11:20:01)");
+    /* an end past year 9999 has no date, and no time_t cast of it (UBSan aborted here) */
+    run_answer far = {
+        .eta_kind = ANS_ETA_ESTIMATE, .eta = 1.8e25, .eta_end = T0 + 1.8e25, .at = T0};
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &far, 1), "done in ~6e17y");
     model_free(m);
 }
 END_TEST

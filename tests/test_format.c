@@ -38,6 +38,8 @@ START_TEST(eta_is_never_capped_and_unknown_is_a_dash)
     ck_assert_str_eq(fmt_eta(b, sizeof b, 1.8e18), "6e10y");
     ck_assert_str_eq(fmt_eta(b, sizeof b, 9.7 * 365.25 * 86400 * 1e3), "1e4y");
     ck_assert_str_eq(fmt_eta(b, sizeof b, 1.8e25), "6e17y");
+    /* its end past year 9999: no date, and no time_t cast of it */
+    ck_assert_str_eq(fmt_clock_since(b, sizeof b, 1.8e25, 1.7e9), "-");
 }
 END_TEST
 
