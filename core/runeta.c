@@ -148,7 +148,12 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
     if (lc > *last_progress) *last_progress = lc;
     if (vl_phase_terminal(v->phase_id)) {
         s->n_done++;
-        double fr = est_rate(mv->bytes, now); /* finished: its whole-run average */
+        /* its whole-run average, from its own times (a volume first seen finished has no
+         * tracker of its own: model.c) */
+        double span = v->started > 0 && v->completed > v->started
+                          ? model_wall_span(m, v->completed - v->started)
+                          : -1;
+        double fr = span > 0 ? (double)v->bytes_done / span : -1;
         if (v->phase_id == VL_PH_COMPLETED && v->bytes_done > 0 && fr > 0 && isfinite(fr)) {
             s->done_rate += fr;
             s->n_done_rated++;

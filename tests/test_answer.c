@@ -401,6 +401,43 @@ START_TEST(no_total_row_of_a_finished_item_pass_brings_no_volumes)
 }
 END_TEST
 
+/* Waiting on plugin operations, the DataUpload sized but before its first byte update: it is
+ * timed at the rate the run's finished pod volume went at (an estimate that may grow); with no
+ * volume to go by there is no ETA and the reason says so. Both said "done in ~6s" before (the
+ * DataUpload counted as 0 s, then the operations' sync and Finalizing). */
+START_TEST(data_mover_before_its_first_byte_update)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_WAITING_PLUGIN_OPS, T0 - 200, 100, 100);
+    r.phase = (char *)"WaitingForPluginOperations";
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_volume pv, du;
+    set_vol(&pv, "b-pv", "b", VL_PH_COMPLETED, (int64_t)(1000 * MiB), (int64_t)(1000 * MiB));
+    pv.started = T0 - 200;
+    pv.completed = T0 - 100; /* 10 MiB/s on average */
+    model_upsert_volume(m, &pv, 0);
+    set_vol(&du, "b-du", "b", VL_PH_IN_PROGRESS, 0, (int64_t)(3000 * MiB));
+    du.kind = VL_DU;
+    du.started = T0 - 5;
+    du.meta.status_time = T0 - 5; /* the node-agent's write that made it InProgress */
+    model_upsert_volume(m, &du, 0);
+    run_answer a;
+    answer_at(m, mr, 1, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_str_eq(a.eta_caveat, "volumes not moving yet");
+    ck_assert_msg(fabs(a.eta - (300 + 5 + 1)) < 2, "%f", a.eta); /* 3000 MiB at 10 MiB/s */
+    model_remove_volume(m, VL_PVB, "b-pv");
+    model_refresh_volumes(m);
+    answer_at(m, mr, 1, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_NO_EVIDENCE);
+    char buf[128];
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &a, 1), "unknown: no rate yet");
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -417,6 +454,7 @@ int main(void)
     tcase_add_test(tc, unsized_volume_alone_left_has_no_eta_and_says_why);
     tcase_add_test(tc, caveat_agrees_with_the_byte_figures);
     tcase_add_test(tc, no_total_row_of_a_finished_item_pass_brings_no_volumes);
+    tcase_add_test(tc, data_mover_before_its_first_byte_update);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
