@@ -199,6 +199,32 @@ static int ans_unsized_left(const runeta *e)
     return e->part[RE_PODVOLS].n_unsized + e->part[RE_DATAMOVER].n_unsized > 0;
 }
 
+/* 1 while the end waits on volumes none of which has started (New, Accepted, Prepared: a
+ * node-agent preparing, an exposer pod starting): their silence is no stall at first sight, as
+ * the trackers do not call a counter that never moved stalled (the diagnosis says when such a
+ * wait is too long). A volume InProgress, sized or not, is judged by its silence as before. */
+static int ans_waits_on_unstarted(const ans_ctx *c, const model_run *r, const run_answer *a)
+{
+    if (a->waiting != RE_PODVOLS && a->waiting != RE_DATAMOVER) return 0;
+    size_t nv = model_run_volumes(c->m, r, NULL, 0);
+    model_volume **vv = xcalloc(nv ? nv : 1, sizeof *vv);
+    model_run_volumes(c->m, r, vv, nv);
+    int waiting = 0, started = 0;
+    for (size_t i = 0; i < nv; i++) {
+        const vl_volume *v = vv[i]->vol;
+        if (!v || vl_phase_terminal(v->phase_id)) continue;
+        re_part p = vv[i]->kind == VL_DU || vv[i]->kind == VL_DD ? RE_DATAMOVER : RE_PODVOLS;
+        if (p != a->waiting) continue;
+        if (v->phase_id == VL_PH_NEW || v->phase_id == VL_PH_ACCEPTED ||
+            v->phase_id == VL_PH_PREPARED)
+            waiting++;
+        else
+            started++;
+    }
+    free(vv);
+    return waiting > 0 && started == 0;
+}
+
 /* Seconds the run's end has waited on a phase change with nothing to measure (everything done,
  * Finalizing or the operations controller yet to move): since the newest evidence. */
 static double ans_final_wait(const ans_ctx *c, const run_answer *a)
@@ -293,7 +319,8 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     if (e.stalled) {
         a->stalled = ANS_YES;
         a->stalled_for = quiet > e.stalled_for ? quiet : e.stalled_for;
-    } else if (!watched && fw == 0 && quiet >= ANS_FIRST_SIGHT_STALLED_S) {
+    } else if (!watched && fw == 0 && quiet >= ANS_FIRST_SIGHT_STALLED_S &&
+               !ans_waits_on_unstarted(c, r, a)) {
         a->stalled = ANS_YES; /* seen at first sight: nothing written for 3 of its intervals */
         a->stalled_for = quiet;
         a->stalled_part = RE_ITEMS;

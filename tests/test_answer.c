@@ -438,6 +438,45 @@ START_TEST(data_mover_before_its_first_byte_update)
 }
 END_TEST
 
+/* Attached while the run waits on plugin operations and its DataUpload is still Accepted (the
+ * node-agent preparing it) with nothing written for a minute: the silence of a volume that never
+ * started is no stall (it said "stalled", the ETA's reason with it); stalled is unknown and the
+ * ETA none, both with a true reason. The same DataUpload InProgress and silent is stalled. */
+START_TEST(unstarted_data_mover_is_not_stalled_at_first_sight)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_WAITING_PLUGIN_OPS, T0 - 300, 100, 100);
+    r.phase = (char *)"WaitingForPluginOperations";
+    r.meta.status_time = T0 - 60;
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_volume du;
+    set_vol(&du, "b-du", "b", VL_PH_ACCEPTED, 0, (int64_t)(3000 * MiB));
+    du.phase = (char *)"Accepted";
+    du.kind = VL_DU;
+    du.meta.status_time = T0 - 60;
+    model_upsert_volume(m, &du, 0);
+    run_answer a;
+    answer_at(m, mr, 0, &a);
+    ck_assert_int_eq(a.stalled, ANS_UNKNOWN);
+    ck_assert_int_eq(a.stalled_why, ANS_WHY_NO_EVIDENCE);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_NO_EVIDENCE);
+    model_free(m);
+    m = model_new();
+    mr = model_upsert_run(m, &r, 0, T0);
+    set_vol(&du, "b-du", "b", VL_PH_IN_PROGRESS, (int64_t)(100 * MiB), (int64_t)(3000 * MiB));
+    du.kind = VL_DU;
+    du.started = T0 - 120;
+    du.meta.status_time = T0 - 60;
+    model_upsert_volume(m, &du, 0);
+    answer_at(m, mr, 0, &a);
+    ck_assert_int_eq(a.stalled, ANS_YES);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_STALLED);
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -455,6 +494,7 @@ int main(void)
     tcase_add_test(tc, caveat_agrees_with_the_byte_figures);
     tcase_add_test(tc, no_total_row_of_a_finished_item_pass_brings_no_volumes);
     tcase_add_test(tc, data_mover_before_its_first_byte_update);
+    tcase_add_test(tc, unstarted_data_mover_is_not_stalled_at_first_sight);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
