@@ -18,6 +18,10 @@
  * 20 % to 90 % of the run (and from 10 %); a blank ETA counts as "ends now" (error 100 %); blank
  * ETAs while more than 10 s are left; how late a stall is flagged after the run stopped moving;
  * flags of a stall while something moved in the last 30 s (false stalls).
+ * Blank ETAs are counted by the reason the answer gave (a blank must have one). The --once view:
+ * every ATTACH_EVERY s a model made afresh from the objects as they are (an attach, no history
+ * watched), and its answer's blanks while the run moves and time is left.
+ * BENCH_ETA_BLANKS=1 prints each blank sample with its reason.
  * Usage: bench_eta [SEED=1]. Deterministic for a seed. */
 #include <math.h>
 #include <stdio.h>
@@ -356,7 +360,9 @@ static void drain(simstore_watch **w, heldset *h, model *m, double now, double w
 
 /* ---- one scenario ---- */
 
-#define MAXS 20000 /* samples: one per simulated second */
+#define MAXS         20000 /* samples: one per simulated second */
+#define ATTACH_EVERY 10    /* s between the --once answers (a model made afresh) */
+static int blank_why[16];  /* blank samples of the set by the reason the answer gave */
 
 typedef struct sample {
     double t;                     /* cluster time */
@@ -364,6 +370,7 @@ typedef struct sample {
     int stalled, bound;           /* the answer: stalled yes; the ETA a lower bound */
     double last_move;  /* time anything the run waits on last changed (the sim's truth) */
     ans_eta_kind kind; /* what the answer shows */
+    ans_why why;       /* ... and why not, when it shows none */
     int caveat;        /* an estimate that may grow (eta_caveat) */
     int stale_eta;     /* the same answer on data marked stale showed an ETA */
     int nvol;          /* the run's volumes that exist at t */
@@ -396,6 +403,8 @@ typedef struct result {
     double hist_max;       /* the largest |ETA - live| / live there */
     double hist_at30;      /* ETA and live projection at the first such sample */
     double hist_live30, hist_t30;
+    int attach_blank, attach_n; /* --once: answers without an ETA (> 10 s left, moving) / all */
+    char attach_why[256];       /* ... each as "at s: reason" */
 } result;
 
 static double rel_err(double left_pred, double t, double end)
@@ -546,7 +555,13 @@ static void summarise(const sample *s, int n, double start, double end, int pool
         free(e10[j]);
     }
     for (int i = 0; i < n; i++)
-        if (s[i].ours < 0 && !s[i].stalled && end - s[i].t > 10) r->blank++;
+        if (s[i].ours < 0 && !s[i].stalled && end - s[i].t > 10) {
+            r->blank++;
+            if (pooled && s[i].why < 16) blank_why[s[i].why]++;
+            if (getenv("BENCH_ETA_BLANKS"))
+                printf("blank %s at %.0f s of %.0f: %s\n", name, s[i].t - start, end - start,
+                       answer_why_text(s[i].why));
+        }
 }
 
 /* Round 5's figures, pooled over the set as well. */
@@ -669,6 +684,43 @@ static double live_projection(const run_answer *a, int *sized_moving)
     return pass < 0 ? -1 : end + (fin->eta > 0 ? fin->eta : 0);
 }
 
+/* What --once sees: a model made afresh from the objects as they are at `now` (an attach, no
+ * history watched), and the run's answer in it. *why gets the reason when there is no ETA. */
+typedef struct attach_sample {
+    double t, last_move;
+    ans_eta_kind kind;
+    ans_why why;
+    int stalled;
+} attach_sample;
+
+static void attach_answer(const heldset *h, vl_kind kind, double now, double wall,
+                          attach_sample *out)
+{
+    model *m = model_new();
+    for (size_t i = 0; i < h->n; i++) {
+        const held *x = &h->v[i];
+        if (!x->obj) continue;
+        if (x->kind == VL_BACKUP || x->kind == VL_RESTORE) model_upsert_run(m, x->obj, now, wall);
+    }
+    for (size_t i = 0; i < h->n; i++) {
+        const held *x = &h->v[i];
+        if (x->obj && x->kind != VL_BACKUP && x->kind != VL_RESTORE)
+            model_upsert_volume(m, x->obj, now);
+    }
+    model_refresh_volumes(m);
+    model_run *mr = model_find_run(m, kind, "target");
+    ans_ctx ac = {.m = m, .now = now, .wall = wall};
+    run_answer a;
+    answer_run(&ac, mr, &a);
+    out->t = wall;
+    out->kind = a.eta_kind;
+    out->why = a.eta_why;
+    out->stalled = a.stalled == ANS_YES;
+    model_free(m);
+}
+
+static int attach_blank_total, attach_n_total, attach_noreason;
+
 static int run_scenario(const bscn *sc, unsigned seed, result *res)
 {
     memset(res, 0, sizeof *res);
@@ -709,6 +761,8 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
     heldset h = {0};
     sample *s = xcalloc(MAXS, sizeof *s);
     int n = 0;
+    attach_sample *att = xcalloc(MAXS / ATTACH_EVERY + 1, sizeof *att);
+    int natt = 0;
     vl_kind kind = !strcmp(sc->kind, "Backup") ? VL_BACKUP : VL_RESTORE;
     double start = -1, end = -1, ema = -1, last_move = -1, prev_t = -1;
     int64_t prev_done = 0;
@@ -754,6 +808,7 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
         sample *p = &s[n++];
         p->t = t;
         p->kind = a.eta_kind;
+        p->why = a.eta_why;
         p->ours = a.eta_kind != ANS_ETA_NONE ? a.eta : -1;
         p->bound = a.eta_kind == ANS_ETA_BOUND;
         p->caveat = a.eta_kind == ANS_ETA_ESTIMATE && a.eta_caveat;
@@ -765,12 +820,38 @@ static int run_scenario(const bscn *sc, unsigned seed, result *res)
         p->items = model_run_eta(mr, now);
         p->avg = left_items > 0 && avg > 0 ? left_items / avg : -1;
         p->ema = left_items > 0 && ema > 0 ? left_items / ema : -1;
+        if (((long)now) % ATTACH_EVERY == 0) {
+            attach_answer(&h, kind, now, t, &att[natt]);
+            att[natt++].last_move = last_move;
+        }
     }
     if (end < 0 || start < 0) {
         fprintf(stderr, "bench_eta: %s: the target run did not end\n", sc->name);
         return -1;
     }
+    /* --once at every ATTACH_EVERY s: blank (no ETA) while more than 10 s are left and something
+     * moved in the last 40 s (the sim's truth) */
+    int ablank = 0, an = 0;
+    char whys[256] = "";
+    for (int i = 0; i < natt; i++) {
+        if (end - att[i].t <= 10) continue;
+        an++;
+        if (att[i].kind != ANS_ETA_NONE || att[i].t - att[i].last_move >= 40) continue;
+        ablank++;
+        if (att[i].why == ANS_WHY_NONE && !bscn_control(sc)) attach_noreason++;
+        size_t o = strlen(whys);
+        snprintf(whys + o, sizeof whys - o, " %.0fs:%s%s", att[i].t - start,
+                 att[i].stalled ? "stalled/" : "", answer_why_text(att[i].why));
+    }
+    if (!bscn_control(sc)) {
+        attach_blank_total += ablank;
+        attach_n_total += an;
+    }
+    free(att);
     summarise(s, n, start, end, !bscn_control(sc), sc->name, res);
+    res->attach_blank = ablank;
+    res->attach_n = an;
+    snprintf(res->attach_why, sizeof res->attach_why, "%s", whys);
     adaptation(s, n, start, end, sc->step_at, res);
     round5(s, n, start, end, sc, !bscn_control(sc), res);
     /* stalls: a flag while something moved in the last 3 byte intervals (30 s) is a false
@@ -869,11 +950,28 @@ int main(int argc, char **argv)
            "average-since-start %.1f%% / %.1f%%, EMA %.1f%% / %.1f%%\n",
            100 * pm[1], 100 * pp[1], pm[0] > 0 ? pm[1] / pm[0] : INFINITY, bench_verdict(ok_3x),
            100 * pm[2], 100 * pp[2], 100 * pm[3], 100 * pp[3]);
-    printf("set: blank ETAs with > 10 s left: %d %s; stalls flagged within %.0f s of the last move "
+    printf("set: blank ETAs with > 10 s left: %d, without a reason %d %s; stalls flagged within "
+           "%.0f s of the last move "
            "(target <= 40 s: 3 intervals + the 10 s grid) %s; missed %d; false stalls %d %s\n",
-           blank, bench_verdict(blank == 0), worst_latency,
-           bench_verdict(worst_latency <= 40 && !missed), missed, false_st,
+           blank, blank_why[ANS_WHY_NONE], bench_verdict(blank_why[ANS_WHY_NONE] == 0),
+           worst_latency, bench_verdict(worst_latency <= 40 && !missed), missed, false_st,
            bench_verdict(false_st == 0));
+    printf("set: the blank ETAs by the reason given (none without one):");
+    for (int w = 0; w < 16; w++)
+        if (blank_why[w])
+            printf(" %s %d;", w ? answer_why_text((ans_why)w) : "NO REASON", blank_why[w]);
+    printf("\n");
+    printf("\n# --once every %d s (a model made afresh from the objects, as an attach sees them): "
+           "answers without an ETA while > 10 s are left and something moved in the last 40 s, "
+           "at s of the run: reason\n",
+           ATTACH_EVERY);
+    for (size_t i = 0; i < ns; i++)
+        printf("%-24s | %3d of %3d |%s\n", sc[i].name, r[i].attach_blank, r[i].attach_n,
+               r[i].attach_why);
+    printf("set: --once (a model made afresh every %d s): no ETA with > 10 s left while the run "
+           "moves: %d of %d, without a reason %d %s\n",
+           ATTACH_EVERY, attach_blank_total, attach_n_total, attach_noreason,
+           bench_verdict(attach_noreason == 0));
     /* the comparison runs, apart from the set */
     for (size_t i = 0; i < ns; i++)
         if (bscn_control(&sc[i]))

@@ -219,7 +219,9 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
             cJSON *ro = cJSON_CreateObject();
             snapshot_add_str(ro, "resource", mres[j].resource);
             cJSON_AddNumberToObject(ro, "done", (double)mres[j].done);
-            cJSON_AddNumberToObject(ro, "total", (double)mres[j].total);
+            /* a log-derived row with no total (nothing gave one): null, not its count */
+            snapshot_add_num(ro, "total", (double)mres[j].total,
+                             !(mres[j].flags & MODEL_RES_NO_TOTAL));
             cJSON_AddItemToArray(res, ro);
         }
         cJSON *vols = cJSON_AddArrayToObject(o, "volumes");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kubeclient/sat.h"
+#include "kubeclient/util.h"
 
 #include "format.h"
 #include "logderive.h"
@@ -51,6 +52,8 @@ const char *answer_why_text(ans_why w)
         return "not visible";
     case ANS_WHY_LOADING:
         return "loading";
+    case ANS_WHY_UNSIZED:
+        return "volumes not sized yet";
     }
     return "";
 }
@@ -194,6 +197,38 @@ static void ans_missing(const ans_ctx *c, const model_run *r, run_answer *a)
     }
 }
 
+/* 1 while a part still in play has volumes not sized yet. */
+static int ans_unsized_left(const runeta *e)
+{
+    return e->part[RE_PODVOLS].n_unsized + e->part[RE_DATAMOVER].n_unsized > 0;
+}
+
+/* 1 while the end waits on volumes none of which has started (New, Accepted, Prepared: a
+ * node-agent preparing, an exposer pod starting): their silence is no stall at first sight, as
+ * the trackers do not call a counter that never moved stalled (the diagnosis says when such a
+ * wait is too long). A volume InProgress, sized or not, is judged by its silence as before. */
+static int ans_waits_on_unstarted(const ans_ctx *c, const model_run *r, const run_answer *a)
+{
+    if (a->waiting != RE_PODVOLS && a->waiting != RE_DATAMOVER) return 0;
+    size_t nv = model_run_volumes(c->m, r, NULL, 0);
+    model_volume **vv = xcalloc(nv ? nv : 1, sizeof *vv);
+    model_run_volumes(c->m, r, vv, nv);
+    int waiting = 0, started = 0;
+    for (size_t i = 0; i < nv; i++) {
+        const vl_volume *v = vv[i]->vol;
+        if (!v || vl_phase_terminal(v->phase_id)) continue;
+        re_part p = vv[i]->kind == VL_DU || vv[i]->kind == VL_DD ? RE_DATAMOVER : RE_PODVOLS;
+        if (p != a->waiting) continue;
+        if (v->phase_id == VL_PH_NEW || v->phase_id == VL_PH_ACCEPTED ||
+            v->phase_id == VL_PH_PREPARED)
+            waiting++;
+        else
+            started++;
+    }
+    free(vv);
+    return waiting > 0 && started == 0;
+}
+
 /* Seconds the run's end has waited on a phase change with nothing to measure (everything done,
  * Finalizing or the operations controller yet to move): since the newest evidence. */
 static double ans_final_wait(const ans_ctx *c, const run_answer *a)
@@ -289,7 +324,8 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         a->stalled = ANS_YES;
         a->stalled_for = quiet > e.stalled_for ? quiet : e.stalled_for;
     } else if (!watched && fw == 0 &&
-               quiet >= fmax(ANS_FIRST_SIGHT_STALLED_S, ans_first_sight_moving(a, r))) {
+               quiet >= fmax(ANS_FIRST_SIGHT_STALLED_S, ans_first_sight_moving(a, r)) &&
+               !ans_waits_on_unstarted(c, r, a)) {
         a->stalled = ANS_YES; /* seen at first sight: nothing written for 3 of its intervals */
         a->stalled_for = quiet;
         a->stalled_part = RE_ITEMS;
@@ -332,24 +368,32 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         /* everything done when first seen, and nothing says since when: it may end in a
          * second or have been stuck for an hour */
         a->eta_why = ANS_WHY_NO_EVIDENCE;
-    } else if (e.eta < 0) {
+    } else if (e.eta < 0 || (e.unknown_only && !e.from_history)) {
+        /* nothing to project: what is left is unknown (volumes not sized, or with no rate
+         * anywhere to time them by), or waits on what cannot be seen */
         a->eta_why = e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT
                          ? ANS_WHY_NO_RATE
-                         : ANS_WHY_NO_EVIDENCE;
+                     : e.unknown_only && ans_unsized_left(&e) ? ANS_WHY_UNSIZED
+                                                              : ANS_WHY_NO_EVIDENCE;
+        a->from_history = 0;
     } else {
         a->eta_kind = ANS_ETA_ESTIMATE;
         a->eta = e.eta;
         a->eta_end = c->wall + e.eta;
         if (e.bound) {
             /* runeta's bound is the known parts' projection: what is not known yet (volumes not
-             * sized, volumes still to come, items not collected) can only add to it, but the
-             * projection itself is an estimate, not a promise */
-            int unsized = e.part[RE_PODVOLS].n_unknown + e.part[RE_DATAMOVER].n_unknown;
+             * sized, volumes still to come, items not counted) can only add to it, but the
+             * projection itself is an estimate, not a promise. The caveat names what the
+             * figures show: "not sized" only beside a bytes total that is unknown */
+            const re_stage *pv = &e.part[RE_PODVOLS], *dm = &e.part[RE_DATAMOVER];
             a->eta_caveat = e.part[RE_ITEMS].state == RE_PENDING && e.part[RE_ITEMS].total <= 0
                                 ? "items not counted yet"
-                            : unsized                      ? "volumes not sized yet"
-                            : e.part[RE_PODVOLS].n_stalled ? "a volume is stalled"
-                                                           : "more volumes may come";
+                            : a->n_unsized && ans_unsized_left(&e) ? "volumes not sized yet"
+                            : pv->n_unknown + dm->n_unknown > pv->n_unsized + dm->n_unsized
+                                ? "a volume has no rate yet"
+                            : pv->n_borrowed + dm->n_borrowed ? "volumes not moving yet"
+                            : pv->n_stalled + dm->n_stalled   ? "a volume is stalled"
+                                                              : "more volumes may come";
         }
     }
     /* against the schedule's usual: the run's duration so far, and as predicted */
@@ -385,10 +429,10 @@ char *answer_eta_cell(char *buf, size_t n, const run_answer *a, int utf8)
     }
     fmt_eta(d, sizeof d, a->eta);
     if (a->eta_kind == ANS_ETA_BOUND)
-        snprintf(buf, n, "%s%s", utf8 ? "\u2265" : ">=", d[0] == '>' ? d + 2 : d);
+        snprintf(buf, n, "%s%s", utf8 ? "\u2265" : ">=", d);
     else /* "≈" (ASCII "~"): it leans on the schedule's history, not on what moves now */
         snprintf(buf, n, "%s%s%s", a->from_history ? (utf8 ? "\u2248" : "~") : "", d,
-                 a->eta_caveat && d[0] != '>' ? "+" : "");
+                 a->eta_caveat ? "+" : "");
     return buf;
 }
 
@@ -399,11 +443,13 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
     if (a->eta_kind != ANS_ETA_NONE) {
         fmt_eta(d, sizeof d, a->eta);
         if (a->eta_kind == ANS_ETA_BOUND)
-            snprintf(buf, n, "done in \u2265 %s", d[0] == '>' ? d + 2 : d);
-        else
-            /* the finish time carries its date when it is not on the data's day (a day away) */
-            snprintf(buf, n, "done in %s%s (at %s)%s%s", d[0] == '>' ? "" : "~", d,
+            snprintf(buf, n, "done in \u2265 %s", d);
+        else if (a->eta_end < KC_TIME_END) /* not on the data's day: with its date */
+            snprintf(buf, n, "done in ~%s (at %s)%s%s", d,
                      fmt_clock_since(t, sizeof t, a->eta_end, a->at), a->eta_caveat ? ", " : "",
+                     a->eta_caveat ? a->eta_caveat : "");
+        else /* an end past year 9999 has no date to say */
+            snprintf(buf, n, "done in ~%s%s%s", d, a->eta_caveat ? ", " : "",
                      a->eta_caveat ? a->eta_caveat : "");
         return buf;
     }
@@ -423,6 +469,9 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
         break;
     case ANS_WHY_NOT_RUNNING:
         snprintf(buf, n, "-");
+        break;
+    case ANS_WHY_UNSIZED:
+        snprintf(buf, n, "unknown: %s", answer_why_text(a->eta_why));
         break;
     default:
         snprintf(buf, n, "unknown: no rate yet");

@@ -36,7 +36,9 @@ typedef enum {
     ANS_WHY_NO_EVIDENCE, /* nothing says yet (no rate, no timestamps to judge by) */
     ANS_WHY_STALE,       /* the cluster's data is not current: frozen, no judgement */
     ANS_WHY_INCOMPLETE,  /* a list it needs is not visible (forbidden, failing) */
-    ANS_WHY_LOADING      /* the volume lists are still arriving: nothing judged on half of them */
+    ANS_WHY_LOADING,     /* the volume lists are still arriving: nothing judged on half of them */
+    ANS_WHY_UNSIZED      /* all that is left is volumes not sized yet (no totalBytes): nothing
+                            says how much they still have to move */
 } ans_why;
 
 /* Where "last progress" comes from. */
@@ -83,8 +85,10 @@ typedef struct run_answer {
     ans_eta_kind eta_kind;
     double eta, eta_end;
     ans_why eta_why;
-    const char *eta_caveat; /* an estimate that may grow: "volumes may still come"; NULL none */
-    int from_history;       /* the estimate leans on the schedule's history */
+    /* an estimate that may grow, said from the same facts as the byte figures ("volumes not
+     * sized yet" only while n_unsized > 0): "volumes may still come"; NULL none */
+    const char *eta_caveat;
+    int from_history; /* the estimate leans on the schedule's history */
 
     /* last progress: unix seconds (local clock) of the newest change of anything it waits on */
     double last_progress;
@@ -150,13 +154,14 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *out);
 const char *answer_why_text(ans_why w); /* "stalled", "no evidence yet", "data stale"... */
 const char *answer_eta_kind_name(ans_eta_kind k); /* "estimate", "lowerBound", "none" */
 const char *answer_evidence_name(ans_evidence e); /* "watched", "managedFields", "log", ... */
-/* The list's ETA cell: "3m12s", "3m12s+" (it may grow), "≈41m" (utf8) / "~41m" (from_history:
+/* The list's ETA cell: "3m12s", "3d04h+" (it may grow), "≈41m" (utf8) / "~41m" (from_history:
  * it leans on the schedule's history), "≥ 3m" (utf8) / ">=3m", "stall", "stale", "?" ... into
- * buf. */
+ * buf. Every ETA is its real projection, however long (fmt_eta). */
 char *answer_eta_cell(char *buf, size_t n, const run_answer *a, int utf8);
 /* The ETA as a phrase: "done in ~3m12s (at 21:25:22)" (a finish time not on the day of the
  * data carries its date: "(at 2026-12-08 17:05:02)", fmt_clock_since), "... , volumes not sized
  * yet", "done in
  * ≥ 3m", "none" (stalled: the surface says the stall beside it), "unknown: no current data since
- * 21:24:34", "unknown: waiting on data mover, nothing to measure", "unknown: no rate yet" */
+ * 21:24:34", "unknown: waiting on data mover, nothing to measure", "unknown: volumes not sized
+ * yet", "unknown: no rate yet" */
 char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc);

@@ -25,6 +25,7 @@ typedef struct model_res {
 
 #define MODEL_RES_ACTIVE   1u /* being worked on (the log says so), whatever its count */
 #define MODEL_RES_ESTIMATE 2u /* its total is an estimate: shown "of ~N" */
+#define MODEL_RES_NO_TOTAL 4u /* no total known (nothing gave one): total 0, "of ?" */
 
 /* Sum over the volumes (PVB/PVR/DU/DD) of a run. */
 typedef struct model_vol_sum {

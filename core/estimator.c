@@ -420,7 +420,7 @@ double est_eta(const est *e, double now)
     /* finish time projected from the last change, so the ETA counts down between changes */
     double eta = kc_i64_diff(e->total, last->v) / r - (now - last->t);
     if (eta < 0) eta = 0;
-    return eta > EST_ETA_CAP_S ? EST_ETA_CAP_S : eta;
+    return isfinite(eta) ? eta : -1;
 }
 
 int est_stalled(const est *e, double now, double *since_s)

@@ -5,10 +5,6 @@
 
 typedef struct est est;
 
-/* est_eta returns ETAs beyond 2 days as this (2 d + 1 s): fmt_eta shows anything over 2 d as ">
- * 2d". */
-#define EST_ETA_CAP_S (2 * 86400.0 + 1)
-
 typedef struct est_opts {
     double window_s; /* least-squares window: 60 for items, >= 60 for bytes */
     double
@@ -32,7 +28,9 @@ void est_finish(est *e, int64_t value, double elapsed_s);
 double est_rate(const est *e, double now); /* units per second; < 0 when unknown */
 /* The rate as of the last change, ignoring a stall since (what it moved at before it stopped). */
 double est_rate_moving(const est *e);
-double est_eta(const est *e, double now); /* seconds to reach total; < 0 when unknown/meaningless */
+/* Seconds to reach total, the projection whatever its length (never a cap standing in for it);
+ * < 0 when unknown or meaningless (no rate, no total, stalled, not finite). */
+double est_eta(const est *e, double now);
 /* Seconds since the counter last moved; stalled when that exceeds 3 x expected interval (and at
  * least the update cadence allows). Returns 1 if stalled and sets *since_s. */
 int est_stalled(const est *e, double now, double *since_s);

@@ -29,11 +29,27 @@ char *fmt_duration(char *buf, size_t n, double s)
 
 char *fmt_eta(char *buf, size_t n, double s)
 {
-    if (s > 2 * 86400) {
-        snprintf(buf, n, "> 2d");
+    if (!(s >= 0 && isfinite(s))) {
+        snprintf(buf, n, "-");
         return buf;
     }
-    return fmt_duration(buf, n, s);
+    if (s < 100 * 86400.0) return fmt_duration(buf, n, s);
+    /* a real projection of months or years (a crawling run): the number, never a cap standing
+     * in for it, in at most 5 cells as the list's ETA column has them */
+    if (s < 1000 * 86400.0) {
+        snprintf(buf, n, "%lldd", (long long)(s / 86400));
+        return buf;
+    }
+    double y = s / (365.25 * 86400);
+    if (y < 999.5) {
+        snprintf(buf, n, "%.0fy", y);
+        return buf;
+    }
+    int e = (int)floor(log10(y));
+    double mant = y / pow(10, e);
+    if (mant >= 9.5) mant = 1, e++;
+    snprintf(buf, n, "%.0fe%dy", mant, e);
+    return buf;
 }
 
 char *fmt_bytes(char *buf, size_t n, int64_t bytes)
@@ -210,7 +226,8 @@ char *fmt_clock(char *buf, size_t n, double t, int with_date)
 char *fmt_clock_since(char *buf, size_t n, double t, double ref)
 {
     struct tm a, b;
-    if (t > 0 && ref > 0) {
+    /* past year 9999 (an ETA of ages) no time_t cast: fmt_clock says "-" */
+    if (t > 0 && t < KC_TIME_END && ref > 0 && ref < KC_TIME_END) {
         fmt_tm(t, &a);
         fmt_tm(ref, &b);
         if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday) return fmt_clock(buf, n, t, 0);

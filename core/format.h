@@ -6,7 +6,9 @@
 
 /* "0s", "45s", "3m12s", "1h04m", "2d03h"; "-" when s < 0. */
 char *fmt_duration(char *buf, size_t n, double s);
-/* As fmt_duration, but "> 2d" beyond two days and "-" when unknown (< 0). */
+/* An ETA as it is, however long, in at most 6 cells: as fmt_duration to 100 days ("3d04h",
+ * "99d23h"), then days ("345d"), years ("31y") and powers of ten of years ("6e10y"); "-" when
+ * unknown (< 0, NaN, infinite). Never a cap standing in for the figure. */
 char *fmt_eta(char *buf, size_t n, double s);
 /* Binary units: "0 B", "512 B", "1.0 KiB", "2.0 GiB" (one decimal from KiB up). */
 char *fmt_bytes(char *buf, size_t n, int64_t bytes);

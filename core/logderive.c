@@ -89,7 +89,8 @@ struct logderive {
     int64_t deadline;   /* --once: kc_now_ms() by which every fetch must have ended */
 };
 
-_Static_assert(LPROG_ACTIVE == MODEL_RES_ACTIVE && LPROG_ESTIMATE == MODEL_RES_ESTIMATE,
+_Static_assert(LPROG_ACTIVE == MODEL_RES_ACTIVE && LPROG_ESTIMATE == MODEL_RES_ESTIMATE &&
+                   LPROG_NO_TOTAL == MODEL_RES_NO_TOTAL,
                "the log's row flags are the model's");
 
 int logderive_log_stored(const vl_run *r)

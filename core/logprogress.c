@@ -320,38 +320,42 @@ static int64_t lprog_row_passed(const lprog *p, const lprog_ent *e, int64_t *don
     return *done = n;
 }
 
-/* One row's shown done count, total and flags. */
+/* One row's shown done count, total and flags. A total the log gives no evidence of (no
+ * Retrieved line, no resource list, or one the count has passed) is none (LPROG_NO_TOTAL, 0),
+ * never the count standing in for it: "25 of ~25" said nothing the count did not. */
 static int64_t lprog_row(const lprog *p, const lprog_ent *e, int64_t *done, unsigned char *flags)
 {
     int64_t total = e->total;
-    int est = 0, active = 0;
+    int est = 0, active = 0, none = 0;
     *done = e->done;
     if (!p->is_restore && p->pass_total >= 0) return lprog_row_passed(p, e, done, flags);
     if (!p->is_restore) {
         if (!strcmp(e->bare, "namespaces") && !e->has_total) {
             /* collected without a Retrieved line: the Collected count less every Retrieved one
-             * is theirs; before that line they are counted as they appear */
+             * is theirs; before that line nothing says how many there are */
             if (p->collected >= 0 && p->collected >= p->retrieved)
                 total = p->collected - p->retrieved;
             else
-                total = e->queued, est = 1;
+                none = 1;
         } else {
             total -= e->excluded;
-            est = !e->has_total; /* known only from items backed up (plugin-added) */
+            none = !e->has_total; /* only items backed up (plugin-added) say it exists */
         }
-        if (e->done > total) total = e->done, est = 1; /* plugins added items: it grows */
-        active = e->queued > 0 && e->done < total;
+        if (e->done > total) none = 1; /* plugins added items: nothing says how many more */
+        active = e->queued > 0 && (none || e->done < total);
     } else {
         if (!strcmp(e->bare, "namespaces") && p->past_ns) {
-            total = e->has_total && e->total > e->done ? e->total : e->done;
-            return (*flags = e->est_total ? LPROG_ESTIMATE : 0), total;
+            if (!e->has_total || e->done > e->total) return (*flags = LPROG_NO_TOTAL), 0;
+            return (*flags = e->est_total ? LPROG_ESTIMATE : 0), e->total;
         }
-        est = e->est_total || !e->has_total;
-        if (e->done > total) total = e->done, est = 1;
-        active = p->last >= 0 && &p->ents[p->last] == e && e->done < total;
+        est = e->est_total;
+        if (!e->has_total || e->done > total) none = 1;
+        active = p->last >= 0 && &p->ents[p->last] == e && (none || e->done < total);
     }
+    if (none) total = 0, est = 0;
     if (total < 0) total = 0;
-    *flags = (unsigned char)((est ? LPROG_ESTIMATE : 0) | (active ? LPROG_ACTIVE : 0));
+    *flags = (unsigned char)((est ? LPROG_ESTIMATE : 0) | (active ? LPROG_ACTIVE : 0) |
+                             (none ? LPROG_NO_TOTAL : 0));
     return total;
 }
 
@@ -375,7 +379,7 @@ size_t lprog_resources(lprog *p, const vl_res_progress **out, const unsigned cha
         p->view[k].resource = (char *)lprog_display(e);
         p->view[k].processed = done;
         p->view[k].total = total;
-        if (p->is_restore && !strcmp(e->bare, "namespaces") && p->past_ns)
+        if (p->is_restore && !strcmp(e->bare, "namespaces") && p->past_ns && !(f & LPROG_NO_TOTAL))
             p->view[k].processed = total;
         p->view_flags[k++] = f;
     }

@@ -38,6 +38,10 @@ void lprog_set_totals(lprog *p, const vl_res_progress *r, size_t n, const unsign
 /* Row flags. */
 #define LPROG_ACTIVE   1u /* items of it are being worked on */
 #define LPROG_ESTIMATE 2u /* its total is an estimate ("of ~N") */
+/* No total: nothing in the log gave one (no "Retrieved N items", no resource list), or the count
+ * passed it (plugin-added items) so that it would only follow the count ("25 of ~25"). total is
+ * then 0: "25 of ?". */
+#define LPROG_NO_TOTAL 4u
 
 /* The current per-resource progress, in first-seen order; total is never below processed; a
  * restore's rows with nothing to restore are left out. Names are group-qualified: from the log

@@ -49,11 +49,11 @@ static int64_t re_left(int64_t done, int64_t total)
     return total > done ? total - done : 0;
 }
 
-/* Caps an ETA into what est_eta shows ("> 2d"), keeps NaN out. */
-static double re_cap(double eta)
+/* An ETA as it is, however long (a slow run's real projection is days or years, never a cap
+ * standing in for it); NaN and infinity (a rate too small to divide by) are no projection: -1. */
+static double re_finite(double eta)
 {
-    if (!(eta >= 0)) return eta < 0 ? eta : -1;
-    return eta > EST_ETA_CAP_S ? EST_ETA_CAP_S : eta;
+    return isfinite(eta) ? eta : -1;
 }
 
 /* The rate an ETA is projected with: the recent rate (the tracker's least-squares slope over its
@@ -155,13 +155,15 @@ void runeta_volume(const model *m, const model_volume *mv, double now, double wa
     }
     *rate = re_vol_rate(m, mv, now, wall);
     if (v->bytes_total <= 0 || runeta_volume_stalled(m, mv, now, wall, NULL)) return;
-    *eta = re_cap(re_eta_from(re_left(v->bytes_done, v->bytes_total), *rate, now,
-                              est_last_change(mv->bytes), RE_HOLD_BYTES));
+    *eta = re_finite(re_eta_from(re_left(v->bytes_done, v->bytes_total), *rate, now,
+                                 est_last_change(mv->bytes), RE_HOLD_BYTES));
 }
 
-/* One volume into its stage. */
+/* One volume into its stage. A sized volume with no rate of its own yet (not started, or no
+ * byte update yet) is left in *pending for re_borrow. */
 static void re_volume(const model *m, const model_volume *mv, double now, double wall, re_stage *s,
-                      int *moving, double *last_progress)
+                      int *moving, double *last_progress, const model_volume **pending,
+                      size_t *npending)
 {
     const vl_volume *v = mv->vol;
     s->n++;
@@ -171,6 +173,16 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
     if (lc > *last_progress) *last_progress = lc;
     if (vl_phase_terminal(v->phase_id)) {
         s->n_done++;
+        /* its whole-run average, from its own times (a volume first seen finished has no
+         * tracker of its own: model.c) */
+        double span = v->started > 0 && v->completed > v->started
+                          ? model_wall_span(m, v->completed - v->started)
+                          : -1;
+        double fr = span > 0 ? (double)v->bytes_done / span : -1;
+        if (v->phase_id == VL_PH_COMPLETED && v->bytes_done > 0 && fr > 0 && isfinite(fr)) {
+            s->done_rate += fr;
+            s->n_done_rated++;
+        }
         if (v->completed > 0) { /* its completion was progress too (its counter may not say) */
             double t = now - model_wall_span(m, model_cluster_now(m, wall) - v->completed);
             if (t > *last_progress && t <= now) *last_progress = t;
@@ -179,17 +191,22 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
     }
     double eta = -1, since;
     int bound = 0;
-    if (v->phase_id != VL_PH_IN_PROGRESS || v->bytes_total <= 0) {
-        s->n_unknown++; /* not sized yet: its time is unknown */
+    if (model_volume_unsized(v)) {
+        s->n_unknown++; /* not sized yet: its time is unknown, only what is known counts */
+        s->n_unsized++;
         bound = 1;
         eta = 0;
+    } else if (v->phase_id != VL_PH_IN_PROGRESS) {
+        pending[(*npending)++] = mv; /* sized, not moving yet: timed at its siblings' rate */
+        return;
     } else if (v->bytes_done >= v->bytes_total) {
         eta = 0; /* all bytes moved: completing (a PVR can sit at 100% a while) */
         *moving = 1;
     } else if (runeta_volume_stalled(m, mv, now, wall, &since)) {
         double r = re_vol_rate(m, mv, now, wall);
         bound = 1; /* it moves again some day: at least its bytes left at its old rate */
-        eta = r > 0 ? (double)re_left(v->bytes_done, v->bytes_total) / r : 0;
+        eta = r > 0 ? re_finite((double)re_left(v->bytes_done, v->bytes_total) / r) : 0;
+        if (eta < 0) eta = 0;
         if (!s->stalled || since > s->stalled_for) {
             s->stalled = mv;
             s->stalled_for = since;
@@ -197,21 +214,59 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
         s->n_stalled++;
     } else {
         double r = re_vol_rate(m, mv, now, wall);
-        eta = re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now, lc, RE_HOLD_BYTES);
-        if (eta < 0) {
-            s->n_unknown++;
-            bound = 1;
-            eta = 0;
-        }
-        if (r > 0) s->rate = (s->rate > 0 ? s->rate : 0) + r;
+        eta = re_finite(
+            re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now, lc, RE_HOLD_BYTES));
         *moving = 1;
+        if (eta < 0) {
+            pending[(*npending)++] = mv; /* no rate of its own yet */
+            return;
+        }
+        if (r > 0) {
+            s->rate = (s->rate > 0 ? s->rate : 0) + r;
+            s->n_rated++;
+        }
     }
-    eta = re_cap(eta);
     if (bound) s->bound = 1;
     if (!s->last || eta > s->eta) {
         s->last = mv;
         s->eta = eta;
     }
+}
+
+/* The sized volumes of a stage with no rate of their own yet: their bytes at the rate one of the
+ * run's volumes goes at (re_per_volume), an estimate that may grow (they may start late or go
+ * slower); with no rate anywhere their time is unknown. */
+static void re_borrow(re_stage *s, double per_vol, const model_volume **pending, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const vl_volume *v = pending[i]->vol;
+        double eta =
+            per_vol > 0 ? re_finite((double)re_left(v->bytes_done, v->bytes_total) / per_vol) : -1;
+        s->bound = 1;
+        if (eta < 0) {
+            s->n_unknown++;
+            eta = 0;
+        } else {
+            s->n_borrowed++;
+        }
+        if (!s->last || eta > s->eta) {
+            s->last = pending[i];
+            s->eta = eta;
+        }
+    }
+}
+
+/* The rate one volume of the run goes at, for s's volumes with none of their own: its moving
+ * volumes' (each), else the other stage's, else the average its finished volumes went at, else
+ * the other stage's finished ones'; < 0 none. The same cluster's uploader on the same nodes is
+ * the best evidence there is for a volume that has not reported a byte yet. */
+static double re_per_volume(const re_stage *s, const re_stage *o)
+{
+    if (s->rate > 0 && s->n_rated > 0) return s->rate / s->n_rated;
+    if (o->rate > 0 && o->n_rated > 0) return o->rate / o->n_rated;
+    if (s->n_done_rated > 0) return s->done_rate / s->n_done_rated;
+    if (o->n_done_rated > 0) return o->done_rate / o->n_done_rated;
+    return -1;
 }
 
 static void re_stage_state(re_stage *s, int moving)
@@ -269,18 +324,26 @@ static void re_items(const model_run *r, double now, double elapsed, int pass_ov
             s->bound = 1;
         }
     }
-    s->eta = re_cap(s->eta);
+    s->eta = re_finite(s->eta);
 }
 
-/* 1 while the item pass has pods or PVCs left: each may bring a volume. */
+/* 1 while the item pass has pods or PVCs left: each may bring a volume. A log-derived row with
+ * no total (MODEL_RES_NO_TOTAL) says nothing of what is left: the run's own count does (every
+ * item done: none left). */
 static int re_volumes_may_come(const model_run *r)
 {
     size_t n;
     const model_res *res = model_run_resources(r, &n, NULL);
+    const vl_run *x = r->run;
+    int items_left = !(x->items_total > 0 && x->items_done >= x->items_total);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(res[i].resource, "pods") && strcmp(res[i].resource, "persistentvolumeclaims"))
             continue;
-        if (res[i].total <= 0 || res[i].done < res[i].total) return 1;
+        if (res[i].flags & MODEL_RES_NO_TOTAL) {
+            if (items_left) return 1;
+        } else if (res[i].total <= 0 || res[i].done < res[i].total) {
+            return 1;
+        }
     }
     return 0;
 }
@@ -297,7 +360,7 @@ double runeta_blend(double live, int live_bound, double elapsed, const re_histor
     if (live < 0 || live_bound == 1 || (live_bound == 2 && h->bytes_med > 0)) {
         if (live < 0 || prior > live) {
             *from_history = 1;
-            return re_cap(prior);
+            return re_finite(prior);
         }
         return live;
     }
@@ -317,7 +380,7 @@ double runeta_blend(double live, int live_bound, double elapsed, const re_histor
         if (v < live * (1 - RE_PRIOR_CLAMP)) v = live * (1 - RE_PRIOR_CLAMP);
     }
     *from_history = w < 0.5;
-    return re_cap(v);
+    return re_finite(v);
 }
 
 void runeta_compute(const model *m, const model_run *r, double now, double wall, runeta *out)
@@ -345,11 +408,25 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     model_volume **vv = xcalloc(nv ? nv : 1, sizeof *vv);
     model_run_volumes(m, r, vv, nv);
     int moving[RE_NPARTS] = {0};
-    for (size_t i = 0; i < nv; i++) {
-        if (!vv[i]->vol) continue;
-        re_part p = vv[i]->kind == VL_DU || vv[i]->kind == VL_DD ? RE_DATAMOVER : RE_PODVOLS;
-        re_volume(m, vv[i], now, wall, &out->part[p], &moving[p], &out->last_progress);
+    const model_volume **pend = xcalloc(nv ? nv : 1, sizeof *pend);
+    size_t npend[RE_NPARTS] = {0}, pend_at[RE_NPARTS] = {0};
+    /* pod volumes first, then data movers, so each stage's pending ones sit together */
+    for (int p = RE_PODVOLS; p <= RE_DATAMOVER; p++) {
+        pend_at[p] = p == RE_PODVOLS ? 0 : npend[RE_PODVOLS];
+        for (size_t i = 0; i < nv; i++) {
+            if (!vv[i]->vol) continue;
+            re_part q = vv[i]->kind == VL_DU || vv[i]->kind == VL_DD ? RE_DATAMOVER : RE_PODVOLS;
+            if ((int)q != p) continue;
+            re_volume(m, vv[i], now, wall, &out->part[p], &moving[p], &out->last_progress,
+                      pend + pend_at[p], &npend[p]);
+        }
     }
+    for (int p = RE_PODVOLS; p <= RE_DATAMOVER; p++) {
+        const re_stage *o = &out->part[p == RE_PODVOLS ? RE_DATAMOVER : RE_PODVOLS];
+        double per = re_per_volume(&out->part[p], o);
+        re_borrow(&out->part[p], per, pend + pend_at[p], npend[p]);
+    }
+    free(pend);
     free(vv);
     re_stage_state(&out->part[RE_PODVOLS], moving[RE_PODVOLS]);
     re_stage_state(&out->part[RE_DATAMOVER], moving[RE_DATAMOVER]);
@@ -411,13 +488,30 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     if (unseen_ops) wait = RE_DATAMOVER;
     if (finalizing) wait = RE_FINAL;
     if (wait == RE_ITEMS && it->state == RE_DONE && !finalizing) wait = RE_FINAL;
-    double live = unseen_ops ? -1 : re_cap(end + fin->eta);
+    double live = unseen_ops ? -1 : re_finite(end + fin->eta);
     /* for the prior: a bound only because pods or PVCs still to come may bring volumes (2), or
      * because of what is known not to be sized or moving (1) */
     int hard = (it->bound && it->state != RE_DONE) || pv->n_unknown || pv->n_stalled ||
                dm->n_unknown || dm->n_stalled;
     out->eta =
         runeta_blend(live, bound ? (hard ? 1 : 2) : 0, elapsed, &out->hist, &out->from_history);
+    /* is anything known left? items with a total and a rate, volumes sized and timed; what is
+     * not (counted nowhere yet, not sized, nothing to time it by) adds an unknown */
+    int known = 0, unknown = 0;
+    if (!waiting_ops && !finalizing && it->state != RE_DONE) {
+        if (it->total > 0 && it->rate > 0)
+            known = 1;
+        else
+            unknown = 1;
+    }
+    for (int p = RE_PODVOLS; p <= RE_DATAMOVER; p++) {
+        const re_stage *s = &out->part[p];
+        if ((p == RE_PODVOLS && (waiting_ops || finalizing)) || (finalizing)) continue;
+        if (s->state == RE_ABSENT || s->state == RE_DONE) continue;
+        if (s->n_unknown) unknown = 1;
+        if (s->n - s->n_done - s->n_unknown > 0) known = 1;
+    }
+    out->unknown_only = unknown && !known;
     out->bound = bound && !out->from_history;
     out->waiting = wait;
     re_stage *ws = wait == RE_ITEMS ? it : wait == RE_FINAL ? fin : &out->part[wait];

@@ -21,8 +21,14 @@ typedef enum {
 /* One part of the critical path. */
 typedef struct re_stage {
     re_state state;
-    int n, n_done, n_unknown;    /* volumes: count, finished, not sized yet (bytes unknown) */
+    int n, n_done;               /* volumes: count, finished */
+    int n_unknown;               /* volumes whose time left is unknown (unsized, or no rate) */
+    int n_unsized;               /* ... of them not sized (no totalBytes: model_volume_unsized) */
+    int n_borrowed;              /* sized volumes not moving yet, timed at their siblings' rate */
     int n_stalled;               /* volumes stalled (the part may still be moving) */
+    int n_rated;                 /* volumes moving with a rate of their own (summed in rate) */
+    double done_rate;            /* the finished volumes' whole-run averages, summed */
+    int n_done_rated;            /* ... over this many */
     int64_t done, total;         /* items, or bytes of the volumes */
     double rate;                 /* per second (items or bytes); < 0 unknown */
     double eta;                  /* seconds until this part ends, from now; < 0 unknown */
@@ -45,6 +51,9 @@ typedef struct runeta {
     double eta;       /* seconds to the run's end; < 0 unknown */
     int bound;        /* eta is a lower bound ("≥ 3m") */
     int from_history; /* the eta leans on the schedule's history (little live evidence yet) */
+    int unknown_only; /* nothing known is left to project: what remains is volumes not sized or
+                         with no rate to time them by, or items not counted (eta then holds
+                         only the fixed steps after them, no projection; the history may) */
     re_part waiting;  /* the part the end waits on now (the one ending last) */
     const model_volume *waiting_vol; /* ... and the volume, when it is one */
     int64_t waiting_left;            /* its bytes (or items) left */

@@ -130,9 +130,10 @@ START_TEST(stalled_run_has_no_eta)
     ck_assert_int_eq(a.eta_why, ANS_WHY_STALLED);
     char buf[64];
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "stall");
-    /* the cell of an estimate past two days, and of one that may grow, whole (never "≥> 2d") */
+    /* the cell of an estimate past two days is its projection (never a "> 2d" cap), and of one
+     * that may grow has the "+" */
     run_answer e = {.eta_kind = ANS_ETA_ESTIMATE, .eta = 3 * 86400.0, .eta_caveat = "more"};
-    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "> 2d");
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3d00h+");
     e.eta = 192;
     ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &e, 1), "3m12s+");
     e.eta_caveat = NULL;
@@ -414,6 +415,196 @@ START_TEST(slow_writer_at_first_sight_is_moving_between_writes)
 }
 END_TEST
 
+/* A slow steady run (1000 of 5000 items in its first day, attached now): its ETA is the
+ * projection, 4 days, on every surface; never 172801 s, the old 2-day cap standing in for it. */
+START_TEST(slow_run_eta_is_its_projection_not_a_cap)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "slow", VL_PH_IN_PROGRESS, T0 - 86400, 1000, 5000);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    run_answer a;
+    answer_at(m, mr, 0, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_msg(fabs(a.eta - 4 * 86400.0) < 60, "%f", a.eta);
+    char buf[128];
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "4d00h");
+    setenv("TZ", "UTC", 1);
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &a, 1),
+                     "done in ~4d00h (at 2024-01-11 11:20:01)");
+    /* an end past year 9999 has no date, and no time_t cast of it (UBSan aborted here) */
+    run_answer far = {
+        .eta_kind = ANS_ETA_ESTIMATE, .eta = 1.8e25, .eta_end = T0 + 1.8e25, .at = T0};
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &far, 1), "done in ~6e17y");
+    model_free(m);
+}
+END_TEST
+
+/* Velero issue #7851's object: every item done, a PodVolumeBackup InProgress with bytesDone 634
+ * and no totalBytes. Nothing says how much it has left: no ETA, and the reason says why (it was
+ * "done in ~1s" before, the unsized volume counted as 0 s). */
+START_TEST(unsized_volume_alone_left_has_no_eta_and_says_why)
+{
+    model *m = model_new();
+    vl_run r;
+    model_run *mr = run_moving(m, &r, "b", 10, 10);
+    vl_volume v;
+    set_vol(&v, "b-v", "b", VL_PH_IN_PROGRESS, 634, 0);
+    model_upsert_volume(m, &v, 10);
+    run_answer a;
+    answer_at(m, mr, 11, &a);
+    ck_assert_int_eq(a.bytes_total_known, 0);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_UNSIZED);
+    char buf[128];
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &a, 1), "unknown: volumes not sized yet");
+    ck_assert_str_eq(answer_eta_cell(buf, sizeof buf, &a, 1), "?");
+    ck_assert_str_eq(answer_why_text(a.eta_why), "volumes not sized yet");
+    model_free(m);
+}
+END_TEST
+
+/* A volume sized (totalBytes known) but not moving yet (Accepted) beside one moving at 10 MiB/s:
+ * the bytes total is known, so the caveat never says "not sized"; the waiting one is timed at its
+ * sibling's rate, an estimate that may grow. */
+START_TEST(caveat_agrees_with_the_byte_figures)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_IN_PROGRESS, T0, 100, 100);
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_volume v1, v2;
+    set_vol(&v1, "b-1", "b", VL_PH_IN_PROGRESS, 0, (int64_t)(1000 * MiB));
+    set_vol(&v2, "b-2", "b", VL_PH_ACCEPTED, 0, (int64_t)(2000 * MiB));
+    v2.phase = (char *)"Accepted";
+    v2.pod_name = (char *)"postgres-1";
+    model_upsert_volume(m, &v2, 0);
+    for (int t = 0; t <= 60; t += 10) {
+        v1.bytes_done = (int64_t)(t * 10 * MiB);
+        model_upsert_volume(m, &v1, t);
+    }
+    run_answer a;
+    answer_at(m, mr, 61, &a);
+    ck_assert_int_eq(a.n_unsized, 0);
+    ck_assert_int_eq(a.bytes_total_known, 1);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_str_eq(a.eta_caveat, "volumes not moving yet");
+    /* 2000 MiB at the 10 MiB/s its sibling moves at, then Finalizing's second */
+    ck_assert_msg(fabs(a.eta - 201) < 5, "%f", a.eta);
+    model_free(m);
+}
+END_TEST
+
+/* A restore on stock Velero: its pods row derived from the log has no total ("100 of ?"), every
+ * item is restored and its one volume moves. No more volumes can come: the estimate has no
+ * caveat (a row without a total said "may come" from its missing total). */
+START_TEST(no_total_row_of_a_finished_item_pass_brings_no_volumes)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "rs", VL_PH_IN_PROGRESS, T0, 100, 100);
+    r.kind = VL_RESTORE;
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_res_progress rows[] = {{(char *)"pods", 100, 0}};
+    const unsigned char flags[] = {MODEL_RES_NO_TOTAL};
+    model_run_set_derived(m, mr, rows, 1, flags, 0);
+    vl_volume v;
+    set_vol(&v, "rs-v", "rs", VL_PH_IN_PROGRESS, 0, (int64_t)(1000 * MiB));
+    v.kind = VL_PVR;
+    for (int t = 0; t <= 60; t += 10) {
+        v.bytes_done = (int64_t)(t * 10 * MiB);
+        model_upsert_volume(m, &v, t);
+    }
+    run_answer a;
+    answer_at(m, mr, 61, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_ptr_null(a.eta_caveat);
+    ck_assert_msg(fabs(a.eta - 41) < 3, "%f", a.eta); /* 400 MiB at 10 MiB/s, then Finalizing */
+    /* the same row while items are left: pods still to come may bring volumes */
+    r.items_done = 90;
+    model_upsert_run(m, &r, 61, T0 + 61);
+    answer_at(m, mr, 61, &a);
+    ck_assert_str_eq(a.eta_caveat, "more volumes may come");
+    model_free(m);
+}
+END_TEST
+
+/* Waiting on plugin operations, the DataUpload sized but before its first byte update: it is
+ * timed at the rate the run's finished pod volume went at (an estimate that may grow); with no
+ * volume to go by there is no ETA and the reason says so. Both said "done in ~6s" before (the
+ * DataUpload counted as 0 s, then the operations' sync and Finalizing). */
+START_TEST(data_mover_before_its_first_byte_update)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_WAITING_PLUGIN_OPS, T0 - 200, 100, 100);
+    r.phase = (char *)"WaitingForPluginOperations";
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_volume pv, du;
+    set_vol(&pv, "b-pv", "b", VL_PH_COMPLETED, (int64_t)(1000 * MiB), (int64_t)(1000 * MiB));
+    pv.started = T0 - 200;
+    pv.completed = T0 - 100; /* 10 MiB/s on average */
+    model_upsert_volume(m, &pv, 0);
+    set_vol(&du, "b-du", "b", VL_PH_IN_PROGRESS, 0, (int64_t)(3000 * MiB));
+    du.kind = VL_DU;
+    du.started = T0 - 5;
+    du.meta.status_time = T0 - 5; /* the node-agent's write that made it InProgress */
+    model_upsert_volume(m, &du, 0);
+    run_answer a;
+    answer_at(m, mr, 1, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    ck_assert_str_eq(a.eta_caveat, "volumes not moving yet");
+    ck_assert_msg(fabs(a.eta - (300 + 5 + 1)) < 2, "%f", a.eta); /* 3000 MiB at 10 MiB/s */
+    model_remove_volume(m, VL_PVB, "b-pv");
+    model_refresh_volumes(m);
+    answer_at(m, mr, 1, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_NO_EVIDENCE);
+    char buf[128];
+    ck_assert_str_eq(answer_eta_line(buf, sizeof buf, &a, 1), "unknown: no rate yet");
+    model_free(m);
+}
+END_TEST
+
+/* Attached while the run waits on plugin operations and its DataUpload is still Accepted (the
+ * node-agent preparing it) with nothing written for a minute: the silence of a volume that never
+ * started is no stall (it said "stalled", the ETA's reason with it); stalled is unknown and the
+ * ETA none, both with a true reason. The same DataUpload InProgress and silent is stalled. */
+START_TEST(unstarted_data_mover_is_not_stalled_at_first_sight)
+{
+    model *m = model_new();
+    vl_run r;
+    set_run(&r, "b", VL_PH_WAITING_PLUGIN_OPS, T0 - 300, 100, 100);
+    r.phase = (char *)"WaitingForPluginOperations";
+    r.meta.status_time = T0 - 60;
+    model_run *mr = model_upsert_run(m, &r, 0, T0);
+    vl_volume du;
+    set_vol(&du, "b-du", "b", VL_PH_ACCEPTED, 0, (int64_t)(3000 * MiB));
+    du.phase = (char *)"Accepted";
+    du.kind = VL_DU;
+    du.meta.status_time = T0 - 60;
+    model_upsert_volume(m, &du, 0);
+    run_answer a;
+    answer_at(m, mr, 0, &a);
+    ck_assert_int_eq(a.stalled, ANS_UNKNOWN);
+    ck_assert_int_eq(a.stalled_why, ANS_WHY_NO_EVIDENCE);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_NO_EVIDENCE);
+    model_free(m);
+    m = model_new();
+    mr = model_upsert_run(m, &r, 0, T0);
+    set_vol(&du, "b-du", "b", VL_PH_IN_PROGRESS, (int64_t)(100 * MiB), (int64_t)(3000 * MiB));
+    du.kind = VL_DU;
+    du.started = T0 - 120;
+    du.meta.status_time = T0 - 60;
+    model_upsert_volume(m, &du, 0);
+    answer_at(m, mr, 0, &a);
+    ck_assert_int_eq(a.stalled, ANS_YES);
+    ck_assert_int_eq(a.eta_why, ANS_WHY_STALLED);
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("answer");
@@ -429,6 +620,12 @@ int main(void)
     tcase_add_test(tc, finish_time_a_day_away_carries_its_date);
     tcase_add_test(tc, volume_idle_by_its_write_time_is_stalled_at_first_sight);
     tcase_add_test(tc, slow_writer_at_first_sight_is_moving_between_writes);
+    tcase_add_test(tc, slow_run_eta_is_its_projection_not_a_cap);
+    tcase_add_test(tc, unsized_volume_alone_left_has_no_eta_and_says_why);
+    tcase_add_test(tc, caveat_agrees_with_the_byte_figures);
+    tcase_add_test(tc, no_total_row_of_a_finished_item_pass_brings_no_volumes);
+    tcase_add_test(tc, data_mover_before_its_first_byte_update);
+    tcase_add_test(tc, unstarted_data_mover_is_not_stalled_at_first_sight);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -1,5 +1,6 @@
 /* test_format.c: durations, ETAs, bytes, rates and counts read the way the screens promise. */
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,25 @@ START_TEST(durations_pick_two_units)
 }
 END_TEST
 
-START_TEST(eta_is_capped_and_unknown_is_a_dash)
+/* An ETA is its projection however long (days, then years), never a cap such as "> 2d". */
+START_TEST(eta_is_never_capped_and_unknown_is_a_dash)
 {
     char b[32];
     ck_assert_str_eq(fmt_eta(b, sizeof b, -1), "-");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, NAN), "-");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, INFINITY), "-");
     ck_assert_str_eq(fmt_eta(b, sizeof b, 90), "1m30s");
-    ck_assert_str_eq(fmt_eta(b, sizeof b, 3 * 86400), "> 2d");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 3 * 86400 + 4 * 3600), "3d04h");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 172801), "2d00h");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 99 * 86400.0 + 23 * 3600), "99d23h");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 345.5 * 86400), "345d");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 31 * 365.25 * 86400), "31y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 998 * 365.25 * 86400), "998y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 1.8e18), "6e10y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 9.7 * 365.25 * 86400 * 1e3), "1e4y");
+    ck_assert_str_eq(fmt_eta(b, sizeof b, 1.8e25), "6e17y");
+    /* its end past year 9999: no date, and no time_t cast of it */
+    ck_assert_str_eq(fmt_clock_since(b, sizeof b, 1.8e25, 1.7e9), "-");
 }
 END_TEST
 
@@ -196,7 +210,7 @@ int main(void)
     Suite *s = suite_create("format");
     TCase *tc = tcase_create("format");
     tcase_add_test(tc, durations_pick_two_units);
-    tcase_add_test(tc, eta_is_capped_and_unknown_is_a_dash);
+    tcase_add_test(tc, eta_is_never_capped_and_unknown_is_a_dash);
     tcase_add_test(tc, bytes_in_binary_units);
     tcase_add_test(tc, rates_and_counts_are_compact);
     tcase_add_test(tc, clock_times_are_local_and_dash_when_absent);

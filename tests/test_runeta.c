@@ -583,7 +583,7 @@ START_TEST(absurd_cluster_numbers_stay_defined)
     runeta e;
     runeta_compute(m, mr, 2, T0 + 2, &e);
     ck_assert_int_eq(e.bytes_total, INT64_MAX); /* saturated, not wrapped */
-    ck_assert(e.eta < 0 || e.eta <= EST_ETA_CAP_S);
+    ck_assert(e.eta < 0 || isfinite(e.eta));
     ck_assert(!isnan(e.eta));
     runeta_compute(m, mr, 1e300, 1e300, &e);
     ck_assert(!isnan(e.eta));

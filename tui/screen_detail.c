@@ -889,8 +889,11 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_bar(w, yy, x, rbarw, f, rank == 2 ? W_GOOD : W_BAR_FILL);
         x += rbarw + 1;
         char tot[24];
-        snprintf(tot, sizeof tot, "%s%lld", mr->flags & MODEL_RES_ESTIMATE ? "~" : "",
-                 (long long)mr->total);
+        if (mr->flags & MODEL_RES_NO_TOTAL) /* nothing gave one: not the count standing in */
+            snprintf(tot, sizeof tot, "?");
+        else
+            snprintf(tot, sizeof tot, "%s%lld", mr->flags & MODEL_RES_ESTIMATE ? "~" : "",
+                     (long long)mr->total);
         x += w_print(w, yy, x, 16, rank == 1 ? A_DIM : A_BOLD, "%5lld of %-5s", (long long)mr->done,
                      tot);
         if (rank == 0 && active && !est_confident(mr->est)) {
