@@ -335,6 +335,19 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
             mx_label(w, &first, "volume", vol);
             mx_value(w, 1);
         }
+    mx_family(w, "veltop_run_eta_caveat_info",
+              "Why the run's ETA estimate may still grow, in the words every surface uses (the "
+              "list's '+'): volumes not sized yet, more volumes may come, a volume is stalled ...");
+    for (size_t c = 0; c < ncl; c++)
+        for (size_t i = 0; i < cl[c].n_runs; i++) {
+            const run_answer *a = &cl[c].runs[i];
+            if (!a->active || a->eta_kind != ANS_ETA_ESTIMATE || !a->eta_caveat) continue;
+            int first = 1;
+            mx_begin(w, "veltop_run_eta_caveat_info");
+            mx_run_labels(w, &first, &cl[c], a);
+            mx_label(w, &first, "caveat", a->eta_caveat);
+            mx_value(w, 1);
+        }
     mx_family(w, "veltop_run_diagnosis_info",
               "A finding of veltop's diagnosis of a run not finished (in flight or waiting to "
               "start), one per rule.");

@@ -328,6 +328,39 @@ END_TEST
 
 /* A schedule whose backups cannot be read (health's runs_unknown) has no overdue sample: not a
  * confident 0 (nor the 1 health used to give it, "none yet"); what its own object says stays. */
+/* An estimate's caveat is a series, in the answer's own words; a bound or no ETA has none. */
+START_TEST(eta_caveat_is_a_series_of_the_estimate)
+{
+    run_answer a;
+    model_run mr;
+    vl_run x;
+    full_answer(&a, &mr, &x);
+    a.eta_kind = ANS_ETA_ESTIMATE;
+    a.eta_caveat = "a volume is stalled";
+    mx_cluster c = {.context = "prod",
+                    .ns = "velero",
+                    .reachable = 1,
+                    .data_age = 0,
+                    .runs_known = 1,
+                    .runs = &a,
+                    .n_runs = 1};
+    char *t = render(&c, 1, MX_TEXT);
+    ck_assert_msg(
+        has_line(t, "veltop_run_eta_caveat_info{" LBL ",caveat=\"a volume is stalled\"} 1"), "%s",
+        t);
+    free(t);
+    a.eta_kind = ANS_ETA_BOUND; /* a promise has no caveat */
+    t = render(&c, 1, MX_TEXT);
+    ck_assert_msg(!strstr(t, "veltop_run_eta_caveat_info"), "%s", t);
+    free(t);
+    a.eta_kind = ANS_ETA_ESTIMATE;
+    a.eta_caveat = NULL;
+    t = render(&c, 1, MX_TEXT);
+    ck_assert_msg(!strstr(t, "veltop_run_eta_caveat_info"), "%s", t);
+    free(t);
+}
+END_TEST
+
 START_TEST(schedule_overdue_is_absent_while_its_backups_are_unknown)
 {
     vl_schedule sch = {0};
@@ -874,6 +907,7 @@ int main(void)
     tcase_add_test(tc, unknown_figures_are_absent_not_zero);
     tcase_add_test(tc, a_family_without_samples_is_not_printed);
     tcase_add_test(tc, schedule_overdue_is_absent_while_its_backups_are_unknown);
+    tcase_add_test(tc, eta_caveat_is_a_series_of_the_estimate);
     tcase_add_test(tc, every_family_has_help_and_type_once);
     tcase_add_test(tc, openmetrics_has_info_units_and_eof);
     tcase_add_test(tc, cluster_names_in_labels_are_escaped);
