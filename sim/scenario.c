@@ -435,6 +435,8 @@ static int parse_volume(parse_ctx *p, yaml_node_t *n, scn_run *r)
             if (get_dur(p, v, k, &vol->stall_for)) return -1;
         } else if (!strcmp(k, "fail_after")) {
             if (get_frac(p, v, k, &vol->fail_after)) return -1;
+        } else if (!strcmp(k, "unsized")) {
+            if (get_bool(p, v, k, &vol->unsized)) return -1;
         } else if (!strcmp(k, "stuck_in")) {
             const char *st = scalar(v);
             if (st && !strcmp(st, "New"))

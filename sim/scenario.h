@@ -31,6 +31,7 @@ typedef struct scn_volume {
     double fail_after;       /* fraction; < 0 = never */
     char *fail_message;
     int stuck_in; /* SCN_STUCK_*: stays in that phase for good (no node-agent, stuck exposer) */
+    int unsized;  /* status.progress.totalBytes omitted until it ends (Velero #7851) */
 } scn_volume;
 
 enum { SCN_STUCK_NONE, SCN_STUCK_NEW, SCN_STUCK_ACCEPTED, SCN_STUCK_PREPARED };

@@ -218,7 +218,10 @@ static cJSON *vol_status(const sp_run *r, const sp_vol *v, double t)
         } else {
             b = sp_vol_bytes_at(v, v->t_start + 10 * floor((t - v->t_start) / 10));
         }
-        if (total) cJSON_AddNumberToObject(pg, "totalBytes", (double)total);
+        /* an unsized volume (a real user's PodVolumeBackup, Velero #7851) moves bytes before its
+         * uploader has sized it: no totalBytes while it runs */
+        if (total && !(v->sv->unsized && t < tend))
+            cJSON_AddNumberToObject(pg, "totalBytes", (double)total);
         if (b >= 1) cJSON_AddNumberToObject(pg, "bytesDone", floor(b));
     }
     if (sp_vol_terminal_at(v, t) && t >= v->t_start) {
