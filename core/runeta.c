@@ -77,12 +77,25 @@ static double re_avg_since_shift(const est *e, int64_t done, double last_change)
     return kc_i64_diff(done, v) / (last_change - t);
 }
 
+/* The monotonic time of a volume's last byte change: the one veltop saw, else (never seen to
+ * move: a first look, as --once and --wait take) the API server's time of its last status write
+ * (managedFields), so that bytes written 9 s ago are timed as of then, not as of when veltop read
+ * them: a first look and a watcher then project alike; < 0 none. */
+static double re_vol_last_change(const model *m, const model_volume *mv, double now, double wall)
+{
+    double lc = est_last_change(mv->bytes);
+    double t = vl_volume_status_time(mv->vol);
+    if (est_last_move(mv->bytes) >= 0 || !(t > 0)) return lc;
+    double at = now - model_wall_span(m, model_cluster_now(m, wall) - t);
+    return at <= now && (lc < 0 || at < lc) ? at : lc;
+}
+
 /* A volume's average since its startTimestamp (or since its rate changed for good), as of its
  * last change; < 0 unknown. */
 static double re_vol_avg(const model *m, const model_volume *mv, double now, double wall)
 {
     const vl_volume *v = mv->vol;
-    double last = est_last_change(mv->bytes);
+    double last = re_vol_last_change(m, mv, now, wall);
     if (v->started <= 0 || v->bytes_done <= 0 || last < 0) return -1;
     double shifted = re_avg_since_shift(mv->bytes, v->bytes_done, last);
     if (shifted > 0) return shifted;
@@ -156,7 +169,7 @@ void runeta_volume(const model *m, const model_volume *mv, double now, double wa
     *rate = re_vol_rate(m, mv, now, wall);
     if (v->bytes_total <= 0 || runeta_volume_stalled(m, mv, now, wall, NULL)) return;
     *eta = re_finite(re_eta_from(re_left(v->bytes_done, v->bytes_total), *rate, now,
-                                 est_last_change(mv->bytes), RE_HOLD_BYTES));
+                                 re_vol_last_change(m, mv, now, wall), RE_HOLD_BYTES));
 }
 
 /* One volume into its stage. A sized volume with no rate of its own yet (not started, or no
@@ -214,8 +227,8 @@ static void re_volume(const model *m, const model_volume *mv, double now, double
         s->n_stalled++;
     } else {
         double r = re_vol_rate(m, mv, now, wall);
-        eta = re_finite(
-            re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now, lc, RE_HOLD_BYTES));
+        eta = re_finite(re_eta_from(re_left(v->bytes_done, v->bytes_total), r, now,
+                                    re_vol_last_change(m, mv, now, wall), RE_HOLD_BYTES));
         *moving = 1;
         if (eta < 0) {
             pending[(*npending)++] = mv; /* no rate of its own yet */
