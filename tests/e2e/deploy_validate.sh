@@ -7,7 +7,8 @@
 # schemas (npm kubernetes-models, @kubernetes-models/prometheus-operator, offline), and a broken
 # one is not; the Role has no `*`; the PrometheusRule is doc/prometheus/veltop-rules.yml word for
 # word, promtool checks it and its tests pass on it; an overlay's `namespace:` and `images:` move
-# and retag all of it.
+# and retag all of it. The Containerfile (which nothing here can build: no registry) installs a
+# Debian package for every library the veltop binary links against directly.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v npm >/dev/null || {
     echo "SKIP: npm not installed (sh scripts/deps.sh): no offline schema validation"
@@ -153,3 +154,23 @@ if bad:
 sys.exit(1 if bad else 0)
 PY
 echo "overlay: ok"
+
+# the Containerfile's runtime stage: Debian packages (installed here, as the build's runtime
+# libraries are) that hold every library veltop needs but libc, which debian:12-slim has
+RUNTIME=$(sed -n '/^FROM debian:12-slim$/,$p' "$SRC_DIR/Containerfile" |
+    sed -n '/apt-get install/,/rm -rf/p' | tr ' \\' '\n\n' | grep -E '^[a-z0-9][a-z0-9.+-]+$' |
+    grep -vxE 'apt-get|install|update|rm|rf|-y|-qq|--no-install-recommends' | sort -u)
+[ -n "$RUNTIME" ] || tui_fail "no runtime packages found in the Containerfile"
+for p in $RUNTIME; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        tui_fail "the Containerfile installs $p, which is not an installed Debian package here"
+done
+for lib in $(ldd "$VELTOP" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'); do
+    [ -n "$(objdump -p "$VELTOP" | awk -v n="$(basename "$lib")" '$1 == "NEEDED" && $2 == n')" ] || continue
+    pkg=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "/usr$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null)
+    pkg=${pkg%%:*}
+    [ -n "$pkg" ] || tui_fail "no Debian package holds $lib"
+    [ "$pkg" = libc6 ] && continue
+    echo "$RUNTIME" | grep -qx "$pkg" || tui_fail "the Containerfile's runtime stage lacks $pkg ($lib)"
+done
+echo "Containerfile runtime packages: ok"
