@@ -5,9 +5,11 @@
 # flight and their bytes, the last runs, schedules, storage locations, node-agents and the
 # Velero version from the pods), a DownloadRequest was made (a restore's totals), and not one
 # request was refused (the sim's rbacDenied is 0, veltop says nothing of "forbidden", `veltop
-# --once` finds nothing missing). The same Role without pods: the sim refuses requests, `veltop
-# --once` names them ("pods forbidden", exit 5) and --serve leaves out the figures that come
-# from the pods, and only those.
+# --once` finds nothing missing). As the Deployment runs it: no kubeconfig, the in-cluster
+# configuration (a ServiceAccount folder with the token and CA of a sim serving TLS and asking
+# for that token, in a mount namespace of its own: root only), every family again and no 403.
+# The same Role without pods: the sim refuses requests, `veltop --once` names them ("pods
+# forbidden", exit 5) and --serve leaves out the figures that come from the pods, and only those.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v kubectl >/dev/null || {
     echo "SKIP: kubectl not installed: it builds deploy/ (kubectl kustomize)"
@@ -29,7 +31,7 @@ kubectl kustomize "$SRC_DIR/deploy" >"$D/deploy.yaml" || tui_fail "kubectl kusto
 tui_sim_start --rbac "$D/deploy.yaml" --quiet
 export KUBECONFIG="$D/kubeconfig"
 
-stats() { curl -sf --max-time 5 "$TUI_SIM_URL/debug/stats" || tui_fail "GET /debug/stats"; }
+stats() { curl -skf --max-time 5 "$TUI_SIM_URL/debug/stats" || tui_fail "GET /debug/stats"; }
 stat_of() { stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
 # the families --serve gives for the demo cluster when it sees everything
@@ -96,6 +98,41 @@ denied=$(stat_of rbacDenied)
 [ "$denied" = 0 ] || tui_fail "the sim refused $denied requests under deploy/'s Role"
 serve_stop
 echo "deploy/'s Role: every family, no 403: ok"
+
+# ---- as the Deployment runs it: in-cluster configuration, TLS, the ServiceAccount's token ----
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+    tui_sim_kill
+    TUI_SIM_PORT=""
+    tui_sim_start --tls --auth token --rbac "$D/deploy.yaml" --quiet
+    mkdir -p "$D/sa"
+    python3 - "$D/kubeconfig" "$D/sa" <<'PY' || tui_fail "a ServiceAccount folder from the kubeconfig"
+import base64, sys, yaml
+k = yaml.safe_load(open(sys.argv[1]))
+open(sys.argv[2] + "/ca.crt", "wb").write(base64.b64decode(k["clusters"][0]["cluster"]["certificate-authority-data"]))
+open(sys.argv[2] + "/token", "w").write(k["users"][0]["user"]["token"] + "\n")
+open(sys.argv[2] + "/namespace", "w").write("velero\n")
+PY
+    VPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    # a tmpfs over /run in a mount namespace of veltop's own: the host's /run is left alone; exec
+    # keeps the pid, so SIGTERM reaches veltop. No HOME, no KUBECONFIG: as in the container.
+    env -i PATH="$PATH" KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$TUI_SIM_PORT" \
+        VELERO_NAMESPACE=velero SA="$D/sa" VELTOP="$VELTOP" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
+        unshare -m sh -c 'mount -t tmpfs tmpfs /run &&
+            mkdir -p /run/secrets/kubernetes.io/serviceaccount &&
+            mount --bind "$SA" /run/secrets/kubernetes.io/serviceaccount &&
+            exec "$VELTOP" --serve "127.0.0.1:'"$VPORT"'"' >"$D/veltop.out" 2>"$D/veltop.err" &
+    VELTOP_PID=$!
+    await_families "$ALL"
+    denied=$(stat_of rbacDenied)
+    [ "$denied" = 0 ] || tui_fail "the sim refused $denied requests of veltop in-cluster"
+    # in-cluster there is no context: its label is empty (Prometheus drops it)
+    grep -qx 'veltop_cluster_reachable{context="",namespace="velero"} 1' "$D/m.txt" ||
+        tui_fail "in-cluster: not reachable: $(grep reachable "$D/m.txt")"
+    serve_stop
+    echo "in-cluster, deploy/'s Role: every family, no 403: ok"
+else
+    echo "in-cluster part not run: it needs root and unshare (a mount namespace)"
+fi
 
 # ---- the same Role without pods: 403s, named ----
 python3 - "$D/deploy.yaml" "$D/narrow.yaml" <<'PY' || tui_fail "narrowing the Role"
