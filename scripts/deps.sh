@@ -57,7 +57,9 @@ fi
 # there; VELTOP_NODE_DIR moves it), once per version.
 NODE_DIR="${VELTOP_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/veltop/node}"
 NODE_PKGS="kubernetes-models@5.1.0 @kubernetes-models/prometheus-operator@6.0.0"
-if [ "$(cat "$NODE_DIR/.installed" 2>/dev/null)" != "$NODE_PKGS" ]; then
+if [ "$(cat "$NODE_DIR/.installed" 2>/dev/null)" != "$NODE_PKGS" ] ||
+    [ ! -d "$NODE_DIR/node_modules/@kubernetes-models/prometheus-operator" ] ||
+    [ ! -d "$NODE_DIR/node_modules/kubernetes-models" ]; then
     echo "installing into $NODE_DIR: $NODE_PKGS" >&2
     mkdir -p "$NODE_DIR"
     [ -f "$NODE_DIR/package.json" ] || echo '{"private": true}' >"$NODE_DIR/package.json"
