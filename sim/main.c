@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rbac.h"
 #include "simfleet.h"
 #include "vsim.h"
 #include "kubeclient/util.h"
@@ -87,6 +88,12 @@ static const char usage[] =
     "                            forbidden, Velero in openshift-adp, an unauthorised user;\n"
     "                            --kubeconfig-out writes one context per cluster; prints\n"
     "                            'listening on URL context NAME' per cluster, then 'fleet ready'\n"
+    "  --rbac FILE               authorise every API request as kube-apiserver's RBAC would with\n"
+    "                            the rules of the Roles and ClusterRoles in FILE (YAML, other\n"
+    "                            kinds skipped; a Role's rules in its namespace only): anything\n"
+    "                            they do not allow answers 403 Forbidden with kube's Status\n"
+    "                            (counted as rbacDenied in GET /debug/stats); discovery (/api,\n"
+    "                            /apis, /version) is always allowed, as system:discovery\n"
     "  --quiet                   no messages on stderr\n"
     "  --clock-skew SECONDS      the cluster's clock is off the real one by this much (negative:\n"
     "                            behind): every timestamp and the Date header of every answer\n"
@@ -162,11 +169,13 @@ int main(int argc, char **argv)
         {"context-name", required_argument, NULL, 'C'},
         {"velero-namespace", required_argument, NULL, 'N'},
         {"fleet", required_argument, NULL, 'F'},
+        {"rbac", required_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     vsim_opts o = {0};
     int bookmark_ms = 0, fleet = 0;
+    const char *rbac_file = NULL;
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -296,6 +305,9 @@ int main(int argc, char **argv)
             }
             fleet = 1;
             break;
+        case 'A':
+            rbac_file = optarg;
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;
@@ -316,10 +328,24 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     char err[1024] = "";
+    sim_rbac *rbac = NULL;
+    if (rbac_file) {
+        if (fleet) {
+            fprintf(stderr, "veltop-sim: --rbac is for one cluster, not --fleet\n");
+            return 2;
+        }
+        rbac = sim_rbac_load(rbac_file, err, sizeof err);
+        if (!rbac) {
+            fprintf(stderr, "veltop-sim: --rbac %s\n", err);
+            return 2;
+        }
+        o.rbac = rbac;
+    }
     if (fleet) return run_fleet(&o, &set);
     vsim *v = vsim_start(&o, err, sizeof err);
     if (!v) {
         fprintf(stderr, "veltop-sim: %s\n", err);
+        sim_rbac_free(rbac);
         return 1;
     }
     if (bookmark_ms > 0) vsim_set_bookmark_ms(v, bookmark_ms);
@@ -329,5 +355,6 @@ int main(int argc, char **argv)
     sigwait(&set, &sig);
     if (!o.quiet) fprintf(stderr, "veltop-sim: %s, stopping\n", strsignal(sig));
     vsim_stop(v);
+    sim_rbac_free(rbac);
     return 0;
 }

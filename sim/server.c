@@ -190,6 +190,26 @@ enum MHD_Result srv_send_forbidden(simserver *s, struct MHD_Connection *c, const
     return r;
 }
 
+/* --rbac: 1 when the Role's rules allow the request; else 0 with the 403 queued in *r, the
+ * Status kube-apiserver answers (responsewriters.Forbidden). */
+static int rbac_allowed(simserver *s, struct MHD_Connection *c, const char *url, const char *method,
+                        const char *user, enum MHD_Result *r)
+{
+    sim_rbac_req q;
+    sim_rbac_request_info(method, url, srv_arg_true(c, "watch"), srv_arg(c, "fieldSelector"), &q);
+    if (sim_rbac_allows(s->o.rbac, &q)) return 1;
+    atomic_fetch_add(&s->rbac_denied, 1);
+    char *msg = sim_rbac_forbidden_message(&q, user);
+    cJSON *st = srv_status_obj(403, srv_reason_for(403), msg, NULL);
+    free(msg);
+    cJSON *d = cJSON_AddObjectToObject(st, "details");
+    if (q.name[0]) cJSON_AddStringToObject(d, "name", q.name);
+    if (q.group[0]) cJSON_AddStringToObject(d, "group", q.group);
+    cJSON_AddStringToObject(d, "kind", q.resource);
+    *r = srv_send_json(c, 403, st);
+    return 0;
+}
+
 /* ---- dispatch ---- */
 
 /* An artifact sent slowly (dl-drip) or not at all (dl-hang), on the connection's own thread. */
@@ -270,6 +290,7 @@ char *simserver_stats_json(simserver *s)
     cJSON_AddNumberToObject(j, "requests", (double)atomic_load(&s->requests));
     cJSON_AddNumberToObject(j, "watches", (double)atomic_load(&s->watches));
     cJSON_AddNumberToObject(j, "downloadRequestsCreated", (double)atomic_load(&s->dr_created));
+    cJSON_AddNumberToObject(j, "rbacDenied", (double)atomic_load(&s->rbac_denied));
     cJSON_AddNumberToObject(j, "resourceVersion", (double)simstore_rv(s->o.store));
     simlink_stats ls = simlink_get_stats(s->link);
     cJSON_AddNumberToObject(j, "connections", (double)ls.connections);
@@ -352,6 +373,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
     char *user = authenticate(s, c);
     if (!user) return srv_send_status(c, 401, "Unauthorized", NULL);
     enum MHD_Result r;
+    if (s->o.rbac && !rbac_allowed(s, c, url, method, user, &r)) goto out;
     long n = atomic_fetch_add(&s->api_requests, 1) + 1;
     if (FA(s)->error500 && n % FA(s)->error500 == 0) {
         atomic_fetch_add(&s->fired[F_ERROR500], 1);

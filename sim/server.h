@@ -3,6 +3,7 @@
 #pragma once
 #include <stddef.h>
 
+#include "rbac.h"
 #include "simstore.h"
 
 typedef struct simserver simserver;
@@ -32,7 +33,9 @@ typedef struct simserver_opts {
     /* The cluster's clock (unix seconds) for ages in Tables and sinceSeconds; NULL = wall. */
     double (*now)(void *arg);
     void *now_arg;
-    double clock_skew; /* the server's clock minus the real one: its Date headers (link.h) */
+    double clock_skew;    /* the server's clock minus the real one: its Date headers (link.h) */
+    const sim_rbac *rbac; /* --rbac: a request its rules do not allow answers 403 (rbac.h); NULL:
+                             everything is allowed. Borrowed: outlives the server. */
 } simserver_opts;
 
 /* Parses the fault list without starting anything: 0, or -1 with err. */

@@ -75,6 +75,7 @@ struct simserver {
     atomic_long requests, watches, api_requests;
     atomic_int rv0_limit;       /* resourceVersion=0 lists honour limit */
     atomic_long dr_created;     /* DownloadRequests created (GET /debug/stats) */
+    atomic_long rbac_denied;    /* requests --rbac's rules did not allow (GET /debug/stats) */
     atomic_int dl_expired_done; /* artifact GETs answered 403 expired so far */
     atomic_long fired[F_COUNT];
     atomic_int malformed_done, expire_done;

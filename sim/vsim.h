@@ -29,10 +29,12 @@ typedef struct vsim_opts {
     int rv0_limit;     /* resourceVersion=0 lists honour limit (a server listing from storage) */
     double clock_skew; /* the cluster's clock minus the real one (s): its timestamps and its Date
                           headers are off by this much (--clock-skew) */
-    const char *velero_ns;    /* Velero's namespace (OADP: openshift-adp); NULL = "velero" */
-    const char *context_name; /* the kubeconfig's cluster, user and context; NULL = veltop-sim */
-    const char *bad_token;    /* with auth token: the kubeconfig carries this token instead of
-                                 the one accepted (an unauthorised user); NULL = the right one */
+    const char *velero_ns;       /* Velero's namespace (OADP: openshift-adp); NULL = "velero" */
+    const char *context_name;    /* the kubeconfig's cluster, user and context; NULL = veltop-sim */
+    const char *bad_token;       /* with auth token: the kubeconfig carries this token instead of
+                                    the one accepted (an unauthorised user); NULL = the right one */
+    const struct sim_rbac *rbac; /* --rbac: only what these rules allow (rbac.h); NULL = all.
+                                    Borrowed: must outlive the sim. */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */
