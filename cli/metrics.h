@@ -46,6 +46,9 @@ typedef struct mx_cluster {
     size_t n_runs;
     const run_answer *last; /* answers of the newest finished run per (kind, schedule) */
     size_t n_last;
+    /* what could not be read, as --once --json's top-level "incomplete" says it ("pods
+     * forbidden", a copy of ans_ctx's missing_why): "" entries are none */
+    char incomplete[5][128];
 } mx_cluster;
 
 /* Appends the exposition of n clusters to out, in format f (OpenMetrics ends in "# EOF"). */

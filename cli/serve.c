@@ -232,6 +232,8 @@ static void serve_render(serve *s)
         cl[i].h = hs[i];
         ans_ctx c;
         answer_ctx_of_app(a, hs[i], now, wall, &c);
+        _Static_assert(sizeof cl[i].incomplete == sizeof c.missing_why, "one list of lists");
+        memcpy(cl[i].incomplete, c.missing_why, sizeof cl[i].incomplete);
         live[i] = mx_run_answers(&c, a->model, &cl[i].n_runs);
         cl[i].runs = live[i];
         last[i] = mx_last_runs(&c, a->model, &cl[i].n_last);

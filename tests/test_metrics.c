@@ -361,6 +361,23 @@ START_TEST(eta_caveat_is_a_series_of_the_estimate)
 }
 END_TEST
 
+/* What --once --json calls incomplete is a series too, so that a figure left out is explained. */
+START_TEST(lists_not_read_are_named)
+{
+    mx_cluster c = {.context = "prod", .ns = "velero", .reachable = 1, .data_age = 0};
+    char *t = render(&c, 1, MX_TEXT);
+    ck_assert(!strstr(t, "veltop_cluster_incomplete_info"));
+    free(t);
+    snprintf(c.incomplete[4], sizeof c.incomplete[4], "pods forbidden");
+    t = render(&c, 1, MX_TEXT);
+    ck_assert_msg(has_line(t,
+                           "veltop_cluster_incomplete_info{context=\"prod\",namespace=\"velero\","
+                           "what=\"pods forbidden\"} 1"),
+                  "%s", t);
+    free(t);
+}
+END_TEST
+
 START_TEST(schedule_overdue_is_absent_while_its_backups_are_unknown)
 {
     vl_schedule sch = {0};
@@ -908,6 +925,7 @@ int main(void)
     tcase_add_test(tc, a_family_without_samples_is_not_printed);
     tcase_add_test(tc, schedule_overdue_is_absent_while_its_backups_are_unknown);
     tcase_add_test(tc, eta_caveat_is_a_series_of_the_estimate);
+    tcase_add_test(tc, lists_not_read_are_named);
     tcase_add_test(tc, every_family_has_help_and_type_once);
     tcase_add_test(tc, openmetrics_has_info_units_and_eof);
     tcase_add_test(tc, cluster_names_in_labels_are_escaped);

@@ -89,6 +89,7 @@ await_families "$ALL" dr
 denied=$(stat_of rbacDenied)
 [ "$denied" = 0 ] || tui_fail "the sim refused $denied requests of veltop --serve under deploy/'s Role"
 grep -i forbidden "$D/veltop.err" && tui_fail "veltop --serve says forbidden"
+grep -q '^veltop_cluster_incomplete_info' "$D/seen" && tui_fail "--serve calls something incomplete"
 rc=0
 "$VELTOP" --once --json >"$D/once.json" 2>"$D/once.err" || rc=$?
 [ "$rc" = 0 ] || { cat "$D/once.err" >&2; tui_fail "veltop --once exited $rc under deploy/'s Role"; }
@@ -156,7 +157,9 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d.get
 
 serve_start
 WITHOUT_PODS=$(for f in $ALL; do case " $FROM_PODS " in *" $f "*) ;; *) echo "$f" ;; esac; done)
-await_families "$WITHOUT_PODS"
+await_families "$WITHOUT_PODS veltop_cluster_incomplete_info"
+grep -q '^veltop_cluster_incomplete_info{.*,what="pods forbidden"} 1$' "$D/m.txt" ||
+    tui_fail "--serve does not say, as --once --json does, that pods are forbidden"
 for f in $FROM_PODS; do
     grep -qx "$f" "$D/seen" && tui_fail "$f served while pods are forbidden"
 done
