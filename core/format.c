@@ -73,6 +73,8 @@ char *fmt_rate(char *buf, size_t n, double r)
 {
     if (r < 0 || isnan(r))
         snprintf(buf, n, "-");
+    else if (r > 0 && r < 0.05) /* a slow rate per minute or hour: "0.0/s" reads as stopped */
+        snprintf(buf, n, r * 60 >= 0.05 ? "%.1f/m" : "%.1f/h", r * 60 >= 0.05 ? r * 60 : r * 3600);
     else if (r < 9.95)
         snprintf(buf, n, "%.1f/s", r);
     else if (r < 999.5)

@@ -62,6 +62,10 @@ START_TEST(rates_and_counts_are_compact)
     char b[32];
     ck_assert_str_eq(fmt_rate(b, sizeof b, -1), "-");
     ck_assert_str_eq(fmt_rate(b, sizeof b, 0.44), "0.4/s");
+    /* slow, not stopped: 0.012/s is 0.7 a minute, one an hour is 1.0/h */
+    ck_assert_str_eq(fmt_rate(b, sizeof b, 0.012), "0.7/m");
+    ck_assert_str_eq(fmt_rate(b, sizeof b, 1.0 / 3600), "1.0/h");
+    ck_assert_str_eq(fmt_rate(b, sizeof b, 0), "0.0/s");
     ck_assert_str_eq(fmt_rate(b, sizeof b, 12.4), "12/s");
     ck_assert_str_eq(fmt_rate(b, sizeof b, 1234), "1.2k/s");
     ck_assert_str_eq(fmt_count(b, sizeof b, 987), "987");
