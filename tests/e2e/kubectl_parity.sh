@@ -127,6 +127,11 @@ run_veltop() { # kubeconfig -> rc, output in $D/v.out (stdout) and $D/v.err
     timeout 60 "$VELTOP" --kubeconfig "$1" --once >"$D/v.out" 2>"$D/v.err" || rc=$?
     echo "$rc"
 }
+# veltop read the (empty) recording server to the end: it exits 5, "no Velero" being no success
+# (an empty answer from the wrong place), with exactly that said
+read_all() { # rc
+    [ "$1" = 5 ] && grep -q '^veltop: no Velero found in namespace velero: ' "$D/v.err"
+}
 
 # ---- 1. impersonation, directly ----
 kubeconfig "$D/imp.kc" "https://127.0.0.1:$API" "" "$IMP"
@@ -134,7 +139,7 @@ kubeconfig "$D/imp.kc" "https://127.0.0.1:$API" "" "$IMP"
 rc=$(run_kubectl "$D/imp.kc")
 [ "$rc" = 0 ] || fail "kubectl with impersonation: exit $rc: $(cat "$D/k.out")"
 rc=$(run_veltop "$D/imp.kc")
-[ "$rc" = 0 ] || fail "veltop with impersonation: exit $rc: $(cat "$D/v.err")"
+read_all "$rc" || fail "veltop with impersonation: exit $rc: $(cat "$D/v.err")"
 headers_of "$D/api.log" kubectl/ | sort -s -t: -k1,1 >"$D/k.h" || fail "kubectl's request not recorded"
 headers_of "$D/api.log" veltop/ | sort -s -t: -k1,1 >"$D/v.h" || fail "veltop's request not recorded"
 grep -q '^impersonate-user: bob@example.com$' "$D/k.h" || fail "kubectl sent no Impersonate-User: $(cat "$D/k.h")"
@@ -150,7 +155,7 @@ rc=$(run_kubectl "$D/proxy.kc")
 [ "$rc" = 0 ] || fail "kubectl through the https proxy: exit $rc: $(cat "$D/k.out")"
 k_connects=$(grep -c "\"kube.invalid:$API\"" "$D/proxy.log")
 rc=$(run_veltop "$D/proxy.kc")
-[ "$rc" = 0 ] || fail "veltop through the https proxy: exit $rc: $(cat "$D/v.err")"
+read_all "$rc" || fail "veltop through the https proxy: exit $rc: $(cat "$D/v.err")"
 v_connects=$(($(grep -c "\"kube.invalid:$API\"" "$D/proxy.log") - k_connects))
 [ "$k_connects" -ge 1 ] || fail "kubectl did not CONNECT through the proxy"
 [ "$v_connects" -ge 1 ] || fail "veltop did not CONNECT through the proxy"
@@ -189,7 +194,7 @@ kubeconfig "$D/named.kc" "https://127.0.0.1:$API" "    tls-server-name: kube.inv
 rc=$(run_kubectl "$D/named.kc")
 [ "$rc" = 0 ] || fail "kubectl, tls-server-name and a proxy certified for it: exit $rc: $(cat "$D/k.out")"
 rc=$(run_veltop "$D/named.kc")
-[ "$rc" = 0 ] || fail "veltop, tls-server-name and a proxy certified for it: exit $rc: $(cat "$D/v.err")"
+read_all "$rc" || fail "veltop, tls-server-name and a proxy certified for it: exit $rc: $(cat "$D/v.err")"
 echo "tls-server-name verifies the proxy for both: ok"
 
 # ---- 3. configuration errors: refused by both, before any connection ----
