@@ -42,14 +42,14 @@ footer_ok || tui_fail "list footer: $(tui_screen | tail -n 1)"
 tui_keys '?'
 tui_wait '^ Backups & Restores'
 tui_wait '^   f +follow the newest run in progress \(toggle\)'
-tui_wait '^ lines 1-20 of 37 \(j/k, PgDn/PgUp, g/G\)'
+tui_wait '^ lines 1-20 of 38 \(j/k, PgDn/PgUp, g/G\)'
 tui_screen | grep -q 'stalled' && tui_fail "help fits at 80x24? it should scroll"
 tui_keys G
 tui_wait '"stalled": still 3 intervals'
 tui_wait '^   H +health: schedules, locations, server, node-agents$'
-tui_wait '^ lines 18-37 of 37 '
+tui_wait '^ lines 19-38 of 38 '
 tui_keys g
-tui_wait '^ lines 1-20 of 37 '
+tui_wait '^ lines 1-20 of 38 '
 tui_keys '?'
 tui_wait 'NAME +PHASE'
 tui_screen | grep -q 'lines 1-' && tui_fail "help still shown"
