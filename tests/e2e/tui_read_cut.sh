@@ -34,14 +34,14 @@ echo "80x24: ok"
 # 60x16: the last progress and the parts' rates are cut with an ellipsis; W puts them under
 tui_start 60 16 --demo
 open_migration
-tui_wait '^Rate +[0-9.]+/s +ETA done in ~?[0-9m]+[0-9]+s \(at [0-9:]+\) +last.*…$'
+tui_wait '^Rate +[0-9.]+/s +ETA done in ~?[0-9m]+[0-9]+s \(at [0-9:]+\)(,| +last).*…$'
 tui_wait '^  pod volumes +[0-9]+ of 6 done +[0-9.]+ GiB of 59\.0 GiB +[0-9.]+ MiB.*…$'
 # the rows' range leaves the title an ellipsis, not a cut word
 tui_wait '^Resources +[0-9]+ of 36 types done +\(.*…  rows 1-[0-9]+ of 36 \(j/k\)$'
 tui_keys Right
 tui_wait 'W: the cut lines in full'
 tui_keys W
-tui_wait '^Rate +[0-9.]+/s +ETA done in ~?[0-9m]+[0-9]+s \(at [0-9:]+\) *$'
+tui_wait '^Rate +[0-9.]+/s +ETA done in ~?[0-9m]+[0-9]+s \(at [0-9:]+\)(, [a-z ]+)? *$'
 tui_wait '^     last progress [0-9]+s ago *$'
 tui_wait '^  pod volumes +[0-9]+ of 6 done +[0-9.]+ GiB of 59\.0 GiB *$'
 tui_wait '^ {16}[0-9.]+ MiB/s  ETA [0-9m]+[0-9]+s\+? *$'
