@@ -221,10 +221,16 @@ static const ui_key detail_keys[] = {
     {UI_C_NONE, NULL, NULL},
 };
 
-/* Resource rows in display order: active first, then pending, then done. */
-static int detail_res_rank(const model_res *r)
+/* Resource rows in display order: active first, then pending, then done. items_over: the run
+ * has done every item Velero counts (its item pass is over). */
+static int detail_res_rank(const model_res *r, int items_over)
 {
     if (r->total > 0 && r->done >= r->total) return 2;
+    /* no total to count against ("4 of ?"): done once it is no longer worked on, or the run's
+     * items are all done */
+    if ((r->flags & MODEL_RES_NO_TOTAL) && r->done > 0 &&
+        (items_over || !(r->flags & MODEL_RES_ACTIVE)))
+        return 2;
     if (r->done == 0 && !(r->flags & MODEL_RES_ACTIVE)) return 1;
     return 0;
 }
@@ -801,7 +807,8 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     char lbuf[160];
     if (note) nres = 0; /* zeros would say nothing moves: say why there is nothing to show */
     size_t done_n = 0;
-    for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i]) == 2;
+    int items_over = run->items_total > 0 && run->items_done >= run->items_total;
+    for (size_t i = 0; i < nres; i++) done_n += detail_res_rank(&res[i], items_over) == 2;
     const char *src = from_log ? logderive_source(ui_app(u)->derive, r) : NULL;
     char cutbuf[120];
     if (!from_log && run->resources_cut) { /* caps.h: say so, never a silent cut */
@@ -864,7 +871,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     size_t k = 0;
     for (int rank = 0; rank < 3; rank++)
         for (size_t i = 0; i < nres; i++)
-            if (detail_res_rank(&res[i]) == rank) order[k++] = &res[i];
+            if (detail_res_rank(&res[i], items_over) == rank) order[k++] = &res[i];
     d->res_rows = res_rows;
     /* resource names whole when there is room (the bar gives way first, down to 8) */
     int rbarw = cols >= 100 ? 30 : cols >= 80 ? 14 : 8, namew = 12;
@@ -881,7 +888,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (namew < 12) namew = 12;
     for (int i = 0; i < res_rows && d->scroll + i < (int)nres; i++) {
         const model_res *mr = order[d->scroll + i];
-        int rank = detail_res_rank(mr), yy = res_top + i;
+        int rank = detail_res_rank(mr, items_over), yy = res_top + i;
         attr_t a = rank == 0 ? w_attr(W_ACTIVE) : rank == 1 ? A_DIM : 0;
         w_text(w, yy, 2, namew, mr->resource, a);
         x = 2 + namew + 1;
