@@ -1,7 +1,8 @@
-/* bench_fleet300.c: 300 contexts as a workload. CONTEXTS in-process sims on loopback (in a child
- * process, so that the figures of veltop's side are its own; no emulated link), each with RUNS
+/* bench_fleet300.c: 300 contexts as a workload. CONTEXTS contexts served on loopback from a child
+ * process (so that the figures of veltop's side are its own; no emulated link), each with RUNS
  * Completed backups and 5 volume objects per backup (benchpop.h: 200 runs, 1 000 volumes) and
- * ACTIVE backups in flight with a PodVolumeBackup each. This process and every veltop it starts
+ * ACTIVE backups in flight with a PodVolumeBackup each: one populated sim and CONTEXTS - 1 more
+ * API servers over its store (serve() says why). This process and every veltop it starts
  * have the soft open-file limit 1024 (the usual default; veltop raises it to the hard one).
  * Measured:
  *   - the real `veltop --once --all-contexts`, ONCE_N times: wall time (median and range), exit
@@ -15,6 +16,8 @@
  * BENCH_BACKUP_EVERY_S (600): how far apart the finished backups started. At 600 s the 200 span
  * 33 hours, so every volume finished within the fleet summary's two days (APP_RECENT_VOLUMES_S)
  * and is kept; at 86400 (a daily schedule) only the last two days' are.
+ * BENCH_HOLD=S: only serve the contexts for S seconds and print the kubeconfig's path (to time
+ * veltop from outside); BENCH_SHOW_ERRORS=1: --once's per-context lines on stderr.
  * Usage: bench_fleet300 [CONTEXTS=300] [RUNS=200] [ACTIVE=3] [ONCE_N=5] [SCREEN_S=15] */
 #include <dirent.h>
 #include <malloc.h>
