@@ -6,7 +6,8 @@
 #include "benchutil.h"
 #include "format.h"
 
-static int vols_per_backup = 5; /* 4 PodVolumeBackups + 1 DataUpload by default */
+static int vols_per_backup = 5;       /* 4 PodVolumeBackups + 1 DataUpload by default */
+static double backup_every_s = 600.0; /* the backups start this far apart, the last 600 s ago */
 
 /* Objects carry metadata.managedFields as kube-apiserver stamps them for Velero's writers
  * (doc/managedfields.md): the creator's entry and the status writer's. BENCH_NO_MANAGED_FIELDS=1
@@ -46,7 +47,7 @@ static inline int populate(bench_sim *bs, int nb)
     char start[40], done[40], exp[40];
     kc_buf b = {0};
     for (int i = 0; i < nb; i++) {
-        double t = now - (double)(nb - i) * 600.0;
+        double t = now - (double)(nb - i) * backup_every_s;
         kc_format_time(t, start, sizeof start);
         kc_format_time(t + 420, done, sizeof done);
         kc_format_time(t + 30 * 86400.0, exp, sizeof exp);

@@ -6,7 +6,7 @@ set -u
 BUILD=${1:-build}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$BUILD/CMakeCache.txt" ] || cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs bench_eta bench_wan bench_metrics bench_fleet"
+BENCHES="bench_watch bench_latency bench_firstframe bench_idle bench_logs bench_eta bench_wan bench_metrics bench_fleet bench_fleet300"
 cmake --build "$BUILD" -j "$(nproc)" --target veltop $BENCHES >/dev/null || {
     echo "bench: build failed" >&2
     exit 1
@@ -52,4 +52,6 @@ run 300 "$BUILD/bench_metrics" 10000 1000 20
 
 # 9. a fleet of 20 clusters behind slow links, one black-holed
 run 600 "$BUILD/bench_fleet" 20 2000 50 2500000 1
+# 10. 300 contexts on loopback (200 runs + 1 000 volumes each, 3 in flight), soft limit 1024
+run 900 "$BUILD/bench_fleet300" 300 200 3 5 15
 exit $fail

@@ -547,8 +547,10 @@ simserver *simserver_start(const simserver_opts *opts, char *err, size_t errlen)
         snprintf(err, errlen, "bad listen address '%s': expected an IPv4 address", s->host);
         goto fail;
     }
-    unsigned flags =
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    /* poll(), not libmicrohttpd's default select(): a descriptor numbered 1024 or more (a sim
+     * process serving hundreds of contexts, bench_fleet300) cannot be in an fd_set */
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_POLL | MHD_USE_ERROR_LOG;
     s->link = simlink_new(&(simlink_opts){.latency_ms = opts->latency_ms,
                                           .bandwidth = opts->bandwidth,
                                           .no_gzip = opts->no_gzip,
