@@ -152,6 +152,8 @@ void queue_judge(const ans_ctx *c, const model_run *r, queue_wait *q)
     if (!r || !r->run || r->kind != VL_BACKUP || !q_waiting(r->run)) return;
     q->waiting = 1;
     const model *m = c->m;
+    if (r->run->meta.created > 0)
+        q->waited = model_wall_span(m, model_cluster_now(m, c->wall) - r->run->meta.created);
     const model_run *running[64];
     size_t nr = 0;
     int64_t place = 1;
@@ -285,32 +287,4 @@ int queue_ready_stuck(const model_run *r, double now, double *since)
     if (!(s > 0) || now - s <= QUEUE_READY_STUCK_S) return 0;
     *since = s;
     return 1;
-}
-
-static int q_ns_cmp(const void *a, const void *b)
-{
-    return strcmp(((const queue_ns *)a)->ns, ((const queue_ns *)b)->ns);
-}
-
-size_t queue_by_namespace(const model *m, double wall, queue_ns *out, size_t max)
-{
-    size_t n = 0;
-    double now = model_cluster_now(m, wall);
-    for (size_t i = 0; i < m->n_runs; i++) {
-        const model_run *r = m->runs[i];
-        if (r->kind != VL_BACKUP || !r->run) continue;
-        const char *ns = r->run->meta.ns ? r->run->meta.ns : "";
-        size_t k = 0;
-        while (k < n && strcmp(out[k].ns, ns)) k++;
-        if (k == n) {
-            if (n == max) continue;
-            out[n++] = (queue_ns){ns, 0, 0};
-        }
-        if (!q_waiting(r->run)) continue;
-        out[k].length++;
-        double age = r->run->meta.created > 0 ? model_wall_span(m, now - r->run->meta.created) : 0;
-        if (age > out[k].oldest_age) out[k].oldest_age = age;
-    }
-    qsort(out, n, sizeof *out, q_ns_cmp);
-    return n;
 }

@@ -31,6 +31,7 @@ typedef struct queue_wait {
     int waiting;       /* a backup in New, Queued or ReadyToStart: the rest is meaningful */
     int64_t position;  /* Velero's queuePosition; else its place among the waiting (1-based) */
     int position_ours; /* 1: position counted by veltop (Velero gave none: New, ReadyToStart) */
+    double waited;     /* seconds since it was created (in our seconds); 0 unknown */
     /* the runs ahead: in flight, ReadyToStart, and waiting ahead of it; the first
      * QUEUE_MAX_AHEAD named, in flight first */
     const model_run *ahead[QUEUE_MAX_AHEAD];
@@ -75,13 +76,3 @@ int queue_dead(const model *m, const model_run *r, double now, const model_run *
 /* A ReadyToStart backup the backup controller has not taken for QUEUE_READY_STUCK_S: 1 with
  * since (its last status write, managedFields: when it became ReadyToStart; else its creation). */
 int queue_ready_stuck(const model_run *r, double now, double *since);
-
-/* The queue of one Velero namespace, for the exporter and the health screen. */
-typedef struct queue_ns {
-    const char *ns;    /* borrowed from a run */
-    int length;        /* backups New, Queued or ReadyToStart */
-    double oldest_age; /* seconds the oldest of them has existed (cluster clock); 0 none */
-} queue_ns;
-/* The queue of every namespace holding a backup in m (length 0 when none waits) at unix wall
- * (ours), sorted by namespace, into out (up to max); returns the count of namespaces. */
-size_t queue_by_namespace(const model *m, double wall, queue_ns *out, size_t max);
