@@ -5,7 +5,8 @@
 # api) overlaps q1 (web). --once --json says so of each (the limit full, the overlapping backup
 # named, q1's estimated start at running-a's ETA end, q3's unknown because q1 has not started);
 # --serve's queue gauges; the detail screen of q2 at 80x24 and 200x50 says it in its Queue /
-# Not running / Starts lines.
+# Not running / Starts lines. Then scenario queue_dead.yaml: nothing in flight, the head Queued for
+# 10 minutes: a "queue-dead" finding on both waiting backups.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 for t in curl python3; do
     command -v "$t" >/dev/null || {
@@ -89,4 +90,22 @@ tui_wait '^Starts ~[0-9:]+ \(in [0-9hms]+\), if the runs ahead end as their ETAs
 tui_resize 200 50
 tui_wait '^Not running the concurrency limit is full: 2 of 2 backups running \(--concurrent-backups=2\); its namespaces overlap backup running-a \(InProgress\)$'
 tui_wait '^Queue position 2, 3 ahead: running-a \(InProgress\), running-b \(InProgress\), q1 \(Queued\)$'
+
+# ---- a dead queue: nothing in flight, the head Queued for 10 minutes ----
+tui_sim_kill
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/queue_dead.yaml" --quiet
+"$VELTOP" --kubeconfig "$KC" --once --json >"$D/dead.json" || tui_fail "--once --json (dead queue)"
+python3 - "$D/dead.json" <<'PY' || tui_fail "--once --json: no dead queue"
+import json, re, sys
+runs = {r["name"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+for n, head in (("stuck-1", "this backup"), ("stuck-2", "stuck-1")):
+    d = [x for x in runs[n]["diagnosis"] if x["code"] == "queue-dead"]
+    assert len(d) == 1, (n, runs[n]["diagnosis"])
+    assert re.fullmatch(r"the backup queue is dead: nothing in progress for (9m5\ds|10m0\ds) while "
+                        + head + " Queued waits at its head", d[0]["message"]), d[0]["message"]
+    q = runs[n]["queue"]
+    assert q["running"] == 0 and q["limitFull"] is False, q
+assert runs["stuck-2"]["queue"]["waitsOn"] == "ahead", runs["stuck-2"]["queue"]
+assert runs["stuck-1"]["queue"]["waitsOn"] == "none", runs["stuck-1"]["queue"]
+PY
 echo PASS
