@@ -597,10 +597,40 @@ static void mx_clusters(mx_w *w, const mx_cluster *cl, size_t ncl)
             mx_gauge(w, &cl[c], "veltop_cluster_storage_locations", (double)cl[c].h->n_bsl);
 }
 
+/* ---- the backup queue (queue.h), per Velero namespace -----------------------------------------
+ */
+
+static void mx_queue(mx_w *w, const mx_cluster *cl, size_t ncl)
+{
+    mx_family(w, "veltop_backup_queue_length",
+              "Backups waiting to start (New, Queued, ReadyToStart); absent while the backup "
+              "list is not read.");
+    for (size_t c = 0; c < ncl; c++) {
+        if (!cl[c].runs_known) continue;
+        size_t n = 0;
+        for (size_t i = 0; i < cl[c].n_runs; i++) n += cl[c].runs[i].queue.waiting != 0;
+        mx_gauge(w, &cl[c], "veltop_backup_queue_length", (double)n);
+    }
+    mx_family(w, "veltop_backup_queue_oldest_age_seconds",
+              "Seconds since the oldest backup waiting to start was created; absent when none "
+              "waits.");
+    for (size_t c = 0; c < ncl; c++) {
+        if (!cl[c].runs_known) continue;
+        double oldest = -1;
+        for (size_t i = 0; i < cl[c].n_runs; i++) {
+            const queue_wait *q = &cl[c].runs[i].queue;
+            if (q->waiting && q->waited > oldest) oldest = q->waited;
+        }
+        if (oldest >= 0)
+            mx_gauge(w, &cl[c], "veltop_backup_queue_oldest_age_seconds", floor(oldest));
+    }
+}
+
 void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f)
 {
     mx_w w = {.b = out, .f = f};
     mx_clusters(&w, cl, n);
+    mx_queue(&w, cl, n);
     mx_schedules(&w, cl, n);
     mx_runs(&w, cl, n);
     mx_lasts(&w, cl, n);

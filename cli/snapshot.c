@@ -80,6 +80,52 @@ static void snapshot_add_tri(cJSON *o, const char *k, ans_tri v)
         cJSON_AddBoolToObject(o, k, v == ANS_YES);
 }
 
+/* A waiting backup's queue (queue.h): null for any other run. Unknown is null with its reason:
+ * the limit when the server pod cannot be read, the start when the runs ahead have no ETA. */
+static void snapshot_add_queue(cJSON *o, const run_answer *e)
+{
+    const queue_wait *q = &e->queue;
+    if (!q->waiting) {
+        cJSON_AddNullToObject(o, "queue");
+        return;
+    }
+    cJSON *j = cJSON_AddObjectToObject(o, "queue");
+    cJSON_AddNumberToObject(j, "position", (double)q->position);
+    cJSON_AddStringToObject(j, "positionFrom", q->position_ours ? "counted" : "queuePosition");
+    cJSON_AddNumberToObject(j, "aheadCount", (double)q->n_ahead);
+    cJSON *ah = cJSON_AddArrayToObject(j, "ahead");
+    for (size_t i = 0; i < q->n_ahead && i < QUEUE_MAX_AHEAD; i++) {
+        cJSON *a = cJSON_CreateObject();
+        snapshot_add_str(a, "name", q->ahead[i]->name);
+        snapshot_add_str(a, "phase", q->ahead[i]->run->phase);
+        cJSON_AddItemToArray(ah, a);
+    }
+    snapshot_add_num(j, "concurrentBackups", q->limit, q->limit_known);
+    if (q->limit_known) {
+        cJSON_AddBoolToObject(j, "concurrentBackupsDefault", q->limit_default);
+        cJSON_AddNullToObject(j, "concurrentBackupsReason");
+    } else {
+        cJSON_AddNullToObject(j, "concurrentBackupsDefault");
+        cJSON_AddStringToObject(j, "concurrentBackupsReason", q->limit_why);
+    }
+    snapshot_add_num(j, "running", (double)q->n_ahead_running, 1);
+    cJSON_AddStringToObject(j, "waitsOn", queue_why_code(q->why));
+    snapshot_add_tri(j, "limitFull",
+                     q->limit_known ? (q->limit_full ? ANS_YES : ANS_NO) : ANS_UNKNOWN);
+    snapshot_add_str(j, "overlapsWith", q->overlap ? q->overlap->name : NULL);
+    char buf[1024];
+    snapshot_add_str(j, "reason", queue_why_text(buf, sizeof buf, q));
+    if (q->start_known) {
+        snapshot_add_time(j, "estimatedStart", q->start);
+        cJSON_AddStringToObject(j, "estimatedStartCaveat", QUEUE_START_CAVEAT);
+        cJSON_AddNullToObject(j, "estimatedStartReason");
+    } else {
+        cJSON_AddNullToObject(j, "estimatedStart");
+        cJSON_AddNullToObject(j, "estimatedStartCaveat");
+        cJSON_AddStringToObject(j, "estimatedStartReason", q->start_why);
+    }
+}
+
 /* The run's answer (answer.h), as every surface gives it: etaSeconds the end of its critical
  * path in whole seconds rounded up (never 0 while time is left), null when there is none, with
  * its kind and the reason; bytes null while unknown; stalled true / false / null (unknown) with
@@ -142,6 +188,7 @@ static void snapshot_add_answer(cJSON *o, const run_answer *e)
         snapshot_add_time(d, "since", e->diag[i].since);
         cJSON_AddItemToArray(arr, d);
     }
+    snapshot_add_queue(o, e);
 }
 
 const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n)

@@ -281,6 +281,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         a->stalled = ANS_NO;
         a->stalled_why = ANS_WHY_NOT_RUNNING;
         a->waiting = RE_FINAL;
+        queue_judge(c, r, &a->queue);
         double dur = model_run_duration(r, c->wall);
         if (vl_phase_terminal(x->phase_id) && x->completed > 0 && dur > 0) {
             if (a->bytes_done > 0) a->bytes_rate = (double)a->bytes_done / dur;

@@ -16,6 +16,7 @@
 #include "app.h"
 #include "diagnose.h"
 #include "health.h"
+#include "queue.h"
 #include "runeta.h"
 
 typedef enum { ANS_NO = 0, ANS_YES = 1, ANS_UNKNOWN = -1 } ans_tri;
@@ -126,6 +127,9 @@ typedef struct run_answer {
      * 0 when there is nothing to compare: no history, or the run failed) */
     re_history hist;
     double vs_usual;
+
+    /* a waiting backup (New, Queued, ReadyToStart): why it is not running (queue.h) */
+    queue_wait queue;
 } run_answer;
 
 /* What an answer is computed against: the model at a data time, the health picture, freshness,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "queue.h"
 
 static void dg_add(diag *out, size_t max, size_t *n, const char *code, double since,
                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -102,6 +103,23 @@ static void dg_queue(const diag_ctx *c, const model_run *r, diag *out, size_t ma
            dg_kind(ahead), ahead->name, ahead->run->phase,
            fmt_duration(dur, sizeof dur,
                         ahead->run->started > 0 ? c->wall - ahead->run->started : -1));
+}
+
+/* the dead queue and a ReadyToStart backup nobody takes (queue.h) */
+static void dg_queue_dead(const diag_ctx *c, const model_run *r, diag *out, size_t max, size_t *n)
+{
+    const model_run *head;
+    double since;
+    char dur[32];
+    if (queue_dead(c->m, r, c->wall, &head, &since))
+        dg_add(out, max, n, "queue-dead", since,
+               "the backup queue is dead: nothing in progress for %s while %s %s waits at its head",
+               fmt_duration(dur, sizeof dur, c->wall - since),
+               head == r ? "this backup" : head->name, head->run->phase);
+    if (queue_ready_stuck(r, c->wall, &since))
+        dg_add(out, max, n, "ready-to-start-stuck", since,
+               "ReadyToStart for %s: the backup controller has not started it",
+               fmt_duration(dur, sizeof dur, c->wall - since));
 }
 
 static void dg_volumes(const diag_ctx *c, const model_run *r, diag *out, size_t max, size_t *n)
@@ -222,6 +240,7 @@ size_t diag_run(const diag_ctx *in, const model_run *r, const diag_log *log, dia
     const diag_ctx *c = &cc;
     dg_restart(c, r, out, max, &n);
     dg_queue(c, r, out, max, &n);
+    dg_queue_dead(c, r, out, max, &n);
     dg_volumes(c, r, out, max, &n);
     dg_bsl(c, r, out, max, &n);
     dg_log(c, r, log, out, max, &n);

@@ -3,6 +3,9 @@
  *   server-restarted      the Velero server restarted after the run started (Velero marks runs
  *                         InProgress Failed when it starts again), or the run was so marked
  *   queued                New/Queued behind another run of its kind in progress
+ *   queue-dead            a waiting backup while nothing is in progress and the queue's head
+ *                         has waited > 5 min (queue.h)
+ *   ready-to-start-stuck  ReadyToStart > 5 min: the backup controller has not started it
  *   node-agent-not-ready  a pod volume New/Accepted > 1 min on a node without a ready node-agent
  *   exposer-stuck         a DataUpload/DataDownload Accepted/Prepared > 5 min
  *   bsl-unavailable       the run's storage location is Unavailable

@@ -76,6 +76,34 @@ static char *pod_version(const char *image)
     return xstrndup(colon + 1, (size_t)(image + len - colon - 1));
 }
 
+/* The value of --concurrent-backups in a container's command and args, 0 when absent (pflag
+ * takes "--flag=N" and "--flag N"; the last one given wins). */
+static int pod_concurrent_backups(const cJSON *ctr)
+{
+    static const char flag[] = "--concurrent-backups";
+    int v = 0;
+    const char *lists[] = {"command", "args"};
+    for (int l = 0; l < 2; l++) {
+        const cJSON *a = pod_array(pod_get(ctr, lists[l])), *e;
+        const char *prev = NULL;
+        cJSON_ArrayForEach(e, a)
+        {
+            const char *s = cJSON_IsString(e) ? e->valuestring : NULL;
+            const char *val = NULL;
+            if (s && !strncmp(s, flag, sizeof flag - 1) && s[sizeof flag - 1] == '=')
+                val = s + sizeof flag;
+            else if (s && prev && !strcmp(prev, flag))
+                val = s;
+            prev = s;
+            if (!val) continue;
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (end != val && !*end && n > 0 && n < 1000000) v = (int)n;
+        }
+    }
+    return v;
+}
+
 kc_pod *kc_pod_decode(const cJSON *obj)
 {
     if (!cJSON_IsObject(obj)) return NULL;
@@ -102,11 +130,14 @@ kc_pod *kc_pod_decode(const cJSON *obj)
     p->node = xstrdup(pod_str(spec, "nodeName"));
     const cJSON *ctrs = pod_get(spec, "containers"), *c;
     const char *image = NULL;
+    const cJSON *main_ctr = NULL;
     cJSON_ArrayForEach(c, pod_array(ctrs))
     {
         const char *img = pod_str(c, "image"), *name = pod_str(c, "name");
         if (!image || (name && !strcmp(name, "velero") && img)) image = img;
+        if (!main_ctr || (name && !strcmp(name, "velero"))) main_ctr = c;
     }
+    p->concurrent_backups = main_ctr ? pod_concurrent_backups(main_ctr) : 0;
     p->image = xstrdup(image);
     p->version = pod_version(image);
     p->phase = xstrdup(pod_str(st, "phase"));

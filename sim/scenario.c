@@ -640,7 +640,7 @@ static int parse_schedule(parse_ctx *p, yaml_node_t *n, scenario *s)
     return 0;
 }
 
-/* velero: {layout, restart_at, restart_reason, exit_code, down_for} */
+/* velero: {layout, restart_at, restart_reason, exit_code, down_for, concurrent_backups} */
 static int parse_velero(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
 {
     if (expect_map(p, n, "velero")) return -1;
@@ -662,6 +662,9 @@ static int parse_velero(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
             if (get_int(p, v, k, &c->restart_exit_code)) return -1;
         } else if (k && !strcmp(k, "down_for")) {
             if (get_dur(p, v, k, &c->down_for)) return -1;
+        } else if (k && !strcmp(k, "concurrent_backups")) {
+            if (get_int(p, v, k, &c->concurrent_backups)) return -1;
+            if (c->concurrent_backups < 1) return perr(p, v, "concurrent_backups: expected >= 1");
         } else
             return perr(p, v, "velero: unknown key '%s'", k ? k : "?");
     }

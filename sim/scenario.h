@@ -98,6 +98,10 @@ typedef struct scn_cluster {
     char *bsl_phase, *bsl_message; /* the default BSL's phase from bsl_at on (NULL: Available) */
     char *bsl_name;                /* that BSL (NULL: "default"; another name is created) */
     double bsl_at;
+    /* velero.concurrent_backups: the server runs with --concurrent-backups=N and its queue
+     * controller holds backups as Velero's does (at most N at once, none overlapping an earlier
+     * one's namespaces); 0: not given, every backup starts at once (the sim before the queue) */
+    int concurrent_backups;
 } scn_cluster;
 
 /* 1 when node has a ready node-agent in this scenario. */

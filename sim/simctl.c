@@ -100,13 +100,30 @@ static sim_mf_writer writer(const char *manager, double t)
 
 /* ---- desired state at a simulated time ---- */
 
+/* A Queued backup's queuePosition at t. With velero.concurrent_backups, as Velero's queue
+ * controller numbers them: 1 + the backups Queued at t created before it (it renumbers the
+ * rest from 1 when one leaves); else the position a run queued for good keeps. */
+static int queue_position(const simctl *c, const sp_run *r, double t)
+{
+    if (c->scn->cluster.concurrent_backups <= 0) return r->queue_pos ? r->queue_pos : 1;
+    int pos = 1;
+    for (size_t i = 0; i < c->nruns; i++) {
+        const sp_run *e = c->runs[i];
+        if (e == r || e->is_restore) continue;
+        if ((e->t0 < r->t0 || (e->t0 == r->t0 && strcmp(e->sr.name, r->sr.name) < 0)) &&
+            !strcmp(sp_run_phase(e, t), "Queued"))
+            pos++;
+    }
+    return pos;
+}
+
 static cJSON *run_status(const simctl *c, const sp_run *r, double t)
 {
     cJSON *st = cJSON_CreateObject();
     const char *phase = sp_run_phase(r, t);
     cJSON_AddStringToObject(st, "phase", phase);
     if (!strcmp(phase, "Queued"))
-        cJSON_AddNumberToObject(st, "queuePosition", r->queue_pos ? r->queue_pos : 1);
+        cJSON_AddNumberToObject(st, "queuePosition", queue_position(c, r, t));
     if (t < r->t_start) return st;
     if (!r->is_restore) {
         cJSON_AddNumberToObject(st, "version", 1);
@@ -644,6 +661,52 @@ static double run_rest_time(const simctl *c, const sp_run *r)
     return last;
 }
 
+/* Whether two backups' namespaces meet (none listed: every namespace). */
+static int queue_overlap(const scn_run *a, const scn_run *b)
+{
+    if (!a->n_namespaces || !b->n_namespaces) return 1;
+    for (size_t i = 0; i < a->n_namespaces; i++)
+        for (size_t j = 0; j < b->n_namespaces; j++)
+            if (!strcmp(a->namespaces[i], "*") || !strcmp(b->namespaces[j], "*") ||
+                !strcmp(a->namespaces[i], b->namespaces[j]))
+                return 1;
+    return 0;
+}
+
+/* velero.concurrent_backups: how long Velero's backup queue controller holds backup r past its
+ * usual start. It starts at the first moment (its usual start, or an earlier backup's end) when
+ * fewer than the limit of the earlier backups run and none of those not yet ended overlaps its
+ * namespaces (backup_queue_controller.go; every earlier backup is planned already). */
+static double queue_hold(const simctl *c, const sp_run *r)
+{
+    int limit = c->scn->cluster.concurrent_backups;
+    if (limit <= 0 || r->is_restore || r->sr.queued) return 0;
+    double base = r->t_start;
+    size_t n = 0;
+    double *cand = xcalloc(c->nruns + 1, sizeof *cand);
+    cand[n++] = base;
+    for (size_t i = 0; i < c->nruns; i++) {
+        const sp_run *e = c->runs[i];
+        if (!e->is_restore && !e->sr.queued && isfinite(e->t_final) && e->t_final > base)
+            cand[n++] = e->t_final;
+    }
+    double best = INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        double s = cand[k];
+        if (s >= best) continue;
+        int running = 0, blocked = 0;
+        for (size_t i = 0; i < c->nruns && !blocked; i++) {
+            const sp_run *e = c->runs[i];
+            if (e->is_restore || e->sr.queued || e->t_final <= s) continue;
+            if (e->t_start <= s) running++;
+            if (queue_overlap(&e->sr, &r->sr)) blocked = 1;
+        }
+        if (!blocked && running < limit) best = s;
+    }
+    free(cand);
+    return isfinite(best) ? best - base : 0;
+}
+
 static void add_run(simctl *c, const scn_run *src)
 {
     sp_run *r = xcalloc(1, sizeof *r);
@@ -663,6 +726,17 @@ static void add_run(simctl *c, const scn_run *src)
         sp_run *again = xcalloc(1, sizeof *again);
         scn_run_copy(&again->sr, &r->sr);
         again->sr.start += shift;
+        sp_run_free(r);
+        r = again;
+        c->rng = rng0;
+        sp_plan_run(&pc, r);
+    }
+    double hold = queue_hold(c, r);
+    if (hold > 0) {
+        /* plan it again (the same draws), held Queued until the queue lets it start */
+        sp_run *again = xcalloc(1, sizeof *again);
+        scn_run_copy(&again->sr, &r->sr);
+        again->hold = hold;
         sp_run_free(r);
         r = again;
         c->rng = rng0;

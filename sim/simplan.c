@@ -331,7 +331,9 @@ void sp_plan_run(const sp_ctx *c, sp_run *r)
     for (const char *q = s->name; q && *q; q++)
         r->pace_seed = (r->pace_seed ^ (uint8_t)*q) * 1099511628211ULL;
     r->t0 = c->epoch + s->start;
-    r->t_start = s->queued && !r->is_restore ? INFINITY : r->t0 + (r->is_restore ? 1.0 : 1.5);
+    r->t_start = s->queued && !r->is_restore ? INFINITY
+                 : r->is_restore             ? r->t0 + 1.0
+                                             : r->t0 + 1.5 + r->hold;
     r->t_items0 = r->t_start + 0.5;
     r->nres = s->n_resources;
     r->res = r->nres ? xcalloc(r->nres, sizeof *r->res) : NULL;
@@ -453,7 +455,8 @@ const char *sp_run_phase(const sp_run *r, double t)
 {
     if (!r->is_restore) {
         if (t < r->t0 + 0.5) return "New";
-        if (t < r->t0 + 1.0 || r->sr.queued) return "Queued";
+        /* held by the queue: Queued until half a second before its start (ReadyToStart) */
+        if (t < r->t0 + 1.0 || r->sr.queued || t < r->t_start - 0.5) return "Queued";
         if (t < r->t_start) return "ReadyToStart";
     } else if (t < r->t_start) {
         return "New";

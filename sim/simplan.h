@@ -81,6 +81,8 @@ typedef struct sp_run {
     cJSON *last;
     uint64_t pace_seed; /* jitter draws (pacing) */
     int queue_pos;      /* sr.queued: the queuePosition it keeps (simctl.c) */
+    double hold;        /* seconds the queue controller holds it Queued past its usual start
+                           (velero.concurrent_backups: simctl.c sets it, then plans it) */
 } sp_run;
 
 /* Plans r (its sr filled from the scenario): timeline, volumes, log lines, results. */

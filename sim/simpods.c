@@ -220,9 +220,31 @@ static void sp_server_labels(const simpods *p, cJSON *l)
     cJSON_AddStringToObject(l, "pod-template-hash", "7d8f9c6b54");
 }
 
+/* The server container's args: "server", and --concurrent-backups=N when the scenario sets
+ * velero.concurrent_backups (as `velero install --concurrent-backups`... writes it into the
+ * Deployment; veltop reads the limit from there). */
+static void sp_server_args(const simpods *p, cJSON *pod)
+{
+    if (p->cl->concurrent_backups <= 0) return;
+    cJSON *ctrs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pod, "spec"),
+                                                   "containers");
+    cJSON *ctr = cJSON_GetArrayItem(ctrs, 0);
+    if (!ctr) return;
+    cJSON *args = cJSON_GetObjectItemCaseSensitive(ctr, "args");
+    if (!cJSON_IsArray(args)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(ctr, "args");
+        args = cJSON_AddArrayToObject(ctr, "args");
+        cJSON_AddItemToArray(args, cJSON_CreateString("server"));
+    }
+    char flag[48];
+    snprintf(flag, sizeof flag, "--concurrent-backups=%d", p->cl->concurrent_backups);
+    cJSON_AddItemToArray(args, cJSON_CreateString(flag));
+}
+
 static int sp_adopt_server(cJSON *obj, void *arg)
 {
     simpods *p = arg;
+    sp_server_args(p, obj);
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     cJSON_DeleteItemFromObjectCaseSensitive(md, "labels");
     sp_server_labels(p, cJSON_AddObjectToObject(md, "labels"));
@@ -294,6 +316,7 @@ void simpods_create(simpods *p, double now)
         cJSON *o = sp_pod(p, p->server, p->started);
         sp_server_labels(p, sp_labels(o));
         sp_spec(o, "velero", "worker-1");
+        sp_server_args(p, o);
         cJSON_AddItemToObject(o, "status", sp_server_status(p, now));
         sp_create_in(p, "pods", o);
     }

@@ -297,9 +297,12 @@ START_TEST(a_family_without_samples_is_not_printed)
     c.runs_known = 1;
     c.data_age = 0;
     char *t = render(&c, 1, MX_TEXT);
-    ck_assert_uint_eq(families_have_samples(t, MX_TEXT), 3);
+    ck_assert_uint_eq(families_have_samples(t, MX_TEXT), 4);
     ck_assert(
         has_line(t, "veltop_cluster_runs_in_flight{context=\"prod\",namespace=\"velero\"} 0"));
+    /* the queue is read and empty: its length 0, no oldest age */
+    ck_assert(has_line(t, "veltop_backup_queue_length{context=\"prod\",namespace=\"velero\"} 0"));
+    ck_assert(!strstr(t, "veltop_backup_queue_oldest_age_seconds"));
     free(t);
     /* a run whose figures are unknown: its info and waiting series, not the families of the
      * figures nobody knows */
@@ -318,7 +321,7 @@ START_TEST(a_family_without_samples_is_not_printed)
     c.n_runs = 1;
     for (int f = MX_TEXT; f <= MX_OPENMETRICS; f++) {
         t = render(&c, 1, (mx_format)f);
-        ck_assert_uint_eq(families_have_samples(t, (mx_format)f), 5);
+        ck_assert_uint_eq(families_have_samples(t, (mx_format)f), 6); /* with the queue's 0 */
         ck_assert(!strstr(t, "veltop_run_eta_seconds"));
         ck_assert(!strstr(t, "veltop_run_diagnosis"));
         free(t);
@@ -431,6 +434,7 @@ START_TEST(every_family_has_help_and_type_once)
     static const char *fam[] = {"veltop_cluster_reachable",
                                 "veltop_cluster_data_age_seconds",
                                 "veltop_cluster_runs_in_flight",
+                                "veltop_backup_queue_length",
                                 "veltop_run_info",
                                 "veltop_run_start_timestamp_seconds",
                                 "veltop_run_items_done",
@@ -755,6 +759,11 @@ START_TEST(runs_waiting_to_start_carry_their_findings)
     ck_assert(isnan(sample_of(t, "veltop_run_waiting_info", "Backup", "q2", NULL)));
     ck_assert(
         has_line(t, "veltop_cluster_runs_in_flight{context=\"prod\",namespace=\"velero\"} 2"));
+    /* the queue: q1 and q2, q1 created 120 s before now */
+    ck_assert(has_line(t, "veltop_backup_queue_length{context=\"prod\",namespace=\"velero\"} 2"));
+    ck_assert_msg(has_line(t, "veltop_backup_queue_oldest_age_seconds{context=\"prod\","
+                              "namespace=\"velero\"} 120"),
+                  "%s", t);
     /* a finished run's finding: on its schedule's last run */
     ck_assert(has_line(t, "veltop_last_run_diagnosis_info{context=\"prod\",namespace=\"velero\","
                           "kind=\"Backup\",name=\"crashed\",schedule=\"weekly\",rule=\"server-"

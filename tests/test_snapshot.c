@@ -302,7 +302,8 @@ START_TEST(once_json_is_exact)
     char *j = snapshot_json(&c, "kind-dev", "https://127.0.0.1:6443", "velero");
     /* nightly-20240107: an estimate of the items' 180 s and Finalizing that can only grow (its
      * DataUpload is not sized yet: bytesTotal null); stalled unknown (one list, no evidence of
-     * when it last moved); queued-one is not running, with its diagnosis; rows not given are
+     * when it last moved); queued-one is not running, with its diagnosis and its queue (the
+     * limit unknown: no pod list); rows not given are
      * null with the reason; names are the server's exact text */
     const char *want =
         "{\"context\":\"kind-dev\",\"server\":\"https://127.0.0.1:6443\","
@@ -317,7 +318,15 @@ START_TEST(once_json_is_exact)
         "\"waitingOn\":null,\"incomplete\":null,\"diagnosis\":[{\"code\":\"queued\","
         "\"message\":\"Queued at position 1,"
         " behind backup nightly-20240107 (InProgress for 1m00s)\","
-        "\"since\":\"2024-01-07T11:19:55Z\"}],\"resources\":null,"
+        "\"since\":\"2024-01-07T11:19:55Z\"}],"
+        "\"queue\":{\"position\":1,\"positionFrom\":\"counted\",\"aheadCount\":1,"
+        "\"ahead\":[{\"name\":\"nightly-20240107\",\"phase\":\"InProgress\"}],"
+        "\"concurrentBackups\":null,\"concurrentBackupsDefault\":null,"
+        "\"concurrentBackupsReason\":\"the Velero server pod is not read\",\"running\":1,"
+        "\"waitsOn\":\"overlap\",\"limitFull\":null,\"overlapsWith\":\"nightly-20240107\","
+        "\"reason\":\"its namespaces overlap backup nightly-20240107 (InProgress)\","
+        "\"estimatedStart\":null,\"estimatedStartCaveat\":null,"
+        "\"estimatedStartReason\":\"the concurrency limit is unknown\"},\"resources\":null,"
         "\"resourcesNote\":\"no per-resource progress: the server gives no status.resourceProgress "
         "for this run\","
         "\"volumes\":[]},{\"kind\":\"Backup\",\"name\":\"nightly-20240107\","
@@ -329,7 +338,8 @@ START_TEST(once_json_is_exact)
         "\"bytesTotal\":null,\"bytesPerSecond\":null,\"stalled\":null,"
         "\"stalledReason\":\"no evidence yet\",\"stalledSeconds\":null,\"lastProgress\":null,"
         "\"lastProgressEvidence\":null,\"waitingOn\":{\"kind\":\"Items\",\"name\":null},"
-        "\"incomplete\":null,\"diagnosis\":[],\"resources\":[{\"resource\":\"namespaces\","
+        "\"incomplete\":null,\"diagnosis\":[],\"queue\":null,\"resources\":[{\"resource\":"
+        "\"namespaces\","
         "\"done\":2,\"total\":2},{\"resource\":\"pods\",\"done\":28,\"total\":40},"
         "{\"resource\":\"deployments.apps\",\"done\":0,\"total\":78}],\"resourcesNote\":null,"
         "\"volumes\":[{\"kind\":\"PodVolumeBackup\",\"name\":\"nightly-20240107-abcde\","
@@ -346,7 +356,7 @@ START_TEST(once_json_is_exact)
         "\"etaCaveat\":null,\"bytesDone\":0,\"bytesTotal\":0,\"bytesPerSecond\":null,"
         "\"stalled\":false,\"stalledReason\":null,\"stalledSeconds\":null,"
         "\"lastProgress\":null,\"lastProgressEvidence\":null,\"waitingOn\":null,"
-        "\"incomplete\":null,\"diagnosis\":[],\"resources\":null,"
+        "\"incomplete\":null,\"diagnosis\":[],\"queue\":null,\"resources\":null,"
         "\"resourcesNote\":\"no per-resource progress: the server gives no status.resourceProgress "
         "for this run\","
         "\"volumes\":[]},{\"kind\":\"Backup\",\"name\":\"adhoc-a\",\"phase\":\"Failed\","
@@ -357,7 +367,7 @@ START_TEST(once_json_is_exact)
         "\"etaReason\":\"not running\",\"etaCaveat\":null,\"bytesDone\":0,\"bytesTotal\":0,"
         "\"bytesPerSecond\":null,\"stalled\":false,\"stalledReason\":null,"
         "\"stalledSeconds\":null,\"lastProgress\":null,\"lastProgressEvidence\":null,"
-        "\"waitingOn\":null,\"incomplete\":null,\"diagnosis\":[],\"resources\":null,"
+        "\"waitingOn\":null,\"incomplete\":null,\"diagnosis\":[],\"queue\":null,\"resources\":null,"
         "\"resourcesNote\":\"no per-resource progress: the server gives no status.resourceProgress "
         "for this run\","
         "\"volumes\":[]},{\"kind\":\"Backup\",\"name\":\"adhoc-b\",\"phase\":\"Completed\","
@@ -368,7 +378,7 @@ START_TEST(once_json_is_exact)
         "\"etaReason\":\"not running\",\"etaCaveat\":null,\"bytesDone\":0,\"bytesTotal\":0,"
         "\"bytesPerSecond\":null,\"stalled\":false,\"stalledReason\":null,"
         "\"stalledSeconds\":null,\"lastProgress\":null,\"lastProgressEvidence\":null,"
-        "\"waitingOn\":null,\"incomplete\":null,\"diagnosis\":[],\"resources\":null,"
+        "\"waitingOn\":null,\"incomplete\":null,\"diagnosis\":[],\"queue\":null,\"resources\":null,"
         "\"resourcesNote\":\"downloading BackupResourceList: the object store sent 8 bytes\","
         "\"volumes\":[]}]}"
         "\n";

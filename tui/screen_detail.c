@@ -8,6 +8,7 @@
 #include "answer.h"
 #include "diagnose.h"
 #include "diagview.h"
+#include "queueview.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/download.h"
 #include "logparse.h"
@@ -635,6 +636,7 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         x += w_print(w, y, x, cols - x, A_DIM, "  (average over the whole run)");
     }
     y++;
+    y = queueview_lines(u, w, y, cols, e, rows >= 20 ? 6 : 3); /* a waiting backup: why */
     if (active && e->missing) {
         w_text(w, y++, 0, cols, e->missing_text, w_attr(W_WARN) | A_BOLD);
     }

@@ -23,6 +23,10 @@ typedef struct kc_pod {
     int last_exit_code;
     char *waiting_reason; /* a container's state.waiting.reason ("CrashLoopBackOff") */
     kc_pod_role role;
+    /* --concurrent-backups of the Velero server container (named "velero", else the first):
+     * its args and command, "--concurrent-backups=N" or "--concurrent-backups N"; 0 when not
+     * given (Velero's default, 1, applies) */
+    int concurrent_backups;
     size_t nlabels;
     char **label_keys, **label_values;
 } kc_pod;
