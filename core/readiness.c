@@ -130,10 +130,17 @@ char *ready_line(const readiness *r, const ready_schedule *rs, char *buf, size_t
     do {                                                                                           \
         if (o < n) o += (size_t)snprintf(buf + o, n - o, __VA_ARGS__);                             \
     } while (0)
+#define STALE_ADD()                                                                                \
+    do {                                                                                           \
+        char iv[32];                                                                               \
+        RL_ADD(", older than %d intervals (%s)", READY_STALE_INTERVALS,                            \
+               fmt_duration(iv, sizeof iv, rs->interval));                                         \
+    } while (0)
     if (!rs->known) {
         RL_ADD("restorable: unknown (cannot read backups: %s)", r->backups_unread);
     } else if (!rs->backup) {
         RL_ADD("restorable: none");
+        if (rs->stale) STALE_ADD();
     } else {
         const vl_run *b = rs->backup;
         RL_ADD("restorable: %s (%s, %s", b->meta.name ? b->meta.name : "?",
@@ -141,6 +148,7 @@ char *ready_line(const readiness *r, const ready_schedule *rs, char *buf, size_t
         if (b->phase_id == VL_PH_PARTIALLY_FAILED)
             RL_ADD(", %" PRId64 " error%s", b->errors, b->errors == 1 ? "" : "s");
         RL_ADD(")");
+        if (rs->stale) STALE_ADD();
         const char *loc = b->storage_location ? b->storage_location : "?";
         if (rs->bsl == RDY_YES)
             RL_ADD(", BSL %s Available", loc);
@@ -149,17 +157,13 @@ char *ready_line(const readiness *r, const ready_schedule *rs, char *buf, size_t
         else
             RL_ADD(", BSL %s unknown (%s)", loc, rs->bsl_why);
     }
-    if (rs->stale) {
-        char iv[32];
-        RL_ADD(", older than %d intervals (%s)", READY_STALE_INTERVALS,
-               fmt_duration(iv, sizeof iv, rs->interval));
-    }
     if (!rs->restores_known)
         RL_ADD(", last restore unknown (cannot read restores: %s)", r->restores_unread);
     else if (!rs->restore)
         RL_ADD(", no restore found");
     else
         RL_ADD(", last restore %s", fmt_ago(d, sizeof d, r->now - rs->last_restore));
+#undef STALE_ADD
 #undef RL_ADD
     return buf;
 }

@@ -116,8 +116,8 @@ START_TEST(newest_restorable_backup_its_age_location_and_last_restore)
     ck_assert_int_eq(r->n_stale, 1);
     char buf[512];
     ck_assert_str_eq(ready_line(r, ni, buf, sizeof buf),
-                     "restorable: nightly-20260529010000 (3d09h ago, Completed), BSL default "
-                     "Available, older than 2 intervals (1d00h), last restore 1d00h ago");
+                     "restorable: nightly-20260529010000 (3d09h ago, Completed), older than 2 "
+                     "intervals (1d00h), BSL default Available, last restore 1d00h ago");
     ck_assert_str_eq(ready_line(r, we, buf, sizeof buf),
                      "restorable: weekly-1 (1d00h ago, PartiallyFailed, 3 errors), BSL offsite "
                      "Unavailable, last restore 2h00m ago");
@@ -167,9 +167,10 @@ START_TEST(unread_lists_make_it_unknown_not_none)
     ck_assert_ptr_null(ni->restore);
     char buf[512];
     ck_assert_str_eq(ready_line(r, ni, buf, sizeof buf),
-                     "restorable: nightly-20260529010000 (3d09h ago, Completed), BSL default "
-                     "unknown (cannot read backupstoragelocations: forbidden), older than 2 "
-                     "intervals (1d00h), last restore unknown (cannot read restores: forbidden)");
+                     "restorable: nightly-20260529010000 (3d09h ago, Completed), older than 2 "
+                     "intervals (1d00h), BSL default unknown (cannot read "
+                     "backupstoragelocations: forbidden), last restore unknown (cannot read "
+                     "restores: forbidden)");
     ready_free(r);
     health_free(h);
 
