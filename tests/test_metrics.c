@@ -435,6 +435,8 @@ START_TEST(every_family_has_help_and_type_once)
                                 "veltop_last_run_end_timestamp_seconds",
                                 "veltop_last_run_items_done",
                                 "veltop_last_run_done_bytes",
+                                "veltop_last_run_errors",
+                                "veltop_last_run_warnings",
                                 "veltop_last_run_diagnosis_info"};
     ck_assert_uint_eq(families_have_samples(t, MX_TEXT), sizeof fam / sizeof fam[0]);
     for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
@@ -529,6 +531,8 @@ START_TEST(the_last_finished_run_per_schedule)
         r[i].items_done = r[i].items_total = 10 * (i + 1);
         model_upsert_run(m, &r[i], 0, T0);
     }
+    r[1].errors = 3;
+    r[1].warnings = 7;
     ans_ctx c = {.m = m, .now = 0, .wall = T0};
     size_t n;
     run_answer *last = mx_last_runs(&c, m, &n);
@@ -551,6 +555,15 @@ START_TEST(the_last_finished_run_per_schedule)
                           "1704617400"));
     ck_assert(has_line(t, "veltop_last_run_items_done{context=\"prod\",namespace=\"velero\",kind="
                           "\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 20"));
+    /* its duration, errors and warnings: the object's own */
+    ck_assert(has_line(t, "veltop_last_run_duration_seconds{context=\"prod\",namespace=\"velero\","
+                          "kind=\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 600"));
+    ck_assert(has_line(t, "veltop_last_run_errors{context=\"prod\",namespace=\"velero\",kind="
+                          "\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 3"));
+    ck_assert(has_line(t, "veltop_last_run_warnings{context=\"prod\",namespace=\"velero\",kind="
+                          "\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 7"));
+    ck_assert(has_line(t, "veltop_last_run_errors{context=\"prod\",namespace=\"velero\",kind="
+                          "\"Backup\",name=\"manual\",schedule=\"\"} 0"));
     ck_assert(!strstr(t, "name=\"nightly-a\""));
     ck_assert(!strstr(t, "name=\"live\""));
     free(t);
