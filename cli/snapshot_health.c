@@ -53,11 +53,7 @@ static void sh_restorable(cJSON *o, const health *h, const health_schedule *hs)
     snapshot_add_str(r, "bslReason", rs->bsl != RDY_YES && b ? rs->bsl_why : NULL);
     snapshot_add_time(r, "lastRestore", rs->restores_known ? rs->last_restore : 0);
     snapshot_add_str(r, "lastRestoreName", rs->restore ? rs->restore->meta.name : NULL);
-    if (!rs->restores_known) {
-        char *why = xasprintf("cannot read restores: %s", h->ready->restores_unread);
-        snapshot_add_str(r, "lastRestoreUnknown", why);
-        free(why);
-    }
+    if (!rs->restores_known) snapshot_add_str(r, "lastRestoreUnknown", rs->restore_why);
 }
 
 static void sh_schedules(cJSON *root, const health *h)

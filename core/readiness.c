@@ -92,6 +92,14 @@ readiness *ready_build(const health *h, const model *m, const char *restores_unr
                 }
             }
         }
+        if (!rs->restores_known)
+            snprintf(rs->restore_why, sizeof rs->restore_why, "cannot read restores: %.200s",
+                     r->restores_unread);
+        else if (!rs->known && !rs->restore) { /* by spec.backupName: unknown, not none */
+            rs->restores_known = 0;
+            snprintf(rs->restore_why, sizeof rs->restore_why, "cannot read backups: %.200s",
+                     r->backups_unread);
+        }
         if (rs->backup) {
             rs->taken = ready_time(rs->backup);
             rs->age = r->now - rs->taken;
@@ -158,7 +166,7 @@ char *ready_line(const readiness *r, const ready_schedule *rs, char *buf, size_t
             RL_ADD(", BSL %s unknown (%s)", loc, rs->bsl_why);
     }
     if (!rs->restores_known)
-        RL_ADD(", last restore unknown (cannot read restores: %s)", r->restores_unread);
+        RL_ADD(", last restore unknown (%s)", rs->restore_why);
     else if (!rs->restore)
         RL_ADD(", no restore found");
     else

@@ -25,7 +25,10 @@ typedef struct ready_schedule {
     rdy_tri bsl;        /* its backup's storage location is Available */
     char bsl_why[200];  /* for RDY_NO / RDY_UNKNOWN: the phase ("Unavailable"), "no such
                            location", "no phase yet", "cannot read backupstoragelocations: ..." */
-    int restores_known; /* the restores were read (else last_restore is unknown) */
+    int restores_known; /* the last restore is known: the restores were read, and the
+                           backups too unless one names the schedule (a restore names only its
+                           backup, which must be seen to be the schedule's) */
+    char restore_why[240]; /* why not: "cannot read restores: forbidden" */
     const vl_run *restore; /* the newest Completed restore from the schedule, NULL none */
     double last_restore;   /* its completion, cluster clock; 0 none */
 } ready_schedule;

@@ -189,6 +189,27 @@ START_TEST(unread_lists_make_it_unknown_not_none)
                      "ago");
     health_free(h);
     fx_free(&f);
+
+    /* backups not read and so not in the model: a restore naming only its backup cannot be
+     * told to be the schedule's -- the last restore is unknown, not "no restore found" */
+    kc_store *sch = kc_store_new(vl_decode_schedule, vl_release_schedule);
+    put(sch, "{\"metadata\":{\"name\":\"nightly\",\"namespace\":\"velero\",\"creationTimestamp\":"
+             "\"2026-01-01T00:00:00Z\"},\"spec\":{\"schedule\":\"0 1 * * *\"}}");
+    model *m = model_new();
+    vl_run rr = run(VL_RESTORE, "r", NULL, "Completed", VL_PH_COMPLETED, T_NOW - DAY);
+    rr.backup_name = "nightly-20260529010000";
+    model_upsert_run(m, &rr, 1, T_NOW);
+    h = health_build(m, sch, NULL, NULL, NULL, 1, T_NOW);
+    health_set_unread(h, HEALTH_IN_BACKUPS, "forbidden");
+    h->ready = ready_build(h, m, NULL);
+    ni = ready_find(h->ready, "nightly");
+    ck_assert_int_eq(ni->restores_known, 0);
+    ck_assert_str_eq(ready_line(h->ready, ni, buf, sizeof buf),
+                     "restorable: unknown (cannot read backups: forbidden), last restore unknown "
+                     "(cannot read backups: forbidden)");
+    health_free(h);
+    model_free(m);
+    kc_store_free(sch);
 }
 END_TEST
 
