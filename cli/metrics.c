@@ -12,7 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "readiness.h"
 #include "runeta.h"
+#include "veltop_version.h"
 
 typedef struct mx_w {
     kc_buf *b;
@@ -363,6 +365,20 @@ static void mx_last_labels(mx_w *w, int *first, const mx_cluster *c, const run_a
     mx_run_labels(w, first, c, a);
 }
 
+/* A finished run's duration (3), errors (4) or warnings (5): the object's own figures (Velero
+ * omits zero counts: a finished run without them had none). */
+static int mx_last_more(const run_answer *a, int which, double *v)
+{
+    const vl_run *x = a->run ? a->run->run : NULL;
+    if (!x) return 0;
+    if (which == 3) {
+        *v = x->completed - x->started;
+        return x->started > 0 && x->completed >= x->started && x->completed < KC_TIME_END;
+    }
+    *v = (double)(which == 4 ? x->errors : x->warnings);
+    return 1;
+}
+
 static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
 {
     mx_family(w, "veltop_last_run_info",
@@ -384,6 +400,10 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
         {"veltop_last_run_end_timestamp_seconds", "End of that run, unix seconds.", 0},
         {"veltop_last_run_items_done", "Items that run processed.", 1},
         {"veltop_last_run_done_bytes", "Bytes that run's volumes moved.", 2},
+        {"veltop_last_run_duration_seconds",
+         "Seconds from that run's start to its end (startTimestamp to completionTimestamp).", 3},
+        {"veltop_last_run_errors", "Errors that run ended with (status.errors).", 4},
+        {"veltop_last_run_warnings", "Warnings that run ended with (status.warnings).", 5},
     };
     for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
         mx_family(w, fams[f].name, fams[f].help);
@@ -393,7 +413,8 @@ static void mx_lasts(mx_w *w, const mx_cluster *cl, size_t ncl)
                 double v = fams[f].which == 1 ? (double)a->items_done : (double)a->bytes_done;
                 int known = fams[f].which == 0   ? g_ended(a, &v)
                             : fams[f].which == 1 ? a->items_known
-                                                 : a->bytes_known;
+                            : fams[f].which == 2 ? a->bytes_known
+                                                 : mx_last_more(a, fams[f].which, &v);
                 if (!known) continue;
                 int first = 1;
                 mx_begin(w, fams[f].name);
@@ -510,6 +531,109 @@ static void mx_schedules(mx_w *w, const mx_cluster *cl, size_t ncl)
                 mx_value(w, v);
             }
         }
+    }
+}
+
+/* ---- restore readiness per schedule (readiness.h) -------------------------------------------- */
+
+static void mx_readiness(mx_w *w, const mx_cluster *cl, size_t ncl)
+{
+    static const struct {
+        const char *name, *help;
+    } fams[] = {
+        {"veltop_schedule_restorable_age_seconds",
+         "Age of the schedule's newest restorable backup (Completed or PartiallyFailed), from its "
+         "start (absent when it has none or its backups cannot be read)."},
+        {"veltop_schedule_restorable_stale",
+         "1 when the schedule's newest restorable backup (or, with none, the schedule itself) is "
+         "older than two of its intervals; paused schedules are never stale."},
+        {"veltop_schedule_restorable_location_available",
+         "1 when the storage location of the schedule's newest restorable backup is Available."},
+        {"veltop_schedule_last_restore_timestamp_seconds",
+         "End of the newest Completed restore from the schedule (by spec.scheduleName or a "
+         "backup of the schedule), unix seconds."},
+    };
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        mx_family(w, fams[f].name, fams[f].help);
+        for (size_t c = 0; c < ncl; c++) {
+            const readiness *r = cl[c].h ? cl[c].h->ready : NULL;
+            for (size_t i = 0; r && i < r->n; i++) {
+                const ready_schedule *rs = &r->s[i];
+                double v = 0;
+                int known = 0;
+                switch (f) {
+                case 0:
+                    v = floor(rs->age);
+                    known = rs->known && rs->backup;
+                    break;
+                case 1:
+                    v = rs->stale;
+                    known = rs->known && rs->interval > 0;
+                    break;
+                case 2:
+                    v = rs->bsl == RDY_YES;
+                    known = rs->known && rs->backup && rs->bsl != RDY_UNKNOWN;
+                    break;
+                default:
+                    known = rs->restores_known && mx_stamp(rs->last_restore, &v);
+                    break;
+                }
+                if (!known) continue;
+                int first = 1;
+                mx_begin(w, fams[f].name);
+                mx_cluster_labels(w, &first, &cl[c]);
+                mx_label(w, &first, "schedule", rs->schedule);
+                mx_value(w, v);
+            }
+        }
+    }
+}
+
+/* ---- per volume of the runs in flight ---------------------------------------------------------
+ */
+
+static void mx_volumes(mx_w *w, const mx_cluster *cl, size_t ncl)
+{
+    static const char *const fams[][2] = {
+        {"veltop_volume_done_bytes", "Bytes a volume of a run in flight has moved (bytesDone)."},
+        {"veltop_volume_expected_bytes",
+         "Bytes that volume holds (totalBytes; absent until the volume is sized)."},
+        {"veltop_volume_bytes_per_second",
+         "Bytes per second that volume moves, as the run's ETA counts it (absent when unknown)."},
+    };
+    model_volume *vols[MX_VOLUMES_PER_RUN];
+    for (size_t f = 0; f < 3; f++) {
+        mx_family(w, fams[f][0], fams[f][1]);
+        for (size_t c = 0; c < ncl; c++)
+            for (size_t i = 0; cl[c].m && i < cl[c].n_runs; i++) {
+                const run_answer *a = &cl[c].runs[i];
+                if (!a->active || !a->run) continue;
+                size_t n = model_run_volumes(cl[c].m, a->run, vols, MX_VOLUMES_PER_RUN);
+                if (n > MX_VOLUMES_PER_RUN) n = MX_VOLUMES_PER_RUN;
+                for (size_t k = 0; k < n; k++) {
+                    const vl_volume *v = vols[k]->vol;
+                    if (!v) continue;
+                    double val = 0, eta;
+                    int known = 1;
+                    if (f == 0)
+                        val = (double)v->bytes_done;
+                    else if (f == 1) {
+                        val = (double)v->bytes_total;
+                        known = !model_volume_unsized(v);
+                    } else {
+                        runeta_volume(cl[c].m, vols[k], cl[c].now, cl[c].wall, &val, &eta);
+                        known = val >= 0 && isfinite(val);
+                    }
+                    if (!known) continue;
+                    char label[512];
+                    runeta_vol_label(label, sizeof label, vols[k]);
+                    int first = 1;
+                    mx_begin(w, fams[f][0]);
+                    mx_run_labels(w, &first, &cl[c], a);
+                    mx_label(w, &first, "volume", label);
+                    mx_value(w, val);
+                }
+            }
     }
 }
 
@@ -632,7 +756,9 @@ void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f)
     mx_clusters(&w, cl, n);
     mx_queue(&w, cl, n);
     mx_schedules(&w, cl, n);
+    mx_readiness(&w, cl, n);
     mx_runs(&w, cl, n);
+    mx_volumes(&w, cl, n);
     mx_lasts(&w, cl, n);
     if (f == MX_OPENMETRICS) kc_buf_append(out, "# EOF\n", 6);
 }
@@ -644,6 +770,10 @@ void mx_render_budget(kc_buf *out, size_t not_watched, long fd_limit, mx_format 
               "Contexts asked for and not watched: veltop's open-file limit cannot hold their "
               "connections (raise it with ulimit -n).");
     kc_buf_printf(out, "veltop_contexts_not_watched %zu\n", not_watched);
+    mx_header(&w, "veltop_build_info", "veltop's version, as veltop --version says it.");
+    kc_buf_printf(out, "veltop_build_info{version=\"");
+    mx_label_value(out, VELTOP_VERSION);
+    kc_buf_printf(out, "\"} 1\n");
     if (fd_limit > 0) {
         mx_header(&w, "veltop_open_files_limit", "veltop's open-file limit (soft RLIMIT_NOFILE).");
         kc_buf_printf(out, "veltop_open_files_limit %ld\n", fd_limit);

@@ -28,6 +28,7 @@ typedef enum { MX_TEXT, MX_OPENMETRICS } mx_format;
 #define MX_CONTENT_TYPE_TEXT        "text/plain; version=0.0.4; charset=utf-8"
 #define MX_CONTENT_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define MX_LAST_MAX                 1000 /* last-run series kept per cluster (schedules) */
+#define MX_VOLUMES_PER_RUN          64   /* volume series per run in flight, at most */
 
 /* One context's picture. Every pointer may be NULL / count 0 where nothing is known. */
 typedef struct mx_cluster {
@@ -49,6 +50,10 @@ typedef struct mx_cluster {
     /* what could not be read, as --once --json's top-level "incomplete" says it ("pods
      * forbidden", a copy of ans_ctx's missing_why): "" entries are none */
     char incomplete[5][128];
+    /* the model and the instant the answers were judged at (ans_ctx's now and wall): the
+     * volumes of the runs in flight (veltop_volume_*); m NULL: no volume series */
+    const model *m;
+    double now, wall;
 } mx_cluster;
 
 /* Appends the exposition of n clusters to out, in format f (OpenMetrics ends in "# EOF"). */

@@ -238,6 +238,9 @@ static void serve_render(serve *s)
         cl[i].runs = live[i];
         last[i] = mx_last_runs(&c, a->model, &cl[i].n_last);
         cl[i].last = last[i];
+        cl[i].m = a->model;
+        cl[i].now = c.now;
+        cl[i].wall = c.wall;
     }
     kc_buf text = {0}, om = {0};
     mx_render_budget(&text, s->not_watched, s->fd_limit, MX_TEXT);

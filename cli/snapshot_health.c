@@ -2,14 +2,59 @@
  * "storageLocations", "velero", "nodeAgents" and per run "diagnosis", added to snapshot_json's
  * object (kept apart so the run snapshot stays one module). Strings are the server's exact text
  * (san_utf8), as there. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diagnose.h"
 #include "health.h"
 #include "kubeclient/util.h"
+#include "readiness.h"
 #include "sanitize.h"
 #include "snapshot.h"
+
+/* Restore readiness of schedule hs (readiness.h): "restorable" {backup, phase, errors,
+ * ageSeconds, ...}, or null with "restorableUnknown" saying why (its backups cannot be read). A
+ * known schedule with nothing restorable has backup null. */
+static void sh_restorable(cJSON *o, const health *h, const health_schedule *hs)
+{
+    const ready_schedule *rs = ready_find(h->ready, hs->s->meta.name);
+    if (!rs || !rs->known) {
+        cJSON_AddNullToObject(o, "restorable");
+        char *why = rs ? xasprintf("cannot read backups: %s", h->ready->backups_unread)
+                       : xstrdup("not judged");
+        snapshot_add_str(o, "restorableUnknown", why);
+        free(why);
+        return;
+    }
+    cJSON *r = cJSON_AddObjectToObject(o, "restorable");
+    const vl_run *b = rs->backup;
+    snapshot_add_str(r, "backup", b ? b->meta.name : NULL);
+    snapshot_add_str(r, "phase", b ? b->phase : NULL);
+    if (b)
+        cJSON_AddNumberToObject(r, "errors", (double)b->errors);
+    else
+        cJSON_AddNullToObject(r, "errors");
+    snapshot_add_time(r, "startTimestamp", b ? rs->taken : 0);
+    if (b)
+        cJSON_AddNumberToObject(r, "ageSeconds", floor(rs->age));
+    else
+        cJSON_AddNullToObject(r, "ageSeconds");
+    if (rs->interval > 0)
+        cJSON_AddNumberToObject(r, "intervalSeconds", rs->interval);
+    else
+        cJSON_AddNullToObject(r, "intervalSeconds");
+    cJSON_AddBoolToObject(r, "stale", rs->stale);
+    snapshot_add_str(r, "storageLocation", b ? b->storage_location : NULL);
+    if (rs->bsl == RDY_UNKNOWN)
+        cJSON_AddNullToObject(r, "bslAvailable");
+    else
+        cJSON_AddBoolToObject(r, "bslAvailable", rs->bsl == RDY_YES);
+    snapshot_add_str(r, "bslReason", rs->bsl != RDY_YES && b ? rs->bsl_why : NULL);
+    snapshot_add_time(r, "lastRestore", rs->restores_known ? rs->last_restore : 0);
+    snapshot_add_str(r, "lastRestoreName", rs->restore ? rs->restore->meta.name : NULL);
+    if (!rs->restores_known) snapshot_add_str(r, "lastRestoreUnknown", rs->restore_why);
+}
 
 static void sh_schedules(cJSON *root, const health *h)
 {
@@ -45,6 +90,7 @@ static void sh_schedules(cJSON *root, const health *h)
         }
         snapshot_add_str(o, "lastFinishedPhase",
                          hs->last_finished ? hs->last_finished->phase : NULL);
+        sh_restorable(o, h, hs);
         cJSON_AddItemToArray(a, o);
     }
 }

@@ -10,6 +10,7 @@
 #include "format.h"
 #include "kubeclient/daemonset.h"
 #include "kubeclient/util.h"
+#include "readiness.h"
 
 typedef struct health_vec {
     void **v;
@@ -267,6 +268,7 @@ void health_free(health *h)
     free(h->vsl);
     free(h->agents);
     free(h->bsl_since);
+    ready_free(h->ready);
     free(h);
 }
 
@@ -386,10 +388,21 @@ health_verdict health_judge(const health *h, char *buf, size_t n)
         else if (h->n_nodes_without > 1)
             HS_ADD(" (%zu nodes have none)", h->n_nodes_without);
     }
+    /* each schedule whose newest restorable backup is too old (readiness.h) */
+    for (size_t i = 0; h->ready && i < h->ready->n; i++) {
+        const ready_schedule *rs = &h->ready->s[i];
+        char age[32];
+        if (!rs->stale) continue;
+        if (rs->backup)
+            HS_ADD("%s%s: newest restorable %s old", HS_SEP, rs->schedule,
+                   fmt_duration(age, sizeof age, rs->age));
+        else
+            HS_ADD("%s%s: nothing restorable", HS_SEP, rs->schedule);
+    }
 #undef HS_SEP
 #undef HS_ADD
-    int bad = h->n_overdue || h->n_bsl_unavailable || h->n_sched_failing ||
-              (h->pods_known && !h->server) ||
+    int bad = (h->ready && h->ready->n_stale) || h->n_overdue || h->n_bsl_unavailable ||
+              h->n_sched_failing || (h->pods_known && !h->server) ||
               (h->pods_known && h->server && (!h->server->ready || h->server->restarts)) ||
               (h->pods_known && wanted >= 0 && h->n_agents_ready < wanted) || h->n_nodes_without;
     if (bad) return HEALTH_ATTENTION;
@@ -434,5 +447,9 @@ health *health_of_app(app *a, double wall)
         health_why(st, why, sizeof why);
         health_set_unread(h, (health_input)i, why);
     }
+    const kc_refl_status *rst = kc_reflector_status(a->refl[APP_R_RESTORES]);
+    char rwhy[sizeof h->unread[0]] = "";
+    if (!rst->synced) health_why(rst, rwhy, sizeof rwhy);
+    h->ready = ready_build(h, a->model, rwhy);
     return h;
 }

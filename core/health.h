@@ -84,6 +84,8 @@ typedef struct health {
     /* why each input is not known ("forbidden", "not listed yet", the list's error), "" when it
      * was read: health_set_unread */
     char unread[HEALTH_NIN][200];
+    /* restore readiness per schedule (readiness.h), health_of_app's; NULL from health_build */
+    struct readiness *ready;
 } health;
 
 /* The number of node-agents there should be: the DaemonSet's desired count when known, else the

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "runeta.h"
 #include "snapshot.h"
 #include "testutil.h"
 
@@ -456,6 +457,8 @@ START_TEST(every_family_has_help_and_type_once)
                                 "veltop_last_run_end_timestamp_seconds",
                                 "veltop_last_run_items_done",
                                 "veltop_last_run_done_bytes",
+                                "veltop_last_run_errors",
+                                "veltop_last_run_warnings",
                                 "veltop_last_run_diagnosis_info"};
     ck_assert_uint_eq(families_have_samples(t, MX_TEXT), sizeof fam / sizeof fam[0]);
     for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
@@ -528,6 +531,89 @@ START_TEST(cluster_names_in_labels_are_escaped)
 }
 END_TEST
 
+/* The volumes of a run in flight: bytes done, expected (absent while unsized) and the rate the
+ * run's ETA counts (runeta_volume's), labelled with the run and the volume; a finished run has
+ * none, and at most MX_VOLUMES_PER_RUN per run are served. */
+START_TEST(volumes_of_runs_in_flight)
+{
+    model *m = model_new();
+    vl_run r = {0}, f = {0};
+    r.kind = f.kind = VL_BACKUP;
+    r.meta.name = (char *)"b1";
+    f.meta.name = (char *)"done";
+    r.phase = (char *)"InProgress";
+    r.phase_id = VL_PH_IN_PROGRESS;
+    f.phase = (char *)"Completed";
+    f.phase_id = VL_PH_COMPLETED;
+    r.started = f.started = T0;
+    f.completed = T0 + 10;
+    vl_volume v[MX_VOLUMES_PER_RUN + 3];
+    char names[MX_VOLUMES_PER_RUN + 3][16];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < MX_VOLUMES_PER_RUN + 3; i++) {
+        snprintf(names[i], sizeof names[i], "b1-%03d", i);
+        v[i].kind = VL_PVB;
+        v[i].meta.name = names[i];
+        v[i].run_name = (char *)(i == MX_VOLUMES_PER_RUN + 2 ? "done" : "b1");
+        v[i].pod_ns = (char *)"shop";
+        v[i].pod_name = (char *)"db-0";
+        v[i].volume = names[i];
+        v[i].phase = (char *)"InProgress";
+        v[i].phase_id = VL_PH_IN_PROGRESS;
+        v[i].started = T0;
+        v[i].bytes_total = i == 1 ? 0 : 1000000; /* b1-001 not sized yet */
+    }
+    for (int t = 0; t <= 60; t++) {
+        model_upsert_run(m, &r, t, T0 + t);
+        model_upsert_run(m, &f, t, T0 + t);
+        if (t % 10) continue;
+        for (int i = 0; i < MX_VOLUMES_PER_RUN + 3; i++) {
+            v[i].bytes_done = 1000 * t; /* 1 000 B/s */
+            model_upsert_volume(m, &v[i], t);
+        }
+    }
+    ans_ctx c = {.m = m, .now = 60, .wall = T0 + 60};
+    size_t n;
+    run_answer *live = mx_run_answers(&c, m, &n);
+    ck_assert_uint_eq(n, 1);
+    mx_cluster cl = {.context = "prod",
+                     .ns = "velero",
+                     .reachable = 1,
+                     .runs_known = 1,
+                     .runs = live,
+                     .n_runs = n,
+                     .m = m,
+                     .now = 60,
+                     .wall = T0 + 60};
+    char *t = render(&cl, 1, MX_TEXT);
+#define VL "context=\"prod\",namespace=\"velero\",kind=\"Backup\",name=\"b1\",schedule=\"\",volume="
+    ck_assert_msg(has_line(t, "veltop_volume_done_bytes{" VL "\"shop/db-0:b1-000\"} 60000"), "%s",
+                  t);
+    ck_assert(has_line(t, "veltop_volume_expected_bytes{" VL "\"shop/db-0:b1-000\"} 1000000"));
+    ck_assert(has_line(t, "veltop_volume_done_bytes{" VL "\"shop/db-0:b1-001\"} 60000"));
+    ck_assert(!strstr(t, "veltop_volume_expected_bytes{" VL "\"shop/db-0:b1-001\"}"));
+    double rate, eta;
+    model_volume *mv[1];
+    model_run_volumes(m, model_find_run(m, VL_BACKUP, "b1"), mv, 1);
+    runeta_volume(m, mv[0], 60, T0 + 60, &rate, &eta);
+    ck_assert_double_eq_tol(rate, 1000, 1);
+    char *want = xasprintf("veltop_volume_bytes_per_second{" VL "\"%s\"} ", "shop/db-0:b1-000");
+    const char *at = strstr(t, want);
+    ck_assert_msg(at, "%s", t);
+    ck_assert_double_eq_tol(strtod(at + strlen(want), NULL), rate, 1e-9 * rate);
+    free(want);
+#undef VL
+    /* bounded: MX_VOLUMES_PER_RUN series per family for the run; none for the finished one */
+    size_t k = 0;
+    for (const char *q = t; (q = strstr(q, "\nveltop_volume_done_bytes{")); q++) k++;
+    ck_assert_uint_eq(k, MX_VOLUMES_PER_RUN);
+    ck_assert(!strstr(t, "name=\"done\""));
+    free(t);
+    free(live);
+    model_free(m);
+}
+END_TEST
+
 START_TEST(the_last_finished_run_per_schedule)
 {
     model *m = model_new();
@@ -550,6 +636,8 @@ START_TEST(the_last_finished_run_per_schedule)
         r[i].items_done = r[i].items_total = 10 * (i + 1);
         model_upsert_run(m, &r[i], 0, T0);
     }
+    r[1].errors = 3;
+    r[1].warnings = 7;
     ans_ctx c = {.m = m, .now = 0, .wall = T0};
     size_t n;
     run_answer *last = mx_last_runs(&c, m, &n);
@@ -572,6 +660,15 @@ START_TEST(the_last_finished_run_per_schedule)
                           "1704617400"));
     ck_assert(has_line(t, "veltop_last_run_items_done{context=\"prod\",namespace=\"velero\",kind="
                           "\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 20"));
+    /* its duration, errors and warnings: the object's own */
+    ck_assert(has_line(t, "veltop_last_run_duration_seconds{context=\"prod\",namespace=\"velero\","
+                          "kind=\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 600"));
+    ck_assert(has_line(t, "veltop_last_run_errors{context=\"prod\",namespace=\"velero\",kind="
+                          "\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 3"));
+    ck_assert(has_line(t, "veltop_last_run_warnings{context=\"prod\",namespace=\"velero\",kind="
+                          "\"Backup\",name=\"nightly-b\",schedule=\"nightly\"} 7"));
+    ck_assert(has_line(t, "veltop_last_run_errors{context=\"prod\",namespace=\"velero\",kind="
+                          "\"Backup\",name=\"manual\",schedule=\"\"} 0"));
     ck_assert(!strstr(t, "name=\"nightly-a\""));
     ck_assert(!strstr(t, "name=\"live\""));
     free(t);
@@ -938,6 +1035,7 @@ int main(void)
     tcase_add_test(tc, every_family_has_help_and_type_once);
     tcase_add_test(tc, openmetrics_has_info_units_and_eof);
     tcase_add_test(tc, cluster_names_in_labels_are_escaped);
+    tcase_add_test(tc, volumes_of_runs_in_flight);
     tcase_add_test(tc, the_last_finished_run_per_schedule);
     tcase_add_test(tc, runs_waiting_to_start_carry_their_findings);
     tcase_add_test(tc, metrics_and_once_json_agree_on_one_model);

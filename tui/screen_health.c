@@ -9,6 +9,7 @@
 #include "format.h"
 #include "health.h"
 #include "kubeclient/util.h"
+#include "readiness.h"
 #include "sanitize.h"
 #include "ui.h"
 #include "widgets.h"
@@ -257,6 +258,24 @@ static void hd_unread(hd *d, const health *h, health_input in)
     d->y++;
 }
 
+/* The schedule's restore readiness (readiness.h) on its own line under its row: "restorable:"
+ * then the rest as a message (scrolled sideways, or wrapped), red when it is a finding. */
+static void hd_restorable(hd *d, const health *h, const health_schedule *hs)
+{
+    const ready_schedule *rs = ready_find(h->ready, hs->s->meta.name);
+    if (!rs) return;
+    char line[768];
+    ready_line(h->ready, rs, line, sizeof line);
+    attr_t a = rs->stale                                          ? w_attr(W_BAD)
+               : !rs->known || (rs->backup && rs->bsl != RDY_YES) ? w_attr(W_WARN)
+                                                                  : 0;
+    int r = hd_row(d);
+    if (r >= 0) w_print(d->w, r, 4, hd_clip(d, 4, 12), A_DIM, "restorable:");
+    const char *rest = line + strlen("restorable: ");
+    hd_message(d, r, 16, rest, a);
+    d->y++;
+}
+
 static void hd_schedules(hd *d, const health *h, double wall, int utf8)
 {
     char extra[64] = "";
@@ -282,7 +301,8 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
     /* at 80 columns OVERDUE must still show; at 60 NEXT RUN whole */
     const int *x = d->cols >= 110 ? wide : d->cols >= 80 ? narrow : tiny;
     hd_cols(d, names, x, 6);
-    for (size_t i = 0; i < h->n_sch; i++, d->y++) {
+    /* each schedule's row (and its lines), then its restore readiness on a line of its own */
+    for (size_t i = 0; i < h->n_sch; d->y++, hd_restorable(d, h, &h->sch[i]), i++) {
         const health_schedule *hs = &h->sch[i];
         attr_t sel =
             hd_object(d, "/apis/velero.io/v1", hs->s->meta.ns, "schedules", hs->s->meta.name)

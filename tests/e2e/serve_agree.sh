@@ -5,7 +5,7 @@
 # stalled, last progress, what the end waits on. Every finding --once --json lists is a series:
 # the "queued" findings of two Queued backups, the "server-restarted" finding of a Failed one.
 # The newest finished run of each schedule is --once's: phase, end (completionTimestamp exactly),
-# items, bytes. A run that ends leaves the per-run series and becomes its schedule's last run;
+# items, bytes, duration, errors, warnings; each volume of a run in flight its bytes and size. A run that ends leaves the per-run series and becomes its schedule's last run;
 # a schedule whose runs are deleted has no series left. promtool finds the exposition clean.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 for t in curl python3; do
@@ -141,6 +141,11 @@ for r in doc["runs"]:
             "PluginOperations": "dataMover", "DataUpload": "dataMover", "Finalizing": "finalizing"}[w["kind"]]
     vol = "" if w["name"] is None else {v["name"]: v["pod"] + ":" + v["volume"] for v in r["volumes"]}[w["name"]]
     same(n + " waiting on", get("veltop_run_waiting_info", r, part=part, volume=vol), 1)
+    # each volume: bytes done and its size (none while not sized), as --once --json says them
+    for v in r["volumes"]:
+        label = v["pod"] + ":" + v["volume"] if v["pod"] else v["volume"]
+        same(n + " volume " + label + " bytes", get("veltop_volume_done_bytes", r, volume=label), v["bytesDone"])
+        same(n + " volume " + label + " size", get("veltop_volume_expected_bytes", r, volume=label), v["bytesTotal"])
 # the newest finished run of each kind and schedule, and nothing else
 lasts = {(dict(l)["kind"], dict(l)["schedule"]): dict(l)["name"] for (f, l) in samples if f == "veltop_last_run_info"}
 same("last runs", lasts, {k: r["name"] for k, r in newest.items()})
@@ -150,11 +155,16 @@ for r in newest.values():
     same(n + " end", get("veltop_last_run_end_timestamp_seconds", r), ts(r["completed"]))
     same(n + " last items", get("veltop_last_run_items_done", r), r["itemsDone"])
     same(n + " last bytes", get("veltop_last_run_done_bytes", r), r["bytesDone"])
+    same(n + " last duration", get("veltop_last_run_duration_seconds", r),
+         None if r["started"] is None else ts(r["completed"]) - ts(r["started"]))
+    same(n + " last errors", get("veltop_last_run_errors", r), r["errors"])
+    same(n + " last warnings", get("veltop_last_run_warnings", r), r["warnings"])
     same(n + " last findings", rules("veltop_last_run_diagnosis_info", r),
          sorted(d["code"] for d in r["diagnosis"]))
 flying = sum(r["phase"] in active for r in doc["runs"])
 same("in flight", samples.get(("veltop_cluster_runs_in_flight", (("context", "veltop-sim"), ("namespace", "velero")))), flying)
-print("  agree: %d runs, %d in flight, last runs %s" % (len(doc["runs"]), flying, sorted(lasts.values())))
+nvol = sum(len(r["volumes"]) for r in doc["runs"] if r["phase"] in active)
+print("  agree: %d runs, %d in flight (%d volumes), last runs %s" % (len(doc["runs"]), flying, nvol, sorted(lasts.values())))
 PY
 }
 # agree_now: until they agree, 15 s at most. The exposition is the answer of its last rendering

@@ -2,21 +2,23 @@
 # tui_health.sh: "are my backups OK?" The list's header says what needs attention in one line;
 # `H` opens the health screen: a schedule that never succeeded is OVERDUE in red, an Unavailable
 # storage location shows its message, the restarted server its restart count, reason and exit
-# code, the node-agents per node whether they are ready (a missing one is simply absent). Both
-# install layouts: velero install's labels and the Helm chart's.
+# code, the node-agents per node whether they are ready (a missing one is simply absent), and the
+# schedule that never ran has nothing restorable (a finding the header names). Both install
+# layouts: velero install's labels and the Helm chart's.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 for layout in install helm; do
     tui_sim_start --scenario "$FIXTURES_DIR/scenarios/health.yaml" --layout "$layout" --quiet
-    tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
+    tui_start 160 40 --kubeconfig "$TUI_DIR/kubeconfig"
     tui_wait '● live'
     # the server restarts 2 s in (OOMKilled) and stays down
-    tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +server NOT READY \(1 restart\) +node-agents 1/3 ready +\(H: details\)'
+    tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +server NOT READY \(1 restart\) +node-agents 1/3 ready +nightly: nothing restorable +\(H: details\)'
     tui_keys H
     tui_wait 'Health *$'
     tui_wait '^Schedules \(2\) +1 overdue'
     tui_wait '^[ >] hourly +@every 1h +no +none yet +in 59m[0-9]{2}s *$'
     tui_wait '^  nightly +0 1 \* \* \* +no +none yet +due now OVERDUE'
+    tui_wait '^    restorable: none, older than 2 intervals \(1d00h\), no restore found$'
     # OVERDUE is red
     tmux -L "$TUI_SOCK" capture-pane -e -p -t veltop >"$TUI_DIR/screen.ans"
     grep -aPq '\e\[(?:[0-9;]*;)?31m(?:\e\[[0-9;]*m)* ?OVERDUE' "$TUI_DIR/screen.ans" ||
@@ -32,7 +34,7 @@ for layout in install helm; do
     # at 80x24 the columns narrow and OVERDUE still shows
     tui_resize 80 24
     tui_wait '^  nightly +0 1 \* \* \* +no +none yet +due now OVERDUE'
-    tui_resize 130 40
+    tui_resize 160 40
     # the key is in the list's help
     tui_keys Escape
     tui_wait 'Backups & Restores *$'
@@ -56,12 +58,12 @@ t0=$SECONDS
 [ $((SECONDS - t0)) -lt 10 ] || tui_fail "--once waited $((SECONDS - t0)) s for forbidden pods"
 grep -qx 'veltop: incomplete: not visible: pods forbidden' "$TUI_DIR/once.err" ||
     tui_fail "--once stderr: $(cat "$TUI_DIR/once.err")"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["velero"] is None and d["nodeAgents"] is None and d["nodesWithoutNodeAgent"] is None and d["incomplete"] == ["pods forbidden"], d; assert d["health"] == {"ok": False, "summary": "schedules 2 (1 overdue)  BSL 0/1 available", "unknown": "cannot read pods: forbidden"}, d["health"]' \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["velero"] is None and d["nodeAgents"] is None and d["nodesWithoutNodeAgent"] is None and d["incomplete"] == ["pods forbidden"], d; assert d["health"] == {"ok": False, "summary": "schedules 2 (1 overdue)  BSL 0/1 available  nightly: nothing restorable", "unknown": "cannot read pods: forbidden"}, d["health"]' \
     "$TUI_DIR/once.json" || tui_fail "--once --json with pods forbidden"
-tui_start 130 40 --kubeconfig "$TUI_DIR/kubeconfig"
+tui_start 160 40 --kubeconfig "$TUI_DIR/kubeconfig"
 tui_wait '● live'
 # what it cannot see is said, not left out (it used to end at "BSL 0/1 available")
-tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +unknown: cannot read pods: forbidden +\(H: details\)'
+tui_wait '^health ATTENTION +schedules 2 \(1 overdue\) +BSL 0/1 available +nightly: nothing restorable +unknown: cannot read pods: forbidden +\(H: details\)'
 tui_keys H
 tui_wait '^Velero server$'
 tui_wait '^  unknown: cannot read pods: forbidden$'
