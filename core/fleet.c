@@ -422,6 +422,8 @@ static const char *const fl_res[APP_NREFL] = {
     [APP_R_BSLS] = "backupstoragelocations",
     [APP_R_VSLS] = "volumesnapshotlocations",
     [APP_R_PODS] = "pods",
+    [APP_R_DAEMONSETS] = "daemonsets",
+    [APP_R_REPOS] = "backuprepositories",
 };
 
 /* A failure before any request was sent: the credentials could not be had (an exec plugin that
