@@ -4,7 +4,7 @@
 # db's newest succeeded 30m ago; logs is NotReady, never maintained). Every surface says the
 # same: --once --json ("repositories", the diagnosis, health needing attention), the exporter
 # (failure streak 3, last maintenance age 5h, overdue, phase), the health screen at 80x24 and
-# 200x50. With backuprepositories forbidden: unknown with why on every surface ("cannot read
+# 200x50, and one key (y) describes a repository. With backuprepositories forbidden: unknown with why on every surface ("cannot read
 # backuprepositories: forbidden", repositories null, no series), never "none", and the lamp
 # stays live (the runs are still current).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
@@ -90,6 +90,14 @@ tui_wait '^  NAME +PHASE +LAST OK +EVERY +FAILED MESSAGE *$'
 tui_wait '^  app-default-kopia-x7k2p +Ready +5h0[01]m ago +1h00m +3 +last: repo main…$'
 tui_wait '^  db-default-kopia-a1b2c +Ready +30m[0-9]{2}s ago +1h00m +0 *$'
 tui_wait '^  logs-default-restic-q9w8e NotReady +never +7d00h +- +error to init b…$'
+# the last object selected and described: the repository as the API server has it
+tui_keys G
+tui_wait '^> logs-default-restic-q9w8e NotReady'
+tui_keys y
+tui_wait '^Describe repository logs-default-restic-q9w8e '
+tui_wait '"kind": "BackupRepository",'
+tui_keys Escape
+tui_wait '^Repositories \(3\)'
 tui_resize 200 50
 tui_wait '^  NAME +VOLUME NS +BSL +TYPE +PHASE +LAST OK +EVERY +FAILED +MESSAGE *$'
 tui_wait '^  app-default-kopia-x7k2p +app +default +kopia +Ready +5h0[01]m ago +1h00m +3 +last: repo maintenance job failed: pod OOMKilled *$'
