@@ -4,9 +4,9 @@
 # db's newest succeeded 30m ago; logs is NotReady, never maintained). Every surface says the
 # same: --once --json ("repositories", the diagnosis, health needing attention), the exporter
 # (failure streak 3, last maintenance age 5h, overdue, phase), the health screen at 80x24 and
-# 200x50, and one key (y) describes a repository. With backuprepositories forbidden: unknown with why on every surface ("cannot read
-# backuprepositories: forbidden", repositories null, no series), never "none", and the lamp
-# stays live (the runs are still current).
+# 200x50, and one key (y) describes a repository. With backuprepositories forbidden: unknown
+# with why on every surface ("cannot read backuprepositories: forbidden", repositories null, no
+# series, --once incomplete), never "none", and the lamp stays live (the runs are still current).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 for t in curl python3; do
     command -v "$t" >/dev/null || { echo "SKIP: $t missing"; exit 0; }
