@@ -162,7 +162,9 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, const fleet_v
         ans_ctx c;
         answer_ctx_of_app(fm->app, h, now, wall, &c);
         char *one = snapshot_json(&c, fm->context, fm->app->server, fm->ns);
-        char *full = snapshot_health_json(h, one);
+        char *withh = snapshot_health_json(h, one);
+        char *full = snapshot_repo_json(h->repos, withh);
+        free(withh);
         o = cJSON_Parse(full);
         free(one);
         free(full);

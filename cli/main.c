@@ -325,6 +325,9 @@ static int run_once(app *a, int json, int details)
     if (json) { /* health (issue 12), and the verdict */
         char *full = snapshot_health_json(h, out);
         free(out);
+        out = snapshot_repo_json(h->repos, full);
+        free(full);
+        full = out;
         out = once_json_verdict(full, &sum, &v);
     }
     fputs(out, stdout);

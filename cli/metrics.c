@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "readiness.h"
+#include "repo.h"
 #include "runeta.h"
 #include "veltop_version.h"
 
@@ -637,6 +638,71 @@ static void mx_volumes(mx_w *w, const mx_cluster *cl, size_t ncl)
     }
 }
 
+/* ---- per backup repository ------------------------------------------------------------------- */
+
+static void mx_repos(mx_w *w, const mx_cluster *cl, size_t ncl)
+{
+    static const struct {
+        const char *name, *help;
+    } fams[] = {
+        {"veltop_repository_last_maintenance_age_seconds",
+         "Seconds since the repository's last successful maintenance (status.lastMaintenanceTime; "
+         "absent when it never succeeded)."},
+        {"veltop_repository_maintenance_frequency_seconds",
+         "The repository's spec.maintenanceFrequency (Velero's default, 7 days, when unset)."},
+        {"veltop_repository_maintenance_overdue",
+         "1 when the last successful maintenance is older than the frequency plus 5 minutes."},
+        {"veltop_repository_maintenance_failure_streak",
+         "Failed maintenances that end the repository's recent results (0: the newest "
+         "succeeded); absent when it has no recent result. Velero keeps 25."},
+        {"veltop_repository_phase",
+         "1 for the repository's phase (New, Ready, NotReady, or as given)."},
+    };
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        mx_family(w, fams[f].name, fams[f].help);
+        for (size_t c = 0; c < ncl; c++) {
+            const repo_report *rp = cl[c].h ? cl[c].h->repos : NULL;
+            if (!rp || rp->unread[0]) continue; /* unknown: no sample, not 0 */
+            for (size_t i = 0; i < rp->n; i++) {
+                const repo_row *rw = &rp->rows[i];
+                const kc_repo *r = rw->r;
+                double v = 0;
+                int known = 1;
+                switch (f) {
+                case 0:
+                    v = floor(rw->age);
+                    known = rw->age >= 0;
+                    break;
+                case 1:
+                    v = rw->frequency;
+                    break;
+                case 2:
+                    v = rw->overdue ? 1 : 0;
+                    known = rw->due > 0;
+                    break;
+                case 3:
+                    v = rw->failed_streak;
+                    known = r->n_recent > 0;
+                    break;
+                default:
+                    v = 1;
+                    break;
+                }
+                if (!known) continue;
+                int first = 1;
+                mx_begin(w, fams[f].name);
+                mx_cluster_labels(w, &first, &cl[c]);
+                mx_label(w, &first, "repository", r->name);
+                mx_label(w, &first, "volume_namespace", r->volume_ns);
+                mx_label(w, &first, "storage_location", r->bsl);
+                mx_label(w, &first, "repository_type", r->type);
+                if (f == 4) mx_label(w, &first, "phase", r->phase ? r->phase : "New");
+                mx_value(w, v);
+            }
+        }
+    }
+}
+
 /* ---- per cluster ----------------------------------------------------------------------------- */
 
 static void mx_gauge(mx_w *w, const mx_cluster *c, const char *name, double v)
@@ -757,6 +823,7 @@ void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f)
     mx_queue(&w, cl, n);
     mx_schedules(&w, cl, n);
     mx_readiness(&w, cl, n);
+    mx_repos(&w, cl, n);
     mx_runs(&w, cl, n);
     mx_volumes(&w, cl, n);
     mx_lasts(&w, cl, n);

@@ -27,3 +27,7 @@ const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n);
 /* snapshot_health.c: snapshot_json's text plus "schedules", "storageLocations", "velero" and
  * "nodeAgents" from the health picture h. */
 char *snapshot_health_json(const health *h, const char *snapshot);
+/* snapshot_repo.c: snapshot's JSON text plus "repositories" and "repositoriesUnknown" from the
+ * repository report rp (core/repo.h). */
+struct repo_report;
+char *snapshot_repo_json(const struct repo_report *rp, const char *snapshot);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kubeclient/backuprepo.h"
 #include "kubeclient/daemonset.h"
 #include "kubeclient/pod.h"
 #include "kubeclient/util.h"
@@ -31,6 +32,8 @@ static const app_res_def app_defs[APP_NREFL] = {
     [APP_R_PODS] = {"/api/v1", "pods", kc_pod_decode_any, kc_pod_release},
     [APP_R_DAEMONSETS] = {"/apis/apps/v1", "daemonsets", kc_daemonset_decode_any,
                           kc_daemonset_release},
+    [APP_R_REPOS] = {"/apis/velero.io/v1", "backuprepositories", kc_repo_decode_any,
+                     kc_repo_release},
 };
 
 /* A fleet's summary keeps the volumes of runs in flight, not the history: a volume in progress,
@@ -372,9 +375,10 @@ void app_connection(const app *a, double now, app_conn *out)
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
         /* schedules and locations are not essential for the lamp when they fail for good (while
          * forbidden the lamp says forbidden, with the reason); pods are no Velero data: when this
-         * user may not read them the runs are still live */
+         * user may not read them the runs are still live; nor are repositories (their rows say
+         * why they are unknown) */
         if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
-        if (i == APP_R_PODS && app_optional_down(i, st)) continue;
+        if ((i == APP_R_PODS || i == APP_R_REPOS) && app_optional_down(i, st)) continue;
         if (st->state != KC_REFL_LIVE) live = 0;
         /* a re-list waiting its backoff is a retry too (not "connecting" for up to 30 s) */
         if (st->state == KC_REFL_RETRYING ||

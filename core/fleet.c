@@ -134,7 +134,7 @@ void fleet_summarize(const ans_ctx *c, const health *h, double wall, fleet_sum *
         out->health = health_judge(h, sum, sizeof sum);
         health_unknown(h, out->health_unknown, sizeof out->health_unknown);
         /* the pods are the answers' own (answer.h: "pods forbidden"), the backups the runs' */
-        static const health_input own[] = {HEALTH_IN_SCHEDULES, HEALTH_IN_BSLS};
+        static const health_input own[] = {HEALTH_IN_SCHEDULES, HEALTH_IN_BSLS, HEALTH_IN_REPOS};
         size_t o = 0;
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
             const char *why = h->unread[own[i]];
@@ -422,6 +422,8 @@ static const char *const fl_res[APP_NREFL] = {
     [APP_R_BSLS] = "backupstoragelocations",
     [APP_R_VSLS] = "volumesnapshotlocations",
     [APP_R_PODS] = "pods",
+    [APP_R_DAEMONSETS] = "daemonsets",
+    [APP_R_REPOS] = "backuprepositories",
 };
 
 /* A failure before any request was sent: the credentials could not be had (an exec plugin that

@@ -269,6 +269,7 @@ void health_free(health *h)
     free(h->agents);
     free(h->bsl_since);
     ready_free(h->ready);
+    repo_report_free(h->repos);
     free(h);
 }
 
@@ -288,8 +289,8 @@ const vl_bsl *health_bsl(const health *h, const char *name)
     return NULL;
 }
 
-static const char *const health_in_names[HEALTH_NIN] = {"schedules", "backups",
-                                                        "backupstoragelocations", "pods"};
+static const char *const health_in_names[HEALTH_NIN] = {
+    "schedules", "backups", "backupstoragelocations", "pods", "backuprepositories"};
 
 const char *health_input_name(health_input in)
 {
@@ -300,7 +301,9 @@ void health_set_unread(health *h, health_input in, const char *why)
 {
     if (in >= HEALTH_NIN) return;
     snprintf(h->unread[in], sizeof h->unread[in], "%s", why && *why ? why : "not listed");
-    if (in == HEALTH_IN_PODS) { /* no server, no node-agents: unknown, not missing */
+    if (in == HEALTH_IN_REPOS) { /* no repository is "none" */
+        if (h->repos) repo_set_unread(h->repos, h->unread[in]);
+    } else if (in == HEALTH_IN_PODS) { /* no server, no node-agents: unknown, not missing */
         h->pods_known = 0;
         h->n_nodes_without = 0;
     } else if (in == HEALTH_IN_BACKUPS) {
@@ -324,7 +327,7 @@ char *health_unknown(const health *h, char *buf, size_t n)
     /* the pods first: the most common list a user may not read; lists that fail for the same
      * reason (an unreachable server) are named together */
     static const health_input order[] = {HEALTH_IN_PODS, HEALTH_IN_BACKUPS, HEALTH_IN_SCHEDULES,
-                                         HEALTH_IN_BSLS};
+                                         HEALTH_IN_BSLS, HEALTH_IN_REPOS};
     enum { NO = sizeof order / sizeof order[0] };
     int said[NO] = {0};
     for (size_t i = 0; i < NO && o < n; i++) {
@@ -399,12 +402,19 @@ health_verdict health_judge(const health *h, char *buf, size_t n)
         else
             HS_ADD("%s%s: nothing restorable", HS_SEP, rs->schedule);
     }
+    /* repositories only when there are some (most clusters without pod volume backups have none) */
+    const repo_report *rp = h->repos;
+    if (rp && !h->unread[HEALTH_IN_REPOS][0] && rp->n) {
+        char rs[128];
+        HS_ADD("%s%s", HS_SEP, repo_summary(rp, rs, sizeof rs));
+    }
 #undef HS_SEP
 #undef HS_ADD
     int bad = (h->ready && h->ready->n_stale) || h->n_overdue || h->n_bsl_unavailable ||
               h->n_sched_failing || (h->pods_known && !h->server) ||
               (h->pods_known && h->server && (!h->server->ready || h->server->restarts)) ||
-              (h->pods_known && wanted >= 0 && h->n_agents_ready < wanted) || h->n_nodes_without;
+              (h->pods_known && wanted >= 0 && h->n_agents_ready < wanted) || h->n_nodes_without ||
+              (rp && (rp->n_failing || rp->n_overdue || rp->n_not_ready));
     if (bad) return HEALTH_ATTENTION;
     for (int i = 0; i < HEALTH_NIN; i++)
         if (h->unread[i][0]) return HEALTH_UNKNOWN;
@@ -436,10 +446,12 @@ health *health_of_app(app *a, double wall)
                           kc_reflector_status(a->refl[APP_R_DAEMONSETS])->synced);
     for (size_t i = 0; i < h->n_bsl; i++)
         h->bsl_since[i] = app_bsl_unavailable_since(a, h->bsl[i]->meta.name);
+    h->repos = repo_build(a->stores[APP_R_REPOS], h->now);
     static const int refl[HEALTH_NIN] = {[HEALTH_IN_SCHEDULES] = APP_R_SCHEDULES,
                                          [HEALTH_IN_BACKUPS] = APP_R_BACKUPS,
                                          [HEALTH_IN_BSLS] = APP_R_BSLS,
-                                         [HEALTH_IN_PODS] = APP_R_PODS};
+                                         [HEALTH_IN_PODS] = APP_R_PODS,
+                                         [HEALTH_IN_REPOS] = APP_R_REPOS};
     for (int i = 0; i < HEALTH_NIN; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[refl[i]]);
         if (st->synced) continue;

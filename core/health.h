@@ -9,6 +9,7 @@
 #include "cron.h"
 #include "kubeclient/daemonset.h"
 #include "kubeclient/pod.h"
+#include "repo.h"
 
 #define HEALTH_TREND  8  /* finished runs of a schedule kept for its trend */
 #define HEALTH_RECENT 10 /* finished runs of a schedule whose outcomes are counted */
@@ -46,7 +47,8 @@ typedef enum {
     HEALTH_IN_SCHEDULES,
     HEALTH_IN_BACKUPS, /* a schedule's last success, its trend and overdue come from them */
     HEALTH_IN_BSLS,
-    HEALTH_IN_PODS, /* the Velero server and the node-agents */
+    HEALTH_IN_PODS,  /* the Velero server and the node-agents */
+    HEALTH_IN_REPOS, /* backuprepositories: maintenance (repos) */
     HEALTH_NIN
 } health_input;
 
@@ -81,6 +83,9 @@ typedef struct health {
     int n_overdue, n_bsl_unavailable, n_agents_ready;
     double now;          /* the instant judged, on the cluster's clock (model_cluster_now) */
     int n_sched_failing; /* schedules whose newest finished run did not complete */
+    /* the backup repositories judged (core/repo.h), owned; NULL when not built (health_build
+     * alone): then nothing is said about them */
+    repo_report *repos;
     /* why each input is not known ("forbidden", "not listed yet", the list's error), "" when it
      * was read: health_set_unread */
     char unread[HEALTH_NIN][200];
@@ -101,7 +106,8 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
  * what it would say becomes unknown (for the backups: every schedule's last success, trend and
  * overdue; for the pods: the server and node-agents). */
 void health_set_unread(health *h, health_input in, const char *why);
-/* The name of an input's list: "schedules", "backups", "backupstoragelocations", "pods". */
+/* The name of an input's list: "schedules", "backups", "backupstoragelocations", "pods",
+ * "backuprepositories". */
 const char *health_input_name(health_input in);
 /* What h could not see, into buf: "cannot read pods: forbidden; cannot read schedules: ...",
  * lists with the same reason together ("cannot read pods, backups: forbidden"); "" when every

@@ -8,10 +8,10 @@
 #include <strings.h>
 #include <sys/resource.h>
 
-/* Concurrent transfers of one context over HTTP/1.1: a watch per resource (app.h's eleven), the
+/* Concurrent transfers of one context over HTTP/1.1: a watch per resource (app.h's twelve), the
  * Velero server's log stream, the liveness probe, a DownloadRequest and its download, and the
  * search for Velero's namespace. */
-#define FD_H1_TRANSFERS 16
+#define FD_H1_TRANSFERS 17
 #define FD_H2_CONNS     3 /* the connection, its replacement while it drains, the resolver's */
 
 static rlim_t fd_orig = 0; /* 0: not raised */

@@ -148,6 +148,21 @@ void scenario_free(scenario *s)
         scn_run_clear(&s->schedules[i].tmpl);
     }
     free(s->schedules);
+    for (size_t i = 0; i < s->n_repos; i++) {
+        scn_repo *r = &s->repos[i];
+        free(r->name);
+        free(r->volume_ns);
+        free(r->bsl);
+        free(r->type);
+        free(r->phase);
+        free(r->message);
+        for (size_t k = 0; k < r->n_recent; k++) {
+            free(r->recent[k].result);
+            free(r->recent[k].message);
+        }
+        free(r->recent);
+    }
+    free(s->repos);
     strv_free(s->cluster.nodes, s->cluster.n_nodes);
     strv_free(s->cluster.agents_missing, s->cluster.n_agents_missing);
     strv_free(s->cluster.agents_not_ready, s->cluster.n_agents_not_ready);
@@ -714,6 +729,72 @@ static int parse_bsl(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
     return 0;
 }
 
+static int parse_repo_maint(parse_ctx *p, yaml_node_t *n, scn_repo *r)
+{
+    if (expect_map(p, n, "recent entry")) return -1;
+    r->recent = xrealloc(r->recent, (r->n_recent + 1) * sizeof *r->recent);
+    scn_repo_maint *m = &r->recent[r->n_recent++];
+    memset(m, 0, sizeof *m);
+    const char *k;
+    yaml_node_t *v;
+    FOR_PAIRS(p, n, k, v)
+    {
+        if (k && !strcmp(k, "result")) {
+            if (get_str(p, v, k, &m->result)) return -1;
+            if (strcmp(m->result, "Succeeded") && strcmp(m->result, "Failed"))
+                return perr(p, v, "result: expected Succeeded or Failed");
+        } else if (k && !strcmp(k, "message")) {
+            if (get_str(p, v, k, &m->message)) return -1;
+        } else if (k && !strcmp(k, "at")) {
+            if (get_dur(p, v, k, &m->at)) return -1;
+        } else
+            return perr(p, v, "recent entry: unknown key '%s'", k ? k : "?");
+    }
+    if (!m->result) return perr(p, n, "recent entry: result is required");
+    return 0;
+}
+
+/* `repositories:` entry: a BackupRepository as Velero's repository controller leaves it. */
+static int parse_repo(parse_ctx *p, yaml_node_t *n, scenario *s)
+{
+    if (expect_map(p, n, "repositories entry")) return -1;
+    s->repos = xrealloc(s->repos, (s->n_repos + 1) * sizeof *s->repos);
+    scn_repo *r = &s->repos[s->n_repos++];
+    memset(r, 0, sizeof *r);
+    const char *k;
+    yaml_node_t *v;
+    FOR_PAIRS(p, n, k, v)
+    {
+        if (k && !strcmp(k, "name")) {
+            if (get_str(p, v, k, &r->name)) return -1;
+        } else if (k && !strcmp(k, "volume_namespace")) {
+            if (get_str(p, v, k, &r->volume_ns)) return -1;
+        } else if (k && !strcmp(k, "bsl")) {
+            if (get_str(p, v, k, &r->bsl)) return -1;
+        } else if (k && !strcmp(k, "type")) {
+            if (get_str(p, v, k, &r->type)) return -1;
+        } else if (k && !strcmp(k, "phase")) {
+            if (get_str(p, v, k, &r->phase)) return -1;
+        } else if (k && !strcmp(k, "message")) {
+            if (get_str(p, v, k, &r->message)) return -1;
+        } else if (k && !strcmp(k, "maintenance_frequency")) {
+            if (get_dur(p, v, k, &r->frequency)) return -1;
+        } else if (k && !strcmp(k, "last_maintenance")) {
+            if (get_dur(p, v, k, &r->last)) return -1;
+            r->has_last = 1;
+        } else if (k && !strcmp(k, "recent")) {
+            if (v->type != YAML_SEQUENCE_NODE) return perr(p, v, "recent: expected a list");
+            for (yaml_node_item_t *it = v->data.sequence.items.start;
+                 it < v->data.sequence.items.top; it++)
+                if (parse_repo_maint(p, yaml_document_get_node(p->doc, *it), r)) return -1;
+        } else
+            return perr(p, v, "repositories entry: unknown key '%s'", k ? k : "?");
+    }
+    if (!r->name) return perr(p, n, "repositories entry: name is required");
+    if (!r->volume_ns) return perr(p, n, "repositories entry: volume_namespace is required");
+    return 0;
+}
+
 static int parse_root(parse_ctx *p, yaml_node_t *root, scenario *s)
 {
     if (!root) return 0; /* an empty file is an empty scenario */
@@ -756,6 +837,11 @@ static int parse_root(parse_ctx *p, yaml_node_t *root, scenario *s)
             for (yaml_node_item_t *it = v->data.sequence.items.start;
                  it < v->data.sequence.items.top; it++)
                 if (parse_schedule(p, yaml_document_get_node(p->doc, *it), s)) return -1;
+        } else if (!strcmp(k, "repositories")) {
+            if (v->type != YAML_SEQUENCE_NODE) return perr(p, v, "repositories: expected a list");
+            for (yaml_node_item_t *it = v->data.sequence.items.start;
+                 it < v->data.sequence.items.top; it++)
+                if (parse_repo(p, yaml_document_get_node(p->doc, *it), s)) return -1;
         } else
             return perr(p, v, "unknown key '%s'", k);
     }

@@ -81,6 +81,25 @@ typedef struct scn_schedule {
     scn_run tmpl;   /* kind backup; name/start unused */
 } scn_schedule;
 
+/* One maintenance of a BackupRepository (status.recentMaintenance[]): when it ended, offset from
+ * the sim's start (it started a minute before), how, and its message. */
+typedef struct scn_repo_maint {
+    char *result; /* "Succeeded" or "Failed" */
+    char *message;
+    double at;
+} scn_repo_maint;
+
+/* A BackupRepository (sim/simrepo.c), static: its status as given. */
+typedef struct scn_repo {
+    char *name, *volume_ns, *bsl, *type; /* bsl NULL: "default"; type NULL: "kopia" */
+    char *phase, *message;               /* phase NULL: "Ready" */
+    double frequency;                    /* spec.maintenanceFrequency, s (0: Velero's 7 days) */
+    int has_last;                        /* status.lastMaintenanceTime given */
+    double last;                         /* its offset from the sim's start */
+    scn_repo_maint *recent;              /* oldest first, as Velero keeps them */
+    size_t n_recent;
+} scn_repo;
+
 /* The cluster around Velero (sim/simpods.c): install layout, node-agents, a server restart, the
  * storage location's phase. */
 typedef struct scn_cluster {
@@ -117,6 +136,8 @@ typedef struct scenario {
     size_t n_runs;
     scn_schedule *schedules;
     size_t n_schedules;
+    scn_repo *repos; /* `repositories:` */
+    size_t n_repos;
     scn_cluster cluster;
 } scenario;
 

@@ -24,6 +24,7 @@
 #include "scenario.h"
 #include "simlog.h"
 #include "simplan.h"
+#include "simrepo.h"
 
 #define TICK_MS        40
 #define POD_LOG_WINDOW 900.0 /* the server pod started this long before the sim */
@@ -1200,6 +1201,12 @@ static void create_static(simctl *c)
     }
     cJSON_Delete(got);
     simpods_create(c->pods, now);
+    for (size_t i = 0; i < c->scn->n_repos; i++) { /* the repository controller writes status */
+        const scn_repo *rp = &c->scn->repos[i];
+        double last = rp->n_recent ? now + rp->recent[rp->n_recent - 1].at : now - 86400 * 30;
+        free(store_create_by(c, "backuprepositories", simrepo_object(rp, c->ns, now), MGR_SERVER,
+                             now - 86400 * 30, MGR_SERVER, last < now ? last : now));
+    }
     for (size_t i = 0; i < c->scn->n_schedules; i++) {
         scn_schedule *sc = &c->scn->schedules[i];
         cJSON *o = new_object("velero.io/v1", "Schedule", c->ns, sc->name, now + sc->created);

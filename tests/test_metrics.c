@@ -408,6 +408,63 @@ START_TEST(schedule_overdue_is_absent_while_its_backups_are_unknown)
 }
 END_TEST
 
+/* Repositories: exact gauges of a judged repository; unknown (never succeeded, no result, the
+ * list not read) is absent, never 0. */
+START_TEST(repository_gauges_are_exact_and_absent_when_unknown)
+{
+    kc_repo r = {0}, never = {0};
+    r.name = (char *)"app-default-kopia-x7k2p";
+    r.volume_ns = (char *)"app";
+    r.bsl = (char *)"default";
+    r.type = (char *)"kopia";
+    r.phase = (char *)"Ready";
+    r.n_recent = 4;
+    never.name = (char *)"logs";
+    never.phase = (char *)"NotReady";
+    repo_row rows[2] = {{.r = &r,
+                         .frequency = 3600,
+                         .age = 18000.4,
+                         .due = T0 - 4 * 3600,
+                         .overdue = 1,
+                         .failed_streak = 3},
+                        {.r = &never,
+                         .frequency = 604800,
+                         .age = -1,
+                         .due = T0 - 86400,
+                         .overdue = 1,
+                         .not_ready = 1}};
+    repo_report rp = {.rows = rows, .n = 2, .now = T0};
+    health h = {0};
+    h.repos = &rp;
+    mx_cluster c = {.context = "prod", .ns = "velero", .reachable = 1, .data_age = 0, .h = &h};
+    char *t = render(&c, 1, MX_TEXT);
+#define RL                                                                                         \
+    "{context=\"prod\",namespace=\"velero\",repository=\"app-default-kopia-x7k2p\","               \
+    "volume_namespace=\"app\",storage_location=\"default\",repository_type=\"kopia\""
+    ck_assert_msg(has_line(t, "veltop_repository_last_maintenance_age_seconds" RL "} 18000"), "%s",
+                  t);
+    ck_assert(has_line(t, "veltop_repository_maintenance_frequency_seconds" RL "} 3600"));
+    ck_assert(has_line(t, "veltop_repository_maintenance_overdue" RL "} 1"));
+    ck_assert(has_line(t, "veltop_repository_maintenance_failure_streak" RL "} 3"));
+    ck_assert(has_line(t, "veltop_repository_phase" RL ",phase=\"Ready\"} 1"));
+#undef RL
+    /* never succeeded, no result: no age, no streak; its phase and frequency are known */
+    ck_assert(!has_sample(t, "veltop_repository_last_maintenance_age_seconds{context=\"prod\","
+                             "namespace=\"velero\",repository=\"logs\""));
+    ck_assert(!has_sample(t, "veltop_repository_maintenance_failure_streak{context=\"prod\","
+                             "namespace=\"velero\",repository=\"logs\""));
+    ck_assert(has_line(t, "veltop_repository_phase{context=\"prod\",namespace=\"velero\","
+                          "repository=\"logs\",volume_namespace=\"\",storage_location=\"\","
+                          "repository_type=\"\",phase=\"NotReady\"} 1"));
+    free(t);
+    /* the list not read: no repository series at all */
+    snprintf(rp.unread, sizeof rp.unread, "forbidden");
+    t = render(&c, 1, MX_TEXT);
+    ck_assert_msg(!strstr(t, "veltop_repository_"), "%s", t);
+    free(t);
+}
+END_TEST
+
 START_TEST(every_family_has_help_and_type_once)
 {
     /* a run in flight with every figure known and the last run of a schedule: each run family
@@ -1040,6 +1097,7 @@ int main(void)
     tcase_add_test(tc, runs_waiting_to_start_carry_their_findings);
     tcase_add_test(tc, metrics_and_once_json_agree_on_one_model);
     tcase_add_test(tc, accept_negotiates_the_format);
+    tcase_add_test(tc, repository_gauges_are_exact_and_absent_when_unknown);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -1,6 +1,6 @@
 /* screen_health.c: the health screen (`H` from the list): Schedules with their next run, overdue
  * state and the trend of their last runs; backup and volume snapshot locations; the Velero
- * server pod; node-agents per node. */
+ * server pod; node-agents per node; backup repositories and their maintenance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "health.h"
 #include "kubeclient/util.h"
 #include "readiness.h"
+#include "repo.h"
 #include "sanitize.h"
 #include "ui.h"
 #include "widgets.h"
@@ -592,6 +593,109 @@ static void hd_pods(hd *d, const health *h, double wall)
     }
 }
 
+/* What a repository's row says after its figures: the newest failure's message, NotReady's, or
+ * how overdue it is (raw cluster text, malloc'd; NULL nothing). */
+static char *hd_repo_message(const repo_row *w)
+{
+    char by[32];
+    if (w->failed_streak)
+        return xasprintf("last: %s",
+                         w->newest && w->newest->message ? w->newest->message : "no message");
+    if (w->not_ready) return xstrdup(w->r->message ? w->r->message : "NotReady: no message");
+    if (w->overdue && w->age >= 0)
+        return xasprintf("overdue by %s", fmt_duration(by, sizeof by, w->age - w->frequency));
+    if (w->overdue) return xstrdup("never maintained");
+    return w->r->message ? xstrdup(w->r->message) : NULL;
+}
+
+/* BackupRepositories (core/repo.h): phase, last successful maintenance against the frequency,
+ * the failure streak and its last message; unknown with why when they cannot be read. */
+static void hd_repos(hd *d, const repo_report *rp)
+{
+    char extra[96] = "", title[64];
+    if (rp->unread[0])
+        snprintf(title, sizeof title, "Repositories");
+    else
+        snprintf(title, sizeof title, "Repositories (%zu)", rp->n);
+    if (rp->n_failing || rp->n_overdue || rp->n_not_ready) {
+        char sum[128];
+        repo_summary(rp, sum, sizeof sum); /* "repositories 3 (1 failing, ...)" */
+        const char *paren = strchr(sum, '(');
+        snprintf(extra, sizeof extra, "  %.*s", paren ? (int)strcspn(paren + 1, ")") : 0,
+                 paren ? paren + 1 : "");
+    }
+    hd_title(d, title, extra, w_attr(W_BAD));
+    if (rp->unread[0]) {
+        int r = hd_row(d);
+        char why[256];
+        if (r >= 0) {
+            char *t = xasprintf("unknown: %s", repo_unknown(rp, why, sizeof why));
+            w_text(d->w, r, 2, hd_clip(d, 2, d->cols - 2), t, w_attr(W_WARN));
+            free(t);
+        }
+        d->y++;
+        return;
+    }
+    static const char *const names[] = {"NAME",    "VOLUME NS", "BSL",    "TYPE",   "PHASE",
+                                        "LAST OK", "EVERY",     "FAILED", "MESSAGE"};
+    static const int full[] = {2, 30, 46, 58, 65, 75, 87, 95, 103},
+                     tiny[] = {2, 28, 28, 28, 28, 38, 50, 57, 64};
+    const int *x = d->cols >= 120 ? full : tiny; /* narrow: no namespace, location, type */
+    hd_cols(d, names, x, 9);
+    if (!rp->n) {
+        int r = hd_row(d);
+        if (r >= 0) w_print(d->w, r, x[0], hd_clip(d, x[0], d->cols - x[0]), A_DIM, "none");
+        d->y++;
+        return;
+    }
+    for (size_t i = 0; i < rp->n; i++, d->y++) {
+        const repo_row *w = &rp->rows[i];
+        const kc_repo *k = w->r;
+        attr_t sel = hd_object(d, "/apis/velero.io/v1", k->ns, "backuprepositories", k->name)
+                         ? A_REVERSE
+                         : 0;
+        int r = hd_row(d);
+        char *msg = hd_repo_message(w);
+        attr_t ma = w->failed_streak || w->not_ready ? w_attr(W_BAD)
+                    : w->overdue                     ? w_attr(W_WARN)
+                                                     : 0;
+        if (r < 0) {
+            hd_message(d, r, x[8], msg, ma);
+            free(msg);
+            continue;
+        }
+        char buf[64];
+        w_text_mid(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), k->name ? k->name : "?",
+                   A_BOLD | sel);
+        if (x[2] > x[1]) {
+            w_text(d->w, r, x[1], hd_clip(d, x[1], x[2] - x[1] - 1),
+                   k->volume_ns ? k->volume_ns : "-", 0);
+            w_text(d->w, r, x[2], hd_clip(d, x[2], x[3] - x[2] - 1), k->bsl ? k->bsl : "-", 0);
+            w_text(d->w, r, x[3], hd_clip(d, x[3], x[4] - x[3] - 1), k->type ? k->type : "-",
+                   A_DIM);
+        }
+        w_text(d->w, r, x[4], hd_clip(d, x[4], x[5] - x[4] - 1), k->phase ? k->phase : "New",
+               w->not_ready                             ? w_attr(W_BAD) | A_BOLD
+               : k->phase && !strcmp(k->phase, "Ready") ? w_attr(W_GOOD)
+                                                        : A_DIM);
+        w_print(d->w, r, x[5], hd_clip(d, x[5], x[6] - x[5] - 1),
+                w->overdue ? w_attr(W_WARN) | A_BOLD : 0, "%s",
+                w->age >= 0 ? fmt_ago(buf, sizeof buf, w->age) : "never");
+        w_print(d->w, r, x[6], hd_clip(d, x[6], x[7] - x[6] - 1), w->frequency_default ? A_DIM : 0,
+                "%s", fmt_duration(buf, sizeof buf, w->frequency));
+        if (!k->n_recent)
+            w_print(d->w, r, x[7], hd_clip(d, x[7], x[8] - x[7] - 1), A_DIM, "-");
+        else
+            w_print(d->w, r, x[7], hd_clip(d, x[7], x[8] - x[7] - 1),
+                    w->failed_streak ? w_attr(W_BAD) | A_BOLD : w_attr(W_GOOD), "%s%d",
+                    w->streak_at_least ? ">=" : "", w->failed_streak);
+        if (d->st->wrap && msg)
+            w_print(d->w, r, x[8], hd_clip(d, x[8], d->cols - x[8]), A_DIM, "(below)");
+        hd_message(d, r, x[8], msg, ma);
+        free(msg);
+    }
+}
+
 static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     health_state *st = health_of(s);
@@ -619,6 +723,8 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         hd_locations(&d, h, wall);
         d.y++;
         hd_pods(&d, h, wall);
+        d.y++;
+        if (h->repos) hd_repos(&d, h->repos);
         st->lines = d.y;
         if (st->sel >= st->n_objs) st->sel = st->n_objs - 1;
         if (!pass && st->sel_y >= 0) {

@@ -1056,6 +1056,7 @@ static const char *desc_word(const char *plural)
         {"schedules", "schedule"},
         {"pods", "pod"},
         {"daemonsets", "daemonset"},
+        {"backuprepositories", "repository"},
         {"backups", "backup"},
         {"restores", "restore"},
     };
