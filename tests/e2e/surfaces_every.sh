@@ -7,7 +7,9 @@
 # looks). The surfaces: the list, the detail and volumes screens, the `--once` table, `--wait`
 # piped (one per run; on a terminal, the same line fitted to its width: wait_line.sh), `--serve`'s series, the fleet's summary of the context,
 # the terminal title and `--notify` (a "stalled" event for the stalled run only, none for the runs
-# that move: alerts use the same verdict). No surface prints a cap or a placeholder ETA.
+# that move: alerts use the same verdict). No surface prints a cap or a placeholder ETA. Then an
+# outage (every surface holds its figures and judges nothing) and the pod volume backups
+# forbidden (no ETA that needs them; each surface says what it cannot see).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 for t in curl python3; do
     command -v "$t" >/dev/null || {
@@ -257,6 +259,71 @@ tui_keys Escape Escape
 for _ in $(seq 1 100); do grep -q '^stalled backup stuck$' "$D/events" 2>/dev/null && break; sleep 0.1; done
 grep -q '^stalled backup stuck$' "$D/events" || tui_fail "--notify: no stalled event of stuck: $(cat "$D/events" 2>/dev/null)"
 grep -v '^stalled backup stuck$' "$D/events" | grep -q stalled && tui_fail "--notify: $(cat "$D/events")"
+
+# ---- an outage: the API server stops answering. Every surface holds the figures of the last
+# current data and judges nothing on them: no ETA, no stalled verdict, health unknown
+kill -STOP "$TUI_SIM_PID"
+tui_wait 'R drill +InProgress +.* 20/~?20 +[0-9.]+/s +stale ' 30
+tui_wait '^health unknown'
+for _ in $(seq 1 300); do
+    curl -sf "http://127.0.0.1:$VPORT/metrics" >"$D/m2.txt"
+    grep -q '^veltop_cluster_reachable{.*} 0$' "$D/m2.txt" && break
+    sleep 0.1
+done
+grep -q '^veltop_cluster_reachable{.*} 0$' "$D/m2.txt" || { kill -CONT "$TUI_SIM_PID"; tui_fail "--serve: reachable in the outage"; }
+# (a run found stalled on current data stays stalled, as every held figure; nothing new is judged)
+grep -E '^veltop_run_eta_seconds\{|^veltop_run_stalled\{.*} 0$|^veltop_run_stalled\{.*name="(drill|slow|mixed|unsized)"' \
+    "$D/m2.txt" && { kill -CONT "$TUI_SIM_PID"; tui_fail "--serve judges stale data"; }
+grep -q '^veltop_run_items_done{.*name="drill".*} 20$' "$D/m2.txt" || { kill -CONT "$TUI_SIM_PID"; tui_fail "--serve dropped the held figures"; }
+st=0
+timeout 60 "$VELTOP" --kubeconfig "$D/fleet.kc" --all-contexts --once --json >"$D/fleet2.json" 2>/dev/null || st=$?
+kill -CONT "$TUI_SIM_PID"
+[ "$st" = 8 ] || tui_fail "fleet in the outage: exit $st, not 8 (a context could not be read)"
+python3 - "$D/fleet2.json" <<'PY' || tui_fail "fleet in the outage: $(cat "$D/fleet2.json")"
+import json, sys
+for c in json.load(open(sys.argv[1]))["contexts"]:
+    assert c["reachable"] is False and c["runs"] is None and c["summary"]["wrong"] is None, c
+PY
+tui_wait '● live' 30
+tui_wait 'R drill +InProgress +.* 20/~?20 +[0-9.]+/s +[0-9hms]+ ' 30
+echo "outage: every surface held its figures and judged nothing"
+
+# ---- the pod volume backups forbidden (the same port: the screen and the exporter stay on): no
+# surface gives the backups with volumes an ETA it cannot stand behind, each says why
+tui_sim_kill
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/surfaces.yaml" --quiet --faults forbid=podvolumebackups
+tui_wait 'B.?mixed +InProgress +.* 10/~?10 +[0-9.]+/s +\? ' 60
+st=0
+"$VELTOP" --kubeconfig "$KC" --once --json >"$D/once3.json" 2>/dev/null || st=$?
+[ "$st" = 5 ] || tui_fail "--once with PVBs forbidden: exit $st, not 5"
+"$VELTOP" --kubeconfig "$KC" --wait backup/mixed --timeout 1s >"$D/wait3.txt" 2>/dev/null
+# a fresh exporter (the one watching since before holds the volumes it had listed)
+kill "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null
+"$VELTOP" --kubeconfig "$KC" --serve "127.0.0.1:$VPORT" >"$D/serve.out" 2>>"$D/serve.err" &
+SERVE_PID=$!
+for _ in $(seq 1 300); do
+    curl -sf "http://127.0.0.1:$VPORT/metrics" >"$D/m3.txt"
+    grep -q '^veltop_cluster_incomplete_info{.*what="podvolumebackups forbidden"} 1$' "$D/m3.txt" && break
+    sleep 0.1
+done
+python3 - "$D/once3.json" "$D/m3.txt" "$D/wait3.txt" <<'PY' || tui_fail "the surfaces disagree with PVBs forbidden"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["incomplete"] == ["podvolumebackups forbidden"], d["incomplete"]
+runs = {r["name"]: r for r in d["runs"]}
+m = open(sys.argv[2]).read()
+assert 'what="podvolumebackups forbidden"} 1' in m, "--serve names nothing incomplete"
+for n in ("mixed", "stuck", "unsized"):
+    r = runs[n]
+    assert r["etaSeconds"] is None and r["etaReason"] == "not visible" and r["bytesDone"] is None, r
+    assert not re.search(r'^veltop_run_eta_seconds\{[^}]*name="%s"' % n, m, re.M), "--serve: an ETA for " + n
+assert runs["drill"]["etaKind"] == "estimate", runs["drill"]  # a restore: its volumes are visible
+w = open(sys.argv[3]).read()
+assert re.search(r"eta unknown: pod volumes and data uploads not visible: podvolumebackups forbidden", w), w
+PY
+echo "forbidden: every surface says what it cannot see"
+
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "veltop did not exit 0"
 [ -s "$D/serve.err" ] && { cat "$D/serve.err" >&2; tui_fail "--serve wrote to stderr"; }
