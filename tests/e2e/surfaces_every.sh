@@ -318,6 +318,9 @@ for n in ("mixed", "stuck", "unsized"):
     r = runs[n]
     assert r["etaSeconds"] is None and r["etaReason"] == "not visible" and r["bytesDone"] is None, r
     assert not re.search(r'^veltop_run_eta_seconds\{[^}]*name="%s"' % n, m, re.M), "--serve: an ETA for " + n
+    # its items are done and its volumes cannot be seen: neither moving nor stalled
+    assert r["stalled"] is None and r["stalledReason"] == "not visible", r
+    assert not re.search(r'^veltop_run_stalled\{[^}]*name="%s"' % n, m, re.M), "--serve: stalled for " + n
 assert runs["drill"]["etaKind"] == "estimate", runs["drill"]  # a restore: its volumes are visible
 w = open(sys.argv[3]).read()
 assert re.search(r"eta unknown: pod volumes and data uploads not visible: podvolumebackups forbidden", w), w
