@@ -461,7 +461,9 @@ static void fl_lamp(const fleet_member *fm, double now, fleet_sum *out)
             if (fo < sizeof forbid)
                 fo += (size_t)snprintf(forbid + fo, sizeof forbid - fo, "%s%s", fo ? ", " : "",
                                        fl_res[i]);
-        } else if (st->last_status == 0 && i <= APP_R_RESTORES) {
+        } else if (st->last_status == 0 && i <= APP_R_RESTORES && !st->synced) {
+            /* the runs not listed for a network error; once listed, a failing watch is
+             * staleness (app_connection) or the server's silence, not an unreachable server */
             if (!net) net = st;
         }
     }

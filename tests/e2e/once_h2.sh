@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # once_h2.sh: veltop against an HTTP/2 server over TLS (nghttpd serving canned lists): every
-# request (the nine Velero lists, the pods list and the watches after them) goes over ONE
+# request (the ten Velero lists, the pods list and the watches after them) goes over ONE
 # connection, multiplexed, and asks for gzip; the output is the served list. The sim speaks only HTTP/1.1, so this needs
 # nghttpd (Debian nghttp2-server) and the openssl command; without them: SKIP.
 set -u
@@ -21,7 +21,7 @@ fail() {
 
 V=$DIR/htdocs/apis/velero.io
 for gr in v1/backups v1/restores v1/podvolumebackups v1/podvolumerestores v1/schedules \
-    v1/backupstoragelocations v1/volumesnapshotlocations v2alpha1/datauploads \
+    v1/backupstoragelocations v1/volumesnapshotlocations v1/backuprepositories v2alpha1/datauploads \
     v2alpha1/datadownloads; do
     mkdir -p "$V/${gr%/*}/namespaces/velero"
     echo '{"kind":"List","apiVersion":"velero.io/'"${gr%/*}"'","metadata":{"resourceVersion":"5"},"items":[]}' \
@@ -67,7 +67,7 @@ echo "$out" | grep -Eq '^h2-backup +Backup +Completed +7/7 ' || fail "unexpected
 
 # every request on one connection (nghttpd numbers its sessions [id=N])
 lists=$(grep -a -c ':path: /apis/velero.io/.*?resourceVersion=0' "$DIR/h2.log")
-[ "$lists" -eq 9 ] || fail "$lists lists, not 9"
+[ "$lists" -eq 10 ] || fail "$lists lists, not 10"
 pods=$(grep -a -c ':path: /api/v1/namespaces/velero/pods?resourceVersion=0' "$DIR/h2.log")
 [ "$pods" -eq 1 ] || fail "$pods pod lists, not 1"
 conns=$(grep -a -E 'recv \(stream_id=[0-9]+\) :path:' "$DIR/h2.log" | grep -a -o '^\[id=[0-9]*\]' | sort -u | wc -l)
