@@ -328,7 +328,7 @@ static void mx_runs(mx_w *w, const mx_cluster *cl, size_t ncl)
     for (size_t c = 0; c < ncl; c++)
         for (size_t i = 0; i < cl[c].n_runs; i++) {
             const run_answer *a = &cl[c].runs[i];
-            if (!a->active) continue;
+            if (!a->active || a->waiting_unknown) continue; /* unknown: no sample */
             char vol[512] = "";
             if (a->waiting_vol) runeta_vol_label(vol, sizeof vol, a->waiting_vol);
             int first = 1;

@@ -162,7 +162,7 @@ static void snapshot_add_answer(cJSON *o, const run_answer *e)
                                 answer_evidence_name(e->last_progress_ev));
     else
         cJSON_AddNullToObject(o, "lastProgressEvidence");
-    if (!e->active) {
+    if (!e->active || e->waiting_unknown) { /* unknown: "incomplete" says why */
         cJSON_AddNullToObject(o, "waitingOn");
     } else {
         static const char *part_kind[RE_NPARTS] = {"Items", "PodVolumes", "PluginOperations",

@@ -193,7 +193,10 @@ void wait_describe(const run_answer *a, const model_run *r, int width, char *lin
     if (!stalled && !a->stale) /* stale: the note says it */
         snprintf(f[WF_ETA].shorter, sizeof f[WF_ETA].shorter, "eta %s",
                  answer_eta_cell(b2, sizeof b2, a, !san_ascii()));
-    if (a->active) {
+    if (a->active && a->waiting_unknown) {
+        snprintf(f[WF_WAITING].full, sizeof f[WF_WAITING].full, "waiting on unknown (not visible)");
+        snprintf(f[WF_WAITING].shorter, sizeof f[WF_WAITING].shorter, "waiting on ?");
+    } else if (a->active) {
         char part[360];
         wait_part(part, sizeof part, a, a->waiting, a->waiting_vol, 1);
         snprintf(f[WF_WAITING].full, sizeof f[WF_WAITING].full, "waiting on %s", part);

@@ -342,7 +342,8 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         a->stalled_why = ANS_WHY_NO_EVIDENCE;
     }
     /* everything done and the phase not moving on for long: stuck, whatever the trackers say */
-    if (a->stalled != ANS_YES && fw >= DIAG_DONE_WAIT_S) {
+    if (a->stalled != ANS_YES && fw >= DIAG_DONE_WAIT_S &&
+        !a->missing) { /* volumes it cannot see may be what moves */
         a->stalled = ANS_YES;
         a->stalled_for = fw;
         a->stalled_part = a->waiting;
@@ -350,6 +351,10 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     }
     if (a->stalled == ANS_YES) a->stalled_why = ANS_WHY_NONE;
 
+    if (a->missing && a->part[RE_ITEMS].state == RE_DONE) {
+        a->waiting_unknown = 1; /* "finalizing" would be a guess: the volumes cannot be seen */
+        a->waiting_vol = NULL;
+    }
     if (a->missing && a->stalled == ANS_NO && a->part[RE_ITEMS].state == RE_DONE) {
         /* its items are done and what it waits on now cannot be seen (its volume lists are
          * forbidden or failing): whether that moves is not known */

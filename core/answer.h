@@ -103,7 +103,9 @@ typedef struct run_answer {
     const model_volume *stalled_vol; /* ... and the volume, when it is one */
     int part_stalled;                /* a part stalled while others move: not a stalled run */
 
-    /* what the end waits on now */
+    /* what the end waits on now; waiting_unknown: its items are done and the lists of what
+     * comes after them cannot be read (missing), so it is not known (waiting is then no answer) */
+    int waiting_unknown;
     re_part waiting;
     const model_volume *waiting_vol;
     int64_t waiting_left;

@@ -643,7 +643,9 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
     if (active) {
         /* what the end waits on */
         x = detail_label(w, y, 0, "Waiting on");
-        if (e->waiting_vol) {
+        if (e->waiting_unknown) {
+            x += w_print(w, y, x, cols - x, A_DIM, "unknown: not visible");
+        } else if (e->waiting_vol) {
             x += w_text(w, y, x, cols / 2, runeta_vol_label(who, sizeof who, e->waiting_vol),
                         A_BOLD);
             if (e->waiting_vol->vol->bytes_total > 0)

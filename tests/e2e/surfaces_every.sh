@@ -321,9 +321,12 @@ for n in ("mixed", "stuck", "unsized"):
     # its items are done and its volumes cannot be seen: neither moving nor stalled
     assert r["stalled"] is None and r["stalledReason"] == "not visible", r
     assert not re.search(r'^veltop_run_stalled\{[^}]*name="%s"' % n, m, re.M), "--serve: stalled for " + n
+    # nor is what it waits on known: not "finalizing"
+    assert r["waitingOn"] is None, r
+    assert not re.search(r'^veltop_run_waiting_info\{[^}]*name="%s"' % n, m, re.M), "--serve: waiting for " + n
 assert runs["drill"]["etaKind"] == "estimate", runs["drill"]  # a restore: its volumes are visible
 w = open(sys.argv[3]).read()
-assert re.search(r"eta unknown: pod volumes and data uploads not visible: podvolumebackups forbidden", w), w
+assert re.search(r"eta unknown: pod volumes and data uploads not visible: podvolumebackups forbidden +waiting on unknown \(not visible\)", w), w
 PY
 echo "forbidden: every surface says what it cannot see"
 
