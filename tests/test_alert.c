@@ -262,7 +262,11 @@ int main(void)
     tcase_add_test(tc, slow_steady_run_is_no_stall);
     tcase_add_test(tc, slow_steady_run_attached_mid_run_is_no_stall);
     tcase_add_test(tc, notify_runs_the_command_with_the_event);
-    tcase_add_test(tc, notify_gets_the_original_open_file_limit);
+    /* not under valgrind: it keeps RLIMIT_NOFILE to itself (its own descriptors above the
+     * client's), so the children it starts get its limit, not the one the program set; the
+     * ASan run checks it */
+    if (!getenv("VELTOP_UNDER_VALGRIND"))
+        tcase_add_test(tc, notify_gets_the_original_open_file_limit);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -166,7 +166,11 @@ int main(void)
 {
     Suite *s = suite_create("fdbudget");
     TCase *tc = tcase_create("fdbudget");
-    tcase_add_test(tc, the_soft_limit_is_raised_and_children_get_the_original);
+    /* not under valgrind: it keeps RLIMIT_NOFILE to itself (its own descriptors above the
+     * client's), so the children it starts get its limit, not the one the program set; the
+     * ASan run checks it */
+    if (!getenv("VELTOP_UNDER_VALGRIND"))
+        tcase_add_test(tc, the_soft_limit_is_raised_and_children_get_the_original);
     tcase_add_test(tc, what_a_context_costs_and_how_many_fit);
     tcase_add_test(tc, out_of_descriptors_is_the_limit_not_an_unreachable_server);
     suite_add_tcase(s, tc);
