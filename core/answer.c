@@ -352,14 +352,15 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     if (a->stalled == ANS_YES) a->stalled_why = ANS_WHY_NONE;
 
     if (a->missing && a->part[RE_ITEMS].state == RE_DONE) {
-        a->waiting_unknown = 1; /* "finalizing" would be a guess: the volumes cannot be seen */
-        a->waiting_vol = NULL;
-    }
-    if (a->missing && a->stalled == ANS_NO && a->part[RE_ITEMS].state == RE_DONE) {
         /* its items are done and what it waits on now cannot be seen (its volume lists are
-         * forbidden or failing): whether that moves is not known */
-        a->stalled = ANS_UNKNOWN;
-        a->stalled_why = ANS_WHY_INCOMPLETE;
+         * forbidden or failing): neither what that is ("finalizing" would be a guess) nor
+         * whether it moves is known */
+        a->waiting_unknown = 1;
+        a->waiting_vol = NULL;
+        if (a->stalled == ANS_NO) {
+            a->stalled = ANS_UNKNOWN;
+            a->stalled_why = ANS_WHY_INCOMPLETE;
+        }
     }
     if (c->loading && a->stalled != ANS_YES) { /* half the volumes say nothing of the whole */
         a->stalled = ANS_UNKNOWN;
