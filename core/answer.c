@@ -317,6 +317,10 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     const char *line;
     if (c->derive && logderive_last_line(c->derive, r, &lt, &line))
         ans_evidence_of(c, lt, ANS_EV_LOG, a);
+    /* another plugin's operations moving (their refreshes, or at first sight their `updated`) */
+    double olm;
+    if (itemops_waiting(x) && (itemops_moving(c->m, r, c->now, c->wall, &olm), olm >= 0))
+        ans_evidence_of(c, c->wall - (c->now - olm), ANS_EV_TIMESTAMP, a);
     double quiet = a->last_progress > 0 ? c->wall - a->last_progress : -1;
     int watched = a->last_progress_ev == ANS_EV_WATCHED ||
                   est_last_move(r->items) >= 0; /* veltop has seen this run move */

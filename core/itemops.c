@@ -285,8 +285,9 @@ int itemops_eta(const model *m, const model_run *r, double now, double wall, dou
     return left;
 }
 
-int itemops_moving(const model *m, const model_run *r, double now, double *last_move)
+int itemops_moving(const model *m, const model_run *r, double now, double wall, double *last_move)
 {
+    double cnow = model_cluster_now(m, wall);
     int moving = 0;
     if (last_move) *last_move = -1;
     const itemops *io = r ? r->item_ops : NULL;
@@ -297,8 +298,14 @@ int itemops_moving(const model *m, const model_run *r, double now, double *last_
         const itemop *o = &io->ops[i];
         if (vol[i] || itemop_finished(o) || !o->est) continue;
         double lm = est_last_move(o->est), since;
+        int mv = lm >= 0 && !est_stalled(o->est, now, &since);
+        if (lm < 0 && o->moved_at > 0 && cnow >= o->moved_at) { /* first sight */
+            double ago = model_wall_span(m, cnow - o->moved_at);
+            lm = now - ago;
+            mv = ago < 3 * ITEMOPS_REFRESH_S;
+        }
         if (last_move && lm > *last_move) *last_move = lm;
-        if (lm >= 0 && !est_stalled(o->est, now, &since)) moving++;
+        moving += mv;
     }
     free(vol);
     return moving;

@@ -96,9 +96,10 @@ int itemops_eta(const model *m, const model_run *r, double now, double wall, dou
                 int *n_unknown);
 
 /* Of the same operations (not joined, not finished), how many moved within 3 of their refresh
- * periods by their trackers; *last_move (may be NULL): the newest move seen (monotonic), < 0
- * none. */
-int itemops_moving(const model *m, const model_run *r, double now, double *last_move);
+ * periods: by their trackers, or before a tracker saw a move (first sight), by their own
+ * evidence (moved_at: the plugin's `updated`) on the cluster's clock; *last_move (may be NULL):
+ * the newest move (monotonic), < 0 none. wall: unix seconds of monotonic now. */
+int itemops_moving(const model *m, const model_run *r, double now, double wall, double *last_move);
 
 /* 1 while the run waits on its plugin operations (WaitingForPluginOperations*). */
 int itemops_waiting(const vl_run *r);

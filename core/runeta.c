@@ -571,7 +571,7 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     int any_moving = 0;
     if (waiting_ops) { /* another plugin's operations moving are progress of the run */
         double lm;
-        if (itemops_moving(m, r, now, &lm)) any_moving = 1;
+        if (itemops_moving(m, r, now, wall, &lm)) any_moving = 1;
         if (lm > out->last_progress) out->last_progress = lm;
     }
     re_part sp = RE_NPARTS;

@@ -168,7 +168,7 @@ START_TEST(rate_and_eta_come_from_the_deltas_between_refreshes)
     ck_assert_int_eq(itemops_eta(m, mr, 1090, T0 + 90, &e, &unk), 1);
     ck_assert_int_eq(unk, 0);
     ck_assert_double_eq_tol(e, 360, 1e-6);
-    ck_assert_int_eq(itemops_moving(m, mr, 1090, NULL), 1);
+    ck_assert_int_eq(itemops_moving(m, mr, 1090, T0 + 90, NULL), 1);
     /* unknown after a failed read: nothing for the ETA to lean on */
     itemops_set_unknown(io, "downloading BackupItemOperations: forbidden");
     ck_assert_int_eq(itemops_eta(m, mr, 1090, T0 + 90, &e, &unk), 0);
