@@ -6,7 +6,8 @@
  * only past the run's item operation timeout (4h by default, the spec's when given), and the
  * diagnosis says so; against veltop-sim's itemops scenario the fetcher reads the data mover's
  * operation at exactly 40 % of its total, deletes every DownloadRequest it created, and on a
- * 403 leaves the operations unknown with the server's reason, never "no operations". */
+ * 403 leaves the operations unknown with the server's reason, never "no operations"; the
+ * exporter gives each operation of a run in flight its progress ratio, nCompleted and nTotal. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "answer.h"
 #include "diagnose.h"
+#include "metrics.h"
 #include "itemops.h"
 #include "kubeclient/download.h"
 #include "kubeclient/util.h"
@@ -224,6 +226,54 @@ START_TEST(stalled_only_past_the_item_operation_timeout)
 }
 END_TEST
 
+START_TEST(the_exporter_gives_each_operation_its_progress)
+{
+    itemop *ops;
+    size_t n, cut;
+    kc_err e = {0};
+    ck_assert_int_eq(itemops_parse(backup_ops, strlen(backup_ops), 0, &ops, &n, &cut, &e), 0);
+    itemops *io = itemops_new();
+    itemops_update(io, ops, n, cut, 1000, T0);
+    model *m = model_new();
+    vl_run run = {.kind = VL_BACKUP,
+                  .phase = (char *)"WaitingForPluginOperations",
+                  .phase_id = VL_PH_WAITING_PLUGIN_OPS};
+    run.meta.name = (char *)"nightly";
+    model_run *mr = model_upsert_run(m, &run, 1000, T0);
+    mr->item_ops = io;
+    run_answer a = {.run = mr, .kind = VL_BACKUP, .active = 1};
+    mx_cluster c = {.context = "prod", .ns = "velero", .reachable = 1, .runs = &a, .n_runs = 1};
+    kc_buf b = {0};
+    mx_render(&b, &c, 1, MX_TEXT);
+    char *t = kc_buf_cstr(&b);
+    const char *want[] = {
+        "veltop_item_operation_progress_ratio{context=\"prod\",namespace=\"velero\",kind="
+        "\"Backup\",name=\"nightly\",schedule=\"\",operation_id=\"du-4c1d.9a2b\",plugin="
+        "\"velero.io/csi-pvc-backupper\",units=\"Bytes\"} 0.4\n",
+        "veltop_item_operation_completed{context=\"prod\",namespace=\"velero\",kind="
+        "\"Backup\",name=\"nightly\",schedule=\"\",operation_id=\"du-4c1d.9a2b\",plugin="
+        "\"velero.io/csi-pvc-backupper\",units=\"Bytes\"} 419430400\n",
+        "veltop_item_operation_total{context=\"prod\",namespace=\"velero\",kind=\"Backup\","
+        "name=\"nightly\",schedule=\"\",operation_id=\"du-4c1d.9a2b\",plugin="
+        "\"velero.io/csi-pvc-backupper\",units=\"Bytes\"} 1048576000\n",
+        "veltop_item_operation_completed{context=\"prod\",namespace=\"velero\",kind="
+        "\"Backup\",name=\"nightly\",schedule=\"\",operation_id=\"widget-op-1\",plugin="
+        "\"example.io/widget-backupper\",units=\"Items\"} 12\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(t, want[i]) != NULL, "missing %s in:\n%s", want[i], t);
+    /* a run not in flight has none */
+    a.active = 0;
+    kc_buf b2 = {0};
+    mx_render(&b2, &c, 1, MX_TEXT);
+    char *t2 = kc_buf_cstr(&b2);
+    ck_assert_ptr_null(strstr(t2, "operation_id="));
+    free(t);
+    free(t2);
+    model_free(m);
+}
+END_TEST
+
 /* ---- against veltop-sim ---- */
 
 typedef struct {
@@ -352,6 +402,7 @@ int main(void)
     tcase_add_test(tc, more_operations_than_the_cap_are_counted_not_kept);
     tcase_add_test(tc, rate_and_eta_come_from_the_deltas_between_refreshes);
     tcase_add_test(tc, stalled_only_past_the_item_operation_timeout);
+    tcase_add_test(tc, the_exporter_gives_each_operation_its_progress);
     tcase_add_test(tc, the_sims_data_mover_operation_reads_at_40_percent);
     tcase_add_test(tc, a_403_leaves_the_operations_unknown_with_the_reason);
     suite_add_tcase(s, tc);
