@@ -101,6 +101,10 @@ tui_wait '^Backup ops-40  WaitingForPluginOperations'
 tui_wait '^Plugin operations  2, 0 done, \* on volumes  read [0-9]+s ago'
 tui_wait '^  widgets\.example\.i… New +[^ ]+ [0-9]+ of 100000 Items  2\.0/s  ETA [0-9]+h[0-9]+m'
 tui_wait '^  data mover +0 of 1 done  400\.0 MiB of 1000\.0 MiB +stalled'
+# read at most every 30 s: none more while the screen says the last read is 5 s old and more
+n=$(created)
+tui_wait '^Plugin operations  2, 0 done, \* on volumes  read ([5-9]|[12][0-9])s ago'
+[ "$(created)" = "$n" ] || tui_fail "operations read again within 30 s ($n, then $(created) DownloadRequests)"
 tui_resize 200 50
 tui_wait '^  widgets\.example\.io shop/w-1 +example\.io/widget-backupper +New +[^ ]+ [0-9]+ of 100000 Items  2\.0/s  ETA [0-9]+h[0-9]+m  updated [0-9]+s ago$'
 tui_wait '^Plugin operations  2, 0 done, data movers. on their volume rows \(\*\)  read [0-9]+s ago$'
