@@ -401,7 +401,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         a->eta_kind = ANS_ETA_ESTIMATE;
         a->eta = e.eta;
         a->eta_end = c->wall + e.eta;
-        a->eta_from_ops = e.ops_left > 0 && e.ops_eta >= 0 && !e.from_history;
+        a->eta_from_ops = e.end_from_ops && !e.from_history;
         if (e.bound) {
             /* runeta's bound is the known parts' projection: what is not known yet (volumes not
              * sized, volumes still to come, items not counted) can only add to it, but the

@@ -517,6 +517,7 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
             if (oe + RE_OPS_SYNC_S / 2 > end || dm->state == RE_ABSENT) {
                 end = oe + RE_OPS_SYNC_S / 2;
                 if (end < pass) end = pass;
+                out->end_from_ops = 1; /* they end last */
             }
         } else if (dm->state == RE_ABSENT) {
             unseen_ops = 0; /* all done: the operations controller has yet to see it */

@@ -72,6 +72,7 @@ typedef struct runeta {
      * counts (another plugin's) not finished, and the longest of their ETAs (s, < 0 none) */
     int ops_left;
     double ops_eta;
+    int end_from_ops; /* they end last: the ETA is theirs */
 } runeta;
 
 /* Seconds Finalizing is assumed to take without history, and the item-operation sync period

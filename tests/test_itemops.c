@@ -183,6 +183,45 @@ START_TEST(rate_and_eta_come_from_the_deltas_between_refreshes)
 }
 END_TEST
 
+/* A backup waiting on another plugin's operation only (no data mover): its ETA is that
+ * operation's, said so, and it is not stalled while the operation moves; unread, no ETA. */
+START_TEST(the_run_answer_takes_its_eta_from_the_operations)
+{
+    model *m = model_new();
+    vl_run run = {.kind = VL_BACKUP,
+                  .phase = (char *)"WaitingForPluginOperations",
+                  .phase_id = VL_PH_WAITING_PLUGIN_OPS,
+                  .started = T0 - 600,
+                  .has_progress = 1,
+                  .items_total = 20,
+                  .items_done = 20};
+    run.meta.name = (char *)"b";
+    model_run *mr = model_upsert_run(m, &run, 1000, T0);
+    ans_ctx c = {.m = m, .now = 1090, .wall = T0 + 90};
+    run_answer a;
+    answer_run(&c, mr, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_NONE); /* not read: nothing to measure */
+    ck_assert_int_eq(a.eta_why, ANS_WHY_NO_RATE);
+    itemops *io = itemops_new();
+    mr->item_ops = io;
+    refresh(io, 100, 1000, T0);
+    refresh(io, 160, 1030, T0 + 30);
+    refresh(io, 220, 1060, T0 + 60);
+    refresh(io, 280, 1090, T0 + 90);
+    answer_run(&c, mr, &a);
+    ck_assert_int_eq(a.eta_kind, ANS_ETA_ESTIMATE);
+    /* 720 Items left at 2 a second, then the operations controller's sync and Finalizing */
+    ck_assert_double_eq_tol(a.eta, 360 + RE_OPS_SYNC_S / 2 + RE_FINALIZE_S, 1e-6);
+    ck_assert_int_eq(a.eta_from_ops, 1);
+    ck_assert_int_eq(a.ops_left, 1);
+    ck_assert_int_eq(a.stalled, ANS_NO);
+    char buf[200];
+    ck_assert_ptr_nonnull(
+        strstr(answer_eta_line(buf, sizeof buf, &a, 1), ", from the plugin operations' progress"));
+    model_free(m);
+}
+END_TEST
+
 START_TEST(stalled_only_past_the_item_operation_timeout)
 {
     itemops *io = itemops_new();
@@ -401,6 +440,7 @@ int main(void)
     tcase_add_test(tc, a_real_artifact_parses_exactly);
     tcase_add_test(tc, more_operations_than_the_cap_are_counted_not_kept);
     tcase_add_test(tc, rate_and_eta_come_from_the_deltas_between_refreshes);
+    tcase_add_test(tc, the_run_answer_takes_its_eta_from_the_operations);
     tcase_add_test(tc, stalled_only_past_the_item_operation_timeout);
     tcase_add_test(tc, the_exporter_gives_each_operation_its_progress);
     tcase_add_test(tc, the_sims_data_mover_operation_reads_at_40_percent);
