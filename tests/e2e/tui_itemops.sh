@@ -5,7 +5,7 @@
 # --json gives the data mover's operation exactly (the artifact's text, joined to its DataUpload),
 # and without --details says why it is unknown; the detail screen lists the widget's operation
 # (its figures, rate, ETA) and marks the DataUpload's row as the data mover's operation, at 80x24
-# and 200x50; every DownloadRequest veltop created is deleted.
+# and 200x50, as the volumes screen does; every DownloadRequest veltop created is deleted.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 for t in curl python3; do
     command -v "$t" >/dev/null || {
@@ -109,6 +109,9 @@ tui_resize 200 50
 tui_wait '^  widgets\.example\.io shop/w-1 +example\.io/widget-backupper +New +[^ ]+ [0-9]+ of 100000 Items  2\.0/s  ETA [0-9]+h[0-9]+m  updated [0-9]+s ago$'
 tui_wait '^Plugin operations  2, 0 done, data movers. on their volume rows \(\*\)  read [0-9]+s ago$'
 tui_wait '^  DU\* shop/db-data +data mover InProgress +[^ ]+ +400\.0 MiB / 1000\.0 MiB stalled'
+# the volumes screen marks the DataUpload as the data mover's operation too
+tui_keys v
+tui_wait 'shop/db-data \(PVC\) \* +data mover +InProgress'
 tui_keys q
 tui_wait_exit >/dev/null
 [ "$(created)" -ge 4 ] || tui_fail "the screen read no operations"
