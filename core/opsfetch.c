@@ -158,7 +158,6 @@ void opsfetch_free(opsfetch *f)
 
 typedef struct of_once {
     opsfetch *f;
-    size_t next; /* the next run to look at */
 } of_once;
 
 static int of_idle(void *arg)
