@@ -22,6 +22,7 @@
 #include "format.h"
 #include "health.h"
 #include "logderive.h"
+#include "opsfetch.h"
 #include "sanitize.h"
 #include "kubeclient/auth.h"
 #include "serve.h"
@@ -303,7 +304,14 @@ static int run_once(app *a, int json, int details)
                   a->ns);
     /* per-resource rows for runs without resourceProgress: from the log (reads); finished runs'
      * resource lists only with --details (a DownloadRequest each: a write) */
+    int64_t t_dl = kc_now_ms();
     logderive_once(a, 5000, details, once_list_failed, NULL);
+    /* the plugin operations of runs waiting on them: a DownloadRequest each, only with --details,
+     * within the same 5 s */
+    if (details && !a->stop) {
+        int64_t left = 5000 - (kc_now_ms() - t_dl);
+        opsfetch_once(a, left > 0 ? left : 0);
+    }
     if (a->stop) return 128 + stop_signal; /* nothing printed: the snapshot is not whole */
     model_refresh_volumes(a->model);
     /* the table is for this terminal: ASCII placeholders in a non-UTF-8 locale, as on screen;

@@ -5,6 +5,8 @@
  * picture in one pass. */
 #include "metrics.h"
 
+#include "itemops.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -638,6 +640,45 @@ static void mx_volumes(mx_w *w, const mx_cluster *cl, size_t ncl)
     }
 }
 
+/* ---- per async plugin operation of the runs waiting on them ---------------------------------- */
+
+static void mx_itemops(mx_w *w, const mx_cluster *cl, size_t ncl)
+{
+    static const char *const fams[][2] = {
+        {"veltop_item_operation_progress_ratio",
+         "nCompleted / nTotal of an async plugin operation a run in flight waits on (absent "
+         "without nTotal)."},
+        {"veltop_item_operation_completed",
+         "nCompleted of that operation, in its operationUnits (BackupItemOperations / "
+         "RestoreItemOperations)."},
+        {"veltop_item_operation_total",
+         "nTotal of that operation, in its operationUnits (absent when the plugin gives none)."},
+    };
+    for (size_t f = 0; f < 3; f++) {
+        mx_family(w, fams[f][0], fams[f][1]);
+        for (size_t c = 0; c < ncl; c++)
+            for (size_t i = 0; i < cl[c].n_runs; i++) {
+                const run_answer *a = &cl[c].runs[i];
+                const itemops *io = a->active && a->run ? a->run->item_ops : NULL;
+                if (!io || !io->known) continue;
+                for (size_t k = 0; k < io->n && k < MX_OPS_PER_RUN; k++) {
+                    const itemop *o = &io->ops[k];
+                    if (f != 1 && !o->has_total) continue;
+                    double v = f == 0   ? (double)o->done / (double)o->total
+                               : f == 1 ? (double)o->done
+                                        : (double)o->total;
+                    int first = 1;
+                    mx_begin(w, fams[f][0]);
+                    mx_run_labels(w, &first, &cl[c], a);
+                    mx_label(w, &first, "operation_id", o->id);
+                    mx_label(w, &first, "plugin", o->plugin);
+                    mx_label(w, &first, "units", o->units ? o->units : "");
+                    mx_value(w, v);
+                }
+            }
+    }
+}
+
 /* ---- per backup repository ------------------------------------------------------------------- */
 
 static void mx_repos(mx_w *w, const mx_cluster *cl, size_t ncl)
@@ -826,6 +867,7 @@ void mx_render(kc_buf *out, const mx_cluster *cl, size_t n, mx_format f)
     mx_repos(&w, cl, n);
     mx_runs(&w, cl, n);
     mx_volumes(&w, cl, n);
+    mx_itemops(&w, cl, n);
     mx_lasts(&w, cl, n);
     if (f == MX_OPENMETRICS) kc_buf_append(out, "# EOF\n", 6);
 }

@@ -29,6 +29,7 @@ typedef enum { MX_TEXT, MX_OPENMETRICS } mx_format;
 #define MX_CONTENT_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define MX_LAST_MAX                 1000 /* last-run series kept per cluster (schedules) */
 #define MX_VOLUMES_PER_RUN          64   /* volume series per run in flight, at most */
+#define MX_OPS_PER_RUN              32   /* plugin operations per run in flight, at most */
 
 /* One context's picture. Every pointer may be NULL / count 0 where nothing is known. */
 typedef struct mx_cluster {

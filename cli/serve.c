@@ -46,6 +46,7 @@
 
 #include "health.h"
 #include "logderive.h"
+#include "opsfetch.h"
 #include "metrics.h"
 
 #define SERVE_CHANGE_MIN_MS   250 /* a change re-renders after 1/8 of the scrape gap, within */
@@ -731,6 +732,10 @@ int serve_run(app **apps, size_t n, const char *addr, const serve_opts *o, char 
             apps[i]->derive = logderive_new(apps[i]);
             own_derive[i] = 1;
         }
+        if (!apps[i]->opsfetch) { /* the plugin operations of the runs waiting on them */
+            apps[i]->opsfetch = opsfetch_new(apps[i]);
+            own_derive[i] |= 2;
+        }
     }
     s.timer = kc_loop_timer(s.loop, SERVE_TICK_MIN_MS, serve_tick, &s);
     while (!s.quit) kc_loop_run_until(s.loop, serve_quit, &s, 60000);
@@ -745,9 +750,13 @@ int serve_run(app **apps, size_t n, const char *addr, const serve_opts *o, char 
     close(s.stop_pipe[1]);
     for (size_t i = 0; i < n; i++) {
         apps[i]->on_change = NULL;
-        if (own_derive[i]) {
+        if (own_derive[i] & 1) {
             logderive_free(apps[i]->derive);
             apps[i]->derive = NULL;
+        }
+        if (own_derive[i] & 2) {
+            opsfetch_free(apps[i]->opsfetch);
+            apps[i]->opsfetch = NULL;
         }
     }
     free(own_derive);

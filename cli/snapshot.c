@@ -12,6 +12,8 @@
 #include "answer.h"
 #include "estimator.h"
 #include "format.h"
+#include "itemops.h"
+#include "opsfetch.h"
 #include "runeta.h"
 #include "kubeclient/sat.h"
 #include "kubeclient/caps.h"
@@ -147,6 +149,8 @@ static void snapshot_add_answer(cJSON *o, const run_answer *e)
         cJSON_AddStringToObject(o, "etaCaveat", e->eta_caveat);
     else
         cJSON_AddNullToObject(o, "etaCaveat");
+    /* what the ETA is based on: another plugin's operations' nCompleted of nTotal at their rate */
+    cJSON_AddBoolToObject(o, "etaFromPluginOperations", e->eta_from_ops);
     snapshot_add_num(o, "bytesDone", (double)e->bytes_done, e->bytes_known);
     snapshot_add_num(o, "bytesTotal", (double)e->bytes_total, e->bytes_total_known);
     snapshot_add_num(o, "bytesPerSecond", e->bytes_rate, e->bytes_rate >= 0);
@@ -189,6 +193,78 @@ static void snapshot_add_answer(cJSON *o, const run_answer *e)
         cJSON_AddItemToArray(arr, d);
     }
     snapshot_add_queue(o, e);
+}
+
+/* A run's async plugin operations (itemops.h): null for a run that does not wait on any and was
+ * never read; else known (true: operations as read, at readAt; false: operations null and the
+ * reason), each with the server's exact text, nTotal null when the plugin gave none, its rate and
+ * ETA (null unknown), stalled past the run's timeout, and the DataUpload/DataDownload it is. */
+static void snapshot_add_itemops(cJSON *o, const ans_ctx *c, const model_run *mr)
+{
+    const itemops *io = mr->item_ops;
+    if (!io && !itemops_waiting(mr->run)) {
+        cJSON_AddNullToObject(o, "itemOperations");
+        return;
+    }
+    cJSON *j = cJSON_AddObjectToObject(o, "itemOperations");
+    int known = io && io->known;
+    cJSON_AddBoolToObject(j, "known", known);
+    snapshot_add_str(j, "reason",
+                     known                 ? NULL
+                     : io && io->reason[0] ? io->reason
+                                           : OPSFETCH_NOT_FETCHED);
+    int def;
+    double timeout = itemops_timeout(mr->run, &def);
+    cJSON_AddNumberToObject(j, "timeoutSeconds", timeout);
+    if (!known) {
+        cJSON_AddNullToObject(j, "readAt");
+        cJSON_AddNullToObject(j, "cut");
+        cJSON_AddNullToObject(j, "operations");
+        return;
+    }
+    snapshot_add_time(j, "readAt", io->fetched_at);
+    cJSON_AddNumberToObject(j, "cut", (double)io->cut);
+    cJSON *arr = cJSON_AddArrayToObject(j, "operations");
+    const model_volume **vol = xcalloc(io->n ? io->n : 1, sizeof *vol);
+    itemops_join(io, c->m, mr, vol);
+    double cnow = model_cluster_now(c->m, c->wall);
+    for (size_t i = 0; i < io->n; i++) {
+        const itemop *op = &io->ops[i];
+        cJSON *e = cJSON_CreateObject();
+        snapshot_add_str(e, "operationID", op->id);
+        snapshot_add_str(e, mr->kind == VL_RESTORE ? "restoreItemAction" : "backupItemAction",
+                         op->plugin);
+        cJSON *ri = cJSON_AddObjectToObject(e, "resourceIdentifier");
+        snapshot_add_str(ri, "group", op->group);
+        snapshot_add_str(ri, "resource", op->resource);
+        snapshot_add_str(ri, "namespace", op->ns);
+        snapshot_add_str(ri, "name", op->name);
+        snapshot_add_str(e, "phase", op->phase);
+        snapshot_add_str(e, "error", op->error);
+        cJSON_AddNumberToObject(e, "nCompleted", (double)op->done);
+        snapshot_add_num(e, "nTotal", (double)op->total, op->has_total);
+        snapshot_add_str(e, "operationUnits", op->units);
+        snapshot_add_str(e, "description", op->description);
+        snapshot_add_time(e, "created", op->created);
+        snapshot_add_time(e, "started", op->started);
+        snapshot_add_time(e, "updated", op->updated);
+        double rate, eta, quiet;
+        itemop_rate_eta(c->m, op, vol[i], c->now, c->wall, &rate, &eta);
+        snapshot_add_num(e, "perSecond", rate, rate >= 0 && !itemop_finished(op));
+        snapshot_add_num(e, "etaSeconds", ceil(eta), eta >= 0 && !itemop_finished(op));
+        int st = itemop_stalled(op, timeout, cnow, &quiet);
+        cJSON_AddBoolToObject(e, "stalled", st);
+        snapshot_add_num(e, "stalledSeconds", floor(quiet), st);
+        if (vol[i]) {
+            cJSON *v = cJSON_AddObjectToObject(e, "volume");
+            cJSON_AddStringToObject(v, "kind", vl_kind_name(vol[i]->kind));
+            snapshot_add_str(v, "name", vol[i]->name);
+        } else {
+            cJSON_AddNullToObject(e, "volume");
+        }
+        cJSON_AddItemToArray(arr, e);
+    }
+    free(vol);
 }
 
 const char *snapshot_incomplete(const ans_ctx *c, char *buf, size_t n)
@@ -300,6 +376,7 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
             cJSON_AddItemToArray(vols, vo);
         }
         free(vv);
+        snapshot_add_itemops(o, c, mr);
         cJSON_AddItemToArray(runs, o);
     }
     free(order);

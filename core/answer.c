@@ -12,6 +12,7 @@
 #include "kubeclient/util.h"
 
 #include "format.h"
+#include "itemops.h"
 #include "logderive.h"
 
 /* At first sight (no counter watched moving) the one piece of evidence is the age of the last
@@ -237,6 +238,7 @@ static double ans_final_wait(const ans_ctx *c, const run_answer *a)
         !(a->waiting == RE_DATAMOVER && a->part[RE_DATAMOVER].state == RE_DONE))
         return 0;
     if (a->part[RE_ITEMS].state != RE_DONE) return 0;
+    if (a->ops_left) return 0; /* another plugin's operations are still at work */
     return a->last_progress > 0 ? c->wall - a->last_progress : 0;
 }
 
@@ -298,6 +300,7 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     a->hist = e.hist;
     a->bytes_rate = e.bytes_rate;
     a->waiting = e.waiting;
+    a->ops_left = e.ops_left;
     a->waiting_vol = e.waiting_vol;
     a->waiting_left = e.waiting_left;
     a->waiting_rate = e.waiting_rate;
@@ -314,6 +317,10 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     const char *line;
     if (c->derive && logderive_last_line(c->derive, r, &lt, &line))
         ans_evidence_of(c, lt, ANS_EV_LOG, a);
+    /* another plugin's operations moving (their refreshes, or at first sight their `updated`) */
+    double olm;
+    if (itemops_waiting(x) && (itemops_moving(c->m, r, c->now, c->wall, &olm), olm >= 0))
+        ans_evidence_of(c, c->wall - (c->now - olm), ANS_EV_TIMESTAMP, a);
     double quiet = a->last_progress > 0 ? c->wall - a->last_progress : -1;
     int watched = a->last_progress_ev == ANS_EV_WATCHED ||
                   est_last_move(r->items) >= 0; /* veltop has seen this run move */
@@ -384,15 +391,17 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     } else if (e.eta < 0 || (e.unknown_only && !e.from_history)) {
         /* nothing to project: what is left is unknown (volumes not sized, or with no rate
          * anywhere to time them by), or waits on what cannot be seen */
-        a->eta_why = e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT
-                         ? ANS_WHY_NO_RATE
-                     : e.unknown_only && ans_unsized_left(&e) ? ANS_WHY_UNSIZED
-                                                              : ANS_WHY_NO_EVIDENCE;
+        a->eta_why =
+            e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT &&
+                    !(r->item_ops && r->item_ops->known) /* read: no rate yet */
+                ? ANS_WHY_NO_RATE
+                : e.unknown_only && ans_unsized_left(&e) ? ANS_WHY_UNSIZED : ANS_WHY_NO_EVIDENCE;
         a->from_history = 0;
     } else {
         a->eta_kind = ANS_ETA_ESTIMATE;
         a->eta = e.eta;
         a->eta_end = c->wall + e.eta;
+        a->eta_from_ops = e.end_from_ops && !e.from_history;
         if (e.bound) {
             /* runeta's bound is the known parts' projection: what is not known yet (volumes not
              * sized, volumes still to come, items not counted) can only add to it, but the
@@ -464,6 +473,10 @@ char *answer_eta_line(char *buf, size_t n, const run_answer *a, int utc)
         else /* an end past year 9999 has no date to say */
             snprintf(buf, n, "done in ~%s%s%s", d, a->eta_caveat ? ", " : "",
                      a->eta_caveat ? a->eta_caveat : "");
+        if (a->eta_from_ops) { /* what it is based on: not bytes, another plugin's units */
+            size_t l = strlen(buf);
+            snprintf(buf + l, n > l ? n - l : 0, ", from the plugin operations' progress");
+        }
         return buf;
     }
     switch (a->eta_why) {

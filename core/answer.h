@@ -132,6 +132,12 @@ typedef struct run_answer {
 
     /* a waiting backup (New, Queued, ReadyToStart): why it is not running (queue.h) */
     queue_wait queue;
+
+    /* WaitingForPluginOperations: the plugin operations read (itemops.h) that no data mover
+     * counts, not finished (ops_left), and whether their progress is what the ETA is based on
+     * (eta_from_ops: their nCompleted of nTotal at their rate) */
+    int ops_left;
+    int eta_from_ops;
 } run_answer;
 
 /* What an answer is computed against: the model at a data time, the health picture, freshness,

@@ -72,6 +72,9 @@ typedef struct model_run {
     /* Why the per-resource rows are missing or incomplete (malloc'd, NULL: nothing to say), for
      * --once: "not fetched: ...", a download's error, "cut at ..." (model_run_set_note). */
     char *res_note;
+    /* its async plugin operations (itemops.h), NULL until the fetcher (opsfetch.h) first read
+     * them or failed to: owned, freed with the run */
+    struct itemops *item_ops;
     model_vol_sum vols; /* recomputed by model_refresh_volumes */
     /* the phase it was in when veltop first saw it (entered then or before), and the phase
      * changes veltop saw after that (entered then, within the watch's latency): the timeline */
@@ -250,9 +253,10 @@ typedef struct app {
     kc_liveness *liveness;        /* is the server answering at all (liveness.h) */
     void (*on_change)(void *arg); /* called after any model or status change */
     void *on_change_arg;
-    void *hooks;              /* private: per-store callback contexts */
-    struct logderive *derive; /* log-derived per-resource progress (logderive.h; set by ui_new) */
-    char *cacert;             /* --cacert FILE's PEM text (owned), NULL when none */
+    void *hooks;               /* private: per-store callback contexts */
+    struct logderive *derive;  /* log-derived per-resource progress (logderive.h; set by ui_new) */
+    struct opsfetch *opsfetch; /* plugin operations of waiting runs (opsfetch.h; set by ui_new) */
+    char *cacert;              /* --cacert FILE's PEM text (owned), NULL when none */
     int stop; /* a signal asked the program to end: --once's waits give up at once */
     size_t cacert_len;
     /* A cluster of a fleet not opened yet: its volume stores keep only the volumes a summary

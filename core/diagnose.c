@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "itemops.h"
 #include "queue.h"
 
 static void dg_add(diag *out, size_t max, size_t *n, const char *code, double since,
@@ -203,6 +204,9 @@ static void dg_done(const diag_ctx *c, const model_run *r, diag *out, size_t max
         run->phase_id == VL_PH_PREPARED)
         return;
     if (!run->has_progress || run->items_total <= 0 || run->items_done < run->items_total) return;
+    double oe;
+    int unk;
+    if (itemops_eta(c->m, r, c->now, c->wall, &oe, &unk)) return; /* another plugin's at work */
     model_volume *vols[256];
     size_t nv = model_run_volumes(c->m, r, vols, 256);
     if (nv > 256) return;
@@ -229,6 +233,28 @@ static void dg_done(const diag_ctx *c, const model_run *r, diag *out, size_t max
            fmt_duration(dur, sizeof dur, c->wall - since), run->phase);
 }
 
+/* A plugin operation whose progress has not moved for longer than the run's item operation
+ * timeout (Velero cancels it then, counted from its creation). */
+static void dg_ops(const diag_ctx *c, const model_run *r, diag *out, size_t max, size_t *n)
+{
+    const itemops *io = r->item_ops;
+    if (!io || !io->known || !itemops_waiting(r->run)) return;
+    int def;
+    double timeout = itemops_timeout(r->run, &def);
+    for (size_t i = 0; i < io->n; i++) {
+        const itemop *o = &io->ops[i];
+        double quiet;
+        if (!itemop_stalled(o, timeout, c->wall, &quiet)) continue;
+        char dur[32], lim[32], tg[512];
+        dg_add(out, max, n, "plugin-operation-stalled", o->moved_at,
+               "plugin operation %s (%s) on %s: no progress for %s, longer than the item "
+               "operation timeout (%s%s)",
+               o->id, o->plugin, itemop_target(o, tg, sizeof tg),
+               fmt_duration(dur, sizeof dur, quiet), fmt_duration(lim, sizeof lim, timeout),
+               def ? ", Velero's default" : "");
+    }
+}
+
 size_t diag_run(const diag_ctx *in, const model_run *r, const diag_log *log, diag *out, size_t max)
 {
     size_t n = 0;
@@ -245,5 +271,6 @@ size_t diag_run(const diag_ctx *in, const model_run *r, const diag_log *log, dia
     dg_bsl(c, r, out, max, &n);
     dg_log(c, r, log, out, max, &n);
     dg_done(c, r, out, max, &n);
+    dg_ops(c, r, out, max, &n);
     return n;
 }

@@ -10,7 +10,10 @@
  *   exposer-stuck         a DataUpload/DataDownload Accepted/Prepared > 5 min
  *   bsl-unavailable       the run's storage location is Unavailable
  *   log-silent            InProgress and the server logged nothing for the run for 5 min
- *   all-done-phase-stuck  all items and volumes done > 2 min ago, the phase has not moved on */
+ *   all-done-phase-stuck  all items and volumes done > 2 min ago, the phase has not moved on
+ *                         (not while another plugin's operations are known to be at work)
+ *   plugin-operation-stalled  WaitingForPluginOperations and an operation's progress has not
+ *                         moved for longer than the run's itemOperationTimeout (itemops.h) */
 #pragma once
 #include <stddef.h>
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "itemops.h"
 #include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 
@@ -173,6 +174,7 @@ static void model_run_free(model_run *r, const est *idle)
     model_res_free(r->res, r->n_res, idle);
     model_res_free(r->derived, r->n_derived, idle);
     free(r->res_note);
+    itemops_free(r->item_ops);
     free(r->joined);
     free(MODEL_BLOCK_OF(model_run_block, r, r));
 }

@@ -3,6 +3,8 @@
  * the ETA's prior (velero-api.md "How progress is produced"). Pure computation over the model. */
 #include "runeta.h"
 
+#include "itemops.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -400,6 +402,7 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
 {
     memset(out, 0, sizeof *out);
     out->eta = -1;
+    out->ops_eta = -1;
     out->last_progress = -1;
     out->bytes_rate = -1;
     for (int i = 0; i < RE_NPARTS; i++) {
@@ -498,6 +501,30 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     /* waiting on plugin operations with no data mover in sight (another plugin's): their
      * progress is not ours to see, the end is unknown */
     int unseen_ops = waiting_ops && dm->state == RE_ABSENT;
+    /* ... unless their artifact was read: the operations no data mover counts already (another
+     * plugin's, in its own units) end when their nCompleted reaches nTotal at their rate; one
+     * without an ETA leaves the end unknown */
+    if (waiting_ops && r->item_ops && r->item_ops->known) {
+        double oe;
+        int unk;
+        out->ops_left = itemops_eta(m, r, now, wall, &oe, &unk);
+        if (unk)
+            unseen_ops = 1;
+        else if (out->ops_left) {
+            unseen_ops = 0;
+            out->ops_eta = oe;
+            wait = RE_DATAMOVER;
+            if (oe + RE_OPS_SYNC_S / 2 > end || dm->state == RE_ABSENT) {
+                end = oe + RE_OPS_SYNC_S / 2;
+                if (end < pass) end = pass;
+                out->end_from_ops = 1; /* they end last */
+            }
+        } else if (dm->state == RE_ABSENT) {
+            unseen_ops = 0; /* all done: the operations controller has yet to see it */
+            end = RE_OPS_SYNC_S / 2;
+            wait = RE_DATAMOVER;
+        }
+    }
     if (unseen_ops) wait = RE_DATAMOVER;
     if (finalizing) wait = RE_FINAL;
     if (wait == RE_ITEMS && it->state == RE_DONE && !finalizing) wait = RE_FINAL;
@@ -543,6 +570,11 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     /* stall: over the parts in play; the run is stalled when something stalled and nothing
      * moves, and says what stalled (the part its end waits on first) */
     int any_moving = 0;
+    if (waiting_ops) { /* another plugin's operations moving are progress of the run */
+        double lm;
+        if (itemops_moving(m, r, now, wall, &lm)) any_moving = 1;
+        if (lm > out->last_progress) out->last_progress = lm;
+    }
     re_part sp = RE_NPARTS;
     for (int p = RE_ITEMS; p <= RE_DATAMOVER; p++) {
         const re_stage *s = &out->part[p];

@@ -68,6 +68,11 @@ typedef struct runeta {
     double bytes_rate;               /* sum of the moving volumes' rates; < 0 unknown */
     re_stage part[RE_NPARTS];
     re_history hist;
+    /* waiting on plugin operations whose artifact was read (itemops.h): those no data mover
+     * counts (another plugin's) not finished, and the longest of their ETAs (s, < 0 none) */
+    int ops_left;
+    double ops_eta;
+    int end_from_ops; /* they end last: the ETA is theirs */
 } runeta;
 
 /* Seconds Finalizing is assumed to take without history, and the item-operation sync period

@@ -460,6 +460,7 @@ vl_run *vl_run_decode(const cJSON *obj, vl_kind hint)
     r->included_ns = vl_strv(spec, "includedNamespaces", &r->n_included_ns);
     r->excluded_ns = vl_strv(spec, "excludedNamespaces", &r->n_excluded_ns);
     r->ttl = vl_shared(spec, "ttl");
+    r->item_op_timeout = vl_shared(spec, "itemOperationTimeout");
 
     r->started = vl_time(st, "startTimestamp");
     r->completed = vl_time(st, "completionTimestamp");
@@ -511,6 +512,7 @@ void vl_run_free(vl_run *r)
     vl_strv_free(r->included_ns, r->n_included_ns);
     vl_strv_free(r->excluded_ns, r->n_excluded_ns);
     vl_str_free(r->ttl);
+    vl_str_free(r->item_op_timeout);
     vl_str_free(r->failure_reason);
     vl_strv_free(r->validation_errors, r->n_validation_errors);
     vl_str_free(r->format_version);
@@ -649,9 +651,11 @@ vl_volume *vl_volume_decode(const cJSON *obj, vl_kind kind)
 
     int restore = kind == VL_PVR || kind == VL_DD;
     static const char *const run_keys[] = {"velero.io/backup-name", "velero.io/restore-name",
-                                           "velero.io/backup-uid", "velero.io/restore-uid"};
-    const cJSON *four[4];
-    vl_pick(md[VM_LABELS], run_keys, four, 4);
+                                           "velero.io/backup-uid", "velero.io/restore-uid",
+                                           "velero.io/async-operation-id"};
+    const cJSON *four[5];
+    vl_pick(md[VM_LABELS], run_keys, four, 5);
+    if (kind == VL_DU || kind == VL_DD) v->op_hash = vl_op_hash(vl_label_text(four[4]));
     const char *run = vl_label_text(four[restore]);
     if (!run) run = vl_label_text(four[!restore]);
     v->run_name = vl_intern(run);
@@ -722,6 +726,14 @@ uint32_t vl_uid_hash(const char *uid)
 {
     if (!uid || !*uid) return 0;
     uint32_t h = vl_hash(uid);
+    return h ? h : 1;
+}
+
+unsigned vl_op_hash(const char *op_id)
+{
+    if (!op_id || !*op_id) return 0;
+    uint32_t h = vl_hash(op_id);
+    h = (h ^ (h >> 16)) & 0xffffu;
     return h ? h : 1;
 }
 

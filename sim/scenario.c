@@ -83,6 +83,17 @@ static void volume_clear(scn_volume *v)
     free(v->fail_message);
 }
 
+static void op_clear(scn_op *o)
+{
+    free(o->plugin);
+    free(o->resource);
+    free(o->ns);
+    free(o->name);
+    free(o->id);
+    free(o->units);
+    free(o->description);
+}
+
 static double *dup_doubles(const double *v, size_t n)
 {
     if (!n) return NULL;
@@ -111,6 +122,18 @@ void scn_run_copy(scn_run *d, const scn_run *s)
     }
     d->volumes = s->n_volumes ? xcalloc(s->n_volumes, sizeof *d->volumes) : NULL;
     for (size_t i = 0; i < s->n_volumes; i++) volume_copy(&d->volumes[i], &s->volumes[i]);
+    d->ops = s->n_ops ? xcalloc(s->n_ops, sizeof *d->ops) : NULL;
+    for (size_t i = 0; i < s->n_ops; i++) {
+        scn_op *o = &d->ops[i];
+        *o = s->ops[i];
+        o->plugin = xstrdup(o->plugin);
+        o->resource = xstrdup(o->resource);
+        o->ns = xstrdup(o->ns);
+        o->name = xstrdup(o->name);
+        o->id = xstrdup(o->id);
+        o->units = xstrdup(o->units);
+        o->description = xstrdup(o->description);
+    }
     d->pace_at = dup_doubles(s->pace_at, s->n_pace);
     d->pace_factor = dup_doubles(s->pace_factor, s->n_pace);
 }
@@ -131,6 +154,8 @@ void scn_run_clear(scn_run *r)
     free(r->resources);
     for (size_t i = 0; i < r->n_volumes; i++) volume_clear(&r->volumes[i]);
     free(r->volumes);
+    for (size_t i = 0; i < r->n_ops; i++) op_clear(&r->ops[i]);
+    free(r->ops);
     free(r->pace_at);
     free(r->pace_factor);
     memset(r, 0, sizeof *r);
@@ -474,6 +499,54 @@ static int parse_volume(parse_ctx *p, yaml_node_t *n, scn_run *r)
     return 0;
 }
 
+/* operations entry: a plugin operation (scn_op). */
+static int parse_op(parse_ctx *p, yaml_node_t *n, scn_run *r)
+{
+    if (expect_map(p, n, "operations entry")) return -1;
+    r->ops = xrealloc(r->ops, (r->n_ops + 1) * sizeof *r->ops);
+    scn_op *o = &r->ops[r->n_ops++];
+    memset(o, 0, sizeof *o);
+    o->total = 100;
+    o->rate = 1;
+    o->stall_after = -1;
+    const char *k;
+    yaml_node_t *v;
+    double d;
+    FOR_PAIRS(p, n, k, v)
+    {
+        if (!k) return perr(p, v, "operations entry: keys must be strings");
+        if (!strcmp(k, "plugin")) {
+            if (get_str(p, v, k, &o->plugin)) return -1;
+        } else if (!strcmp(k, "resource")) {
+            if (get_str(p, v, k, &o->resource)) return -1;
+        } else if (!strcmp(k, "namespace")) {
+            if (get_str(p, v, k, &o->ns)) return -1;
+        } else if (!strcmp(k, "name")) {
+            if (get_str(p, v, k, &o->name)) return -1;
+        } else if (!strcmp(k, "id")) {
+            if (get_str(p, v, k, &o->id)) return -1;
+        } else if (!strcmp(k, "units")) {
+            if (get_str(p, v, k, &o->units)) return -1;
+        } else if (!strcmp(k, "description")) {
+            if (get_str(p, v, k, &o->description)) return -1;
+        } else if (!strcmp(k, "total")) {
+            if (get_bytes(p, v, k, &d)) return -1;
+            if (d < 1) return perr(p, v, "total: must be at least 1");
+            o->total = (int64_t)d;
+        } else if (!strcmp(k, "rate")) {
+            if (get_bytes(p, v, k, &d)) return -1;
+            if (d <= 0) return perr(p, v, "rate: must be positive");
+            o->rate = d;
+        } else if (!strcmp(k, "stall_after")) {
+            if (get_frac(p, v, k, &o->stall_after)) return -1;
+        } else
+            return perr(p, v, "operations entry: unknown key '%s'", k);
+    }
+    if (!o->plugin || !o->resource || !o->name)
+        return perr(p, n, "operations entry: plugin, resource and name are required");
+    return 0;
+}
+
 /* pace: [{at: 2m, factor: 0.3}, {at: 5m, factor: 3}]: the run's speed over its life. */
 static int parse_pace(parse_ctx *p, yaml_node_t *n, scn_run *r)
 {
@@ -609,6 +682,11 @@ static int parse_run_fields(parse_ctx *p, yaml_node_t *n, scn_run *r, int tmpl)
             for (yaml_node_item_t *it = v->data.sequence.items.start;
                  it < v->data.sequence.items.top; it++)
                 if (parse_volume(p, yaml_document_get_node(p->doc, *it), r)) return -1;
+        } else if (!strcmp(k, "operations")) {
+            if (v->type != YAML_SEQUENCE_NODE) return perr(p, v, "operations: expected a list");
+            for (yaml_node_item_t *it = v->data.sequence.items.start;
+                 it < v->data.sequence.items.top; it++)
+                if (parse_op(p, yaml_document_get_node(p->doc, *it), r)) return -1;
         } else
             return perr(p, v, "%s: unknown key '%s'", tmpl ? "template" : "runs entry", k);
     }

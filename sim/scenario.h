@@ -36,6 +36,21 @@ typedef struct scn_volume {
 
 enum { SCN_STUCK_NONE, SCN_STUCK_NEW, SCN_STUCK_ACCEPTED, SCN_STUCK_PREPARED };
 
+/* An asynchronous plugin operation that is not a data mover's (a DataUpload/DataDownload's is
+ * its volume's): a BackupItemAction/RestoreItemAction v2 returned an operation ID for an item,
+ * and reports nCompleted of nTotal in its own units until it is done. */
+typedef struct scn_op {
+    char *plugin;       /* backupItemAction / restoreItemAction ("example.io/widget-backupper") */
+    char *resource;     /* group-qualified resource of the item ("widgets.example.io") */
+    char *ns, *name;    /* the item (ns NULL: cluster-scoped) */
+    char *id;           /* operationID; NULL: "<run>-op-<n>" */
+    char *units;        /* operationUnits; NULL: "Items" */
+    char *description;  /* status.description while it runs; NULL: "InProgress" */
+    int64_t total;      /* nTotal */
+    double rate;        /* units per simulated second */
+    double stall_after; /* fraction of total after which it stops for good; < 0 = never */
+} scn_op;
+
 typedef struct scn_run {
     scn_kind kind;
     char *name;
@@ -60,6 +75,8 @@ typedef struct scn_run {
     size_t n_resources;
     scn_volume *volumes;
     size_t n_volumes;
+    scn_op *ops; /* `operations:` (plugin operations besides the data movers') */
+    size_t n_ops;
     int queued; /* backups: stays Queued for good, behind the runs in progress */
     int hang;   /* stays in its phase for good once all items and volumes are done */
     /* (mf) > 0: the run hangs (as hang) and its last status write, and its volumes', was this

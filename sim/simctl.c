@@ -168,7 +168,7 @@ static cJSON *run_status(const simctl *c, const sp_run *r, double t)
             cJSON_AddNumberToObject(h, "hooksAttempted", r->sr.hooks_attempted);
             if (r->sr.hooks_failed) cJSON_AddNumberToObject(h, "hooksFailed", r->sr.hooks_failed);
         }
-        if (r->n_du && !sp_run_failed(r)) {
+        if ((r->n_du || r->nops) && !sp_run_failed(r)) {
             /* the operations controller syncs every 10 s */
             double ts =
                 t >= r->t_ops_seen ? t : r->t_pass_end + 10 * floor((t - r->t_pass_end) / 10);
@@ -181,10 +181,11 @@ static cJSON *run_status(const simctl *c, const sp_run *r, double t)
                 else
                     ok++;
             }
+            for (size_t i = 0; i < r->nops; i++) ok += ts >= r->ops[i].t_end;
             const char *pre = r->is_restore ? "restoreItemOperations" : "backupItemOperations";
             char k[64];
             snprintf(k, sizeof k, "%sAttempted", pre);
-            cJSON_AddNumberToObject(st, k, r->n_du);
+            cJSON_AddNumberToObject(st, k, r->n_du + (int)r->nops);
             snprintf(k, sizeof k, "%sCompleted", pre);
             if (ok) cJSON_AddNumberToObject(st, k, ok);
             snprintf(k, sizeof k, "%sFailed", pre);
@@ -1371,6 +1372,107 @@ static char *resource_list_json(const sp_run *r)
     return s;
 }
 
+/* The run's async item operations as Velero stores them (pkg/itemoperation: a JSON array of
+ * {spec, status}; ResourceIdentifier has no json tags, so its keys are Go's field names), as the
+ * download request controller answers: refreshed to now. A data mover's operation reports its
+ * DataUpload/DataDownload as the CSI plugin's Progress() does (Description its phase, "Bytes",
+ * Updated only from its completionTimestamp); the phase stays New until it ends, as Velero's
+ * operations controller sets no other. */
+static char *item_operations_json(const sp_run *r, double t)
+{
+    cJSON *arr = cJSON_CreateArray();
+    const char *pre = r->is_restore ? "restore" : "backup";
+    char k[40];
+    for (size_t i = 0; i < r->nvols + r->nops; i++) {
+        const sp_vol *v = i < r->nvols ? &r->vols[i] : NULL;
+        const sp_op *op = i < r->nvols ? NULL : &r->ops[i - r->nvols];
+        if (v && (v->sv->uploader != SCN_DATAMOVER || !(t >= v->t_create))) continue;
+        if (op && !(t >= op->t_created)) continue;
+        cJSON *o = cJSON_CreateObject(), *spec = cJSON_AddObjectToObject(o, "spec");
+        snprintf(k, sizeof k, "%sName", pre);
+        cJSON_AddStringToObject(spec, k, r->sr.name);
+        snprintf(k, sizeof k, "%sUID", pre);
+        cJSON_AddStringToObject(spec, k, r->uid ? r->uid : "");
+        snprintf(k, sizeof k, "%sItemAction", pre);
+        cJSON_AddStringToObject(spec, k,
+                                op              ? op->so->plugin
+                                : r->is_restore ? "velero.io/csi-pvc-restorer"
+                                                : "velero.io/csi-pvc-backupper");
+        cJSON *ri = cJSON_AddObjectToObject(spec, "resourceIdentifier");
+        if (op) {
+            const char *dot = strchr(op->so->resource, '.');
+            cJSON_AddStringToObject(ri, "Group", dot ? dot + 1 : "");
+            char *res = xasprintf(
+                "%.*s", dot ? (int)(dot - op->so->resource) : (int)strlen(op->so->resource),
+                op->so->resource);
+            cJSON_AddStringToObject(ri, "Resource", res);
+            free(res);
+            cJSON_AddStringToObject(ri, "Namespace", op->so->ns ? op->so->ns : "");
+            cJSON_AddStringToObject(ri, "Name", op->so->name);
+        } else {
+            cJSON_AddStringToObject(ri, "Group", "");
+            cJSON_AddStringToObject(ri, "Resource", "persistentvolumeclaims");
+            cJSON_AddStringToObject(ri, "Namespace", v->sv->ns);
+            cJSON_AddStringToObject(ri, "Name", v->sv->pvc);
+        }
+        cJSON_AddStringToObject(spec, "operationID", op ? op->id : v->op_id);
+        if (!r->is_restore) cJSON_AddNullToObject(spec, "postOperationItems");
+        cJSON *st = cJSON_AddObjectToObject(o, "status");
+        const char *phase = "New", *err = NULL;
+        if (op) {
+            int64_t done = sp_op_done_at(op, t);
+            int ended = t >= op->t_end;
+            if (ended) phase = "Completed";
+            cJSON_AddStringToObject(st, "phase", phase);
+            if (done) cJSON_AddNumberToObject(st, "nCompleted", (double)done);
+            cJSON_AddNumberToObject(st, "nTotal", (double)op->so->total);
+            cJSON_AddStringToObject(st, "operationUnits", op->so->units ? op->so->units : "Items");
+            cJSON_AddStringToObject(
+                st, "description",
+                ended ? "Completed" : (op->so->description ? op->so->description : "InProgress"));
+            add_time(st, "created", op->t_created);
+            add_time(st, "started", op->t_created);
+            /* the plugin stamps each report; a stalled one stops at its last change */
+            add_time(st, "updated", fmin(fmin(t, op->t_stall), op->t_end));
+        } else {
+            const cJSON *vs = v->last;
+            const char *vp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(vs, "phase"));
+            if (vp && !strcmp(vp, "Completed")) phase = "Completed";
+            if (vp && (!strcmp(vp, "Failed") || !strcmp(vp, "Canceled"))) {
+                phase = "Failed";
+                const char *m =
+                    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(vs, "message"));
+                err = !strcmp(vp, "Canceled")
+                          ? (r->is_restore ? "DataDownload is canceled" : "DataUpload is canceled")
+                          : (m ? m : "");
+            }
+            cJSON_AddStringToObject(st, "phase", phase);
+            if (err && *err) cJSON_AddStringToObject(st, "error", err);
+            if (vp && *vp && strcmp(vp, "New")) {
+                const cJSON *pg = cJSON_GetObjectItemCaseSensitive(vs, "progress");
+                double bd = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pg, "bytesDone"));
+                double tb =
+                    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pg, "totalBytes"));
+                if (bd == bd && bd > 0) cJSON_AddNumberToObject(st, "nCompleted", bd);
+                if (tb == tb && tb > 0) cJSON_AddNumberToObject(st, "nTotal", tb);
+                cJSON_AddStringToObject(st, "operationUnits", "Bytes");
+                cJSON_AddStringToObject(st, "description", vp);
+            }
+            add_time(st, "created", v->t_create);
+            const char *ts;
+            if ((ts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(vs, "startTimestamp"))))
+                cJSON_AddStringToObject(st, "started", ts);
+            if ((ts = cJSON_GetStringValue(
+                     cJSON_GetObjectItemCaseSensitive(vs, "completionTimestamp"))))
+                cJSON_AddStringToObject(st, "updated", ts);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    char *out = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    return out;
+}
+
 int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *len, int *status)
 {
     *data = NULL;
@@ -1401,6 +1503,8 @@ int simctl_download(simctl *c, const char *token, unsigned char **data, size_t *
         cJSON *o = artifacts_results(r->errs, (size_t)r->errors, r->warns, (size_t)r->sr.warnings);
         content = cJSON_PrintUnformatted(o);
         cJSON_Delete(o);
+    } else if (!strcmp(k, "ItemOperations")) {
+        content = item_operations_json(r, sim_now(c));
     }
     if (!content) goto out;
     *data = artifacts_gzip(content, strlen(content), len);

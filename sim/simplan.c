@@ -263,6 +263,34 @@ static void plan_volumes(const sp_ctx *c, sp_run *r, double t_pods)
     }
 }
 
+/* Plans the plugin operations: each created at its item, early in the item pass (half a second
+ * apart from the items' start), moving at its rate. */
+static void plan_ops(sp_run *r, double t_items_end)
+{
+    r->nops = r->sr.n_ops;
+    r->ops = r->nops ? xcalloc(r->nops, sizeof *r->ops) : NULL;
+    for (size_t i = 0; i < r->nops; i++) {
+        sp_op *o = &r->ops[i];
+        const scn_op *so = &r->sr.ops[i];
+        o->so = so;
+        o->id = so->id ? xstrdup(so->id) : xasprintf("%s-op-%zu", r->sr.name, i + 1);
+        o->t_created = fmin(r->t_items0 + 0.5 * (double)(i + 1), t_items_end);
+        double total = (double)so->total;
+        double stall_at = so->stall_after >= 0 ? so->stall_after * total : INFINITY;
+        o->t_stall = stall_at < total ? o->t_created + stall_at / so->rate : INFINITY;
+        o->t_end = isfinite(o->t_stall) ? INFINITY : o->t_created + total / so->rate;
+    }
+}
+
+int64_t sp_op_done_at(const sp_op *o, double t)
+{
+    if (t <= o->t_created) return 0;
+    double d = (fmin(t, o->t_stall) - o->t_created) * o->so->rate;
+    if (isfinite(o->t_stall)) d = fmin(d, o->so->stall_after * (double)o->so->total);
+    if (d >= (double)o->so->total) return o->so->total;
+    return (int64_t)floor(d + 1e-9);
+}
+
 /* Bytes done at time t, continuous (before the 10 s grid). */
 double sp_vol_bytes_at(const sp_vol *v, double t)
 {
@@ -361,6 +389,8 @@ void sp_plan_run(const sp_ctx *c, sp_run *r)
     int vol_failed = 0;
     double t_items_end = r->n_items ? sp_item_time(r, r->n_items - 1) : r->t_items0;
     double pass_end = t_items_end, ops_end = 0;
+    plan_ops(r, t_items_end);
+    for (size_t i = 0; i < r->nops; i++) ops_end = fmax(ops_end, r->ops[i].t_end);
     for (size_t i = 0; i < r->nvols; i++) {
         sp_vol *v = &r->vols[i];
         if (v->fails) vol_failed = 1;
@@ -383,7 +413,7 @@ void sp_plan_run(const sp_ctx *c, sp_run *r)
         }
     } else {
         r->t_pass_end = pass_end + 0.5;
-        if (r->n_du && ops_end > r->t_pass_end)
+        if ((r->n_du || r->nops) && ops_end > r->t_pass_end)
             r->t_ops_seen = r->t_pass_end + 10 * ceil((ops_end - r->t_pass_end) / 10);
         else
             r->t_ops_seen = r->t_pass_end;
@@ -438,6 +468,8 @@ void sp_run_free(sp_run *r)
         restic_job_free(v->real);
     }
     free(r->vols);
+    for (size_t i = 0; i < r->nops; i++) free(r->ops[i].id);
+    free(r->ops);
     for (size_t i = 0; i < r->nlines; i++) free(r->lines[i].text);
     free(r->lines);
     for (size_t i = 0; i < r->nmsgs; i++) free(r->msgs[i]);

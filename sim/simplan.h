@@ -58,6 +58,15 @@ typedef struct sp_vol {
     char agent_phase[16]; /* the phase its node-agent last logged (simctl.c) */
 } sp_vol;
 
+/* A plugin operation besides the data movers' (scn_op): created when the item pass reaches its
+ * item, moving at its rate from then, ending when its total is done (never when it stalls for
+ * good). */
+typedef struct sp_op {
+    const scn_op *so;
+    char *id;                         /* operationID */
+    double t_created, t_stall, t_end; /* t_stall: when it stops moving, INFINITY = never */
+} sp_op;
+
 typedef struct sp_run {
     scn_run sr;
     int is_restore;
@@ -72,6 +81,8 @@ typedef struct sp_run {
     sp_vol *vols;
     size_t nvols;
     int n_du;
+    sp_op *ops; /* plugin operations (not the data movers': those are the DataUploads) */
+    size_t nops;
     sp_line *lines;
     size_t nlines, emitted;
     artifacts_result_entry *errs, *warns;
@@ -103,6 +114,7 @@ int sp_items_at(const sp_run *r, double t);        /* items done at t, on the 1 
 int sp_estimate_at(const sp_run *r, int done);     /* totalItems once done items are done */
 double sp_item_time(const sp_run *r, int k);       /* when item k is done */
 double sp_vol_bytes_at(const sp_vol *v, double t); /* bytes done at t, continuous */
+int64_t sp_op_done_at(const sp_op *o, double t);   /* nCompleted of a plugin operation at t */
 const char *sp_run_phase(const sp_run *r, double t);
 int sp_run_failed(const sp_run *r);
 int sp_vol_terminal_at(const sp_vol *v, double t);

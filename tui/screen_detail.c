@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "answer.h"
 #include "diagnose.h"
 #include "diagview.h"
 #include "queueview.h"
+#include "itemops.h"
+#include "opsfetch.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/download.h"
 #include "logparse.h"
@@ -297,6 +300,10 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     model_run_volumes(m, r, vv, n);
     qsort(vv, n, sizeof(*vv), detail_vol_cmp);
     w_print(w, y++, 0, cols, A_BOLD | A_UNDERLINE, "Volumes");
+    /* the data movers' that are plugin operations the run waits on: marked "*" (their op) */
+    const itemops *io = r->item_ops && r->item_ops->known ? r->item_ops : NULL;
+    const model_volume **opv = io ? xcalloc(io->n ? io->n : 1, sizeof *opv) : NULL;
+    size_t nopv = io ? itemops_join(io, m, r, opv) : 0;
     int wide = cols >= 100, whow = cols >= 140 ? 34 : wide ? 28 : 22;
     int shown = (int)n < rows - 1 ? (int)n : rows - 1, tailw = 0, st;
     for (int i = 0; i < shown; i++) {
@@ -317,7 +324,9 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
         snprintf(who, sizeof who, "%s%s%s%s%s", v->pod_ns ? v->pod_ns : "", v->pod_ns ? "/" : "",
                  v->pod_name ? v->pod_name : "", v->pod_name && v->volume ? ":" : "",
                  v->volume ? v->volume : "");
-        w_print(w, y, 2, 4, A_DIM, "%s", kind);
+        int op = 0;
+        for (size_t k = 0; nopv && k < io->n && !op; k++) op = opv[k] == vv[i];
+        w_print(w, y, 2, 4, A_DIM, "%s%s", kind, op ? "*" : "");
         int x = 6;
         w_text(w, y, x, whow, who, 0);
         x += whow + 1;
@@ -338,7 +347,125 @@ static void detail_draw_volumes(ui *u, WINDOW *w, int y, int rows, int cols, con
     }
     if ((int)n > rows - 1)
         w_print(w, y, 2, cols - 2, A_DIM, "... %zu more (v: all volumes)", n - (size_t)(rows - 1));
+    free(opv);
     free(vv);
+}
+
+/* The rows the plugin operations take (detail_draw_ops): none for a run that waits on none and
+ * was never read; a title, then a row per operation no volume row shows (up to max). */
+static int detail_ops_rows(const model *m, const model_run *r, int max)
+{
+    const itemops *io = r->item_ops;
+    if (!io && !itemops_waiting(r->run)) return 0;
+    if (!io || !io->known || !io->n) return 1;
+    const model_volume **vol = xcalloc(io->n, sizeof *vol);
+    int n = (int)(io->n - itemops_join(io, m, r, vol)); /* a data mover's is its volume row */
+    free(vol);
+    if (n > max) n = max;
+    return 1 + n;
+}
+
+/* "596 of 100000 Items", "400.0 MiB of 1000.0 MiB", "12 Items" (no total) into buf. */
+static char *detail_op_count(char *buf, size_t n, const itemop *o)
+{
+    char b1[32], b2[32];
+    int bytes = o->units && !strcasecmp(o->units, "Bytes");
+    if (bytes && o->has_total)
+        snprintf(buf, n, "%s of %s", fmt_bytes(b1, sizeof b1, o->done),
+                 fmt_bytes(b2, sizeof b2, o->total));
+    else if (bytes)
+        snprintf(buf, n, "%s of ?", fmt_bytes(b1, sizeof b1, o->done));
+    else if (o->has_total)
+        snprintf(buf, n, "%lld of %lld %s", (long long)o->done, (long long)o->total,
+                 o->units ? o->units : "");
+    else
+        snprintf(buf, n, "%lld of ? %s", (long long)o->done, o->units ? o->units : "");
+    return buf;
+}
+
+/* The run's async plugin operations (itemops.h): what each is on, its plugin, phase, how far
+ * (a bar and "x of y units"), rate, ETA, how long since it was updated, its error; a data mover's
+ * is its volume row (marked "*"), not a row here. Unknown is said with its reason. Returns the
+ * rows used (at most rows). */
+static int detail_draw_ops(ui *u, WINDOW *w, int y, int rows, int cols, const model_run *r,
+                           const run_answer *a)
+{
+    const itemops *io = r->item_ops;
+    if (rows < 1 || (!io && !itemops_waiting(r->run))) return 0;
+    model *m = ui_model(u);
+    int x = w_print(w, y, 0, cols, A_BOLD | A_UNDERLINE, "Plugin operations");
+    if (!io || !io->known) {
+        char why[600];
+        snprintf(why, sizeof why, "  unknown: %s",
+                 io && io->reason[0] ? io->reason
+                 : io                ? "reading..."
+                                     : OPSFETCH_NOT_FETCHED);
+        w_text(w, y, x, cols - x, why, io && io->reason[0] ? w_attr(W_WARN) : A_DIM);
+        return 1;
+    }
+    const model_volume **vol = xcalloc(io->n ? io->n : 1, sizeof *vol);
+    size_t joined = itemops_join(io, m, r, vol);
+    double cnow = model_cluster_now(m, a->at);
+    char b1[48], b2[48], b3[48], line[160];
+    int nfin = 0;
+    for (size_t i = 0; i < io->n; i++) nfin += itemop_finished(&io->ops[i]);
+    snprintf(line, sizeof line, "  %zu, %d done%s  read %s ago", io->n, nfin,
+             joined ? (cols >= 100 ? ", data movers' on their volume rows (*)" : ", * on volumes")
+                    : "",
+             fmt_duration(b1, sizeof b1, model_wall_span(m, cnow - io->fetched_at)));
+    x += w_print(w, y, x, cols - x, A_DIM, "%s", line);
+    if (io->cut) w_print(w, y, x, cols - x, w_attr(W_WARN), "  (%zu more left out)", io->cut);
+    int used = 1, timeout_def;
+    double timeout = itemops_timeout(r->run, &timeout_def);
+    int wide = cols >= 120, namew = cols >= 160 ? 40 : wide ? 30 : 18, plugw = wide ? 30 : 0;
+    for (size_t i = 0; i < io->n && used < rows; i++) {
+        const itemop *o = &io->ops[i];
+        if (vol[i]) continue;
+        int yy = y + used++;
+        char tg[512];
+        w_text(w, yy, 2, namew, itemop_target(o, tg, sizeof tg), 0);
+        int xx = 2 + namew + 1;
+        if (plugw) {
+            w_text(w, yy, xx, plugw, o->plugin, A_DIM);
+            xx += plugw + 1;
+        }
+        vl_phase ph = !strcmp(o->phase, "Completed") ? VL_PH_COMPLETED
+                      : !strcmp(o->phase, "Failed")  ? VL_PH_FAILED
+                                                     : VL_PH_IN_PROGRESS;
+        w_text(w, yy, xx, 9, o->phase[0] ? o->phase : "-", w_attr(w_phase_role(ph)));
+        xx += 10;
+        int barw = cols >= 100 ? 20 : 6;
+        double f = o->has_total ? (double)o->done / (double)o->total : -1;
+        if (f < 0 && ph == VL_PH_COMPLETED) f = 1;
+        w_bar(w, yy, xx, barw, f, ph == VL_PH_COMPLETED ? W_GOOD : W_BAR_FILL);
+        xx += barw + 1;
+        xx += w_text(w, yy, xx, cols - xx, detail_op_count(line, sizeof line, o), A_BOLD);
+        if (o->error) { /* what went wrong, before the figures */
+            xx += w_print(w, yy, xx, cols - xx, 0, "  ");
+            w_text(w, yy, xx, cols - xx, o->error, w_attr(W_BAD));
+            continue;
+        }
+        if (itemop_finished(o)) continue;
+        double rate, eta, quiet;
+        if (itemop_stalled(o, timeout, cnow, &quiet)) {
+            w_print(w, yy, xx, cols - xx, w_attr(W_WARN) | A_BOLD, "  stalled %s (timeout %s)",
+                    fmt_duration(b1, sizeof b1, quiet), fmt_duration(b2, sizeof b2, timeout));
+            continue;
+        }
+        itemop_rate_eta(m, o, NULL, a->at_mono, a->at, &rate, &eta);
+        int bytes = o->units && !strcasecmp(o->units, "Bytes");
+        xx += w_print(w, yy, xx, cols - xx, 0, "  %s  ETA %s",
+                      rate < 0 ? "-/s"
+                      : bytes  ? fmt_byte_rate(b1, sizeof b1, rate)
+                               : fmt_rate(b1, sizeof b1, rate),
+                      fmt_eta(b2, sizeof b2, eta));
+        double upd = o->updated > 0 ? o->updated : o->moved_at;
+        if (upd > 0)
+            w_print(w, yy, xx, cols - xx, A_DIM, "  updated %s ago",
+                    fmt_duration(b3, sizeof b3, model_wall_span(m, cnow - upd)));
+    }
+    free(vol);
+    return used;
 }
 
 /* The volumes of part p of run r not sized yet (model_volume_unsized), and how many of those
@@ -800,7 +927,9 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     int ns_rows = d->wrap ? w_wrap(NULL, 0, 0, cols - 12, 0, 0, ns, 0) : 0;
     if (ns_rows > cap) ns_rows = cap;
-    int bottom = 5 + fr_rows + ve_rows + tl_rows + ns_rows;
+    /* the plugin operations: up to 2 rows at 24 lines, more on a taller screen */
+    int ops_rows = detail_ops_rows(ui_model(u), r, rows >= 40 ? 8 : rows >= 30 ? 4 : 2);
+    int bottom = 5 + fr_rows + ve_rows + tl_rows + ns_rows + ops_rows;
     /* the per-resource rows and their title */
     size_t nres;
     int from_log;
@@ -1061,6 +1190,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         y += ve_rows;
         free(verr);
     }
+    y += detail_draw_ops(u, w, y, ops_rows, cols, r, &ans);
     /* a title and at least one volume, else nothing (the Volumes line above sums them up) */
     if (vol_rows > 1 && r->vols.n) detail_draw_volumes(u, w, y + 1, vol_rows, cols, r, &ans);
 }

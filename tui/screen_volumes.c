@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "answer.h"
+#include "itemops.h"
 #include "drill.h"
 #include "format.h"
 #include "kubeclient/sat.h"
@@ -220,8 +221,14 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     if (st->sel < st->top) st->top = st->sel;
     if (st->sel >= st->top + avail) st->top = st->sel - avail + 1;
     if (st->top < 0) st->top = 0;
+    /* data movers that are plugin operations the run waits on: "(PVC) *", as on the detail */
+    const itemops *io = r->item_ops && r->item_ops->known ? r->item_ops : NULL;
+    const model_volume **opv = io ? xcalloc(io->n ? io->n : 1, sizeof *opv) : NULL;
+    size_t nopv = io ? itemops_join(io, ui_model(u), r, opv) : 0;
     for (int i = st->top; i < (int)st->n && y < rows - msg_rows; i++, y++) {
         const model_volume *mv = st->rows[i];
+        int op = 0;
+        for (size_t k = 0; nopv && k < io->n && !op; k++) op = opv[k] == mv;
         const vl_volume *v = mv->vol;
         if (!v) continue;
         attr_t base = i == st->sel ? w_attr(W_SELECTED) : A_NORMAL;
@@ -235,8 +242,8 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         snprintf(pv, sizeof pv, "%s/%s:%s", v->pod_ns ? v->pod_ns : "-",
                  v->pod_name ? v->pod_name : "-", v->volume ? v->volume : "-");
         if (v->kind == VL_DU || v->kind == VL_DD)
-            snprintf(pv, sizeof pv, "%s/%s (PVC)", v->pod_ns ? v->pod_ns : "-",
-                     v->volume ? v->volume : "-");
+            snprintf(pv, sizeof pv, "%s/%s (PVC)%s", v->pod_ns ? v->pod_ns : "-",
+                     v->volume ? v->volume : "-", op ? " *" : "");
         w_text_mid(w, y, x, w_pod, pv, base); /* the pod's ordinal and the volume survive */
         x += w_pod + 1;
         if (w_up) {
@@ -292,6 +299,7 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
             w_text(w, y, x, w_msg, v->message,
                    v->phase_id == VL_PH_FAILED && i != st->sel ? w_attr(W_BAD) : base);
     }
+    free(opv);
     /* the selected volume's message in full (Enter shows the whole object) */
     if (sel_text) {
         w_wrap(w, rows - msg_rows, 0, cols, 0, msg_rows, sel_text, A_NORMAL);

@@ -25,6 +25,7 @@
 #include "format.h"
 #include "health.h"
 #include "logderive.h"
+#include "opsfetch.h"
 #include "sanitize.h"
 #include "widgets.h"
 
@@ -87,6 +88,7 @@ ui *ui_new(app *a, const ui_screen_ctor *screens)
     u->now = kc_now_ms() / 1000.0;
     u->wall = kc_wall_now();
     a->derive = logderive_new(a);
+    a->opsfetch = opsfetch_new(a);
     return u;
 }
 
@@ -101,6 +103,8 @@ void ui_free(ui *u)
     health_free(u->health);
     logderive_free(u->app->derive);
     u->app->derive = NULL;
+    opsfetch_free(u->app->opsfetch);
+    u->app->opsfetch = NULL;
     free(u->cur_name);
     free(u->order);
     free(u);
@@ -139,6 +143,8 @@ void ui_switch_app(ui *u, app *a)
     if (!a || a == u->app) return;
     logderive_free(u->app->derive); /* the live log is read for the cluster shown only */
     u->app->derive = NULL;
+    opsfetch_free(u->app->opsfetch); /* so are the plugin operations */
+    u->app->opsfetch = NULL;
     view_sort sort = u->view.sort;
     view_clear(&u->view);
     view_init(&u->view);
@@ -146,6 +152,7 @@ void ui_switch_app(ui *u, app *a)
     u->app = a;
     app_load_all_volumes(a); /* shown: every volume, not only a summary's */
     a->derive = logderive_new(a);
+    a->opsfetch = opsfetch_new(a);
     a->on_change = ui_on_change;
     a->on_change_arg = u;
     free(u->cur_name);

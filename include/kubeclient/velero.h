@@ -96,6 +96,7 @@ typedef struct vl_run {
     char **included_ns, **excluded_ns;
     size_t n_included_ns, n_excluded_ns;
     char *ttl;
+    char *item_op_timeout; /* spec.itemOperationTimeout (a Go duration), NULL when absent */
     /* status */
     double started, completed, expiration;
     int has_progress;                /* status.progress present */
@@ -143,6 +144,10 @@ typedef struct vl_volume {
     double waiting_since;
     vl_kind kind : 8; /* 8 bits each: the record stays within 144 bytes (test_velero) */
     vl_phase phase_id : 8;
+    /* DataUpload/DataDownload: vl_op_hash of its label velero.io/async-operation-id (the plugin
+     * operation it is: core/itemops.h joins the two by it), 0 when absent; 16 bits, beside the
+     * two above, so the record does not grow */
+    unsigned op_hash : 16;
     /* vl_uid_hash of the label velero.io/backup-uid or velero.io/restore-uid, 0 when absent: a
      * hash, not the text, since 50 000 volumes of 10 000 runs would keep 10 000 uid strings */
     uint32_t run_uid_hash;
@@ -184,6 +189,8 @@ typedef struct vl_bsl {
 #define VL_LABEL_MAX 63
 /* A uid's 32-bit hash (FNV-1a), never 0 (0 stands for "no uid"); 0 for NULL or "". */
 uint32_t vl_uid_hash(const char *uid);
+/* An async operation ID's 16-bit hash, never 0 (0: none); 0 for NULL or "". */
+unsigned vl_op_hash(const char *op_id);
 const char *vl_valid_label(const char *name, char buf[VL_LABEL_MAX + 1]);
 
 /* Decoders: never fail on missing fields; return NULL only when obj is not an object. The kind of
