@@ -9,7 +9,7 @@
 # DataUpload (spec.cancel: Canceling, then Canceled), delete a backup (a DeleteBackupRequest
 # with the CLI's labels, never a DELETE: Deleting, then gone). Y puts the command on tmux's
 # clipboard by OSC 52. With --allow-actions and a user RBAC forbids to patch, the 403 names the
-# user.
+# user. On Velero 1.16 a PodVolumeBackup's cancel is refused before anything is sent.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 
 REC="$TUI_DIR/rec.jsonl"
@@ -193,4 +193,21 @@ tui_wait '^  Confirm: pause schedule daily *$'
 tui_keys y
 tui_wait '^ not allowed for user veltop-sim: schedules.velero.io "daily" is forbidden'
 tui_wait '^> daily +0 1 \* \* \* +no '
+tui_server_stop
+tui_sim_kill
+
+# ---- Velero 1.16: a PodVolumeBackup's cancel is not sent (the server would ignore it) --------
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/actions_v116.yaml" --record "$REC" --quiet
+tui_start 140 30 --kubeconfig "$TUI_DIR/kubeconfig" --allow-actions
+tui_wait '● live'
+tui_keys H
+tui_wait '^  velero-[a-z0-9-]+ +Ready +0 restarts +v1\.16\.2 '
+tui_keys Escape
+tui_wait '^B podvol +InProgress'
+tui_keys v
+tui_wait 'shop/db-0:data +kopia +InProgress'
+tui_keys C-k
+tui_wait '^ not sent: Velero v1\.16\.2 cannot cancel a PodVolumeBackup \(spec\.cancel is honoured from 1\.17 on\)'
+tui_screen | grep -q 'Confirm' && tui_fail "a dialog for a cancel this server ignores"
+[ "$(nwrites)" = 0 ] || tui_fail "sent to Velero 1.16: $(writes)"
 echo ok
