@@ -161,24 +161,24 @@ static void tk_dialog_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 {
     tk_dialog *d = s->data;
     tk_flight *f = d->f;
-    char obj[600];
+    char obj[600], req[1200];
     (void)u;
     werase(w);
-    int y = 1;
+    /* the answer keys always show, on the last row when the rest does not fit */
+    int room = rows - 1, y = 1;
     w_print(w, y, 2, cols - 4, w_attr(W_WARN) | A_BOLD, "Confirm: ");
-    y += w_wrap(w, y, 11, cols - 13, 0, 2, d->title, w_attr(W_WARN) | A_BOLD);
-    y++;
-    y = tk_row(w, y, rows, cols, "context", f->a->context, 0);
-    y = tk_row(w, y, rows, cols, "namespace", f->obj.ns, 0);
+    y += w_wrap(w, y, 11, cols - 13, 0, room - y > 2 ? 2 : 1, d->title, w_attr(W_WARN) | A_BOLD);
+    if (y + 1 < room) y++;
+    y = tk_row(w, y, room, cols, "context", f->a->context, 0);
+    y = tk_row(w, y, room, cols, "namespace", f->obj.ns, 0);
     snprintf(obj, sizeof obj, "%s %s", act_obj_kind(&f->obj), f->obj.name);
-    y = tk_row(w, y, rows, cols, "object", obj, 0);
-    char req[1200];
+    y = tk_row(w, y, room, cols, "object", obj, 0);
     snprintf(req, sizeof req, "%s %s", f->req.method, f->req.path);
-    y = tk_row(w, y, rows, cols, "request", req, 0);
-    y = tk_row(w, y, rows, cols, "body", f->req.summary, 0);
-    if (y + 1 < rows) y++;
-    if (y < rows)
-        w_print(w, y, 2, cols - 4, A_BOLD, "y: yes, do it    any other key (Enter, Esc, n): no");
+    y = tk_row(w, y, room, cols, "request", req, 0);
+    y = tk_row(w, y, room, cols, "body", f->req.summary, 0);
+    if (y + 1 < room) y++;
+    w_print(w, y < rows ? y : rows - 1, 2, cols - 4, A_BOLD,
+            "y: yes, do it    any other key (Enter, Esc, n): no");
     d->drawn = 1;
 }
 
