@@ -492,9 +492,21 @@ void act_answer(act_kind k, const act_obj *o, const char *created, long status,
         }
         return;
     }
-    if (status == 403)
-        snprintf(out, n, "not allowed for user %s: %s", user && *user ? user : "(unknown)", msg);
-    else if (status == 404)
+    if (status == 403) {
+        /* who the server took us for: kube-apiserver's Forbidden names the user ('User "alice"
+         * cannot patch resource ...'), which says more than the kubeconfig's entry name */
+        char who[256] = "";
+        const char *u = strstr(msg, "User \""), *e = u ? strchr(u + 6, '"') : NULL;
+        if (e && (size_t)(e - (u + 6)) < sizeof who) {
+            memcpy(who, u + 6, (size_t)(e - (u + 6)));
+            who[e - (u + 6)] = 0;
+        }
+        snprintf(out, n, "not allowed for user %s: %s",
+                 *who            ? who
+                 : user && *user ? user
+                                 : "(unknown)",
+                 msg);
+    } else if (status == 404)
         snprintf(out, n, "not found (404): %s", msg);
     else if (status == 409)
         snprintf(out, n, "conflict (409): %s", msg);

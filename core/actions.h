@@ -84,8 +84,9 @@ int act_cancel(const act_obj *vol, const char *velero_version, act_req *out, cha
 void act_delete_backup(const char *ns, const char *backup, const char *uid, act_req *out);
 
 /* The status line after the server answered: status 2xx done ("backup daily-... created"); 403
- * "not allowed for user USER: MESSAGE"; 404 and 409 said as such; else the message. server_msg
- * is the server's (or the transport's) message, user the kubeconfig's user (NULL unknown). */
+ * "not allowed for user USER: MESSAGE", USER as the server's message names it (User "alice"),
+ * else user; 404 and 409 said as such; else the message. server_msg is the server's (or the
+ * transport's) message, user the kubeconfig's user of the context (NULL unknown). */
 void act_answer(act_kind k, const act_obj *o, const char *created, long status,
                 const char *server_msg, const char *user, char *out, size_t n);
 

@@ -169,6 +169,14 @@ START_TEST(answers_name_the_user_on_403_and_say_404_and_409)
                "viewer", out, sizeof out);
     ck_assert_str_eq(out, "not allowed for user viewer: schedules.velero.io \"daily\" is "
                           "forbidden: User \"viewer\" cannot patch resource \"schedules\"");
+    /* the server's name for the user wins over the kubeconfig's entry name */
+    act_answer(ACT_PAUSE, &o, NULL, 403,
+               "schedules.velero.io \"daily\" is forbidden: User \"system:serviceaccount:velero:"
+               "ro\" cannot patch resource \"schedules\"",
+               "prod-admin", out, sizeof out);
+    ck_assert(strstr(out, "not allowed for user system:serviceaccount:velero:ro: ") == out);
+    act_answer(ACT_PAUSE, &o, NULL, 403, "forbidden", "prod-admin", out, sizeof out);
+    ck_assert_str_eq(out, "not allowed for user prod-admin: forbidden");
     act_answer(ACT_PAUSE, &o, NULL, 404, "schedules.velero.io \"daily\" not found", "u", out,
                sizeof out);
     ck_assert_str_eq(out, "not found (404): schedules.velero.io \"daily\" not found");

@@ -183,7 +183,7 @@ tui_sim_kill
 # ---- --allow-actions, and a user RBAC forbids to change anything: 403 names the user ---------
 rm -f "$CFG/veltop/config.yaml" "$REC"
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/actions.yaml" --rbac "$FIXTURES_DIR/rbac-readonly.yaml" --quiet
-tui_start 100 30 --kubeconfig "$TUI_DIR/kubeconfig" --allow-actions
+tui_start 180 30 --kubeconfig "$TUI_DIR/kubeconfig" --allow-actions
 tui_wait '● live'
 tui_wait '^ veltop +ctx veltop-sim +ns velero +actions on '
 tui_keys H
@@ -191,7 +191,7 @@ tui_wait '^> daily +0 1 \* \* \* +no '
 tui_keys p
 tui_wait '^  Confirm: pause schedule daily *$'
 tui_keys y
-tui_wait '^ not allowed for user veltop-sim: schedules.velero.io "daily" is forbidden'
+tui_wait '^ not allowed for user system:serviceaccount:velero:veltop: schedules.velero.io "daily" is forbidden'
 tui_wait '^> daily +0 1 \* \* \* +no '
 tui_server_stop
 tui_sim_kill
