@@ -46,6 +46,7 @@ struct simctl {
     sp_run **runs;
     size_t nruns;
     double *sched_next;
+    char *sched_missed; /* a firing passed while the schedule was paused */
     double last_bsl;
     double last_dr_scan;
     simstore_watch *adopt_w[2]; /* backups, restores: runs created by others */
@@ -869,16 +870,23 @@ static void step_schedules(simctl *c, double now)
         scn_cron cron;
         char err[200];
         if (scn_cron_parse(sc->cron, &cron, err, sizeof err)) continue;
-        /* paused as the object says (velero schedule pause patches spec.paused): no run, and
-         * none of the missed ones once unpaused (Velero computes the next from now) */
+        /* paused as the object says (velero schedule pause changes spec.paused): no run while
+         * paused; once unpaused, a firing missed meanwhile makes ONE backup at once, as at the
+         * start (Velero finds it due from lastBackup; skipImmediately is not modelled) */
         cJSON *so = simstore_get(c->store, "schedules", c->ns, sc->name);
         const cJSON *sp = cJSON_GetObjectItemCaseSensitive(so, "spec");
         int paused = so ? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sp, "paused")) : sc->paused;
         cJSON_Delete(so);
         if (paused) {
-            while (c->sched_next[i] <= now)
+            while (c->sched_next[i] <= now) {
+                c->sched_missed[i] = 1;
                 c->sched_next[i] = scn_cron_next(&cron, c->epoch, c->sched_next[i]);
+            }
             continue;
+        }
+        if (c->sched_missed[i]) {
+            c->sched_missed[i] = 0;
+            c->sched_next[i] = now;
         }
         int fired = 0;
         while (c->sched_next[i] <= now) {
@@ -1257,7 +1265,7 @@ static void tick(simctl *c)
     step_schedules(c, now);
     if (!c->opts.passive) step_adopt(c, now);
     int64_t ms = kc_now_ms();
-    if (!c->opts.passive && (ms - c->act_scan_ms >= 250 || c->ndels)) {
+    if (!c->opts.passive && (c->opts.manual || ms - c->act_scan_ms >= 250 || c->ndels)) {
         c->act_scan_ms = ms;
         step_cancels(c, now);
         step_deletions(c, now);
@@ -1416,6 +1424,7 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
         for (size_t i = 0; i < scn->n_runs; i++)
             if ((scn->runs[i].kind == SCN_RESTORE) == pass) add_run(c, &scn->runs[i]);
     c->sched_next = scn->n_schedules ? xcalloc(scn->n_schedules, sizeof *c->sched_next) : NULL;
+    c->sched_missed = scn->n_schedules ? xcalloc(scn->n_schedules, 1) : NULL;
     for (size_t i = 0; i < scn->n_schedules; i++) {
         scn_cron cron;
         char cerr[200];
@@ -1462,6 +1471,7 @@ void simctl_stop(simctl *c)
     }
     free(c->tokens);
     free(c->sched_next);
+    free(c->sched_missed);
     for (size_t i = 0; i < c->ndels; i++) {
         free(c->dels[i].dbr);
         free(c->dels[i].backup);
