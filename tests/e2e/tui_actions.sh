@@ -42,15 +42,23 @@ tui_wait '^ veltop +ctx veltop-sim +ns velero +read-only '
 tui_wait '^B old +Completed'
 tui_keys H
 tui_wait '^> daily +0 1 \* \* \* +no '
-for k in t p; do
-    tui_keys "$k"
-    tui_wait "read-only: --allow-actions, or contexts\.veltop-sim\.actions: true in $CFG/veltop/config\.yaml, turns"
-    tui_screen | grep -q 'Confirm' && tui_fail "$k opened a dialog in read-only mode"
-done
+# refused(KEY): KEY says read-only (after Y's "copied" message, so each refusal is its own)
+refused() {
+    tui_keys Y
+    tui_wait '^ copied: '
+    tui_keys "$1"
+    tui_wait "^ read-only: --allow-actions, or contexts\.veltop-sim\.actions: true in $CFG/veltop/config\.yaml, turns"
+    tui_screen | grep -q 'Confirm' && tui_fail "$1 opened a dialog in read-only mode"
+}
+refused t
+refused p
 tui_keys Escape
 tui_wait 'Backups & Restores *$'
-tui_keys C-d
-tui_wait 'read-only: --allow-actions'
+refused C-d
+tui_keys v
+tui_wait 'shop/invoices \(PVC\) +data mover +InProgress'
+refused C-k
+tui_keys Escape
 [ "$(nwrites)" = 0 ] || tui_fail "read-only veltop wrote: $(writes)"
 tui_server_stop
 
@@ -193,6 +201,23 @@ tui_wait '^  Confirm: pause schedule daily *$'
 tui_keys y
 tui_wait '^ not allowed for user system:serviceaccount:velero:veltop: schedules.velero.io "daily" is forbidden'
 tui_wait '^> daily +0 1 \* \* \* +no '
+tui_keys t
+tui_wait '^  Confirm: back up now from schedule daily *$'
+tui_keys y
+tui_wait '^ not allowed for user system:serviceaccount:velero:veltop: backups.velero.io is forbidden'
+tui_keys Escape
+tui_wait 'Backups & Restores *$'
+tui_keys j C-d
+tui_wait '^  Confirm: delete backup old '
+tui_keys y
+tui_wait '^ not allowed for user system:serviceaccount:velero:veltop: deletebackuprequests.velero.io is forbidden'
+tui_wait '^B old +Completed'
+tui_keys k v
+tui_wait 'shop/invoices \(PVC\) +data mover +InProgress'
+tui_keys C-k
+tui_wait '^  Confirm: cancel DataUpload '
+tui_keys y
+tui_wait '^ not allowed for user system:serviceaccount:velero:veltop: datauploads.velero.io "moving-[a-z0-9]+" is forbidden'
 tui_server_stop
 tui_sim_kill
 
