@@ -82,8 +82,7 @@ static void tk_sent(void *arg, const kc_response *resp, const kc_err *err)
         created = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(o, "metadata"), "name"));
     }
-    tk_say(f, err->msg[0] ? (err->code ? err->code : 0) : resp->status,
-           err->msg[0] ? err->msg : NULL, created);
+    tk_say(f, err->msg[0] ? err->code : resp->status, err->msg[0] ? err->msg : NULL, created);
     cJSON_Delete(o);
     tk_flight_free(f);
 }
@@ -97,7 +96,6 @@ static void tk_send(tk_flight *f)
     o.body_len = strlen(f->req.body);
     o.content_type = f->req.content_type;
     o.timeout_ms = 30000;
-    o.on_retry = NULL;
     f->r = kc_client_request(f->a->client, &o, NULL, tk_sent, f);
 }
 
