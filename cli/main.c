@@ -27,6 +27,7 @@
 #include "kubeclient/auth.h"
 #include "serve.h"
 #include "webcfg.h"
+#include "actkeys.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/fdbudget.h"
 #include "kubeclient/client.h"
@@ -65,6 +66,9 @@ static void usage(FILE *f)
         "                        last '=')\n"
         "  --cacert FILE         trust these PEM certificates for the object store's TLS too\n"
         "                        (stored logs, resource lists), beside the BSL's caCert\n"
+        "  --allow-actions       turn the action keys on for every context (read-only by\n"
+        "                        default; per context: `contexts: NAME: actions: true` in\n"
+        "                        $XDG_CONFIG_HOME/veltop/config.yaml); each action asks first\n"
         "  --demo                watch a simulated Velero cluster run in-process (no kubeconfig)\n"
         "  --fleet               with --demo: several simulated clusters, one per world\n"
         "  --scenario S          with --demo: demo (default), empty, or a scenario YAML file\n"
@@ -476,6 +480,12 @@ static void hold_std_fds(void)
 
 /* --web-config's settings, freed at exit whichever way main returns */
 static webcfg *main_web;
+static act_policy *main_policy; /* who may act (core/actions.h), the full screen only */
+
+static void free_policy(void)
+{
+    act_policy_free(main_policy);
+}
 static void free_web(void)
 {
     webcfg_free(main_web);
@@ -508,6 +518,7 @@ int main(int argc, char **argv)
     };
     enum { O_WAIT = 512, O_NO_BELL, O_NOTIFY, O_TIMEOUT, O_INTERVAL }; /* issue 12, 16, 25 */
     enum { O_SERVE = 768, O_WEB_CONFIG };                              /* issue 19, 30 */
+    enum { O_ALLOW_ACTIONS = 1024 };                                   /* issue 28 */
     static const struct option opts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -532,6 +543,7 @@ int main(int argc, char **argv)
         {"serve", required_argument, NULL, O_SERVE},
         {"web-config", required_argument, NULL, O_WEB_CONFIG},
         {"cacert", required_argument, NULL, O_CACERT},
+        {"allow-actions", no_argument, NULL, O_ALLOW_ACTIONS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -545,7 +557,7 @@ int main(int argc, char **argv)
     const char *wait_for = NULL, *notify = NULL, *serve_addr = NULL, *web_config = NULL;
     double wait_timeout = 0;   /* --timeout: seconds, 0 none */
     double wait_interval = -1; /* --interval: seconds, < 0 not given (WAIT_INTERVAL_S) */
-    int bell = 1, utc = 0;
+    int bell = 1, utc = 0, allow_actions = 0;
     vl_kind wait_kind = VL_BACKUP;
     char wait_name[300];
     const char *base = strrchr(argv[0], '/');
@@ -661,6 +673,9 @@ int main(int argc, char **argv)
         case O_WEB_CONFIG:
             web_config = optarg;
             break;
+        case O_ALLOW_ACTIONS:
+            allow_actions = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -705,6 +720,23 @@ int main(int argc, char **argv)
     if (serve_addr && (once || wait_for)) {
         san_error("--serve does not go with --once or --wait");
         return 2;
+    }
+    if (allow_actions && (once || wait_for || serve_addr || list_contexts)) {
+        san_error("--allow-actions only goes with the full screen (--once, --wait and --serve "
+                  "never act)");
+        return 2;
+    }
+    if (!once && !wait_for && !serve_addr && !list_contexts) {
+        /* who may act: read once, now; a wrong file is a configuration error before anything
+         * starts, not a surprise at the first key */
+        char aerr[600];
+        if ((main_policy = act_policy_load(NULL, allow_actions, aerr, sizeof aerr))) {
+            atexit(free_policy);
+            tui_actions_set_policy(main_policy);
+        } else {
+            san_error("%s", aerr);
+            return 2;
+        }
     }
     if (json && !once) {
         san_error("--json only goes with --once");

@@ -118,6 +118,11 @@ const char *kc_client_server(kc_client *c)
     return c->server;
 }
 
+const char *kc_client_user(const kc_client *c)
+{
+    return c && c->cfg->user && *c->cfg->user ? c->cfg->user : NULL;
+}
+
 int64_t kc_client_last_heard(const kc_client *c)
 {
     return c->heard_ms;

@@ -94,6 +94,10 @@ static const char usage[] =
     "                            they do not allow answers 403 Forbidden with kube's Status\n"
     "                            (counted as rbacDenied in GET /debug/stats); discovery (/api,\n"
     "                            /apis, /version) is always allowed, as system:discovery\n"
+    "  --record FILE             append one JSON line per API request that writes (not GET):\n"
+    "                            method, path, query, contentType, user and the body as sent\n"
+    "                            (parsed when JSON), before it is answered (tests check the\n"
+    "                            objects on the wire)\n"
     "  --quiet                   no messages on stderr\n"
     "  --clock-skew SECONDS      the cluster's clock is off the real one by this much (negative:\n"
     "                            behind): every timestamp and the Date header of every answer\n"
@@ -170,6 +174,7 @@ int main(int argc, char **argv)
         {"velero-namespace", required_argument, NULL, 'N'},
         {"fleet", required_argument, NULL, 'F'},
         {"rbac", required_argument, NULL, 'A'},
+        {"record", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -307,6 +312,9 @@ int main(int argc, char **argv)
             break;
         case 'A':
             rbac_file = optarg;
+            break;
+        case 'W':
+            o.record = optarg;
             break;
         case 'h':
             fputs(usage, stdout);

@@ -192,6 +192,7 @@ void scenario_free(scenario *s)
     strv_free(s->cluster.agents_missing, s->cluster.n_agents_missing);
     strv_free(s->cluster.agents_not_ready, s->cluster.n_agents_not_ready);
     free(s->cluster.restart_reason);
+    free(s->cluster.version);
     free(s->cluster.bsl_phase);
     free(s->cluster.bsl_message);
     free(s->cluster.bsl_name);
@@ -733,7 +734,8 @@ static int parse_schedule(parse_ctx *p, yaml_node_t *n, scenario *s)
     return 0;
 }
 
-/* velero: {layout, restart_at, restart_reason, exit_code, down_for, concurrent_backups} */
+/* velero: {layout, restart_at, restart_reason, exit_code, down_for, concurrent_backups,
+ * version} */
 static int parse_velero(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
 {
     if (expect_map(p, n, "velero")) return -1;
@@ -755,6 +757,8 @@ static int parse_velero(parse_ctx *p, yaml_node_t *n, scn_cluster *c)
             if (get_int(p, v, k, &c->restart_exit_code)) return -1;
         } else if (k && !strcmp(k, "down_for")) {
             if (get_dur(p, v, k, &c->down_for)) return -1;
+        } else if (k && !strcmp(k, "version")) {
+            if (get_str(p, v, k, &c->version)) return -1;
         } else if (k && !strcmp(k, "concurrent_backups")) {
             if (get_int(p, v, k, &c->concurrent_backups)) return -1;
             if (c->concurrent_backups < 1) return perr(p, v, "concurrent_backups: expected >= 1");

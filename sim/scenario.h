@@ -138,6 +138,7 @@ typedef struct scn_cluster {
      * controller holds backups as Velero's does (at most N at once, none overlapping an earlier
      * one's namespaces); 0: not given, every backup starts at once (the sim before the queue) */
     int concurrent_backups;
+    char *version; /* velero.version: the server's and node-agents' image tag (NULL: v1.18.2) */
 } scn_cluster;
 
 /* 1 when node has a ready node-agent in this scenario. */

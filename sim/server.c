@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <microhttpd.h>
@@ -334,6 +335,46 @@ static int throttle(simserver *s, struct MHD_Connection *c, const char *url)
     return hit;
 }
 
+static enum MHD_Result record_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    (void)kind;
+    cJSON_AddStringToObject(cls, key, value ? value : "");
+    return MHD_YES;
+}
+
+/* --record: what the client sent, one JSON line, appended whole (one write on an O_APPEND file:
+ * lines of concurrent requests do not mix) */
+static void srv_record(simserver *s, struct MHD_Connection *c, const char *method, const char *url,
+                       const req *rq, const char *user)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "method", method);
+    cJSON_AddStringToObject(j, "path", url);
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, record_arg,
+                              cJSON_AddObjectToObject(j, "query"));
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    cJSON_AddStringToObject(j, "contentType", ct ? ct : "");
+    cJSON_AddStringToObject(j, "user", user ? user : "");
+    cJSON *b = rq->body.len ? cJSON_ParseWithLength(rq->body.data, rq->body.len) : NULL;
+    if (b)
+        cJSON_AddItemToObject(j, "body", b);
+    else
+        cJSON_AddStringToObject(j, "bodyText",
+                                rq->body.len ? kc_buf_cstr((kc_buf *)&rq->body) : "");
+    char *line = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    char *out = xasprintf("%s\n", line);
+    cJSON_free(line);
+    int fd = open(s->o.record, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        ssize_t w = write(fd, out, strlen(out));
+        (void)w;
+        close(fd);
+    }
+    free(out);
+}
+
 static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const char *url,
                                 const char *method, req *rq)
 {
@@ -474,6 +515,7 @@ static enum MHD_Result dispatch(simserver *s, struct MHD_Connection *c, const ch
         r = srv_not_found(c);
         goto out;
     }
+    if (s->o.record && strcmp(method, "GET")) srv_record(s, c, method, url, rq, user);
     r = srv_do_resource(s, c, method, &t, rq, user);
     srv_target_free(&t);
 out:

@@ -36,6 +36,8 @@ typedef struct simserver_opts {
     double clock_skew;    /* the server's clock minus the real one: its Date headers (link.h) */
     const sim_rbac *rbac; /* --rbac: a request its rules do not allow answers 403 (rbac.h); NULL:
                              everything is allowed. Borrowed: outlives the server. */
+    const char *record;   /* appends {"method","path","query","contentType","user","body"} per API
+                             request that is not a GET (what a client sent on the wire); NULL none */
 } simserver_opts;
 
 /* Parses the fault list without starting anything: 0, or -1 with err. */

@@ -46,12 +46,19 @@ struct simctl {
     sp_run **runs;
     size_t nruns;
     double *sched_next;
+    char *sched_missed; /* a firing passed while the schedule was paused */
     double last_bsl;
     double last_dr_scan;
     simstore_watch *adopt_w[2]; /* backups, restores: runs created by others */
     simstore_watch *dr_w;       /* downloadrequests: a pass only when one changed */
     int64_t dr_last_pass;       /* real ms of the last full pass (expiry, late targets) */
     double manual_now;          /* opts.manual: the simulated time simctl_advance set */
+    int64_t act_scan_ms;        /* real ms of the last look for spec.cancel and deletions */
+    struct sim_del {            /* DeleteBackupRequests in progress */
+        char *dbr, *backup;
+        double at; /* simulated time the backup is gone */
+    } * dels;
+    size_t ndels;
     struct token {
         char tok[40];
         char *kind, *target;
@@ -211,6 +218,11 @@ static cJSON *vol_status(const sp_run *r, const sp_vol *v, double t)
                         : t >= v->t_end    ? (v->fails ? "Failed" : "Completed")
                                            : "InProgress";
     if (v->t_cancel <= t && t < v->t_start) phase = "Canceled";
+    /* spec.cancel: the node-agent marks it Canceling, stops the data path, then Canceled */
+    if (v->cancel_asked && t >= v->t_cancel_asked && t < v->t_cancel &&
+        (!strcmp(phase, "InProgress") || !strcmp(phase, "New") || !strcmp(phase, "Accepted") ||
+         !strcmp(phase, "Prepared")))
+        phase = "Canceling";
     cJSON_AddStringToObject(st, "phase", phase);
     if (t >= v->t_accept) {
         add_time(st, "acceptedTimestamp", v->t_accept);
@@ -252,10 +264,14 @@ static cJSON *vol_status(const sp_run *r, const sp_vol *v, double t)
                                                         : "data path backup failed: error running "
                                                           "uploader: unexpected EOF");
         if (!strcmp(phase, "Canceled"))
-            cJSON_AddStringToObject(st, "message", "data path canceled: the backup failed");
+            cJSON_AddStringToObject(st, "message",
+                                    v->cancel_asked ? "data path canceled: spec.cancel was set"
+                                                    : "data path canceled: the backup failed");
     } else if (t >= v->t_cancel) {
         add_time(st, "completionTimestamp", v->t_cancel);
-        cJSON_AddStringToObject(st, "message", "data path canceled: the backup failed");
+        cJSON_AddStringToObject(st, "message",
+                                v->cancel_asked ? "data path canceled: spec.cancel was set"
+                                                : "data path canceled: the backup failed");
     }
     if (v->real_state == 3)
         cJSON_AddStringToObject(st, "message", "restic not available, progress is simulated");
@@ -852,10 +868,27 @@ static void step_schedules(simctl *c, double now)
 {
     for (size_t i = 0; i < c->scn->n_schedules; i++) {
         scn_schedule *sc = &c->scn->schedules[i];
-        if (sc->paused) continue;
         scn_cron cron;
         char err[200];
         if (scn_cron_parse(sc->cron, &cron, err, sizeof err)) continue;
+        /* paused as the object says (velero schedule pause changes spec.paused): no run while
+         * paused; once unpaused, a firing missed meanwhile makes ONE backup at once, as at the
+         * start (Velero finds it due from lastBackup; skipImmediately is not modelled) */
+        cJSON *so = simstore_get(c->store, "schedules", c->ns, sc->name);
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(so, "spec");
+        int paused = so ? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sp, "paused")) : sc->paused;
+        cJSON_Delete(so);
+        if (paused) {
+            while (c->sched_next[i] <= now) {
+                c->sched_missed[i] = 1;
+                c->sched_next[i] = scn_cron_next(&cron, c->epoch, c->sched_next[i]);
+            }
+            continue;
+        }
+        if (c->sched_missed[i]) {
+            c->sched_missed[i] = 0;
+            c->sched_next[i] = now;
+        }
         int fired = 0;
         while (c->sched_next[i] <= now) {
             double t = c->sched_next[i];
@@ -1103,12 +1136,141 @@ static void step_adopt(simctl *c, double now)
     }
 }
 
+/* ---- what users ask through the API: spec.cancel on a volume, a DeleteBackupRequest ---- */
+
+static const char *vol_plural(const sp_run *r, const sp_vol *v)
+{
+    return v->sv->uploader == SCN_DATAMOVER
+               ? (r->is_restore ? "datadownloads" : "datauploads")
+               : (r->is_restore ? "podvolumerestores" : "podvolumebackups");
+}
+
+/* a volume transfer whose spec.cancel is true: Canceling now, Canceled 2 s later (the node-agent
+ * stops its data path), unless it ends first */
+static void step_cancels(simctl *c, double now)
+{
+    for (size_t i = 0; i < c->nruns; i++) {
+        sp_run *r = c->runs[i];
+        if (r->gone) continue;
+        for (size_t j = 0; j < r->nvols; j++) {
+            sp_vol *v = &r->vols[j];
+            if (!v->exists || v->done || v->gone || v->cancel_asked || sp_vol_terminal_at(v, now))
+                continue;
+            cJSON *o = simstore_get(c->store, vol_plural(r, v), c->ns, v->name);
+            const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "cancel"))) {
+                v->cancel_asked = 1;
+                v->t_cancel_asked = now;
+                v->t_cancel = fmin(v->t_cancel, now + 2);
+                if (r->finished) r->finished = 0;
+            }
+            cJSON_Delete(o);
+        }
+    }
+}
+
+static int set_phase(cJSON *obj, void *arg)
+{
+    const char *const *pe = arg; /* phase, error or NULL */
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    if (!st) st = cJSON_AddObjectToObject(obj, "status");
+    cJSON_DeleteItemFromObjectCaseSensitive(st, "phase");
+    cJSON_AddStringToObject(st, "phase", pe[0]);
+    if (pe[1]) {
+        cJSON_DeleteItemFromObjectCaseSensitive(st, "errors");
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(st, "errors"), cJSON_CreateString(pe[1]));
+    }
+    return 1;
+}
+
+/* Velero's backup deletion controller: the request InProgress and the backup Deleting, then
+ * (its data deleted) the backup and its volumes gone and the request Processed; a request for
+ * a backup that does not exist is Processed with an error */
+static void step_deletions(simctl *c, double now)
+{
+    sim_mf_writer w = writer(MGR_SERVER, now);
+    uint64_t rv;
+    int status;
+    char *msg = NULL;
+    cJSON *l =
+        simstore_list(c->store, "deletebackuprequests", c->ns, NULL, NULL, &rv, &status, &msg);
+    free(msg);
+    cJSON *it;
+    cJSON_ArrayForEach(it, l)
+    {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(it, "metadata"), "name"));
+        const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(it, "status"), "phase"));
+        const char *bn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(it, "spec"), "backupName"));
+        if (!name || (phase && *phase && strcmp(phase, "New"))) continue;
+        cJSON *b = bn ? simstore_get(c->store, "backups", c->ns, bn) : NULL;
+        if (!b) {
+            const char *pe[2] = {"Processed", "backup not found"};
+            simstore_mutate_as(c->store, "deletebackuprequests", c->ns, name, &w, set_phase, pe);
+            continue;
+        }
+        cJSON_Delete(b);
+        const char *pi[2] = {"InProgress", NULL}, *pd[2] = {"Deleting", NULL};
+        simstore_mutate_as(c->store, "deletebackuprequests", c->ns, name, &w, set_phase, pi);
+        pthread_mutex_lock(&c->mu);
+        sp_run *r = find_run(c, 0, bn);
+        pthread_mutex_unlock(&c->mu);
+        if (r) r->gone = 1; /* the controller writes its status no more */
+        simstore_mutate_as(c->store, "backups", c->ns, bn, &w, set_phase, pd);
+        c->dels = xrealloc(c->dels, (c->ndels + 1) * sizeof *c->dels);
+        c->dels[c->ndels++] = (struct sim_del){xstrdup(name), xstrdup(bn), now + 3};
+    }
+    cJSON_Delete(l);
+    for (size_t i = 0; i < c->ndels;) {
+        struct sim_del *d = &c->dels[i];
+        if (now < d->at) {
+            i++;
+            continue;
+        }
+        char lab[64], *sel;
+        sel = xasprintf("velero.io/backup-name=%s", valid_label(d->backup, lab));
+        static const char *vp[] = {"podvolumebackups", "datauploads"};
+        for (size_t k = 0; k < 2; k++) {
+            cJSON *vl = simstore_list(c->store, vp[k], c->ns, sel, NULL, &rv, &status, &msg);
+            free(msg);
+            msg = NULL;
+            cJSON *v;
+            cJSON_ArrayForEach(v, vl)
+            {
+                const char *vn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetObjectItemCaseSensitive(v, "metadata"), "name"));
+                if (vn) cJSON_Delete(simstore_delete(c->store, vp[k], c->ns, vn, &status, &msg));
+                free(msg);
+                msg = NULL;
+            }
+            cJSON_Delete(vl);
+        }
+        free(sel);
+        cJSON_Delete(simstore_delete(c->store, "backups", c->ns, d->backup, &status, &msg));
+        free(msg);
+        msg = NULL;
+        const char *pp[2] = {"Processed", NULL};
+        simstore_mutate_as(c->store, "deletebackuprequests", c->ns, d->dbr, &w, set_phase, pp);
+        free(d->dbr);
+        free(d->backup);
+        c->dels[i] = c->dels[--c->ndels];
+    }
+}
+
 static void tick(simctl *c)
 {
     double now = sim_now(c);
     simpods_tick(c->pods, now); /* the server is back (ready) before it fails orphaned runs */
     step_schedules(c, now);
     if (!c->opts.passive) step_adopt(c, now);
+    int64_t ms = kc_now_ms();
+    if (!c->opts.passive && (c->opts.manual || ms - c->act_scan_ms >= 250 || c->ndels)) {
+        c->act_scan_ms = ms;
+        step_cancels(c, now);
+        step_deletions(c, now);
+    }
     line_batch lines = {0};
     double pod_start = c->epoch - POD_LOG_WINDOW;
     for (size_t i = 0; i < c->nruns; i++) {
@@ -1263,6 +1425,7 @@ simctl *simctl_start(simstore *store, const simctl_opts *opts, char *err, size_t
         for (size_t i = 0; i < scn->n_runs; i++)
             if ((scn->runs[i].kind == SCN_RESTORE) == pass) add_run(c, &scn->runs[i]);
     c->sched_next = scn->n_schedules ? xcalloc(scn->n_schedules, sizeof *c->sched_next) : NULL;
+    c->sched_missed = scn->n_schedules ? xcalloc(scn->n_schedules, 1) : NULL;
     for (size_t i = 0; i < scn->n_schedules; i++) {
         scn_cron cron;
         char cerr[200];
@@ -1309,6 +1472,12 @@ void simctl_stop(simctl *c)
     }
     free(c->tokens);
     free(c->sched_next);
+    free(c->sched_missed);
+    for (size_t i = 0; i < c->ndels; i++) {
+        free(c->dels[i].dbr);
+        free(c->dels[i].backup);
+    }
+    free(c->dels);
     for (int k = 0; k < 2; k++)
         if (c->adopt_w[k]) simstore_watch_close(c->adopt_w[k]);
     if (c->dr_w) simstore_watch_close(c->dr_w);

@@ -45,9 +45,11 @@ typedef struct sp_vol {
     char *node;
     char *pod_uid, *pvc_uid, *op_id, *snapshot_id;
     double t_create, t_accept, t_prepare, t_start, t_end;
-    double t_stall_begin; /* when bytes stop moving, INFINITY = never */
-    int fails;            /* ends Failed at t_end */
-    double t_cancel;      /* parent failed: Canceled at this time, INFINITY = never */
+    double t_stall_begin;  /* when bytes stop moving, INFINITY = never */
+    int fails;             /* ends Failed at t_end */
+    double t_cancel;       /* parent failed: Canceled at this time, INFINITY = never */
+    int cancel_asked;      /* spec.cancel was set through the API (simctl.c): Canceling from */
+    double t_cancel_asked; /* this time, then Canceled at t_cancel */
     int exists, done, gone;
     cJSON *last;
     restic_job *real;           /* restic-real: the running job, NULL when simulated */

@@ -14,7 +14,7 @@
 
 #include "kubeclient/util.h"
 
-#define SIMPODS_IMAGE "velero/velero:v1.18.2"
+#define SIMPODS_VERSION "v1.18.2" /* the image tag unless velero.version says */
 #define SIMPODS_IMAGE_ID                                                                           \
     "docker.io/velero/velero@sha256:"                                                              \
     "6f3c1be5b8f2c9a4d7e0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6"
@@ -31,6 +31,7 @@ struct simpods {
     char **agents; /* pod name per node (NULL: missing) */
     char **nodes;
     size_t n_nodes;
+    char *image; /* velero/velero:TAG (velero.version) */
 };
 
 static void sp_time(cJSON *o, const char *key, double t)
@@ -59,21 +60,21 @@ static cJSON *sp_labels(cJSON *o)
                                             "labels");
 }
 
-static void sp_spec(cJSON *o, const char *ctr, const char *node)
+static void sp_spec(const char *image, cJSON *o, const char *ctr, const char *node)
 {
     cJSON *spec = cJSON_AddObjectToObject(o, "spec");
     cJSON *ctrs = cJSON_AddArrayToObject(spec, "containers");
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "name", ctr);
-    cJSON_AddStringToObject(c, "image", SIMPODS_IMAGE);
+    cJSON_AddStringToObject(c, "image", image);
     cJSON_AddItemToArray(ctrs, c);
     if (node) cJSON_AddStringToObject(spec, "nodeName", node);
 }
 
 /* status: phase, conditions and one container status. restarts > 0 adds lastState. */
-static cJSON *sp_status(const char *phase, const char *ctr, int ready, double started, int restarts,
-                        double last_start, double last_end, const char *reason, int exit_code,
-                        const char *waiting)
+static cJSON *sp_status(const char *image, const char *phase, const char *ctr, int ready,
+                        double started, int restarts, double last_start, double last_end,
+                        const char *reason, int exit_code, const char *waiting)
 {
     cJSON *st = cJSON_CreateObject();
     cJSON_AddStringToObject(st, "phase", phase);
@@ -110,7 +111,7 @@ static cJSON *sp_status(const char *phase, const char *ctr, int ready, double st
     }
     cJSON_AddBoolToObject(cs, "ready", ready);
     cJSON_AddNumberToObject(cs, "restartCount", restarts);
-    cJSON_AddStringToObject(cs, "image", SIMPODS_IMAGE);
+    cJSON_AddStringToObject(cs, "image", image);
     cJSON_AddStringToObject(cs, "imageID", SIMPODS_IMAGE_ID);
     cJSON_AddStringToObject(cs, "containerID", "containerd://5f4e3d2c1b0a");
     cJSON_AddBoolToObject(cs, "started", !waiting);
@@ -150,6 +151,7 @@ simpods *simpods_new(simstore *store, const char *ns, const char *server, const 
     p->ns = xstrdup(ns);
     p->server = xstrdup(server);
     p->cl = cl;
+    p->image = xasprintf("velero/velero:%s", cl->version ? cl->version : SIMPODS_VERSION);
     p->helm = helm || cl->helm;
     p->epoch = epoch;
     static const char *const dflt[] = {"worker-1", "worker-2", "worker-3"};
@@ -182,6 +184,7 @@ void simpods_free(simpods *p)
     }
     free(p->nodes);
     free(p->agents);
+    free(p->image);
     free(p->ns);
     free(p->server);
     free(p);
@@ -199,9 +202,9 @@ static cJSON *sp_server_status(simpods *p, double now)
     const scn_cluster *cl = p->cl;
     double t = p->epoch + cl->restart_at;
     if (!cl->has_restart || now < t)
-        return sp_status("Running", "velero", 1, p->started, 0, 0, 0, NULL, 0, NULL);
+        return sp_status(p->image, "Running", "velero", 1, p->started, 0, 0, 0, NULL, 0, NULL);
     int down = now < t + cl->down_for;
-    return sp_status("Running", "velero", !down, p->started, 1, p->started, t,
+    return sp_status(p->image, "Running", "velero", !down, p->started, 1, p->started, t,
                      cl->restart_reason ? cl->restart_reason : "OOMKilled",
                      cl->restart_exit_code ? cl->restart_exit_code : 137,
                      down && cl->down_for > 10 ? "CrashLoopBackOff" : NULL);
@@ -245,6 +248,13 @@ static int sp_adopt_server(cJSON *obj, void *arg)
 {
     simpods *p = arg;
     sp_server_args(p, obj);
+    cJSON *ctr;
+    cJSON_ArrayForEach(ctr, cJSON_GetObjectItemCaseSensitive(
+                                cJSON_GetObjectItemCaseSensitive(obj, "spec"), "containers"))
+    { /* the image of velero.version */
+        cJSON_DeleteItemFromObjectCaseSensitive(ctr, "image");
+        cJSON_AddStringToObject(ctr, "image", p->image);
+    }
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     cJSON_DeleteItemFromObjectCaseSensitive(md, "labels");
     sp_server_labels(p, cJSON_AddObjectToObject(md, "labels"));
@@ -289,7 +299,7 @@ static void sp_daemonset(simpods *p)
     cJSON_AddStringToObject(tl, "role", "node-agent");
     cJSON *ctr = cJSON_CreateObject();
     cJSON_AddStringToObject(ctr, "name", "node-agent");
-    cJSON_AddStringToObject(ctr, "image", SIMPODS_IMAGE);
+    cJSON_AddStringToObject(ctr, "image", p->image);
     cJSON *ctrs = cJSON_AddArrayToObject(cJSON_AddObjectToObject(tmpl, "spec"), "containers");
     cJSON_AddItemToArray(ctrs, ctr);
     cJSON *st = cJSON_AddObjectToObject(o, "status");
@@ -315,7 +325,7 @@ void simpods_create(simpods *p, double now)
     if (!got) {
         cJSON *o = sp_pod(p, p->server, p->started);
         sp_server_labels(p, sp_labels(o));
-        sp_spec(o, "velero", "worker-1");
+        sp_spec(p->image, o, "velero", "worker-1");
         sp_server_args(p, o);
         cJSON_AddItemToObject(o, "status", sp_server_status(p, now));
         sp_create_in(p, "pods", o);
@@ -337,10 +347,10 @@ void simpods_create(simpods *p, double now)
         } else {
             cJSON_AddStringToObject(l, "component", "velero");
         }
-        sp_spec(o, "node-agent", p->nodes[i]);
+        sp_spec(p->image, o, "node-agent", p->nodes[i]);
         cJSON_AddItemToObject(o, "status",
-                              sp_status("Running", "node-agent", ready, p->started, 0, 0, 0, NULL,
-                                        0, ready ? NULL : "CrashLoopBackOff"));
+                              sp_status(p->image, "Running", "node-agent", ready, p->started, 0, 0,
+                                        0, NULL, 0, ready ? NULL : "CrashLoopBackOff"));
         sp_create_in(p, "pods", o);
         sp_log(p, p->agents[i], p->started + 1, "Starting Velero node-agent server v1.18.2",
                "pkg/cmd/cli/nodeagent/server.go:170");
@@ -429,12 +439,12 @@ void simpods_mover(simpods *p, const char *kind_label, const char *name, const c
         return;
     }
     int pending = !strcmp(phase, "Accepted");
-    cJSON *st =
-        sp_status(pending ? "Pending" : "Running", name, !pending, now, 0, 0, 0, NULL, 0, NULL);
+    cJSON *st = sp_status(p->image, pending ? "Pending" : "Running", name, !pending, now, 0, 0, 0,
+                          NULL, 0, NULL);
     if (!got) {
         cJSON *o = sp_pod(p, name, now);
         cJSON_AddStringToObject(sp_labels(o), kind_label, name);
-        sp_spec(o, name, node);
+        sp_spec(p->image, o, name, node);
         cJSON_AddItemToObject(o, "status", st);
         sp_create_in(p, "pods", o);
         return;

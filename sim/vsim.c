@@ -196,6 +196,7 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .token = v->token,
         .faults = opts->faults,
         .rbac = opts->rbac,
+        .record = opts->record,
         .latency_ms = opts->latency_ms,
         .bandwidth = opts->bandwidth,
         .no_gzip = opts->no_gzip,

@@ -35,6 +35,7 @@ typedef struct vsim_opts {
                                     the one accepted (an unauthorised user); NULL = the right one */
     const struct sim_rbac *rbac; /* --rbac: only what these rules allow (rbac.h); NULL = all.
                                     Borrowed: must outlive the sim. */
+    const char *record; /* --record FILE: one JSON line per API request that writes; NULL none */
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */

@@ -87,6 +87,35 @@ const ui_command ui_commands[] = {
      ":",
      "a command: ctx (the picker) or ctx NAME (that context), as k9s",
      "several clusters"},
+
+    /* opt-in (--allow-actions, or contexts.NAME.actions: true in the config file); each asks
+     * first. k9s' keys where it has one (t triggers a CronJob, Ctrl-D deletes, Ctrl-K kills);
+     * copy is Y (yank), not k9s' c: c has always been veltop's contexts picker */
+    {UI_C_BACKUP_NOW,
+     {'t'},
+     "t",
+     "back up now from the selected schedule (--from-schedule)",
+     "acting (opt-in, asks first)"},
+    {UI_C_PAUSE,
+     {'p'},
+     "p",
+     "pause or unpause the selected schedule",
+     "acting (opt-in, asks first)"},
+    {UI_C_CANCEL,
+     {11},
+     "Ctrl-K",
+     "cancel the selected volume transfer (spec.cancel)",
+     "acting (opt-in, asks first)"},
+    {UI_C_DELETE,
+     {4},
+     "Ctrl-D",
+     "delete the selected backup (a DeleteBackupRequest)",
+     "acting (opt-in, asks first)"},
+    {UI_C_COPY,
+     {'Y'},
+     "Y",
+     "copy the selected object's command (OSC 52; c stays contexts)",
+     "the selected object"},
     {UI_C_NONE, {0}, NULL, NULL, NULL},
 };
 

@@ -134,6 +134,16 @@ static int health_describe(ui *u, ui_screen *s)
     return ui_open(u, UI_S_DESCRIBE, s, VL_BACKUP, st->paths[st->sel]);
 }
 
+/* the selected object, for the action and copy keys (actkeys.c) */
+static int health_object(ui_screen *s, ui *u, char *path, size_t n)
+{
+    (void)u;
+    health_state *st = health_of(s);
+    if (st->sel < 0 || st->sel >= st->n_objs) return -1;
+    snprintf(path, n, "%s", st->paths[st->sel]);
+    return 0;
+}
+
 static int health_self(ui *u, ui_screen *s)
 {
     (void)u, (void)s;
@@ -759,6 +769,7 @@ ui_screen *screen_health_new(void)
     ui_screen *s = xcalloc(1, sizeof(*s));
     s->title = "Health";
     s->keys = health_keys;
+    s->object = health_object;
     s->draw = health_draw;
     s->free = health_free_screen;
     s->hint = health_hint;

@@ -1003,6 +1003,18 @@ static const char *desc_hint(ui_screen *s, ui *u)
     return "o:format  /:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
 }
 
+/* the object described, for the action and copy keys (actkeys.c) */
+static int desc_object(ui_screen *s, ui *u, char *path, size_t n)
+{
+    logs_state *st = s->data;
+    if (!st->desc_path) return -1;
+    if (st->desc_path[0] == '/')
+        snprintf(path, n, "%s", st->desc_path);
+    else /* not started yet: a run's "<plural>/<name>" */
+        snprintf(path, n, "/apis/velero.io/v1/namespaces/%s/%s", ui_app(u)->ns, st->desc_path);
+    return 0;
+}
+
 static ui_screen *describe_new(vl_kind run_kind, const char *run_name, const char *path,
                                const char *what, const char *name, const ui_key *keys)
 {
@@ -1015,6 +1027,7 @@ static ui_screen *describe_new(vl_kind run_kind, const char *run_name, const cha
     s->title = "Describe";
     s->keys = keys;
     s->hint = desc_hint;
+    s->object = desc_object;
     return s;
 }
 

@@ -379,6 +379,23 @@ static int vols_describe(ui *u, ui_screen *s)
     return UI_REDRAW;
 }
 
+/* the selected volume, for the action and copy keys (actkeys.c) */
+static int vols_object(ui_screen *s, ui *u, char *path, size_t n)
+{
+    vols_state *st = s->data;
+    if (st->sel < 0 || st->sel >= (int)st->n || !st->rows[st->sel]->vol) return -1;
+    const vl_volume *v = st->rows[st->sel]->vol;
+    snprintf(path, n, "/apis/velero.io/%s/namespaces/%s/%s/%s",
+             v->kind == VL_DU || v->kind == VL_DD ? "v2alpha1" : "v1",
+             v->meta.ns ? v->meta.ns : ui_app(u)->ns,
+             v->kind == VL_PVB   ? "podvolumebackups"
+             : v->kind == VL_PVR ? "podvolumerestores"
+             : v->kind == VL_DU  ? "datauploads"
+                                 : "datadownloads",
+             st->rows[st->sel]->name);
+    return 0;
+}
+
 static const ui_key vols_keys[] = {
     {UI_C_DOWN, "next volume", vols_down},
     {UI_C_UP, "previous volume", vols_up},
@@ -425,6 +442,7 @@ ui_screen *screen_volumes_new(vl_kind kind, const char *name)
     st->name = xstrdup(name);
     s->title = "Volumes";
     s->keys = vols_keys;
+    s->object = vols_object;
     s->draw = vols_draw;
     s->enter = vols_enter;
     s->free = vols_free;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actkeys.h"
 #include "alert.h"
 #include "answer.h"
 #include "diagnose.h"
@@ -95,6 +96,7 @@ ui *ui_new(app *a, const ui_screen_ctor *screens)
 void ui_free(ui *u)
 {
     if (!u) return;
+    tui_actions_shutdown();
     while (u->depth > 0) {
         ui_screen *s = u->stack[--u->depth];
         if (s->free) s->free(s);
@@ -477,6 +479,11 @@ const ui_key ui_global_keys[] = {
     {UI_C_COMMAND, NULL, ui_act_command},
     {UI_C_PREV_RUN, "previous cluster (the fleet's order)", ui_act_prev_cluster},
     {UI_C_NEXT_RUN, "next cluster (the fleet's order)", ui_act_next_cluster},
+    {UI_C_BACKUP_NOW, NULL, tui_act_backup_now},
+    {UI_C_PAUSE, NULL, tui_act_pause},
+    {UI_C_CANCEL, NULL, tui_act_cancel},
+    {UI_C_DELETE, NULL, tui_act_delete},
+    {UI_C_COPY, NULL, tui_act_copy},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -563,6 +570,8 @@ static void ui_draw_header(ui *u)
     x += w_text(w, 0, x, 24, a->context, h | A_BOLD);
     x += w_print(w, 0, x, u->cols - x, h, "  ns ");
     x += w_text(w, 0, x, 20, a->ns, h | A_BOLD);
+    x += w_print(w, 0, x, u->cols - x, h, "  ");
+    x += w_print(w, 0, x, u->cols - x, h | A_BOLD, "%s", tui_actions_mode(u)); /* actkeys.h */
     x += w_print(w, 0, x, u->cols - x, h, "  ");
     char zone[16];
     fmt_clock(clock, sizeof clock, u->wall, 0);

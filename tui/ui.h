@@ -69,6 +69,12 @@ typedef enum ui_cmd {
     UI_C_CONTEXTS,
     UI_C_COMMAND,
     UI_C_FORMAT,
+    /* acting on the cluster (opt-in: tui/actions.c) */
+    UI_C_BACKUP_NOW,
+    UI_C_PAUSE,
+    UI_C_CANCEL,
+    UI_C_DELETE,
+    UI_C_COPY,
     UI_C_N
 } ui_cmd;
 
@@ -110,7 +116,11 @@ struct ui_screen {
     /* Optional footer hint (keys), NULL for the default. */
     const char *(*hint)(ui_screen *s, ui *u);
     int fleet_wide; /* about every cluster, not one: the header names the fleet, not a context */
-    void *data;     /* the screen's own state */
+    /* Optional: the API path of the selected object (a schedule, a volume...) into path; 0, or
+     * -1 when nothing is selected. NULL: the screen is about the current run (ui_current_run).
+     * The action and copy keys (tui/actions.c) act on it. */
+    int (*object)(ui_screen *s, ui *u, char *path, size_t n);
+    void *data; /* the screen's own state */
 };
 
 /* The screens the framework and the screens open by kind, through a registry of constructors

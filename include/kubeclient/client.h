@@ -16,6 +16,8 @@ kc_loop *kc_client_loop(kc_client *c);
 /* The client's credentials (auth.h), e.g. to run an interactive exec plugin before the screen. */
 struct kc_auth *kc_client_auth(kc_client *c);
 const char *kc_client_server(kc_client *c);
+/* The kubeconfig's user entry name of the context (for "not allowed for user X"); NULL if none. */
+const char *kc_client_user(const kc_client *c);
 /* Monotonic ms when the API server last sent anything (a header or body byte of any answer,
  * errors included); 0 = never. The liveness probe (liveness.h) reads it. */
 int64_t kc_client_last_heard(const kc_client *c);

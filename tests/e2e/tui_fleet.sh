@@ -98,7 +98,7 @@ echo "alerts: ok"
 # Enter opens the selected cluster's list (the header names its context), Esc comes back
 tui_keys G
 tui_keys Enter
-tui_wait '^ veltop  ctx prod-a  ns velero  https://127\.0\.0\.1:'
+tui_wait '^ veltop  ctx prod-a  ns velero  read-only  https://127\.0\.0\.1:'
 tui_wait 'B adhoc-full +InProgress'
 tui_keys Escape
 tui_wait '^ veltop  fleet of 9 contexts'
@@ -122,7 +122,7 @@ tui_keys e x
 tui_wait '^ 1 of 9 contexts'
 tui_wait '^   exec-h +watched'
 tui_keys Enter
-tui_wait '^ veltop  ctx exec-h  ns velero  https://'
+tui_wait '^ veltop  ctx exec-h  ns velero  read-only  https://'
 tui_keys ':'
 tui_keys c t x ' ' n s - e Enter
 tui_wait '^ veltop  ctx ns-e '

@@ -11,7 +11,7 @@
 "$VELTOP" --help >"$TUI_DIR/help.txt"
 sed -n '/^Keys /,$p' "$TUI_DIR/help.txt" | grep -E '^    ' | sed -E 's/^    ([^ ]+) +/\1\t/' >"$TUI_DIR/keys.tsv"
 [ "$(wc -l <"$TUI_DIR/keys.tsv")" -ge 30 ] || tui_fail "--help lists $(wc -l <"$TUI_DIR/keys.tsv") keys"
-for k in v l r L f '[' ']' W Left Right g/Home G/End; do
+for k in v l r L f '[' ']' W Left Right g/Home G/End t p Ctrl-K Ctrl-D Y; do
     cut -f1 "$TUI_DIR/keys.tsv" | grep -qxF -- "$k" || tui_fail "--help does not list $k"
 done
 MANWIDTH=250 MANPAGER=cat man -l "$SRC_DIR/doc/veltop.1" 2>/dev/null | sed -n '/^KEYS/,/^SCREENS/p' >"$TUI_DIR/man.txt"
@@ -42,14 +42,21 @@ footer_ok || tui_fail "list footer: $(tui_screen | tail -n 1)"
 tui_keys '?'
 tui_wait '^ Backups & Restores'
 tui_wait '^   f +follow the newest run in progress \(toggle\)'
-tui_wait '^ lines 1-20 of 38 \(j/k, PgDn/PgUp, g/G\)'
+tui_wait '^ lines 1-20 of 43 \(j/k, PgDn/PgUp, g/G\)'
 tui_screen | grep -q 'stalled' && tui_fail "help fits at 80x24? it should scroll"
 tui_keys G
 tui_wait '"stalled": still 3 intervals'
+# the action keys, and why copy is not k9s' c, on every screen
+tui_wait '^   t +back up now from the selected schedule \(--from-schedule\)$'
+tui_wait '^   p +pause or unpause the selected schedule$'
+tui_wait '^   Ctrl-K +cancel the selected volume transfer \(spec.cancel\)$'
+tui_wait '^   Ctrl-D +delete the selected backup \(a DeleteBackupRequest\)$'
+tui_wait "^   Y +copy the selected object's command \\(OSC 52; c stays contexts\\)\$"
+tui_wait '^ lines 24-43 of 43 '
+tui_keys b
 tui_wait '^   H +health: schedules, locations, server, node-agents$'
-tui_wait '^ lines 19-38 of 38 '
 tui_keys g
-tui_wait '^ lines 1-20 of 38 '
+tui_wait '^ lines 1-20 of 43 '
 tui_keys '?'
 tui_wait 'NAME +PHASE'
 tui_screen | grep -q 'lines 1-' && tui_fail "help still shown"
