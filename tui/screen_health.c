@@ -8,6 +8,7 @@
 #include "answer.h"
 #include "format.h"
 #include "health.h"
+#include "queue.h"
 #include "kubeclient/util.h"
 #include "readiness.h"
 #include "repo.h"
@@ -593,6 +594,31 @@ static void hd_pods(hd *d, const health *h, double wall)
     }
 }
 
+/* The backup queue (core/queue.h): how many wait, the oldest, and a dead queue or a ReadyToStart
+ * backup nobody takes, in red; unknown with why while the backups cannot be read. */
+static void hd_queue(hd *d, const health *h)
+{
+    const queue_summary *q = h->queue;
+    char extra[32] = "";
+    if (q->known && q->n_waiting) snprintf(extra, sizeof extra, "  %zu waiting", q->n_waiting);
+    hd_title(d, "Backup queue", extra, 0);
+    char line[768];
+    queue_summary_line(q, h->now, line, sizeof line);
+    attr_t a = !q->known                        ? w_attr(W_WARN)
+               : q->dead_head || q->ready_stuck ? w_attr(W_BAD)
+               : q->n_waiting                   ? 0
+                                                : A_DIM;
+    /* wrapped whole (at most 3 lines): the diagnosis is the point, not to be scrolled to */
+    int width = d->cols - 2;
+    if (width < 10) width = 10;
+    int n = w_wrap(NULL, 0, 0, width, 0, 0, line, 0);
+    if (n > 3) n = 3;
+    for (int k = 0; k < n; k++, d->y++) {
+        int r = hd_row(d);
+        if (r >= 0) w_wrap(d->w, r, 2, width, k, 1, line, a);
+    }
+}
+
 /* What a repository's row says after its figures: the newest failure's message, NotReady's, or
  * how overdue it is (raw cluster text, malloc'd; NULL nothing). */
 static char *hd_repo_message(const repo_row *w)
@@ -723,6 +749,8 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         hd_locations(&d, h, wall);
         d.y++;
         hd_pods(&d, h, wall);
+        d.y++;
+        hd_queue(&d, h);
         d.y++;
         if (h->repos) hd_repos(&d, h->repos);
         st->lines = d.y;
