@@ -324,7 +324,7 @@ void queue_summarise(const model *m, double now, queue_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->known = 1;
-    for (size_t i = 0; i < m->n_runs; i++) {
+    for (size_t i = 0; m && i < m->n_runs; i++) {
         const model_run *r = m->runs[i];
         if (r->kind != VL_BACKUP || !r->run) continue;
         if (vl_phase_active(r->run->phase_id)) out->n_running++;
@@ -375,7 +375,7 @@ char *queue_summary_line(const queue_summary *s, double now, char *buf, size_t n
         return buf;
     }
     if (!s->n_waiting) {
-        QPUT("none waiting, %zu in progress", s->n_running);
+        QPUT("nothing waiting, %zu in progress", s->n_running);
         return buf;
     }
     QPUT("%zu waiting (oldest %s, ", s->n_waiting, s->oldest->name);

@@ -87,7 +87,7 @@ typedef struct queue_summary {
 void queue_summarise(const model *m, double now, queue_summary *out);
 /* Marks s unknown: the backups cannot be read (why: "forbidden", the list's error). */
 void queue_summary_unread(queue_summary *s, const char *why);
-/* The summary as one line into buf: "5 waiting (oldest q1, 1m02s), 2 in progress", "none
+/* The summary as one line into buf: "5 waiting (oldest q1, 1m02s), 2 in progress", "nothing
  * waiting", "unknown: cannot read backups: forbidden"; then the diagnoses: "; dead: nothing in
  * progress for 10m00s while q1 (Queued) waits at its head", "; ReadyToStart stuck: x for 6m00s".
  * Names raw: the caller sanitises. Returns buf. */
