@@ -453,6 +453,7 @@ static const char *const fl_res[APP_NREFL] = {
     [APP_R_PODS] = "pods",
     [APP_R_DAEMONSETS] = "daemonsets",
     [APP_R_REPOS] = "backuprepositories",
+    [APP_R_JOBS] = "jobs",
 };
 
 /* A failure before any request was sent: the credentials could not be had (an exec plugin that

@@ -464,6 +464,14 @@ health *health_of_app(app *a, double wall)
         health_why(st, why, sizeof why);
         health_set_unread(h, (health_input)i, why);
     }
+    { /* the repositories' maintenance jobs: unknown with why while their list is not read */
+        const kc_refl_status *jst = kc_reflector_status(a->refl[APP_R_JOBS]);
+        char jwhy[sizeof h->unread[0]] = "";
+        if (!jst->synced) health_why(jst, jwhy, sizeof jwhy);
+        if (h->repos)
+            repo_add_jobs(h->repos, a->stores[APP_R_JOBS], jst->synced, jwhy,
+                          h->pods_known ? a->stores[APP_R_PODS] : NULL);
+    }
     const kc_refl_status *rst = kc_reflector_status(a->refl[APP_R_RESTORES]);
     char rwhy[sizeof h->unread[0]] = "";
     if (!rst->synced) health_why(rst, rwhy, sizeof rwhy);

@@ -21,14 +21,16 @@
 typedef struct health_state {
     int top; /* first body line shown */
     int lines, page;
-    int sel;    /* the selected object (in drawing order), -1 none yet */
-    int n_objs; /* objects at the last draw */
-    int sel_y;  /* body line of the selected object at the last draw, -1 none */
-    int want;   /* move the view so that the selected object shows */
-    int wrap;   /* W: long messages in full, wrapped under their row */
-    int hx;     /* Left/Right: columns the messages are scrolled sideways */
-    int hx_max; /* how far that is worth it (the longest message's overflow at the last draw) */
+    int sel;     /* the selected object (in drawing order), -1 none yet */
+    int n_objs;  /* objects at the last draw */
+    int sel_y;   /* body line of the selected object at the last draw, -1 none */
+    int sel_end; /* its last line (a repository's jobs line under it) */
+    int want;    /* move the view so that the selected object shows */
+    int wrap;    /* W: long messages in full, wrapped under their row */
+    int hx;      /* Left/Right: columns the messages are scrolled sideways */
+    int hx_max;  /* how far that is worth it (the longest message's overflow at the last draw) */
     char paths[HEALTH_MAX_OBJS][320]; /* API paths of the objects, for y and Enter */
+    char pods[HEALTH_MAX_OBJS][128];  /* a repository's newest maintenance job pod, for l */
 } health_state;
 
 static health_state *health_of(ui_screen *s)
@@ -135,6 +137,22 @@ static int health_describe(ui *u, ui_screen *s)
     return ui_open(u, UI_S_DESCRIBE, s, VL_BACKUP, st->paths[st->sel]);
 }
 
+/* l: the log of the selected repository's newest maintenance job's pod, in the pager */
+static int health_job_log(ui *u, ui_screen *s)
+{
+    health_state *st = health_of(s);
+    if (st->sel < 0 || st->sel >= st->n_objs ||
+        !strstr(st->paths[st->sel], "/backuprepositories/")) {
+        ui_message(u, "l: select a repository (j/k) for its maintenance job's log");
+        return UI_REDRAW;
+    }
+    if (!st->pods[st->sel][0]) {
+        ui_message(u, "no maintenance job pod of this repository is seen (its jobs line says why)");
+        return UI_REDRAW;
+    }
+    return ui_open(u, UI_S_PODLOG, s, VL_BACKUP, st->pods[st->sel]);
+}
+
 static int health_self(ui *u, ui_screen *s)
 {
     (void)u, (void)s;
@@ -150,6 +168,7 @@ static const ui_key health_keys[] = {
     {UI_C_BOTTOM, "the end", health_bottom},
     {UI_C_OPEN, "describe the selected object", health_describe},
     {UI_C_DESCRIBE, "describe the selected object (schedule, location, pod)", health_describe},
+    {UI_C_LOGS, "log of the selected repository's newest maintenance job", health_job_log},
     {UI_C_WRAP, "wrap long messages under their row on/off", health_wrap},
     {UI_C_LEFT, "scroll the messages left", health_left},
     {UI_C_RIGHT, "scroll the messages right (when not wrapped)", health_right},
@@ -177,7 +196,7 @@ static int hd_object(hd *d, const char *api, const char *ns, const char *plural,
     snprintf(st->paths[i], sizeof st->paths[i], "%s/namespaces/%s/%s/%s", api,
              ns && *ns ? ns : d->ns, plural, name ? name : "");
     if (i != st->sel) return 0;
-    st->sel_y = d->y;
+    st->sel_y = st->sel_end = d->y;
     int r = d->y - d->top;
     if (r >= 0 && r < d->rows) w_print(d->w, r, 0, 1, A_BOLD, ">");
     return 1;
@@ -634,6 +653,31 @@ static char *hd_repo_message(const repo_row *w)
     return w->r->message ? xstrdup(w->r->message) : NULL;
 }
 
+/* The repository's maintenance jobs (core/repo.h) on their own line under its row: running now
+ * and the last ones; the newest one's pod recorded for l. Red when the newest finished failed,
+ * yellow when they cannot be read. */
+static void hd_repo_jobs(hd *d, const repo_report *rp, const repo_row *w)
+{
+    health_state *st = d->st;
+    int obj = st->n_objs - 1; /* the repository's row was the last object recorded */
+    const kc_pod *pod = w->n_jobs ? repo_job_pod(rp, w->jobs[0]) : NULL;
+    if (obj >= 0)
+        snprintf(st->pods[obj], sizeof st->pods[obj], "%s", pod && pod->name ? pod->name : "");
+    char line[1024];
+    repo_jobs_line(rp, w, line, sizeof line);
+    const char *rest = line + strlen("maintenance jobs: ");
+    const kc_job *last = w->n_running < w->n_jobs ? w->jobs[w->n_running] : NULL;
+    attr_t a = rp->jobs_unread[0]                                ? w_attr(W_WARN)
+               : last && !strcmp(repo_job_state(last), "failed") ? w_attr(W_BAD)
+               : !w->n_jobs                                      ? A_DIM
+                                                                 : 0;
+    d->y++; /* under the row (the caller's loop steps past this line) */
+    if (obj >= 0 && obj == st->sel) st->sel_end = d->y; /* shown with the row */
+    int r = hd_row(d);
+    if (r >= 0) w_print(d->w, r, 4, hd_clip(d, 4, 18), A_DIM, "maintenance jobs:");
+    hd_message(d, r, 22, rest, a);
+}
+
 /* BackupRepositories (core/repo.h): phase, last successful maintenance against the frequency,
  * the failure streak and its last message; unknown with why when they cannot be read. */
 static void hd_repos(hd *d, const repo_report *rp)
@@ -688,6 +732,7 @@ static void hd_repos(hd *d, const repo_report *rp)
         if (r < 0) {
             hd_message(d, r, x[8], msg, ma);
             free(msg);
+            hd_repo_jobs(d, rp, w);
             continue;
         }
         char buf[64];
@@ -719,6 +764,7 @@ static void hd_repos(hd *d, const repo_report *rp)
             w_print(d->w, r, x[8], hd_clip(d, x[8], d->cols - x[8]), A_DIM, "(below)");
         hd_message(d, r, x[8], msg, ma);
         free(msg);
+        hd_repo_jobs(d, rp, w);
     }
 }
 
@@ -757,7 +803,7 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         if (st->sel >= st->n_objs) st->sel = st->n_objs - 1;
         if (!pass && st->sel_y >= 0) {
             if (st->sel_y < st->top) st->top = st->sel_y > 1 ? st->sel_y - 1 : 0;
-            if (st->sel_y >= st->top + rows) st->top = st->sel_y - rows + 1;
+            if (st->sel_end >= st->top + rows) st->top = st->sel_end - rows + 1;
         }
     }
     st->want = 0;
@@ -772,7 +818,7 @@ static const char *health_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k:select  y:describe  W:wrap  Left/Right:scroll  Esc:back  " UI_HINT_END;
+    return "j/k:select  y:describe  l:job log  W:wrap  Left/Right:scroll  Esc:back  " UI_HINT_END;
 }
 
 static void health_free_screen(ui_screen *s)
