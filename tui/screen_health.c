@@ -656,10 +656,9 @@ static char *hd_repo_message(const repo_row *w)
 /* The repository's maintenance jobs (core/repo.h) on their own line under its row: running now
  * and the last ones; the newest one's pod recorded for l. Red when the newest finished failed,
  * yellow when they cannot be read. */
-static void hd_repo_jobs(hd *d, const repo_report *rp, const repo_row *w)
+static void hd_repo_jobs(hd *d, const repo_report *rp, const repo_row *w, int obj)
 {
-    health_state *st = d->st;
-    int obj = st->n_objs - 1; /* the repository's row was the last object recorded */
+    health_state *st = d->st; /* obj: the repository's row's object, -1 when not recorded */
     const kc_pod *pod = w->n_jobs ? repo_job_pod(rp, w->jobs[0]) : NULL;
     if (obj >= 0)
         snprintf(st->pods[obj], sizeof st->pods[obj], "%s", pod && pod->name ? pod->name : "");
@@ -721,6 +720,7 @@ static void hd_repos(hd *d, const repo_report *rp)
     for (size_t i = 0; i < rp->n; i++, d->y++) {
         const repo_row *w = &rp->rows[i];
         const kc_repo *k = w->r;
+        int before = d->st->n_objs;
         attr_t sel = hd_object(d, "/apis/velero.io/v1", k->ns, "backuprepositories", k->name)
                          ? A_REVERSE
                          : 0;
@@ -732,7 +732,7 @@ static void hd_repos(hd *d, const repo_report *rp)
         if (r < 0) {
             hd_message(d, r, x[8], msg, ma);
             free(msg);
-            hd_repo_jobs(d, rp, w);
+            hd_repo_jobs(d, rp, w, d->st->n_objs > before ? before : -1);
             continue;
         }
         char buf[64];
@@ -764,7 +764,7 @@ static void hd_repos(hd *d, const repo_report *rp)
             w_print(d->w, r, x[8], hd_clip(d, x[8], d->cols - x[8]), A_DIM, "(below)");
         hd_message(d, r, x[8], msg, ma);
         free(msg);
-        hd_repo_jobs(d, rp, w);
+        hd_repo_jobs(d, rp, w, d->st->n_objs > before ? before : -1);
     }
 }
 
