@@ -141,6 +141,13 @@ static void fc_summary(cJSON *o, const fleet_sum *s, const fleet_verdict *v)
     } else {
         cJSON_AddNullToObject(sc, "oldestSuccess");
     }
+    /* restore readiness: schedules whose newest restorable backup is older than 2 intervals */
+    fc_num(sc, "restorableStale", s->n_ready_stale, k && s->ready_known);
+    if (k && s->ready_known && s->ready_stale_name[0])
+        snapshot_add_str(sc, "restorableStaleFirst", s->ready_stale_name);
+    else
+        cJSON_AddNullToObject(sc, "restorableStaleFirst");
+    if (k && !s->ready_known) snapshot_add_str(sc, "restorableStaleUnknown", s->ready_why);
     cJSON *b = cJSON_AddObjectToObject(m, "storageLocations");
     fc_num(b, "available", s->bsl_available, k && s->bsl_known);
     fc_num(b, "total", s->bsl_total, k && s->bsl_known);

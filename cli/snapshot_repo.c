@@ -10,7 +10,36 @@
 #include "sanitize.h"
 #include "snapshot.h"
 
-static void sr_row(cJSON *a, const repo_row *w)
+/* its maintenance Jobs (newest first, running ones first): null with maintenanceJobsUnknown
+ * when the jobs cannot be read, never [] then */
+static void sr_jobs(cJSON *o, const repo_report *rp, const repo_row *w)
+{
+    if (rp->jobs_unread[0]) {
+        cJSON_AddNullToObject(o, "maintenanceJobs");
+        snapshot_add_str(o, "maintenanceJobsUnknown", rp->jobs_unread);
+        return;
+    }
+    cJSON *a = cJSON_AddArrayToObject(o, "maintenanceJobs");
+    for (size_t i = 0; i < w->n_jobs; i++) {
+        const kc_job *j = w->jobs[i];
+        cJSON *x = cJSON_CreateObject();
+        snapshot_add_str(x, "name", j->name);
+        cJSON_AddStringToObject(x, "state", repo_job_state(j));
+        snapshot_add_time(x, "startTime", j->started);
+        snapshot_add_time(x, "endTime", j->ended);
+        if (j->started > 0 && j->ended >= j->started)
+            cJSON_AddNumberToObject(x, "durationSeconds", j->ended - j->started);
+        else
+            cJSON_AddNullToObject(x, "durationSeconds");
+        snapshot_add_str(x, "message", j->message);
+        const kc_pod *p = repo_job_pod(rp, j);
+        snapshot_add_str(x, "pod", p ? p->name : NULL);
+        cJSON_AddItemToArray(a, x);
+    }
+    cJSON_AddNullToObject(o, "maintenanceJobsUnknown");
+}
+
+static void sr_row(cJSON *a, const repo_report *rp, const repo_row *w)
 {
     const kc_repo *r = w->r;
     cJSON *o = cJSON_CreateObject();
@@ -47,6 +76,7 @@ static void sr_row(cJSON *a, const repo_row *w)
     char diag[1024];
     repo_diagnose(w, diag, sizeof diag);
     snapshot_add_str(o, "diagnosis", diag[0] ? diag : NULL);
+    sr_jobs(o, rp, w);
     cJSON_AddItemToArray(a, o);
 }
 
@@ -64,7 +94,7 @@ char *snapshot_repo_json(const repo_report *rp, const char *snapshot)
         snapshot_add_str(root, "repositoriesUnknown", repo_unknown(rp, why, sizeof why));
     } else {
         cJSON *a = cJSON_AddArrayToObject(root, "repositories");
-        for (size_t i = 0; i < rp->n; i++) sr_row(a, &rp->rows[i]);
+        for (size_t i = 0; i < rp->n; i++) sr_row(a, rp, &rp->rows[i]);
         cJSON_AddNullToObject(root, "repositoriesUnknown");
     }
     char *txt = cJSON_PrintUnformatted(root);

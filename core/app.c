@@ -9,6 +9,7 @@
 
 #include "kubeclient/backuprepo.h"
 #include "kubeclient/daemonset.h"
+#include "kubeclient/job.h"
 #include "kubeclient/pod.h"
 #include "kubeclient/util.h"
 
@@ -16,6 +17,7 @@ typedef struct app_res_def {
     const char *api_path, *resource;
     kc_decode_fn decode;
     kc_release_fn release;
+    const char *label_selector; /* NULL: every object */
 } app_res_def;
 
 static const app_res_def app_defs[APP_NREFL] = {
@@ -34,6 +36,8 @@ static const app_res_def app_defs[APP_NREFL] = {
                           kc_daemonset_release},
     [APP_R_REPOS] = {"/apis/velero.io/v1", "backuprepositories", kc_repo_decode_any,
                      kc_repo_release},
+    /* only Velero's maintenance jobs (maintenance.go labels them), not the namespace's others */
+    [APP_R_JOBS] = {"/apis/batch/v1", "jobs", kc_job_decode_any, kc_job_release, KC_JOB_REPO_LABEL},
 };
 
 /* A fleet's summary keeps the volumes of runs in flight, not the history: a volume in progress,
@@ -229,6 +233,7 @@ static void app_watch(app *a, int i)
     kc_reflector_opts o = {0};
     o.api_path = app_defs[i].api_path;
     o.resource = app_defs[i].resource;
+    o.label_selector = app_defs[i].label_selector;
     o.ns = a->ns;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
     kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
@@ -378,7 +383,8 @@ void app_connection(const app *a, double now, app_conn *out)
          * user may not read them the runs are still live; nor are repositories (their rows say
          * why they are unknown) */
         if (st->state == KC_REFL_FAILED && i >= APP_R_SCHEDULES) continue;
-        if ((i == APP_R_PODS || i == APP_R_REPOS) && app_optional_down(i, st)) continue;
+        if ((i == APP_R_PODS || i == APP_R_REPOS || i == APP_R_JOBS) && app_optional_down(i, st))
+            continue;
         if (st->state != KC_REFL_LIVE) live = 0;
         /* a re-list waiting its backoff is a retry too (not "connecting" for up to 30 s) */
         if (st->state == KC_REFL_RETRYING ||

@@ -239,6 +239,7 @@ enum {
     APP_R_PODS,       /* pods of the Velero namespace (kubeclient/pod.h): server and node-agents */
     APP_R_DAEMONSETS, /* apps/v1 DaemonSets of the Velero namespace: the node-agent's counts */
     APP_R_REPOS,      /* backuprepositories (kubeclient/backuprepo.h): maintenance (core/repo.h) */
+    APP_R_JOBS,       /* batch/v1 Jobs labelled velero.io/repo-name: repository maintenance runs */
     APP_NREFL
 };
 

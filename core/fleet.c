@@ -1,6 +1,7 @@
 /* fleet.c: several clusters on one loop and the summary of each (fleet.h): the lamp from the
  * member's reflectors and client, the rest from its model, health picture and run answers. */
 #include "fleet.h"
+#include "readiness.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -105,6 +106,25 @@ static void fl_health(const model *m, const health *h, double wall, fleet_sum *o
         out->sched_age = age;
         out->sched_interval = iv;
     }
+    /* restore readiness: health's judgement, counted */
+    if (!out->sched_known)
+        snprintf(out->ready_why, sizeof out->ready_why, "cannot read schedules: %.200s",
+                 h->unread[HEALTH_IN_SCHEDULES]);
+    else if (!h->ready)
+        snprintf(out->ready_why, sizeof out->ready_why, "not judged");
+    else if (h->ready->backups_unread[0])
+        snprintf(out->ready_why, sizeof out->ready_why, "cannot read backups: %.200s",
+                 h->ready->backups_unread);
+    else {
+        out->ready_known = 1;
+        out->n_ready_stale = h->ready->n_stale;
+        for (size_t i = 0; i < h->ready->n; i++)
+            if (h->ready->s[i].stale && h->ready->s[i].schedule) {
+                snprintf(out->ready_stale_name, sizeof out->ready_stale_name, "%s",
+                         h->ready->s[i].schedule);
+                break;
+            }
+    }
     out->bsl_known = 1;
     out->bsl_total = (int)h->n_bsl;
     for (size_t i = 0; i < h->n_bsl; i++)
@@ -146,7 +166,7 @@ void fleet_summarize(const ans_ctx *c, const health *h, double wall, fleet_sum *
         }
     }
     out->wrong = out->day_failed || out->day_partial || out->n_stalled || out->n_overdue ||
-                 out->n_bsl_unavailable;
+                 out->n_bsl_unavailable || out->n_ready_stale;
 }
 
 /* ---- the judgement of a context ----------------------------------------------------------- */
@@ -190,6 +210,11 @@ void fleet_judge(const fleet_sum *s, fleet_verdict *v)
     if (s->n_bsl_unavailable)
         fl_add(v->why, sizeof v->why, "%d storage location%s unavailable", s->n_bsl_unavailable,
                s->n_bsl_unavailable == 1 ? "" : "s");
+    if (s->n_ready_stale)
+        fl_add(v->why, sizeof v->why,
+               "%d schedule%s with nothing restorable newer than %d intervals (%.100s)",
+               s->n_ready_stale, s->n_ready_stale == 1 ? "" : "s", READY_STALE_INTERVALS,
+               s->ready_stale_name);
     /* what it lacks: no Velero there, a refused or failing list (the lamp's words), the lists
      * health needs; the answers' own lists ("pods forbidden") are in their object */
     if ((s->lamp == FL_NO_VELERO || s->lamp == FL_FORBIDDEN || s->lamp == FL_RETRYING) &&
@@ -246,6 +271,7 @@ int fleet_severity(const fleet_sum *s)
     if (s->n_stalled) return 55;
     if (s->day_failed) return 50;
     if (s->n_overdue) return 45;
+    if (s->n_ready_stale) return 42;
     if (s->n_bsl_unavailable) return 40;
     if (s->lamp == FL_FORBIDDEN) return 35;
     if (s->day_partial) return 30;
@@ -284,6 +310,9 @@ const char *fleet_headline(const fleet_sum *s, char *buf, size_t n)
         break;
     case 45:
         w = "overdue schedule";
+        break;
+    case 42:
+        w = "restorable too old";
         break;
     case 40:
         w = "storage unavailable";
@@ -424,6 +453,7 @@ static const char *const fl_res[APP_NREFL] = {
     [APP_R_PODS] = "pods",
     [APP_R_DAEMONSETS] = "daemonsets",
     [APP_R_REPOS] = "backuprepositories",
+    [APP_R_JOBS] = "jobs",
 };
 
 /* A failure before any request was sent: the credentials could not be had (an exec plugin that

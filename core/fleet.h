@@ -56,6 +56,11 @@ typedef struct fleet_sum {
     char sched_name[256];
     double sched_age;      /* seconds since its last successful backup; < 0 never */
     double sched_interval; /* its interval in seconds; 0 unknown */
+    /* restore readiness (readiness.h): schedules whose newest restorable backup is older than
+     * READY_STALE_INTERVALS intervals, and the first of them by name; ready_known 0 (ready_why
+     * says why) when the schedules or their backups cannot be read */
+    int ready_known, n_ready_stale;
+    char ready_stale_name[256], ready_why[256];
 
     int bsl_known, bsl_available, bsl_total;
     int agents_known, agents_ready, agents_total;

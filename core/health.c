@@ -11,6 +11,7 @@
 #include "kubeclient/daemonset.h"
 #include "kubeclient/util.h"
 #include "readiness.h"
+#include "queue.h"
 
 typedef struct health_vec {
     void **v;
@@ -151,6 +152,8 @@ health *health_build(model *m, kc_store *schedules, kc_store *bsls, kc_store *vs
 {
     health *h = xcalloc(1, sizeof *h);
     h->now = wall = model_cluster_now(m, wall); /* schedules fire on the cluster's clock */
+    h->queue = xcalloc(1, sizeof *h->queue);
+    queue_summarise(m, h->now, h->queue);
     health_vec sv = health_all(schedules);
     h->n_sch = sv.n;
     h->sch = sv.n ? xcalloc(sv.n, sizeof *h->sch) : NULL;
@@ -270,6 +273,7 @@ void health_free(health *h)
     free(h->bsl_since);
     ready_free(h->ready);
     repo_report_free(h->repos);
+    free(h->queue);
     free(h);
 }
 
@@ -307,6 +311,7 @@ void health_set_unread(health *h, health_input in, const char *why)
         h->pods_known = 0;
         h->n_nodes_without = 0;
     } else if (in == HEALTH_IN_BACKUPS) {
+        if (h->queue) queue_summary_unread(h->queue, h->unread[in]);
         /* the schedules' runs are not seen: none of them is "none yet", none overdue */
         for (size_t i = 0; i < h->n_sch; i++) {
             health_schedule *hs = &h->sch[i];
@@ -458,6 +463,14 @@ health *health_of_app(app *a, double wall)
         char why[sizeof h->unread[0]];
         health_why(st, why, sizeof why);
         health_set_unread(h, (health_input)i, why);
+    }
+    { /* the repositories' maintenance jobs: unknown with why while their list is not read */
+        const kc_refl_status *jst = kc_reflector_status(a->refl[APP_R_JOBS]);
+        char jwhy[sizeof h->unread[0]] = "";
+        if (!jst->synced) health_why(jst, jwhy, sizeof jwhy);
+        if (h->repos)
+            repo_add_jobs(h->repos, a->stores[APP_R_JOBS], jst->synced, jwhy,
+                          h->pods_known ? a->stores[APP_R_PODS] : NULL);
     }
     const kc_refl_status *rst = kc_reflector_status(a->refl[APP_R_RESTORES]);
     char rwhy[sizeof h->unread[0]] = "";

@@ -91,6 +91,9 @@ typedef struct health {
     char unread[HEALTH_NIN][200];
     /* restore readiness per schedule (readiness.h), health_of_app's; NULL from health_build */
     struct readiness *ready;
+    /* the backup queue (queue.h: length, oldest, dead queue, ReadyToStart stuck), owned;
+     * unknown while the backups are not read */
+    struct queue_summary *queue;
 } health;
 
 /* The number of node-agents there should be: the DaemonSet's desired count when known, else the

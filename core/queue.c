@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "answer.h"
+#include "format.h"
 
 static int q_waiting(const vl_run *x)
 {
@@ -287,4 +288,110 @@ int queue_ready_stuck(const model_run *r, double now, double *since)
     if (!(s > 0) || now - s <= QUEUE_READY_STUCK_S) return 0;
     *since = s;
     return 1;
+}
+
+char *queue_why_short(char *buf, size_t n, const queue_wait *q)
+{
+    if (!n) return buf;
+    buf[0] = 0;
+    if (!q->waiting) return buf;
+    char pos[32];
+    snprintf(pos, sizeof pos, "#%lld", (long long)q->position);
+    switch (q->why) {
+    case QUEUE_WHY_LIMIT:
+        if (q->overlap) /* both hold it: Velero checks the limit first, the overlap stays */
+            snprintf(buf, n, "%s, limit %d full, overlaps %s", pos, q->limit, q->overlap->name);
+        else
+            snprintf(buf, n, "%s, limit %d full", pos, q->limit);
+        break;
+    case QUEUE_WHY_OVERLAP:
+        snprintf(buf, n, "%s, overlaps %s", pos, q->overlap ? q->overlap->name : "?");
+        break;
+    case QUEUE_WHY_AHEAD:
+        snprintf(buf, n, "%s, %zu queued ahead", pos, q->n_ahead_queued);
+        break;
+    case QUEUE_WHY_UNKNOWN:
+        snprintf(buf, n, "%s, limit unknown", pos);
+        break;
+    case QUEUE_WHY_NONE:
+        snprintf(buf, n, "%s, nothing holds it", pos);
+        break;
+    }
+    return buf;
+}
+
+void queue_summarise(const model *m, double now, queue_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->known = 1;
+    for (size_t i = 0; m && i < m->n_runs; i++) {
+        const model_run *r = m->runs[i];
+        if (r->kind != VL_BACKUP || !r->run) continue;
+        if (vl_phase_active(r->run->phase_id)) out->n_running++;
+        if (!q_waiting(r->run)) continue;
+        out->n_waiting++;
+        if (!out->oldest || r->run->meta.created < out->oldest->run->meta.created ||
+            (r->run->meta.created == out->oldest->run->meta.created &&
+             strcmp(r->name, out->oldest->name) < 0))
+            out->oldest = r;
+        const model_run *head;
+        double since;
+        if (!out->dead_head && queue_dead(m, r, now, &head, &since)) {
+            out->dead_head = head;
+            out->dead_since = since;
+        }
+        if (queue_ready_stuck(r, now, &since)) {
+            if (!out->n_ready_stuck++) {
+                out->ready_stuck = r;
+                out->ready_since = since;
+            }
+        }
+    }
+    if (out->oldest && out->oldest->run->meta.created > 0 && now > out->oldest->run->meta.created)
+        out->oldest_age = now - out->oldest->run->meta.created;
+}
+
+void queue_summary_unread(queue_summary *s, const char *why)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->why, sizeof s->why, "%s", why && *why ? why : "not listed");
+}
+
+char *queue_summary_line(const queue_summary *s, double now, char *buf, size_t n)
+{
+    if (!n) return buf;
+    buf[0] = 0;
+    size_t k = 0;
+    char d[32];
+#define QPUT(...)                                                                                  \
+    do {                                                                                           \
+        if (k < n) {                                                                               \
+            int w_ = snprintf(buf + k, n - k, __VA_ARGS__);                                        \
+            if (w_ > 0) k += (size_t)w_;                                                           \
+        }                                                                                          \
+    } while (0)
+    if (!s->known) {
+        QPUT("unknown: cannot read backups: %s", s->why);
+        return buf;
+    }
+    if (!s->n_waiting) {
+        QPUT("nothing waiting, %zu in progress", s->n_running);
+        return buf;
+    }
+    QPUT("%zu waiting (oldest %s, ", s->n_waiting, s->oldest->name);
+    if (s->oldest_age > 0)
+        QPUT("%s)", fmt_duration(d, sizeof d, s->oldest_age));
+    else
+        QPUT("age unknown)");
+    QPUT(", %zu in progress", s->n_running);
+    if (s->dead_head)
+        QPUT("; dead: nothing in progress for %s while %s (%s) waits at its head",
+             fmt_duration(d, sizeof d, now - s->dead_since), s->dead_head->name,
+             s->dead_head->run->phase);
+    if (s->ready_stuck)
+        QPUT("; ReadyToStart stuck: %s for %s%s", s->ready_stuck->name,
+             fmt_duration(d, sizeof d, now - s->ready_since),
+             s->n_ready_stuck > 1 ? " (and more)" : "");
+#undef QPUT
+    return buf;
 }

@@ -62,6 +62,37 @@ const char *queue_why_code(queue_why w); /* "limit", "overlap", "ahead", "none",
  * Names are raw: the caller sanitises for a terminal. Returns buf. */
 char *queue_why_text(char *buf, size_t n, const queue_wait *q);
 
+/* The short answer for a list row, in place of an ETA: "#3, limit 2 full", "#2, overlaps
+ * nightly-x", "#2, limit 2 full, overlaps nightly-x" (both hold it), "#4, 3 queued ahead", "#1,
+ * limit unknown", "#1, nothing holds it" (the position is Velero's queuePosition, or counted).
+ * Names raw: the caller sanitises. Returns buf. */
+char *queue_why_short(char *buf, size_t n, const queue_wait *q);
+
+/* The backup queue of one cluster at a glance (the health screen's queue line): how many wait,
+ * the oldest, how many run and the limit, and the two diagnoses. known 0 when the backups
+ * cannot be read (why says so): then nothing else is meaningful. */
+typedef struct queue_summary {
+    int known;
+    char why[200];
+    size_t n_waiting, n_running;
+    const model_run *oldest;    /* the waiting backup created first */
+    double oldest_age;          /* seconds since its creation (cluster clock); 0 unknown */
+    const model_run *dead_head; /* a dead queue's head (queue_dead), NULL when it moves */
+    double dead_since;
+    const model_run *ready_stuck; /* the first ReadyToStart backup not taken (queue_ready_stuck) */
+    double ready_since;
+    size_t n_ready_stuck;
+} queue_summary;
+/* The queue of m's backups at now (cluster seconds). */
+void queue_summarise(const model *m, double now, queue_summary *out);
+/* Marks s unknown: the backups cannot be read (why: "forbidden", the list's error). */
+void queue_summary_unread(queue_summary *s, const char *why);
+/* The summary as one line into buf: "5 waiting (oldest q1, 1m02s), 2 in progress", "nothing
+ * waiting", "unknown: cannot read backups: forbidden"; then the diagnoses: "; dead: nothing in
+ * progress for 10m00s while q1 (Queued) waits at its head", "; ReadyToStart stuck: x for 6m00s".
+ * Names raw: the caller sanitises. Returns buf. */
+char *queue_summary_line(const queue_summary *s, double now, char *buf, size_t n);
+
 /* Whether the namespaces of two backups overlap (included "" / "*" is every namespace; other
  * wildcards are matched against the other's names, as veltop does not list the cluster's
  * namespaces; a namespace excluded by either does not count). */

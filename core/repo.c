@@ -153,3 +153,143 @@ char *repo_summary(const repo_report *rp, char *buf, size_t n)
     if (sep[0] == ',' && o < n) snprintf(buf + o, n - o, ")");
     return buf;
 }
+
+typedef struct repo_jobs_ctx {
+    repo_report *rp;
+    const kc_job **all;
+    size_t n, cap;
+} repo_jobs_ctx;
+
+static void repo_job_collect(void *arg, const char *key, void *obj)
+{
+    (void)key;
+    repo_jobs_ctx *c = arg;
+    if (!obj) return;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 16;
+        c->all = xrealloc(c->all, c->cap * sizeof *c->all);
+    }
+    c->all[c->n++] = obj;
+}
+
+static double repo_job_time(const kc_job *j)
+{
+    return j->started > 0 ? j->started : j->created;
+}
+
+const char *repo_job_state(const kc_job *j)
+{
+    if (j->failed_cond) return "failed";
+    if (j->complete) return "succeeded";
+    if (j->active) return "running";
+    if (j->succeeded) return "succeeded";
+    if (j->failed) return "failed";
+    return "running"; /* created, its pod not started yet */
+}
+
+/* newest first; running ones before finished ones */
+static int repo_job_cmp(const void *a, const void *b)
+{
+    const kc_job *x = *(const kc_job *const *)a, *y = *(const kc_job *const *)b;
+    int rx = !strcmp(repo_job_state(x), "running"), ry = !strcmp(repo_job_state(y), "running");
+    if (rx != ry) return rx ? -1 : 1;
+    double tx = repo_job_time(x), ty = repo_job_time(y);
+    if (tx != ty) return tx > ty ? -1 : 1;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+void repo_add_jobs(repo_report *rp, kc_store *jobs, int jobs_known, const char *why, kc_store *pods)
+{
+    rp->pods = pods;
+    if (!jobs_known) {
+        snprintf(rp->jobs_unread, sizeof rp->jobs_unread, "%s", why && *why ? why : "not listed");
+        return;
+    }
+    rp->jobs_unread[0] = 0;
+    repo_jobs_ctx c = {rp, NULL, 0, 0};
+    if (jobs) kc_store_foreach(jobs, repo_job_collect, &c);
+    if (c.n) qsort(c.all, c.n, sizeof *c.all, repo_job_cmp);
+    char label[80];
+    for (size_t i = 0; i < rp->n; i++) {
+        repo_row *w = &rp->rows[i];
+        kc_job_repo_label(w->r->name, label, sizeof label);
+        for (size_t k = 0; k < c.n; k++) {
+            const kc_job *j = c.all[k];
+            if (!j->repo_label || strcmp(j->repo_label, label)) continue;
+            w->n_jobs_all++;
+            if (!strcmp(repo_job_state(j), "running")) w->n_running++;
+            if (w->n_jobs < REPO_JOBS_KEPT) w->jobs[w->n_jobs++] = j;
+        }
+    }
+    free(c.all);
+}
+
+typedef struct repo_pod_ctx {
+    const char *job;
+    const kc_pod *best;
+} repo_pod_ctx;
+
+static void repo_pod_collect(void *arg, const char *key, void *obj)
+{
+    (void)key;
+    repo_pod_ctx *c = arg;
+    const kc_pod *p = obj;
+    if (!p) return;
+    const char *jn = kc_pod_label(p, "job-name");
+    if (!jn || strcmp(jn, c->job)) return;
+    if (!c->best || p->created > c->best->created) c->best = p;
+}
+
+const kc_pod *repo_job_pod(const repo_report *rp, const kc_job *j)
+{
+    if (!rp || !rp->pods || !j || !j->name) return NULL;
+    repo_pod_ctx c = {j->name, NULL};
+    kc_store_foreach(rp->pods, repo_pod_collect, &c);
+    return c.best;
+}
+
+char *repo_jobs_line(const repo_report *rp, const repo_row *w, char *buf, size_t n)
+{
+    if (!n) return buf;
+    buf[0] = 0;
+    size_t k = 0;
+    char d1[32], d2[32];
+#define RJ(...)                                                                                    \
+    do {                                                                                           \
+        if (k < n) {                                                                               \
+            int w_ = snprintf(buf + k, n - k, __VA_ARGS__);                                        \
+            if (w_ > 0) k += (size_t)w_;                                                           \
+        }                                                                                          \
+    } while (0)
+    if (rp->jobs_unread[0]) {
+        RJ("maintenance jobs: unknown (%s)", rp->jobs_unread);
+        return buf;
+    }
+    if (!w->n_jobs) {
+        RJ("maintenance jobs: none");
+        return buf;
+    }
+    RJ("maintenance jobs:");
+    size_t i = 0;
+    for (; i < w->n_jobs && i < w->n_running; i++) {
+        const kc_job *j = w->jobs[i];
+        double t = repo_job_time(j);
+        RJ("%s running %s", i ? "," : "", j->name ? j->name : "?");
+        if (t > 0) RJ(" (started %s ago)", fmt_duration(d1, sizeof d1, rp->now - t));
+    }
+    if (i < w->n_jobs) RJ("%s last:", i ? ";" : "");
+    for (size_t f = i; i < w->n_jobs && i < f + 3; i++) {
+        const kc_job *j = w->jobs[i];
+        double t = repo_job_time(j);
+        RJ("%s %s", i > f ? "," : "", repo_job_state(j));
+        if (j->ended > 0)
+            RJ(" %s ago", fmt_duration(d1, sizeof d1, rp->now - j->ended));
+        else if (t > 0)
+            RJ(" (started %s ago)", fmt_duration(d1, sizeof d1, rp->now - t));
+        if (j->ended > 0 && t > 0 && j->ended >= t)
+            RJ(" (took %s)", fmt_duration(d2, sizeof d2, j->ended - t));
+        if (j->message && !strcmp(repo_job_state(j), "failed")) RJ(": %s", j->message);
+    }
+#undef RJ
+    return buf;
+}

@@ -9,12 +9,16 @@
 
 #include "app.h"
 #include "kubeclient/backuprepo.h"
+#include "kubeclient/job.h"
+#include "kubeclient/pod.h"
 
 #define REPO_DEFAULT_FREQUENCY_S (7 * 86400.0) /* Velero's defaultMaintainFrequency */
 /* Velero starts a maintenance once lastMaintenanceTime + frequency has passed, on the repository
  * controller's next pass (every 5 minutes): overdue is later than that. */
 #define REPO_OVERDUE_GRACE_S 300.0
 #define REPO_RECENT_KEPT     25 /* recentMaintenance entries Velero keeps (the oldest drop) */
+
+#define REPO_JOBS_KEPT 8 /* maintenance jobs kept per repository (Velero keeps 3 by default) */
 
 typedef struct repo_row {
     const kc_repo *r;
@@ -28,6 +32,10 @@ typedef struct repo_row {
                               is at least failed_streak, not exactly */
     const kc_repo_maint *newest; /* the newest recent result, NULL none */
     int not_ready;               /* phase NotReady */
+    /* its maintenance Jobs (label velero.io/repo-name, kc_job_repo_label): newest first, at
+     * most REPO_JOBS_KEPT; the first n_running of them are running (no Complete/Failed yet) */
+    const kc_job *jobs[REPO_JOBS_KEPT];
+    size_t n_jobs, n_jobs_all, n_running;
 } repo_row;
 
 typedef struct repo_report {
@@ -38,10 +46,28 @@ typedef struct repo_report {
      * rows are then unknown, not none (repo_set_unread) */
     char unread[200];
     int n_failing, n_overdue, n_not_ready; /* rows needing attention, by kind */
+    /* the maintenance jobs: jobs_unread says why they cannot be read ("forbidden", "not listed
+     * yet"), "" when read (then a row without jobs has none) */
+    char jobs_unread[200];
+    kc_store *pods; /* the Velero namespace's pods (their job-name label), NULL unknown */
 } repo_report;
 
 /* From a store of kc_repo (NULL: none watched) at now (cluster's clock, unix seconds). */
 repo_report *repo_build(kc_store *repos, double now);
+/* Joins the maintenance jobs of store jobs (NULL: not watched) to the rows; jobs_known 0 with why
+ * when they cannot be read (every row's jobs unknown, not none). pods: to find a job's pod. */
+void repo_add_jobs(repo_report *rp, kc_store *jobs, int jobs_known, const char *why,
+                   kc_store *pods);
+/* A job's state: "running", "succeeded", "failed" (Complete/Failed conditions, else the counts). */
+const char *repo_job_state(const kc_job *j);
+/* The job's pod (label job-name=<job>; the newest), NULL when none is seen. */
+const kc_pod *repo_job_pod(const repo_report *rp, const kc_job *j);
+/* The row's maintenance jobs as one line into buf: "maintenance jobs: running
+ * repo-maintain-job-1 (started 2m00s ago); last: failed 1h00m ago (took 40s), succeeded ..."
+ * "maintenance jobs: none", "maintenance jobs: unknown (forbidden)". now: cluster clock. Raw
+ * cluster text: sanitise before a terminal. Returns buf. */
+char *repo_jobs_line(const repo_report *rp, const repo_row *w, char *buf, size_t n);
+
 /* The list cannot be read, and why: no row is shown as none. */
 void repo_set_unread(repo_report *rp, const char *why);
 void repo_report_free(repo_report *rp);

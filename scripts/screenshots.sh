@@ -1,6 +1,7 @@
 #!/bin/sh
 # screenshots.sh BUILD: PNGs of the real veltop (list, detail, help, disconnected; 120x40 and
-# 80x24; list and detail at 200x50 and 60x16 too; volumes, logs and health; the fleet screen of
+# 80x24; list and detail at 200x50 and 60x16 too; volumes, logs and health; the queue, restore
+# readiness and maintenance jobs at 80x24 and 200x50 on their test scenarios; the fleet screen of
 # --demo --fleet) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
 # keeps the colours, aha turns them into HTML and headless Chromium takes the picture.
 set -eu
@@ -159,6 +160,70 @@ resize 80 24
 wait_last 'Enter:detail'
 wait_for 'retrying'
 shot disconnected-80x24 80 24
+
+# issue 26's screens, each on the scenario whose truth the tests pin: the queue on the list
+# (queue.yaml: 5 queued, limit 2, an overlap), the detail of a schedule's backup with its
+# restorable line (restorable.yaml), the health screen's repositories with their maintenance
+# jobs (repo_jobs.yaml) and a job's pod log
+scenario_start() { # scenario file: a sim of its own, veltop in a fresh session at 200x50
+    tmux -L "$SOCK" kill-session -t shots 2>/dev/null || true
+    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null || true
+    "$SIM" --scenario "$SRC/tests/fixtures/scenarios/$1" --quiet --kubeconfig-out "$TMP/kc-$1" >"$TMP/sim-$1.out" 2>&1 &
+    SIM_PID=$!
+    i=0
+    until grep -q 'listening on' "$TMP/sim-$1.out"; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || { echo "screenshots: veltop-sim did not start ($1)" >&2; exit 1; }
+        sleep 0.05
+    done
+    tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x 200 -y 50 \
+        env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --kubeconfig "$TMP/kc-$1"
+    tmux -L "$SOCK" set-option -g window-size manual >/dev/null
+    wait_for 'live'
+}
+scenario_start queue.yaml
+wait_for '#1, limit 2 full'
+shot queue-list-200x50 200 50
+resize 80 24
+wait_last 'Enter:detail'
+wait_for '#1, limit 2 full'
+shot queue-list-80x24 80 24
+tmux -L "$SOCK" send-keys -t shots G k k k Enter # q2: its namespaces overlap running-a
+wait_for '^Not running'
+shot queue-detail-80x24 80 24
+tmux -L "$SOCK" send-keys -t shots Escape H
+wait_for '^Backup queue'
+resize 200 50
+wait_last 'runs *$' # the frame at 200 columns (the status at the right of the hint line)
+wait_for '^Backup queue'
+shot queue-health-200x50 200 50
+scenario_start restorable.yaml
+wait_for 'daily-1d'
+tmux -L "$SOCK" send-keys -t shots / daily-1d Enter
+sleep 1
+tmux -L "$SOCK" send-keys -t shots Enter
+wait_for '^Restorable'
+shot restorable-detail-200x50 200 50
+resize 80 24
+wait_last '\[/\]:run'
+wait_for '^Restorable'
+shot restorable-detail-80x24 80 24
+scenario_start repo_jobs.yaml
+tmux -L "$SOCK" send-keys -t shots H
+wait_for '^Repositories'
+tmux -L "$SOCK" send-keys -t shots G k k k
+wait_for '^> app-default'
+shot repo-jobs-health-200x50 200 50
+resize 80 24
+wait_last 'Esc:back'
+wait_for '^> app-default'
+shot repo-jobs-health-80x24 80 24
+tmux -L "$SOCK" send-keys -t shots l
+wait_for '^Log of pod'
+wait_for 'Start to maintain repo'
+shot repo-jobs-log-80x24 80 24
+kill "$SIM_PID"
+SIM_PID=""
 
 # the fleet screen: veltop --demo --fleet (seven simulated clusters in-process), once the stalled
 # restore is called stalled

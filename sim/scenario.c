@@ -186,6 +186,13 @@ void scenario_free(scenario *s)
             free(r->recent[k].message);
         }
         free(r->recent);
+        for (size_t k = 0; k < r->n_jobs; k++) {
+            free(r->jobs[k].name);
+            free(r->jobs[k].result);
+            free(r->jobs[k].message);
+            strv_free(r->jobs[k].log, r->jobs[k].n_log);
+        }
+        free(r->jobs);
     }
     free(s->repos);
     strv_free(s->cluster.nodes, s->cluster.n_nodes);
@@ -836,6 +843,42 @@ static int parse_repo_maint(parse_ctx *p, yaml_node_t *n, scn_repo *r)
     return 0;
 }
 
+static int parse_repo_job(parse_ctx *p, yaml_node_t *n, scn_repo *r)
+{
+    if (expect_map(p, n, "jobs entry")) return -1;
+    r->jobs = xrealloc(r->jobs, (r->n_jobs + 1) * sizeof *r->jobs);
+    scn_repo_job *j = &r->jobs[r->n_jobs++];
+    memset(j, 0, sizeof *j);
+    j->duration = 30;
+    int has_start = 0;
+    const char *k;
+    yaml_node_t *v;
+    FOR_PAIRS(p, n, k, v)
+    {
+        if (k && !strcmp(k, "name")) {
+            if (get_str(p, v, k, &j->name)) return -1;
+        } else if (k && !strcmp(k, "start")) {
+            if (get_dur(p, v, k, &j->start)) return -1;
+            has_start = 1;
+        } else if (k && !strcmp(k, "duration")) {
+            if (get_dur(p, v, k, &j->duration)) return -1;
+        } else if (k && !strcmp(k, "result")) {
+            if (get_str(p, v, k, &j->result)) return -1;
+            if (strcmp(j->result, "Succeeded") && strcmp(j->result, "Failed") &&
+                strcmp(j->result, "Running"))
+                return perr(p, v, "result: expected Succeeded, Failed or Running");
+        } else if (k && !strcmp(k, "message")) {
+            if (get_str(p, v, k, &j->message)) return -1;
+        } else if (k && !strcmp(k, "log")) {
+            if (get_strv(p, v, k, &j->log, &j->n_log)) return -1;
+        } else
+            return perr(p, v, "jobs entry: unknown key '%s'", k ? k : "?");
+    }
+    if (!has_start) return perr(p, n, "jobs entry: start is required");
+    if (!j->result) return perr(p, n, "jobs entry: result is required");
+    return 0;
+}
+
 /* `repositories:` entry: a BackupRepository as Velero's repository controller leaves it. */
 static int parse_repo(parse_ctx *p, yaml_node_t *n, scenario *s)
 {
@@ -869,6 +912,11 @@ static int parse_repo(parse_ctx *p, yaml_node_t *n, scenario *s)
             for (yaml_node_item_t *it = v->data.sequence.items.start;
                  it < v->data.sequence.items.top; it++)
                 if (parse_repo_maint(p, yaml_document_get_node(p->doc, *it), r)) return -1;
+        } else if (k && !strcmp(k, "jobs")) {
+            if (v->type != YAML_SEQUENCE_NODE) return perr(p, v, "jobs: expected a list");
+            for (yaml_node_item_t *it = v->data.sequence.items.start;
+                 it < v->data.sequence.items.top; it++)
+                if (parse_repo_job(p, yaml_document_get_node(p->doc, *it), r)) return -1;
         } else
             return perr(p, v, "repositories entry: unknown key '%s'", k ? k : "?");
     }

@@ -106,6 +106,18 @@ typedef struct scn_repo_maint {
     double at;
 } scn_repo_maint;
 
+/* One maintenance Job of a repository (sim/simrepo.c), static: batch/v1 Job labelled
+ * velero.io/repo-name, and its pod (job-name=<job>) with its log. */
+typedef struct scn_repo_job {
+    char *name;      /* NULL: Velero's GenerateJobName (<repo>-maintain-job-<ms of start>) */
+    double start;    /* offset of its start from the sim's start */
+    double duration; /* seconds it ran (Succeeded / Failed) */
+    char *result;    /* "Succeeded", "Failed" or "Running" */
+    char *message;   /* a Failed job's condition message */
+    char **log;      /* its pod's log lines, spread over its run */
+    size_t n_log;
+} scn_repo_job;
+
 /* A BackupRepository (sim/simrepo.c), static: its status as given. */
 typedef struct scn_repo {
     char *name, *volume_ns, *bsl, *type; /* bsl NULL: "default"; type NULL: "kopia" */
@@ -115,6 +127,8 @@ typedef struct scn_repo {
     double last;                         /* its offset from the sim's start */
     scn_repo_maint *recent;              /* oldest first, as Velero keeps them */
     size_t n_recent;
+    scn_repo_job *jobs; /* its maintenance Jobs (`jobs:`) */
+    size_t n_jobs;
 } scn_repo;
 
 /* The cluster around Velero (sim/simpods.c): install layout, node-agents, a server restart, the

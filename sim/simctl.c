@@ -1369,6 +1369,22 @@ static void create_static(simctl *c)
         double last = rp->n_recent ? now + rp->recent[rp->n_recent - 1].at : now - 86400 * 30;
         free(store_create_by(c, "backuprepositories", simrepo_object(rp, c->ns, now), MGR_SERVER,
                              now - 86400 * 30, MGR_SERVER, last < now ? last : now));
+        for (size_t k = 0; k < rp->n_jobs; k++) { /* its maintenance Jobs, their pods and logs */
+            const scn_repo_job *j = &rp->jobs[k];
+            char name[128], pod[160];
+            simrepo_job_name(rp, j, now + j->start, name, sizeof name);
+            snprintf(pod, sizeof pod, "%.120s-%c%c%c%c%c", name, "bcdfg"[k % 5], 'x', 'k',
+                     "2479"[k % 4], 'p');
+            free(store_create_by(
+                c, "jobs", simrepo_job(rp, j, name, c->ns, now), "kube-controller-manager",
+                now + j->start, "kube-controller-manager",
+                now + j->start + (strcmp(j->result, "Running") ? j->duration : 0)));
+            free(store_create(c, "pods", simrepo_job_pod(rp, j, name, pod, c->ns, now)));
+            for (size_t l = 0; l < j->n_log; l++) /* spread over its run */
+                simstore_log_append(c->store, pod,
+                                    now + j->start + j->duration * (double)l / (double)(j->n_log),
+                                    j->log[l]);
+        }
     }
     for (size_t i = 0; i < c->scn->n_schedules; i++) {
         scn_schedule *sc = &c->scn->schedules[i];

@@ -6,6 +6,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kubeclient/job.h"
 
 #include "kubeclient/util.h"
 
@@ -71,5 +75,114 @@ cJSON *simrepo_object(const scn_repo *r, const char *ns, double epoch)
             cJSON_AddItemToArray(rec, e);
         }
     }
+    return o;
+}
+
+char *simrepo_job_name(const scn_repo *r, const scn_repo_job *j, double t, char *buf, size_t n)
+{
+    if (j->name) {
+        snprintf(buf, n, "%s", j->name);
+        return buf;
+    }
+    long long ms = (long long)llround(t * 1000.0);
+    snprintf(buf, n, "%s-maintain-job-%lld", r->name, ms);
+    if (strlen(buf) > 63) snprintf(buf, n, "repo-maintain-job-%lld", ms);
+    return buf;
+}
+
+static cJSON *simrepo_meta(cJSON *o, const char *api, const char *kind, const char *name,
+                           const char *ns, double created)
+{
+    cJSON_AddStringToObject(o, "apiVersion", api);
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON *md = cJSON_AddObjectToObject(o, "metadata");
+    cJSON_AddStringToObject(md, "name", name);
+    cJSON_AddStringToObject(md, "namespace", ns);
+    simrepo_time(md, "creationTimestamp", created);
+    return cJSON_AddObjectToObject(md, "labels");
+}
+
+cJSON *simrepo_job(const scn_repo *r, const scn_repo_job *j, const char *name, const char *ns,
+                   double epoch)
+{
+    double start = epoch + j->start, end = start + j->duration;
+    int running = !strcmp(j->result, "Running"), failed = !strcmp(j->result, "Failed");
+    char label[80];
+    cJSON *o = cJSON_CreateObject();
+    cJSON *lb = simrepo_meta(o, "batch/v1", "Job", name, ns, start);
+    /* maintenance.go: velero.io/repo-name = label.ReturnNameOrHash(repo.Name) */
+    cJSON_AddStringToObject(lb, "velero.io/repo-name",
+                            kc_job_repo_label(r->name, label, sizeof label));
+    cJSON *spec = cJSON_AddObjectToObject(o, "spec");
+    cJSON_AddNumberToObject(spec, "backoffLimit", 1);
+    cJSON_AddNumberToObject(spec, "ttlSecondsAfterFinished", 86400);
+    cJSON *st = cJSON_AddObjectToObject(o, "status");
+    simrepo_time(st, "startTime", start);
+    if (running) {
+        cJSON_AddNumberToObject(st, "active", 1);
+        cJSON_AddNumberToObject(st, "ready", 1);
+        return o;
+    }
+    cJSON_AddNumberToObject(st, failed ? "failed" : "succeeded", 1);
+    cJSON *conds = cJSON_AddArrayToObject(st, "conditions");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "type", failed ? "Failed" : "Complete");
+    cJSON_AddStringToObject(c, "status", "True");
+    simrepo_time(c, "lastProbeTime", end);
+    simrepo_time(c, "lastTransitionTime", end);
+    if (failed) {
+        cJSON_AddStringToObject(c, "reason", "BackoffLimitExceeded");
+        cJSON_AddStringToObject(
+            c, "message", j->message ? j->message : "Job has reached the specified backoff limit");
+    }
+    cJSON_AddItemToArray(conds, c);
+    if (!failed) simrepo_time(st, "completionTime", end);
+    return o;
+}
+
+cJSON *simrepo_job_pod(const scn_repo *r, const scn_repo_job *j, const char *name, const char *pod,
+                       const char *ns, double epoch)
+{
+    double start = epoch + j->start, end = start + j->duration;
+    int running = !strcmp(j->result, "Running"), failed = !strcmp(j->result, "Failed");
+    char label[80];
+    cJSON *o = cJSON_CreateObject();
+    cJSON *lb = simrepo_meta(o, "v1", "Pod", pod, ns, start);
+    cJSON_AddStringToObject(lb, "job-name", name);
+    cJSON_AddStringToObject(lb, "batch.kubernetes.io/job-name", name);
+    cJSON_AddStringToObject(lb, "velero.io/repo-name",
+                            kc_job_repo_label(r->name, label, sizeof label));
+    cJSON *spec = cJSON_AddObjectToObject(o, "spec");
+    cJSON_AddStringToObject(spec, "nodeName", "worker-1");
+    cJSON_AddStringToObject(spec, "restartPolicy", "Never");
+    cJSON *cs = cJSON_AddArrayToObject(spec, "containers");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "name", "velero-repo-maintenance-container");
+    cJSON_AddStringToObject(c, "image", "velero/velero:v1.18.2");
+    cJSON_AddItemToArray(cs, c);
+    cJSON *st = cJSON_AddObjectToObject(o, "status");
+    cJSON_AddStringToObject(st, "phase", running ? "Running" : failed ? "Failed" : "Succeeded");
+    simrepo_time(st, "startTime", start);
+    cJSON *css = cJSON_AddArrayToObject(st, "containerStatuses");
+    cJSON *s1 = cJSON_CreateObject();
+    cJSON_AddStringToObject(s1, "name", "velero-repo-maintenance-container");
+    cJSON_AddBoolToObject(s1, "ready", running);
+    cJSON_AddNumberToObject(s1, "restartCount", 0);
+    cJSON *state = cJSON_AddObjectToObject(s1, "state");
+    if (running) {
+        simrepo_time(cJSON_AddObjectToObject(state, "running"), "startedAt", start);
+    } else {
+        cJSON *t = cJSON_AddObjectToObject(state, "terminated");
+        cJSON_AddNumberToObject(t, "exitCode", failed ? 1 : 0);
+        cJSON_AddStringToObject(t, "reason", failed ? "Error" : "Completed");
+        if (failed && j->message) { /* maintenance.go's TerminationLogIndicator */
+            char *m = xasprintf("Repo maintenance error: %s", j->message);
+            cJSON_AddStringToObject(t, "message", m);
+            free(m);
+        }
+        simrepo_time(t, "startedAt", start);
+        simrepo_time(t, "finishedAt", end);
+    }
+    cJSON_AddItemToArray(css, s1);
     return o;
 }

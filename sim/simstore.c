@@ -29,6 +29,7 @@ static const sim_resource resources[] = {
     {"velero.io", "v2alpha1", "datadownloads", "datadownload", "DataDownload", 1},
     {"", "v1", "pods", "pod", "Pod", 1},
     {"apps", "v1", "daemonsets", "daemonset", "DaemonSet", 1},
+    {"batch", "v1", "jobs", "job", "Job", 1},
     {"", "v1", "namespaces", "namespace", "Namespace", 0},
 };
 #define NRES (sizeof resources / sizeof resources[0])

@@ -195,6 +195,7 @@ START_TEST(one_verdict_for_exit_status_and_summary)
     fleet_sum s;
     fleet_verdict v[4];
     fleet_summarize(&w.c, &w.h, T0, &s);
+    char b[64];
     ck_assert_int_eq(s.health, HEALTH_OK);
     ck_assert_int_eq(s.sched_known, 1);
     fleet_judge(&s, &v[0]);
@@ -228,6 +229,16 @@ START_TEST(one_verdict_for_exit_status_and_summary)
     ck_assert_int_eq(v[2].wrong, 1);
     ck_assert_int_eq(v[2].n_inc, 0);
     ck_assert_str_eq(v[2].why, "1 schedule overdue, forbidden: pods");
+    /* a schedule with nothing restorable newer than 2 intervals (readiness.h): wrong, named */
+    s.n_ready_stale = 1;
+    snprintf(s.ready_stale_name, sizeof s.ready_stale_name, "daily");
+    fleet_judge(&s, &v[2]);
+    ck_assert_str_eq(v[2].why, "1 schedule overdue, 1 schedule with nothing restorable newer than "
+                               "2 intervals (daily), forbidden: pods");
+    s.n_overdue = 0;
+    ck_assert_str_eq(fleet_headline(&s, b, sizeof b), "restorable too old");
+    s.n_overdue = 1;
+    s.n_ready_stale = 0;
 
     /* the runs not read: unreadable, whatever else; 1 alone, 8 in a fleet, 9 with a wrong one */
     s.listed = 0;
@@ -248,12 +259,13 @@ START_TEST(one_verdict_for_exit_status_and_summary)
     ck_assert_str_eq(s.health_unknown, "cannot read schedules: forbidden");
     ck_assert_str_eq(s.lists_unread, "schedules forbidden");
     ck_assert_int_eq(s.sched_known, 0); /* the row's SCHEDULES is "?", not "none" */
+    ck_assert_int_eq(s.ready_known, 0); /* readiness unknown with why, not "0 stale" */
+    ck_assert_str_eq(s.ready_why, "cannot read schedules: forbidden");
     fleet_judge(&s, &v[0]);
     ck_assert_int_eq(v[0].incomplete, 1);
     ck_assert_int_eq(v[0].wrong, 1);
     ck_assert_str_eq(v[0].inc[0], "schedules forbidden");
     ck_assert_str_eq(v[0].why, "not visible: schedules forbidden");
-    char b[64];
     ck_assert_str_eq(fleet_headline(&s, b, sizeof b), "health unknown");
     s.listed = 0; /* the first lists on their way: connecting, not "health unknown" */
     s.lamp = FL_CONNECTING;

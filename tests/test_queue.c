@@ -155,6 +155,7 @@ START_TEST(queue_of_five_with_limit_two)
     ck_assert_double_eq_tol(e1.eta_end, T0 + 101, 0.5);
     ck_assert_double_eq_tol(e2.eta_end, T0 + 131, 0.5);
     ck_assert_double_eq(a.queue.start, e1.eta_end);
+    ck_assert_str_eq(queue_why_short(buf, sizeof buf, &a.queue), "#1, limit 2 full");
 
     answer_run(&c, r4, &a);
     ck_assert_int_eq(a.queue.position, 2);
@@ -165,6 +166,7 @@ START_TEST(queue_of_five_with_limit_two)
     ck_assert_str_eq(queue_why_text(buf, sizeof buf, &a.queue),
                      "the concurrency limit is full: 2 of 2 backups running "
                      "(--concurrent-backups=2); its namespaces overlap backup b1 (InProgress)");
+    ck_assert_str_eq(queue_why_short(buf, sizeof buf, &a.queue), "#2, limit 2 full, overlaps b1");
     ck_assert(a.queue.start_known); /* the second slot to free (q3 takes the first): b2's end */
     ck_assert_double_eq(a.queue.start, e2.eta_end);
 
@@ -190,6 +192,22 @@ START_TEST(queue_of_five_with_limit_two)
     answer_run(&c, r4, &a);                       /* q3 ahead, and no overlap with b1 any more */
     ck_assert_int_eq(a.queue.why, QUEUE_WHY_AHEAD);
     ck_assert_str_eq(queue_why_text(buf, sizeof buf, &a.queue), "1 earlier backup is queued ahead");
+    ck_assert_str_eq(queue_why_short(buf, sizeof buf, &a.queue), "#2, 1 queued ahead");
+    answer_run(&c, r3, &a);
+    ck_assert_str_eq(queue_why_short(buf, sizeof buf, &a.queue), "#1, nothing holds it");
+    /* the health screen's queue line: 3 waiting, the oldest q3 (created T0+10) */
+    queue_summary qs;
+    queue_summarise(m, T0 + 100, &qs);
+    ck_assert(qs.known);
+    ck_assert_uint_eq(qs.n_waiting, 3);
+    ck_assert_uint_eq(qs.n_running, 1);
+    ck_assert_ptr_eq(qs.oldest, r3);
+    ck_assert_ptr_null(qs.dead_head);
+    ck_assert_str_eq(queue_summary_line(&qs, T0 + 100, buf, sizeof buf),
+                     "3 waiting (oldest q3, 1m30s), 1 in progress");
+    queue_summary_unread(&qs, "forbidden");
+    ck_assert_str_eq(queue_summary_line(&qs, T0 + 100, buf, sizeof buf),
+                     "unknown: cannot read backups: forbidden");
     fx_free(&f);
     model_free(m);
 }
@@ -212,6 +230,7 @@ START_TEST(limit_unknown_says_why)
     ck_assert(!a.queue.limit_known);
     ck_assert_str_eq(a.queue.limit_why, "the Velero server pod is not read: forbidden");
     ck_assert_int_eq(a.queue.why, QUEUE_WHY_UNKNOWN);
+    ck_assert_str_eq(queue_why_short(buf, sizeof buf, &a.queue), "#1, limit unknown");
     ck_assert_str_eq(queue_why_text(buf, sizeof buf, &a.queue),
                      "unknown: 1 running, the concurrency limit is unknown (the Velero server pod "
                      "is not read: forbidden)");
@@ -232,6 +251,7 @@ START_TEST(limit_unknown_says_why)
     ck_assert_str_eq(queue_why_text(buf, sizeof buf, &a.queue),
                      "the concurrency limit is full: 1 of 1 backup running "
                      "(--concurrent-backups default 1)");
+    ck_assert_str_eq(queue_why_short(buf, sizeof buf, &a.queue), "#1, limit 1 full");
     fx_free(&f);
     model_free(m);
 }
@@ -302,6 +322,14 @@ START_TEST(dead_queue_and_ready_to_start_stuck)
     ck_assert_str_eq(d[0].message, "the backup queue is dead: nothing in progress for 6m40s "
                                    "while this backup ReadyToStart waits at its head");
     ck_assert_str_eq(d[1].code, "ready-to-start-stuck");
+    /* the health screen's line: the dead queue and the stuck ReadyToStart, said once each */
+    queue_summary qs;
+    char buf[512];
+    queue_summarise(m, T0, &qs);
+    ck_assert_str_eq(queue_summary_line(&qs, T0, buf, sizeof buf),
+                     "2 waiting (oldest q1, 6m40s), 0 in progress; dead: nothing in progress for "
+                     "6m40s while q1 (ReadyToStart) waits at its head; ReadyToStart stuck: q1 for "
+                     "6m00s");
     ck_assert_str_eq(d[1].message,
                      "ReadyToStart for 6m00s: the backup controller has not started it");
     model_free(m);

@@ -6,6 +6,7 @@
  * list that failed whole is "at least"; a list that cannot be read is unknown with why, and
  * health says unknown, never OK, and ATTENTION for a failing repository. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +225,88 @@ START_TEST(unread_repositories_are_unknown_not_none)
 }
 END_TEST
 
+/* Maintenance Jobs: decoded from batch/v1 as the Job controller writes them, joined to their
+ * repository by Velero's label (the SHA3-224 of a name over 63 characters), said in one line;
+ * a list that cannot be read is unknown, never none. */
+static const char *job_json(const char *name, const char *label, const char *status)
+{
+    static char bufs[4][1024]; /* one per job of the test's array */
+    static int k;
+    char *buf = bufs[k++ % 4];
+    snprintf(buf, sizeof bufs[0],
+             "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"velero\",\"labels\":{"
+             "\"velero.io/repo-name\":\"%s\"}},\"status\":%s}",
+             name, label, status);
+    return buf;
+}
+
+START_TEST(maintenance_jobs_join_by_label_and_say_so)
+{
+    char label[80];
+    const char *long_name = "long-namespace-name-for-a-repository-default-kopia-abcdefghijklmn";
+    ck_assert_str_eq(kc_job_repo_label("app-default-kopia-x7k2p", label, sizeof label),
+                     "app-default-kopia-x7k2p");
+    ck_assert_str_eq(kc_job_repo_label(long_name, label, sizeof label),
+                     "a0035e190643c94afc95a66dc3f0a0f4d446d61f9990339f6b8dc8ed");
+    const char *repos[] = {
+        "{\"metadata\":{\"name\":\"app-default-kopia-x7k2p\",\"namespace\":\"velero\"},"
+        "\"spec\":{\"volumeNamespace\":\"app\",\"maintenanceFrequency\":\"1h0m0s\"}}",
+        "{\"metadata\":{\"name\":\"long-namespace-name-for-a-repository-default-kopia-"
+        "abcdefghijklmn\",\"namespace\":\"velero\"},\"spec\":{\"volumeNamespace\":\"logs\"}}",
+        "{\"metadata\":{\"name\":\"db-default-kopia-a1b2c\",\"namespace\":\"velero\"},"
+        "\"spec\":{\"volumeNamespace\":\"db\"}}"};
+    kc_store *rs = store_of(repos, 3);
+    kc_store *js = kc_store_new(kc_job_decode_any, kc_job_release);
+    const char *jobs[] = {
+        job_json("app-maintain-job-1", "app-default-kopia-x7k2p",
+                 "{\"startTime\":\"2026-06-01T07:00:00Z\",\"failed\":1,\"conditions\":[{"
+                 "\"type\":\"Failed\",\"status\":\"True\",\"lastTransitionTime\":"
+                 "\"2026-06-01T07:00:40Z\",\"reason\":\"BackoffLimitExceeded\",\"message\":"
+                 "\"Job has reached the specified backoff limit\"}]}"),
+        job_json("app-maintain-job-2", "app-default-kopia-x7k2p",
+                 "{\"startTime\":\"2026-06-01T09:58:00Z\",\"active\":1}"),
+        job_json("app-maintain-job-0", "app-default-kopia-x7k2p",
+                 "{\"startTime\":\"2026-06-01T06:00:00Z\",\"succeeded\":1,\"completionTime\":"
+                 "\"2026-06-01T06:00:45Z\",\"conditions\":[{\"type\":\"Complete\",\"status\":"
+                 "\"True\"}]}"),
+        job_json("repo-maintain-job-9", "a0035e190643c94afc95a66dc3f0a0f4d446d61f9990339f6b8dc8ed",
+                 "{\"startTime\":\"2026-06-01T09:40:00Z\",\"succeeded\":1,\"completionTime\":"
+                 "\"2026-06-01T09:40:30Z\"}"),
+    };
+    for (size_t i = 0; i < 4; i++) {
+        cJSON *o = cJSON_Parse(jobs[i]);
+        ck_assert_ptr_nonnull(o);
+        kc_store_upsert(js, o);
+        cJSON_Delete(o);
+    }
+    repo_report *rp = repo_build(rs, T_NOW);
+    repo_add_jobs(rp, js, 1, "", NULL);
+    char buf[1024];
+    ck_assert_str_eq(rp->rows[0].r->name, "app-default-kopia-x7k2p");
+    ck_assert_uint_eq(rp->rows[0].n_jobs, 3);
+    ck_assert_uint_eq(rp->rows[0].n_running, 1);
+    ck_assert_str_eq(
+        repo_jobs_line(rp, &rp->rows[0], buf, sizeof buf),
+        "maintenance jobs: running app-maintain-job-2 (started 2m00s ago); last: failed "
+        "2h59m ago (took 40s): Job has reached the specified backoff limit, succeeded "
+        "3h59m ago (took 45s)");
+    ck_assert_str_eq(repo_jobs_line(rp, &rp->rows[1], buf, sizeof buf), "maintenance jobs: none");
+    ck_assert_str_eq(rp->rows[2].r->name, long_name);
+    ck_assert_str_eq(repo_jobs_line(rp, &rp->rows[2], buf, sizeof buf),
+                     "maintenance jobs: last: succeeded 19m30s ago (took 30s)");
+    repo_report_free(rp);
+    /* the jobs cannot be listed: unknown, with why, on every row */
+    rp = repo_build(rs, T_NOW);
+    repo_add_jobs(rp, NULL, 0, "forbidden", NULL);
+    for (size_t i = 0; i < rp->n; i++)
+        ck_assert_str_eq(repo_jobs_line(rp, &rp->rows[i], buf, sizeof buf),
+                         "maintenance jobs: unknown (forbidden)");
+    repo_report_free(rp);
+    kc_store_free(js);
+    kc_store_free(rs);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("repo");
@@ -232,6 +315,7 @@ int main(void)
     tcase_add_test(tc, the_sims_failing_repository_is_judged_exactly);
     tcase_add_test(tc, a_whole_failed_list_is_a_lower_bound_and_overdue_has_its_words);
     tcase_add_test(tc, unread_repositories_are_unknown_not_none);
+    tcase_add_test(tc, maintenance_jobs_join_by_label_and_say_so);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

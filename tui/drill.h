@@ -16,6 +16,9 @@ ui_screen *screen_describe_volume_new(const model_volume *mv, const char *ns);
  * ("/apis/velero.io/v1/namespaces/velero/schedules/nightly"); NULL when path names none. Opened
  * by ui_open(UI_S_DESCRIBE, name = path). */
 ui_screen *screen_describe_path_new(const char *path);
+/* A pod's whole log (in the Velero namespace) in the log pager: a repository maintenance job's
+ * pod, from the health screen (ui_open(UI_S_PODLOG, name = the pod)). NULL when pod is empty. */
+ui_screen *screen_podlog_new(const char *pod);
 
 /* Key actions for the list and detail screens: open the screen for ui_current_run(u). */
 int drill_open_volumes(ui *u, ui_screen *s);

@@ -12,6 +12,8 @@
 #include "queueview.h"
 #include "itemops.h"
 #include "opsfetch.h"
+#include "readiness.h"
+#include "health.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/download.h"
 #include "logparse.h"
@@ -1162,6 +1164,23 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         free(safe);
     }
     y++;
+    /* a schedule's backup: what of the schedule can be restored now (readiness.h), whether or not
+     * this run is it */
+    const ready_schedule *rs = run->kind == VL_BACKUP && run->schedule && ui_health(u)
+                                   ? ready_find(ui_health(u)->ready, run->schedule)
+                                   : NULL;
+    if (rs) {
+        char line[768];
+        ready_line(ui_health(u)->ready, rs, line, sizeof line);
+        const char *rest = line + (strncmp(line, "restorable: ", 12) ? 0 : 12);
+        x = detail_label(w, y, 0, "Restorable");
+        if (w_text(w, y, x, cols - x, rest,
+                   rs->stale                                          ? w_attr(W_BAD)
+                   : !rs->known || (rs->backup && rs->bsl != RDY_YES) ? w_attr(W_WARN)
+                                                                      : 0) < (int)strlen(rest))
+            d->cut = 1;
+        y++;
+    }
     x = detail_label(w, y, 0, "Errors");
     x += w_print(w, y, x, 8, run->errors ? w_attr(W_BAD) : 0, "%lld", (long long)run->errors);
     x += detail_label(w, y, x + 2, "Warnings") + 2;

@@ -191,19 +191,24 @@ static void fleet_cells(const fleet_sum *s, char cell[C_N][96], int utf8)
         snprintf(cell[C_DAY], 96, "%d/%d/%d", s->day_completed, s->day_partial, s->day_failed);
     else
         snprintf(cell[C_DAY], 96, "?");
+    /* the schedules, then readiness.h's finding when there is one: "2, 0 overdue, 1
+     * restorable stale; daily 3d00h/1d00h" */
+    char rs[32] = "";
+    if (known && s->sched_known && s->n_ready_stale)
+        snprintf(rs, sizeof rs, ", %d restorable stale", s->n_ready_stale);
     if (!known || !s->sched_known)
         snprintf(cell[C_SCHED], 96, "?");
     else if (!s->n_schedules)
         snprintf(cell[C_SCHED], 96, "none");
     else if (s->sched_name[0] && s->sched_age < 0)
-        snprintf(cell[C_SCHED], 96, "%d, %d overdue; %.20s never", s->n_schedules, s->n_overdue,
-                 s->sched_name);
+        snprintf(cell[C_SCHED], 96, "%d, %d overdue%s; %.20s never", s->n_schedules, s->n_overdue,
+                 rs, s->sched_name);
     else if (s->sched_name[0])
-        snprintf(cell[C_SCHED], 96, "%d, %d overdue; %.20s %s/%s", s->n_schedules, s->n_overdue,
-                 s->sched_name, fmt_duration(a, sizeof a, s->sched_age),
+        snprintf(cell[C_SCHED], 96, "%d, %d overdue%s; %.20s %s/%s", s->n_schedules, s->n_overdue,
+                 rs, s->sched_name, fmt_duration(a, sizeof a, s->sched_age),
                  s->sched_interval > 0 ? fmt_duration(b, sizeof b, s->sched_interval) : "?");
     else
-        snprintf(cell[C_SCHED], 96, "%d, %d overdue", s->n_schedules, s->n_overdue);
+        snprintf(cell[C_SCHED], 96, "%d, %d overdue%s", s->n_schedules, s->n_overdue, rs);
     if (known && s->bsl_known)
         snprintf(cell[C_BSL], 96, "%d/%d", s->bsl_available, s->bsl_total);
     else
@@ -293,7 +298,7 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
             if (c == C_WARN && s->warn && !selected) a = w_attr(W_WARN) | A_BOLD;
             if (c == C_FLIGHT && s->n_stalled && !selected) a = w_attr(W_WARN);
             if (c == C_DAY && s->day_failed && !selected) a = w_attr(W_BAD);
-            if (c == C_SCHED && s->n_overdue && !selected) a = w_attr(W_WARN);
+            if (c == C_SCHED && (s->n_overdue || s->n_ready_stale) && !selected) a = w_attr(W_WARN);
             if (c == C_CTX)
                 w_text(w, y, x, room, fm->context, a | A_BOLD);
             else if (c == C_WHY)

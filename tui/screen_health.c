@@ -8,6 +8,7 @@
 #include "answer.h"
 #include "format.h"
 #include "health.h"
+#include "queue.h"
 #include "kubeclient/util.h"
 #include "readiness.h"
 #include "repo.h"
@@ -20,14 +21,16 @@
 typedef struct health_state {
     int top; /* first body line shown */
     int lines, page;
-    int sel;    /* the selected object (in drawing order), -1 none yet */
-    int n_objs; /* objects at the last draw */
-    int sel_y;  /* body line of the selected object at the last draw, -1 none */
-    int want;   /* move the view so that the selected object shows */
-    int wrap;   /* W: long messages in full, wrapped under their row */
-    int hx;     /* Left/Right: columns the messages are scrolled sideways */
-    int hx_max; /* how far that is worth it (the longest message's overflow at the last draw) */
+    int sel;     /* the selected object (in drawing order), -1 none yet */
+    int n_objs;  /* objects at the last draw */
+    int sel_y;   /* body line of the selected object at the last draw, -1 none */
+    int sel_end; /* its last line (a repository's jobs line under it) */
+    int want;    /* move the view so that the selected object shows */
+    int wrap;    /* W: long messages in full, wrapped under their row */
+    int hx;      /* Left/Right: columns the messages are scrolled sideways */
+    int hx_max;  /* how far that is worth it (the longest message's overflow at the last draw) */
     char paths[HEALTH_MAX_OBJS][320]; /* API paths of the objects, for y and Enter */
+    char pods[HEALTH_MAX_OBJS][128];  /* a repository's newest maintenance job pod, for l */
 } health_state;
 
 static health_state *health_of(ui_screen *s)
@@ -144,6 +147,22 @@ static int health_object(ui_screen *s, ui *u, char *path, size_t n)
     return 0;
 }
 
+/* l: the log of the selected repository's newest maintenance job's pod, in the pager */
+static int health_job_log(ui *u, ui_screen *s)
+{
+    health_state *st = health_of(s);
+    if (st->sel < 0 || st->sel >= st->n_objs ||
+        !strstr(st->paths[st->sel], "/backuprepositories/")) {
+        ui_message(u, "l: select a repository (j/k) for its maintenance job's log");
+        return UI_REDRAW;
+    }
+    if (!st->pods[st->sel][0]) {
+        ui_message(u, "no maintenance job pod of this repository is seen (its jobs line says why)");
+        return UI_REDRAW;
+    }
+    return ui_open(u, UI_S_PODLOG, s, VL_BACKUP, st->pods[st->sel]);
+}
+
 static int health_self(ui *u, ui_screen *s)
 {
     (void)u, (void)s;
@@ -159,6 +178,7 @@ static const ui_key health_keys[] = {
     {UI_C_BOTTOM, "the end", health_bottom},
     {UI_C_OPEN, "describe the selected object", health_describe},
     {UI_C_DESCRIBE, "describe the selected object (schedule, location, pod)", health_describe},
+    {UI_C_LOGS, "log of the selected repository's newest maintenance job", health_job_log},
     {UI_C_WRAP, "wrap long messages under their row on/off", health_wrap},
     {UI_C_LEFT, "scroll the messages left", health_left},
     {UI_C_RIGHT, "scroll the messages right (when not wrapped)", health_right},
@@ -186,7 +206,7 @@ static int hd_object(hd *d, const char *api, const char *ns, const char *plural,
     snprintf(st->paths[i], sizeof st->paths[i], "%s/namespaces/%s/%s/%s", api,
              ns && *ns ? ns : d->ns, plural, name ? name : "");
     if (i != st->sel) return 0;
-    st->sel_y = d->y;
+    st->sel_y = st->sel_end = d->y;
     int r = d->y - d->top;
     if (r >= 0 && r < d->rows) w_print(d->w, r, 0, 1, A_BOLD, ">");
     return 1;
@@ -603,6 +623,31 @@ static void hd_pods(hd *d, const health *h, double wall)
     }
 }
 
+/* The backup queue (core/queue.h): how many wait, the oldest, and a dead queue or a ReadyToStart
+ * backup nobody takes, in red; unknown with why while the backups cannot be read. */
+static void hd_queue(hd *d, const health *h)
+{
+    const queue_summary *q = h->queue;
+    char extra[32] = "";
+    if (q->known && q->n_waiting) snprintf(extra, sizeof extra, "  %zu waiting", q->n_waiting);
+    hd_title(d, "Backup queue", extra, 0);
+    char line[768];
+    queue_summary_line(q, h->now, line, sizeof line);
+    attr_t a = !q->known                        ? w_attr(W_WARN)
+               : q->dead_head || q->ready_stuck ? w_attr(W_BAD)
+               : q->n_waiting                   ? 0
+                                                : A_DIM;
+    /* wrapped whole (at most 3 lines): the diagnosis is the point, not to be scrolled to */
+    int width = d->cols - 2;
+    if (width < 10) width = 10;
+    int n = w_wrap(NULL, 0, 0, width, 0, 0, line, 0);
+    if (n > 3) n = 3;
+    for (int k = 0; k < n; k++, d->y++) {
+        int r = hd_row(d);
+        if (r >= 0) w_wrap(d->w, r, 2, width, k, 1, line, a);
+    }
+}
+
 /* What a repository's row says after its figures: the newest failure's message, NotReady's, or
  * how overdue it is (raw cluster text, malloc'd; NULL nothing). */
 static char *hd_repo_message(const repo_row *w)
@@ -616,6 +661,30 @@ static char *hd_repo_message(const repo_row *w)
         return xasprintf("overdue by %s", fmt_duration(by, sizeof by, w->age - w->frequency));
     if (w->overdue) return xstrdup("never maintained");
     return w->r->message ? xstrdup(w->r->message) : NULL;
+}
+
+/* The repository's maintenance jobs (core/repo.h) on their own line under its row: running now
+ * and the last ones; the newest one's pod recorded for l. Red when the newest finished failed,
+ * yellow when they cannot be read. */
+static void hd_repo_jobs(hd *d, const repo_report *rp, const repo_row *w, int obj)
+{
+    health_state *st = d->st; /* obj: the repository's row's object, -1 when not recorded */
+    const kc_pod *pod = w->n_jobs ? repo_job_pod(rp, w->jobs[0]) : NULL;
+    if (obj >= 0)
+        snprintf(st->pods[obj], sizeof st->pods[obj], "%s", pod && pod->name ? pod->name : "");
+    char line[1024];
+    repo_jobs_line(rp, w, line, sizeof line);
+    const char *rest = line + strlen("maintenance jobs: ");
+    const kc_job *last = w->n_running < w->n_jobs ? w->jobs[w->n_running] : NULL;
+    attr_t a = rp->jobs_unread[0]                                ? w_attr(W_WARN)
+               : last && !strcmp(repo_job_state(last), "failed") ? w_attr(W_BAD)
+               : !w->n_jobs                                      ? A_DIM
+                                                                 : 0;
+    d->y++; /* under the row (the caller's loop steps past this line) */
+    if (obj >= 0 && obj == st->sel) st->sel_end = d->y; /* shown with the row */
+    int r = hd_row(d);
+    if (r >= 0) w_print(d->w, r, 4, hd_clip(d, 4, 18), A_DIM, "maintenance jobs:");
+    hd_message(d, r, 22, rest, a);
 }
 
 /* BackupRepositories (core/repo.h): phase, last successful maintenance against the frequency,
@@ -661,6 +730,7 @@ static void hd_repos(hd *d, const repo_report *rp)
     for (size_t i = 0; i < rp->n; i++, d->y++) {
         const repo_row *w = &rp->rows[i];
         const kc_repo *k = w->r;
+        int before = d->st->n_objs;
         attr_t sel = hd_object(d, "/apis/velero.io/v1", k->ns, "backuprepositories", k->name)
                          ? A_REVERSE
                          : 0;
@@ -672,6 +742,7 @@ static void hd_repos(hd *d, const repo_report *rp)
         if (r < 0) {
             hd_message(d, r, x[8], msg, ma);
             free(msg);
+            hd_repo_jobs(d, rp, w, d->st->n_objs > before ? before : -1);
             continue;
         }
         char buf[64];
@@ -703,6 +774,7 @@ static void hd_repos(hd *d, const repo_report *rp)
             w_print(d->w, r, x[8], hd_clip(d, x[8], d->cols - x[8]), A_DIM, "(below)");
         hd_message(d, r, x[8], msg, ma);
         free(msg);
+        hd_repo_jobs(d, rp, w, d->st->n_objs > before ? before : -1);
     }
 }
 
@@ -734,12 +806,14 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         d.y++;
         hd_pods(&d, h, wall);
         d.y++;
+        hd_queue(&d, h);
+        d.y++;
         if (h->repos) hd_repos(&d, h->repos);
         st->lines = d.y;
         if (st->sel >= st->n_objs) st->sel = st->n_objs - 1;
         if (!pass && st->sel_y >= 0) {
             if (st->sel_y < st->top) st->top = st->sel_y > 1 ? st->sel_y - 1 : 0;
-            if (st->sel_y >= st->top + rows) st->top = st->sel_y - rows + 1;
+            if (st->sel_end >= st->top + rows) st->top = st->sel_end - rows + 1;
         }
     }
     st->want = 0;
@@ -754,7 +828,7 @@ static const char *health_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k:select  y:describe  W:wrap  Left/Right:scroll  Esc:back  " UI_HINT_END;
+    return "j/k:select  y:describe  l:job log  W:wrap  Left/Right:scroll  Esc:back  " UI_HINT_END;
 }
 
 static void health_free_screen(ui_screen *s)

@@ -152,7 +152,7 @@ static const ui_key list_keys[] = {
     {UI_C_PGUP, NULL, list_pgup},
     {UI_C_TOP, "first run", list_top},
     {UI_C_BOTTOM, "last run", list_bottom},
-    {UI_C_OPEN, "open the run's detail", list_open},
+    {UI_C_OPEN, "open the run's detail (waiting: why it is not running)", list_open},
     {UI_C_FIND,
      "filter: words of the name, phase or schedule; ns:NAME schedule:NAME phase:NAME "
      "label:key=value (Enter keeps, Esc clears)",
@@ -300,6 +300,18 @@ static const char *list_phase_label(const char *phase, int width)
     return phase;
 }
 
+/* A waiting backup's estimated start (queue.h): "≈21:40:05" (ASCII "~"), "now"; short: "≈21:40"
+ * (in the ETA cell, when there is no STARTED column). */
+static const char *list_queue_start(char *buf, size_t n, const run_answer *a, int utf8, int shrt)
+{
+    if (a->queue.start - a->at <= 0.5) return snprintf(buf, n, "now"), buf;
+    char t[64];
+    fmt_clock_since(t, sizeof t, a->queue.start, a->at);
+    if (shrt && strlen(t) == 8) t[5] = 0; /* HH:MM:SS: the minute is enough for an estimate */
+    snprintf(buf, n, "%s%s", utf8 ? "\u2248" : "~", t);
+    return buf;
+}
+
 /* RATE and ETA: the run's answer (answer.h): "stalled 45s" across both cells when nothing it
  * waits on moves; else the rate and the ETA cell (an estimate, "+" when it may grow, "stale"
  * while the data is not current, "?" when unknown), in the warning colour while one part it
@@ -307,7 +319,18 @@ static const char *list_phase_label(const char *phase, int width)
 static void list_draw_eta(ui *u, WINDOW *w, int y, const run_answer *a, int selected, attr_t base,
                           const int *wd, const int *xp)
 {
-    char buf[64];
+    char buf[160];
+    if (a->queue.waiting) { /* why it is not running, across both cells: "#3, limit 2 full" */
+        attr_t qa = selected                         ? base
+                    : a->queue.why == QUEUE_WHY_NONE ? w_attr(W_WARN) | A_BOLD
+                                                     : base | A_DIM;
+        int x = w_text(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
+                       queue_why_short(buf, sizeof buf, &a->queue), qa);
+        if (!wd[C_STARTED] && a->queue.start_known) /* no STARTED column: its start here */
+            w_print(w, y, xp[C_RATE] + x, xp[C_ETA] + wd[C_ETA] - xp[C_RATE] - x, base, " %s",
+                    list_queue_start(buf, sizeof buf, a, ui_utf8(u), 1));
+        return;
+    }
     if (a->active && a->stalled == ANS_YES) {
         w_print(w, y, xp[C_RATE], xp[C_ETA] + wd[C_ETA] - xp[C_RATE],
                 (selected ? base : w_attr(W_WARN)) | A_BOLD, "stalled %s",
@@ -356,8 +379,14 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
         /* on our clock (a --demo --speed N cluster's runs ahead, its history as it was), like DUR
          * beside it */
         double st = x->started > 0 ? model_wall_time(ui_model(u), x->started, wall) : 0;
-        w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
-                fmt_started(buf, sizeof buf, st, wall));
+        if (ans.queue.waiting && ans.queue.start_known) /* when it may start (the detail: why) */
+            w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
+                    list_queue_start(buf, sizeof buf, &ans, ui_utf8(u), 0));
+        else if (ans.queue.waiting)
+            w_print(w, y, xp[C_STARTED], wd[C_STARTED], base | dim, "?");
+        else
+            w_print(w, y, xp[C_STARTED], wd[C_STARTED], base, "%s",
+                    fmt_started(buf, sizeof buf, st, wall));
     }
     if (wd[C_DUR])
         w_print(w, y, xp[C_DUR], wd[C_DUR], base, "%s",
@@ -423,7 +452,17 @@ static void list_cells(ui *u, const view *v, int page, int *need_min, int *need_
         }
         lo = (int)strlen(fmt_rate(b, sizeof b, model_run_rate(r, ui_data_now(u))));
         LC_NEED(C_RATE, lo, lo);
-        if (vl_phase_active(x->phase_id)) { /* as the row draws them: the run's answer */
+        if (r->kind == VL_BACKUP && (x->phase_id == VL_PH_NEW || x->phase_id == VL_PH_QUEUED ||
+                                     x->phase_id == VL_PH_READY_TO_START)) {
+            /* the queue's short answer across RATE and ETA, whole when there is room */
+            run_answer a;
+            ui_answer(u, r, &a);
+            char *c = san_str(queue_why_short(b, sizeof b, &a.queue));
+            /* " ≈21:40" after it when there is no STARTED column (7 columns) */
+            int hi = san_width(c) - 1 - list_col_width[C_ETA] + (a.queue.start_known ? 7 : 0);
+            free(c);
+            LC_NEED(C_RATE, 0, hi);
+        } else if (vl_phase_active(x->phase_id)) { /* as the row draws them: the run's answer */
             run_answer a;
             ui_answer(u, r, &a);
             if (a.stalled == ANS_YES) { /* "stalled 59m59s" across RATE and ETA */
@@ -524,7 +563,7 @@ static const char *list_hint(ui_screen *s, ui *u)
     static char buf[200];
     static const char *sorts[] = {"start", "name", "phase", "progress"};
     if (list_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
-    snprintf(buf, sizeof buf, "Enter:detail  /:filter  s:sort(%s)  f:follow%s  " UI_HINT_END,
+    snprintf(buf, sizeof buf, "Enter:detail/why  /:filter  s:sort(%s)  f:follow%s  " UI_HINT_END,
              sorts[ui_view(u)->sort], list_of(s)->follow ? "(on)" : "");
     return buf;
 }

@@ -38,6 +38,7 @@ typedef struct logs_state {
     int dl_done;
     kc_err dl_err;
     kc_podlog *pl;
+    char *pod; /* a pod's whole log (screen_podlog_new: a maintenance job's), not a run's */
     lp_line scratch;
     size_t top;   /* first view row shown */
     long cur;     /* view row of the current match / error, -1 none */
@@ -90,6 +91,11 @@ static void logs_dl_done(void *arg, const kc_err *err)
 static void logs_pl_line(void *arg, const char *line, size_t n)
 {
     logs_state *st = arg;
+    if (st->pod) { /* a pod's own log: every line */
+        logbuf_append_line(st->lb, line, n);
+        ui_invalidate(st->u);
+        return;
+    }
     if (lp_parse(&st->scratch, line, n)) return;
     const char *ref = lp_get(&st->scratch, st->kind == VL_BACKUP ? "backup" : "restore");
     if (!ref || strcmp(ref, st->ref)) return;
@@ -220,6 +226,13 @@ static void logs_start(logs_state *st, ui *u)
         st->started = 1;
         st->desc_next = ui_now(u) + DESC_REFRESH_S;
         st->req = kc_client_request(a->client, &o, NULL, logs_desc_done, st);
+        return;
+    }
+    if (st->pod) { /* the kubelet's log of that pod as it is now (a job's pod ends) */
+        kc_podlog_opts o = {.ns = a->ns, .pod = st->pod, .no_follow = 1};
+        st->started = 1;
+        st->live = 1;
+        st->pl = kc_podlog_start(a->client, &o, logs_pl_line, logs_pl_status, st);
         return;
     }
     model_run *r = model_find_run(ui_model(u), st->kind, st->name);
@@ -392,6 +405,16 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
         if (st->desc_obj)
             x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %zu lines as %s", nlines,
                          desc_fmt_name[st->desc_fmt]);
+    } else if (st->pod) {
+        x = w_print(w, 0, 0, cols, A_BOLD, "Log of pod ");
+        x += w_text(w, 0, x, cols - x, st->pod, A_BOLD);
+        kc_pl_state ps = st->pl ? kc_podlog_state(st->pl) : KC_PL_FAILED;
+        x += w_print(w, 0, x, cols - x, A_NORMAL, "  %zu lines", nlines);
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  (%s)",
+                     ps == KC_PL_CONNECTING  ? "connecting"
+                     : ps == KC_PL_STREAMING ? "reading"
+                     : ps == KC_PL_RETRYING  ? "reconnecting"
+                                             : "as of now");
     } else if (st->live) {
         x = w_print(w, 0, 0, cols, w_attr(W_ACTIVE) | A_BOLD, "LIVE log of %s ", what);
         x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
@@ -535,7 +558,10 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                     lp_level_name(f), all, all == 1 ? "" : "s", st->live ? " so far" : "");
         else
             w_print(w, y, 0, cols, w_attr(W_DIM), "%s",
-                    st->live        ? "waiting for log lines of this run..."
+                    st->pod && st->pl && kc_podlog_state(st->pl) == KC_PL_FAILED
+                        ? "the pod's log is empty"
+                    : st->pod       ? "reading the pod's log..."
+                    : st->live      ? "waiting for log lines of this run..."
                     : st->dl_done   ? "the log is empty"
                     : st->desc_path ? "fetching the object..."
                                     : "fetching the stored log...");
@@ -899,6 +925,7 @@ static void logs_free(ui_screen *s)
     lp_line_free(&st->scratch);
     kc_buf_free(&st->sb);
     free(st->name);
+    free(st->pod);
     free(st->ref);
     free(st);
     free(s);
@@ -929,6 +956,44 @@ ui_screen *screen_logs_new(vl_kind kind, const char *name)
     s->free = logs_free;
     s->hint = logs_hint;
     s->data = st;
+    return s;
+}
+
+/* the pager's keys without those about one run (a pod's log is not a run's) */
+static const ui_key podlog_keys[] = {
+    {UI_C_DOWN, "scroll down", logs_down},
+    {UI_C_UP, "scroll up", logs_up},
+    {UI_C_PGDN, NULL, logs_pgdn},
+    {UI_C_PGUP, NULL, logs_pgup},
+    {UI_C_TOP, "first line", logs_home},
+    {UI_C_BOTTOM, "last line", logs_end},
+    {UI_C_FIND, "search (smartcase)", logs_search},
+    {UI_C_NEXT_MATCH, NULL, logs_next},
+    {UI_C_PREV_MATCH, NULL, logs_prev},
+    {UI_C_WRAP, NULL, logs_wrap},
+    {UI_C_LEFT, NULL, logs_left},
+    {UI_C_RIGHT, NULL, logs_right},
+    {UI_C_WRITE, "write the log to a new file", logs_write},
+    {UI_C_NONE, NULL, NULL},
+};
+
+static const char *podlog_hint(ui_screen *s, ui *u)
+{
+    (void)u;
+    logs_state *st = s->data;
+    if (st->prompt) return "Enter:accept  Esc:cancel";
+    return "/:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
+}
+
+ui_screen *screen_podlog_new(const char *pod)
+{
+    if (!pod || !*pod) return NULL;
+    ui_screen *s = screen_logs_new(VL_BACKUP, pod);
+    logs_state *st = s->data;
+    st->pod = xstrdup(pod);
+    s->title = "Pod log";
+    s->keys = podlog_keys;
+    s->hint = podlog_hint;
     return s;
 }
 

@@ -49,8 +49,14 @@ static ui_screen *open_describe(ui *u, const ui_screen *from, vl_kind kind, cons
     return screen_describe_path_new(path);
 }
 
+static ui_screen *open_podlog(ui *u, const ui_screen *from, vl_kind kind, const char *pod)
+{
+    (void)u, (void)from, (void)kind;
+    return screen_podlog_new(pod);
+}
+
 const ui_screen_ctor tui_screens[UI_S_N] = {
     [UI_S_LIST] = open_list,         [UI_S_DETAIL] = open_detail, [UI_S_HEALTH] = open_health,
     [UI_S_HELP] = open_help,         [UI_S_FLEET] = open_fleet,   [UI_S_PICKER] = open_picker,
-    [UI_S_DESCRIBE] = open_describe,
+    [UI_S_DESCRIBE] = open_describe, [UI_S_PODLOG] = open_podlog,
 };

@@ -133,6 +133,7 @@ typedef enum {
     UI_S_FLEET,  /* one row per cluster (several contexts) */
     UI_S_PICKER, /* the context picker: name NULL (`c`), or ":" for the `:` prompt (`:ctx NAME`) */
     UI_S_DESCRIBE, /* an object described live: name = its API path */
+    UI_S_PODLOG,   /* a pod's log in the pager: name = the pod (a maintenance job's) */
     UI_S_N
 } ui_screen_kind;
 /* A constructor: from = the screen underneath (help shows its keys), kind/name = the run (detail);

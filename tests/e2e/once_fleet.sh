@@ -106,7 +106,8 @@ assert [s["overdue"] for s in ctx["kubernetes-admin@staging"]["schedules"]] == [
 sm = ctx["kubernetes-admin@staging"]["summary"]
 assert sm["wrong"] is True and sm["runsInFlight"] == 0 and sm["endingLast"] is None, sm
 assert sm["schedules"] == {"count": 1, "overdue": 1, "oldestSuccess": "nightly",
-                           "oldestSuccessAgeSeconds": None, "oldestSuccessIntervalSeconds": 86400}, sm
+                           "oldestSuccessAgeSeconds": None, "oldestSuccessIntervalSeconds": 86400,
+                           "restorableStale": 1, "restorableStaleFirst": "nightly"}, sm
 assert sm["last24h"] == {"completed": 1, "partiallyFailed": 0, "failed": 0}, sm
 assert sm["storageLocations"] == {"available": 1, "total": 1}, sm
 assert sm["nodeAgents"] == {"ready": 3, "total": 3} and sm["veleroVersion"] == "v1.18.2", sm
@@ -141,7 +142,7 @@ PY
 for c in prod-us-east black-hole kind-dev lost-cluster not-there dr-site openshift-prod; do
     grep -q "^veltop: context $c: " "$D/all.err" || tui_fail "stderr does not name $c: $(cat "$D/all.err")"
 done
-grep -qx 'veltop: context kubernetes-admin@staging: 1 schedule overdue' "$D/all.err" ||
+grep -qx 'veltop: context kubernetes-admin@staging: 1 schedule overdue, 1 schedule with nothing restorable newer than 2 intervals (nightly)' "$D/all.err" ||
     tui_fail "what is wrong is not said: $(cat "$D/all.err")"
 grep -q '^veltop: context kind-dev: unauthorized: the server rejected' "$D/all.err" ||
     tui_fail "unauthorized said twice: $(cat "$D/all.err")"

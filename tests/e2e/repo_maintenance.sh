@@ -88,8 +88,12 @@ tui_keys H
 tui_wait '^Repositories \(3\)  1 failing, 2 overdue, 1 not ready *$'
 tui_wait '^  NAME +PHASE +LAST OK +EVERY +FAILED MESSAGE *$'
 tui_wait '^  app-default-kopia-x7k2p +Ready +5h0[01]m ago +1h00m +3 +last: repo main…$'
+# the queue line and each repository's jobs line make the screen longer than 24 rows: G
+# selects the last repository, and the view follows it
+tui_keys G
 tui_wait '^  db-default-kopia-a1b2c +Ready +30m[0-9]{2}s ago +1h00m +0 *$'
-tui_wait '^  logs-default-restic-q9w8e NotReady +never +7d00h +- +error to init b…$'
+tui_wait '^> logs-default-restic-q9w8e NotReady +never +7d00h +- +error to init b…$'
+tui_wait '^    maintenance jobs: none$'
 # the last object selected and described: the repository as the API server has it
 tui_keys G
 tui_wait '^> logs-default-restic-q9w8e NotReady'

@@ -82,7 +82,7 @@ rows=$(tui_screen | grep -E '^ ● ' | sed -E 's/^ ● (no Velero|[a-z]+) +([^ ]
 tui_wait '^ ● unauthorized +auth-f .*unauthorized: the server rejected the credentials of user "auth-f"'
 tui_wait '^ ● no Velero +ns-e +\? +none +0/0/0 +none +0/0 +0/0 +no Velero in namespace velero; Velero is in namespace openshift-adp \(--namespace-for ns-e=openshift-adp\)'
 tui_wait '^ ● live +stall-b +v1\.18\.2 +1, 1 stalled +1/0/0 +none +1/1 +3/3'
-tui_wait '^ ● live +overdue-c .* none +1/0/0 +1, 1 overdue; nightly never +1/1 +3/3'
+tui_wait '^ ● live +overdue-c .* none +1/0/0 +1, 1 overdue, 1 restorable stale; nightly never +1/1 +3/3'
 tui_wait '^ ● forbidden +forbid-d +\? +1, last ~[0-9]+m[0-9]+s +2/0/0 +1, 0 overdue; hourly 30m[0-9]+s/1h00m +1/1 +\? .*forbidden: pods'
 tui_wait '^ ● live +exec-h .* 1, last ~[0-9]+m[0-9]+s +2/0/0 +1, 0 overdue; hourly .* 1/1 +3/3'
 tui_wait '^ ● live +prod-a .* 1, last ~'
