@@ -309,7 +309,7 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
 static const char *fleet_hint(ui_screen *s, ui *u)
 {
     (void)s, (void)u;
-    return "Enter:open  c:contexts  j/k:move  " UI_HINT_END;
+    return "Enter:open  j/k:move  " UI_HINT_END;
 }
 
 static void fleet_free_screen(ui_screen *s)

@@ -46,12 +46,13 @@ typedef struct logs_state {
     int rows;     /* body rows at the last draw (for paging) */
     int reveal;   /* bring the current match into view sideways at the next draw */
     int hcols;    /* body columns at the last draw */
-    /* describe mode (y): one object fetched from path, pretty-printed, instead of a log; fetched
+    /* describe mode (d, y): one object fetched from path, pretty-printed, instead of a log; fetched
      * again every DESC_REFRESH_S while shown (live), the reader's place kept */
     char *desc_path, *desc_what, *desc_name;
     kc_request *req;
     cJSON *desc_obj;     /* the object as last fetched */
-    int desc_fmt;        /* DESC_JSON, DESC_YAML, DESC_SUMMARY */
+    int desc_fmt;        /* DESC_JSON, DESC_YAML, DESC_SUMMARY (= UI_DESC_*) */
+    int desc_fmt_set;    /* desc_fmt is the opening key's (d, y), read when first shown */
     double desc_at;      /* unix seconds it was fetched (0 never) */
     double desc_next;    /* monotonic: the next fetch */
     char desc_fail[256]; /* the last refresh failed: why (the text shown is the older one) */
@@ -881,6 +882,11 @@ static void logs_enter(ui_screen *s, ui *u)
 {
     logs_state *st = s->data;
     st->u = u;
+    if (st->desc_path && !st->desc_fmt_set) { /* d: velero describe, y: YAML */
+        st->desc_fmt = ui_describe_format(u);
+        st->desc_fmt_set = 1;
+        logs_desc_render(st);
+    }
     if (st->name[0]) ui_set_current_run(u, st->kind, st->name); /* "": not about a run */
 }
 
@@ -932,16 +938,16 @@ ui_screen *screen_logs_new(vl_kind kind, const char *name)
     return s;
 }
 
-/* ---- describe (y): the whole object in this pager ---- */
+/* ---- describe (d, y): the whole object in this pager ---- */
 
 static int logs_desc_prev(ui *u, ui_screen *s)
 {
-    (void)s;
+    ui_set_describe_format(u, LOGS_ST(s)->desc_fmt); /* the neighbour in the same format */
     return drill_step(u, -1, screen_describe_run_new);
 }
 static int logs_desc_next(ui *u, ui_screen *s)
 {
-    (void)s;
+    ui_set_describe_format(u, LOGS_ST(s)->desc_fmt);
     return drill_step(u, 1, screen_describe_run_new);
 }
 

@@ -114,8 +114,8 @@ tui_keys '['
 tui_wait '^ veltop  ctx overdue-c '
 echo "enter, esc, [ ]: ok"
 
-# the picker: c, a filter as you type, Enter; :ctx NAME at the : prompt
-tui_keys c
+# the picker: :ctx (c is left for copying, as k9s), a filter as you type, Enter; :ctx NAME
+tui_keys ':' c t x Enter
 tui_wait '^ context:'
 tui_wait '^ 9 of 9 contexts'
 tui_keys e x
@@ -131,7 +131,7 @@ tui_wait '^ context:'
 tui_keys Escape
 tui_wait_gone '^ context:'
 tui_keys ':' n o p e Enter
-tui_wait "unknown command 'nope' \(ctx, ctx NAME\)"
+tui_wait "unknown command 'nope' \(bak rst sched bsl vsl repo pvb pvr du dd ctx q\)"
 echo "picker: ok"
 
 # a cluster goes down (its row says so within 10 s) while the others update, then comes back
@@ -149,15 +149,17 @@ echo "down and back: ok"
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "exit status"
 
-# one context: the screens of before; c offers the kubeconfig's contexts, and picking one makes
+# one context: the screens of before; :ctx offers the kubeconfig's contexts, and picking one makes
 # a fleet of two (the fleet screen under the new cluster's list)
 tui_server_stop
 tui_start 200 30 --context forbid-d
 tui_wait '^ veltop  ctx forbid-d  ns velero '
 tui_wait 'B adhoc-full +InProgress'
 tui_keys ']'
-tui_wait 'one context watched \(c: pick another\)'
-tui_keys c o v e r
+tui_wait 'one context watched \(:ctx picks another\)'
+tui_keys ':' c t x Enter
+tui_wait '^ context:'
+tui_keys o v e r
 tui_wait '^ 1 of 9 contexts'
 tui_wait '^   overdue-c$'
 tui_keys Enter

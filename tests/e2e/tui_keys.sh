@@ -11,9 +11,16 @@
 "$VELTOP" --help >"$TUI_DIR/help.txt"
 sed -n '/^Keys /,$p' "$TUI_DIR/help.txt" | grep -E '^    ' | sed -E 's/^    ([^ ]+) +/\1\t/' >"$TUI_DIR/keys.tsv"
 [ "$(wc -l <"$TUI_DIR/keys.tsv")" -ge 30 ] || tui_fail "--help lists $(wc -l <"$TUI_DIR/keys.tsv") keys"
-for k in v l r L f '[' ']' W Left Right g/Home G/End; do
+for k in v l r L f '[' ']' W Left Right g/Home G/End d y 1/S 2/N 3/P 4/I s : N; do
     cut -f1 "$TUI_DIR/keys.tsv" | grep -qxF -- "$k" || tui_fail "--help does not list $k"
 done
+# c is left free (k9s copies with it); y is YAML and d describe, as k9s
+cut -f1 "$TUI_DIR/keys.tsv" | tr '/' '\n' | grep -qxF c && tui_fail "--help gives c a meaning"
+grep -qP '^d\tdescribe: .*velero describe.*\(k9s. d\)$' "$TUI_DIR/keys.tsv" || tui_fail "d is not describe"
+grep -qP '^y\tthe same object as YAML' "$TUI_DIR/keys.tsv" || tui_fail "y is not YAML"
+# a key that keeps veltop's meaning against k9s' says why (s, [)
+grep -qP "^s\t.*k9s' s " "$TUI_DIR/keys.tsv" || tui_fail "s does not say why it is not k9s'"
+grep -qP "^\[\t.*k9s' \[ " "$TUI_DIR/keys.tsv" || tui_fail "[ does not say why it is not k9s'"
 MANWIDTH=250 MANPAGER=cat man -l "$SRC_DIR/doc/veltop.1" 2>/dev/null | sed -n '/^KEYS/,/^SCREENS/p' >"$TUI_DIR/man.txt"
 while IFS=$'\t' read -r label help; do
     grep -qE -- "^ +$(printf '%s' "$label" | sed 's/[][\.*^$/?+(){}|]/\\&/g') +$(printf '%s' "$help" | sed 's/[][\.*^$/?+(){}|]/\\&/g')\$" "$TUI_DIR/man.txt" ||
@@ -42,14 +49,23 @@ footer_ok || tui_fail "list footer: $(tui_screen | tail -n 1)"
 tui_keys '?'
 tui_wait '^ Backups & Restores'
 tui_wait '^   f +follow the newest run in progress \(toggle\)'
-tui_wait '^ lines 1-20 of 38 \(j/k, PgDn/PgUp, g/G\)'
+tui_wait '^ lines 1-20 of 56 \(j/k, PgDn/PgUp, g/G\)'
 tui_screen | grep -q 'stalled' && tui_fail "help fits at 80x24? it should scroll"
 tui_keys G
 tui_wait '"stalled": still 3 intervals'
+tui_wait '^ lines 37-56 of 56 '
+# ? lists every key: after this screen's and those of every screen, the rest of the table
+tui_wait '^   n +next match of the search$'
+tui_wait '^ On other screens$'
+tui_wait '^   N +previous match \(as less; in the list N sorts by NAME\)$'
+tui_keys PageUp
+tui_wait '^ lines 18-37 of 56 '
 tui_wait '^   H +health: schedules, locations, server, node-agents$'
-tui_wait '^ lines 19-38 of 38 '
+tui_wait '^   d +describe the selected run$'
+tui_wait '^   y +the same object as YAML, as kubectl get -o yaml prints it$'
 tui_keys g
-tui_wait '^ lines 1-20 of 38 '
+tui_wait '^ lines 1-20 of 56 '
+tui_wait '^   2/N +sort by NAME \(again: the other way\)$'
 tui_keys '?'
 tui_wait 'NAME +PHASE'
 tui_screen | grep -q 'lines 1-' && tui_fail "help still shown"

@@ -27,8 +27,8 @@ tui_wait '^Item operations 0 of 0 completed, 0 failed$'
 tui_wait '^Failure reason boom$'
 # help wraps its words at 60 columns (under themselves) and scrolls
 tui_keys '?' G
-tui_wait '^   : +a command: ctx \(the picker\) or ctx NAME$'
-tui_wait '^ {18}\(that context\), as k9s$'
+tui_wait '^   o +describe as JSON, YAML \(as kubectl\) or$'
+tui_wait '^ {18}velero describe$'
 tui_wait '^ from the start average\.$'
 tui_keys Escape
 tui_wait '^Backup flow-failed +Failed$'
