@@ -9,6 +9,7 @@
 #include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 #include "runeta.h"
+#include "sanitize.h"
 #include "widgets.h"
 
 typedef struct vols_state {
@@ -237,7 +238,20 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         if (v->kind == VL_DU || v->kind == VL_DD)
             snprintf(pv, sizeof pv, "%s/%s (PVC)", v->pod_ns ? v->pod_ns : "-",
                      v->volume ? v->volume : "-");
-        w_text_mid(w, y, x, w_pod, pv, base); /* the pod's ordinal and the volume survive */
+        /* too wide: without the namespace first (the selected row's whole name is at the
+         * bottom), so that the pods of one namespace stay apart ("web-0:slow", "db-0:stuck", not
+         * "sho…b-0:slow"); then cut in the middle: the pod's ordinal and the volume survive */
+        char *safe_pv = san_str(pv);
+        int pv_w = san_width(safe_pv);
+        free(safe_pv);
+        if (pv_w > w_pod) {
+            if (v->kind == VL_DU || v->kind == VL_DD)
+                snprintf(pv, sizeof pv, "%s (PVC)", v->volume ? v->volume : "-");
+            else
+                snprintf(pv, sizeof pv, "%s:%s", v->pod_name ? v->pod_name : "-",
+                         v->volume ? v->volume : "-");
+        }
+        w_text_mid(w, y, x, w_pod, pv, base);
         x += w_pod + 1;
         if (w_up) {
             w_text(w, y, x, w_up - 1, vols_uploader(v), base);
