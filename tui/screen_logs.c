@@ -127,7 +127,6 @@ static void logs_desc_render(logs_state *st)
             kc_buf_append(&out, "(the YAML emitter failed: o shows JSON)\n", 40);
         }
     } else if (st->desc_fmt == DESC_SUMMARY) {
-        objtext_describe(st->desc_obj, &out);
         /* a run: its pod volumes as --details lists them, from the volumes veltop watches */
         const char *kind =
             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st->desc_obj, "kind"));
@@ -143,9 +142,11 @@ static void logs_desc_render(logs_state *st)
             const vl_volume **vv = xcalloc(n ? n : 1, sizeof *vv);
             model_run_volumes(ui_model(st->u), r, mv, n);
             for (size_t i = 0; i < n; i++) vv[i] = mv[i]->vol;
-            objtext_describe_pod_volumes(vv, n, restore, &out);
+            objtext_describe_run(st->desc_obj, vv, n, &out);
             free(vv);
             free(mv);
+        } else {
+            objtext_describe(st->desc_obj, &out);
         }
     } else {
         char *txt = cJSON_Print(st->desc_obj);

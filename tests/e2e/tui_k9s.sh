@@ -75,9 +75,11 @@ tui_wait '^ : *$'
 tui_wait '^ ctx    pick a context \(ctx NAME: show it\)$'
 tui_wait '^ dd     data downloads of the run$'
 tui_keys b
+tui_wait '^ :b *$'
+tui_wait_gone '^ rst '
 tui_wait '^ bak    backups$'
 tui_wait '^ bsl    storage locations \(health\)$'
-tui_screen | grep -q '^ rst ' && tui_fail ":b lists rst"
+tui_screen | grep -q '^ ctx ' && tui_fail ":b lists ctx"
 tui_keys a k Enter
 tui_wait '^backups only +4 of 6 runs  Esc clears$'
 expect_rows ":bak" "backup-inprogress backup-partial backup-failed backup-done "
