@@ -8,6 +8,7 @@
 #include "answer.h"
 #include "diagview.h"
 #include "drill.h"
+#include "fleet.h"
 #include "format.h"
 #include "runeta.h"
 #include "sanitize.h"
@@ -534,6 +535,24 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, y + 1, 2 + x, cols - 4 - x, ui_app(u)->ns, w_attr(W_WARN) | A_BOLD);
         w_print(w, y + 2, 2, cols - 4, A_DIM,
                 "no backup storage location, backup or restore there; -n names Velero's namespace");
+        /* where Velero is, when a cluster-wide look found it (fleet.c: the fleet screen's WHY
+         * says the same): the option that shows it */
+        fleet *f = ui_fleet(u);
+        for (size_t i = 0; f && i < f->n; i++) {
+            if (f->m[i]->app != ui_app(u)) continue;
+            fleet_sum *sum = xmalloc(sizeof *sum);
+            fleet_member_summary(f->m[i], ui_now(u), ui_wall(u), sum);
+            if (f->m[i]->found_ns[0]) {
+                char hint[400];
+                snprintf(hint, sizeof hint, "Velero is in namespace %s: veltop -n %s%s%s",
+                         f->m[i]->found_ns, f->m[i]->found_ns,
+                         f->n > 1 ? "  (or --namespace-for " : "", f->n > 1 ? "CONTEXT=NS)" : "");
+                w_text(w, y + 3, 2, cols - 4, hint, w_attr(W_ACTIVE) | A_BOLD);
+            } else if (fleet_member_finding(f->m[i])) {
+                w_print(w, y + 3, 2, cols - 4, A_DIM, "looking for Velero in other namespaces...");
+            }
+            free(sum);
+        }
         return;
     }
     if (v->n_rows == 0) {
