@@ -5,6 +5,7 @@
  * figure is core/fleet.c's summary of the cluster's answers; this only draws it. Enter opens the
  * cluster's list (ui_show_cluster), `:ctx` the picker; W shows every WHY whole (wrapped), Right
  * and Left scroll it sideways. */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +18,16 @@
 
 typedef struct fleet_state {
     fleet_sum *sums; /* per member, in the fleet's order */
-    size_t *order;   /* member indices, worst first */
-    size_t n;
+    size_t *order;   /* member indices, worst first; the first nv match the filter */
+    size_t n, nv;
     int sel, top, page;
     char sel_ctx[512]; /* the selection follows its context as the order changes */
     int wrap;          /* W: every WHY whole, wrapped under itself */
-    int hx;            /* Right/Left: the WHY column scrolled sideways (columns) */
-    double at;         /* ui_now of the last summary */
+    int prompting;     /* the / prompt is open */
+    char filter[128];  /* as the list's /: a regular expression of the context, "!RE" others */
+    char filter_error[160];
+    int hx;    /* Right/Left: the WHY column scrolled sideways (columns) */
+    double at; /* ui_now of the last summary */
 } fleet_state;
 
 static fleet_state *fleet_of(ui_screen *s)
@@ -72,17 +76,39 @@ static void fleet_refresh(ui *u, fleet_state *st)
         if (f->m[st->order[i]]->app) apps[na++] = f->m[st->order[i]]->app;
     ui_set_fleet_order(u, apps, na);
     free(apps);
+    /* / : the rows whose context the filter matches ([ and ] above keep every cluster) */
+    st->nv = f->n;
+    st->filter_error[0] = 0;
+    const char *re = st->filter;
+    int invert = *re == '!';
+    re += invert;
+    if (*re) {
+        regex_t rx;
+        int rc = regcomp(&rx, re, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+        st->nv = 0;
+        if (rc) {
+            char why[64];
+            regerror(rc, &rx, why, sizeof why);
+            snprintf(st->filter_error, sizeof st->filter_error,
+                     "not a regular expression: %.40s (%.60s)", re, why);
+        } else {
+            for (size_t i = 0; i < f->n; i++)
+                if ((regexec(&rx, f->m[st->order[i]]->context, 0, NULL, 0) == 0) != invert)
+                    st->order[st->nv++] = st->order[i];
+            regfree(&rx);
+        }
+    }
     if (st->sel_ctx[0])
-        for (size_t i = 0; i < f->n; i++)
+        for (size_t i = 0; i < st->nv; i++)
             if (!strcmp(f->m[st->order[i]]->context, st->sel_ctx)) st->sel = (int)i;
-    if (st->sel >= (int)f->n) st->sel = (int)f->n - 1;
+    if (st->sel >= (int)st->nv) st->sel = (int)st->nv - 1;
     if (st->sel < 0) st->sel = 0;
 }
 
 static fleet_member *fleet_selected(ui *u, fleet_state *st)
 {
     fleet *f = ui_fleet(u);
-    if (!f || !st->n || st->sel < 0 || st->sel >= (int)st->n) return NULL;
+    if (!f || !st->nv || st->sel < 0 || st->sel >= (int)st->nv) return NULL;
     return f->m[st->order[st->sel]];
 }
 
@@ -91,7 +117,7 @@ static int fleet_move(ui *u, ui_screen *s, int delta)
     fleet_state *st = fleet_of(s);
     fleet_refresh(u, st);
     st->sel += delta;
-    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    if (st->sel >= (int)st->nv) st->sel = (int)st->nv - 1;
     if (st->sel < 0) st->sel = 0;
     fleet_member *fm = fleet_selected(u, st);
     if (fm) snprintf(st->sel_ctx, sizeof st->sel_ctx, "%s", fm->context);
@@ -162,6 +188,50 @@ static int fleet_left(ui *u, ui_screen *s)
     return UI_REDRAW;
 }
 
+/* /: filter the contexts (Enter keeps, Esc clears) */
+static int fleet_find(ui *u, ui_screen *s)
+{
+    (void)u;
+    fleet_of(s)->prompting = 1;
+    return UI_REDRAW;
+}
+static int fleet_clear(ui *u, ui_screen *s)
+{
+    (void)u;
+    fleet_state *st = fleet_of(s);
+    if (!st->filter[0]) return UI_NOTHING;
+    st->filter[0] = 0;
+    st->at = 0;
+    return UI_REDRAW;
+}
+
+static int fleet_on_key(ui_screen *s, ui *u, int ch)
+{
+    fleet_state *st = fleet_of(s);
+    if (!st->prompting) return UI_UNHANDLED;
+    size_t len = strlen(st->filter);
+    if (ch == 27) {
+        st->filter[0] = 0;
+        st->prompting = 0;
+    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+        st->prompting = 0;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) st->filter[len - 1] = 0;
+    } else if (ch == 21) { /* Ctrl-U */
+        st->filter[0] = 0;
+    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof st->filter) {
+        st->filter[len] = (char)ch;
+        st->filter[len + 1] = 0;
+    } else if (ch == 3) {
+        return UI_QUIT;
+    } else {
+        return UI_NOTHING;
+    }
+    st->at = 0; /* summarise and filter now */
+    (void)u;
+    return UI_REDRAW;
+}
+
 static const ui_key fleet_keys[] = {
     {UI_C_DOWN, "next cluster", fleet_down},
     {UI_C_UP, "previous cluster", fleet_up},
@@ -172,6 +242,9 @@ static const ui_key fleet_keys[] = {
     {UI_C_PREV_RUN, "previous cluster", fleet_up},
     {UI_C_NEXT_RUN, "next cluster", fleet_down},
     {UI_C_OPEN, "open the cluster's list of runs", fleet_open},
+    {UI_C_FIND, "filter: a regular expression of the context (any case); !RE the others",
+     fleet_find},
+    {UI_C_BACK, "clear the filter", fleet_clear},
     {UI_C_WRAP, "WHY whole: wrapped under itself on/off", fleet_wrap},
     {UI_C_LEFT, "scroll WHY left", fleet_left},
     {UI_C_RIGHT, "scroll WHY right (when not wrapped)", fleet_right},
@@ -276,7 +349,16 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, 0, tx, cols - 1 - tx, paren, w_attr(W_DIM));
     }
     char nw[160];
-    if (f->not_watched) /* veltop's own limit, not the clusters': the line under the totals */
+    if (st->prompting || st->filter[0]) { /* the filter on the line under the totals */
+        int x =
+            1 + w_print(w, 1, 1, cols - 2, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
+        x += w_text(w, 1, x, cols - x - 30, st->filter, A_BOLD);
+        if (st->prompting) w_print(w, 1, x, 1, A_REVERSE, " ");
+        w_print(w, 1, cols - 28, 27, A_DIM, "%zu of %zu contexts%s", st->nv, st->n,
+                st->prompting ? "" : "  Esc clears");
+        if (st->filter_error[0] && x + 2 < cols - 30)
+            w_text(w, 1, x + 2, cols - 32 - x, st->filter_error, w_attr(W_BAD));
+    } else if (f->not_watched) /* veltop's own limit, not the clusters': under the totals */
         w_print(w, 1, 1, cols - 2, w_attr(W_WARN) | A_BOLD, "%s",
                 fleet_not_watched(f, nw, sizeof nw));
 
@@ -343,12 +425,12 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
     if (st->sel < st->top) st->top = st->sel;
     for (;;) { /* the selected row whole on screen */
         int h = 0;
-        for (int i = st->top; i <= st->sel && i < (int)st->n; i++) h += FLEET_H(i);
+        for (int i = st->top; i <= st->sel && i < (int)st->nv; i++) h += FLEET_H(i);
         if (h <= body || st->top >= st->sel) break;
         st->top++;
     }
     if (st->top < 0) st->top = 0;
-    for (int r = 0, y = 3; y < 3 + body && st->top + r < (int)st->n; r++) {
+    for (int r = 0, y = 3; y < 3 + body && st->top + r < (int)st->nv; r++) {
         size_t i = (size_t)(st->top + r);
         const fleet_member *fm = f->m[st->order[i]];
         const fleet_sum *s = &st->sums[st->order[i]];
@@ -392,8 +474,9 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
 
 static const char *fleet_hint(ui_screen *s, ui *u)
 {
-    (void)s, (void)u;
-    return "Enter:open  j/k:move  W:why  Right:scroll  " UI_HINT_END;
+    (void)u;
+    if (fleet_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
+    return "Enter:open  /:filter  W:why  Right:scroll  " UI_HINT_END;
 }
 
 static void fleet_free_screen(ui_screen *s)
@@ -411,6 +494,7 @@ ui_screen *screen_fleet_new(void)
     s->title = "Fleet";
     s->keys = fleet_keys;
     s->draw = fleet_draw;
+    s->on_key = fleet_on_key;
     s->free = fleet_free_screen;
     s->hint = fleet_hint;
     s->fleet_wide = 1;

@@ -102,6 +102,21 @@ tui_wait '^ {100,}[^ ].*in the namespace "velero"'
 tui_keys W
 tui_wait 'WHY on one line'
 tui_wait_gone '^ {100,}[^ ].*in the namespace "velero"'
+# / filters the contexts by regular expression (the totals stay the fleet's), !RE the others
+fleet_rows() { tui_screen | grep -E '^ ● ' | sed -E 's/^ ● (no Velero|[a-z]+) +([^ ]+) .*/\2/' | tr '\n' ' '; }
+tui_keys / '-[AB]$' Enter
+tui_wait '^ filter: /-\[AB\]\$ +2 of 9 contexts  Esc clears$'
+[ "$(fleet_rows)" = "stall-b prod-a " ] || tui_fail "filter: $(fleet_rows)"
+tui_wait '^ 9 clusters: 3 OK, 4 wrong'
+tui_keys Escape / '!-[ab]$' Enter
+tui_wait '^ filter: /!-\[ab\]\$ +7 of 9 contexts  Esc clears$'
+[ "$(fleet_rows)" = "hole-i auth-f ns-e overdue-c forbid-d down-g exec-h " ] || tui_fail "!filter: $(fleet_rows)"
+tui_keys Escape / 'x[' Enter
+tui_wait 'not a regular expression: x\['
+[ -z "$(fleet_rows)" ] || tui_fail "a bad expression shows rows: $(fleet_rows)"
+tui_keys Escape
+tui_wait_gone 'filter:'
+[ "$(fleet_rows)" = "hole-i auth-f ns-e stall-b overdue-c forbid-d down-g exec-h prod-a " ] || tui_fail "cleared: $(fleet_rows)"
 # at 80x24 the totals are cut with an ellipsis, the rows keep their lamp, context and WHY
 tui_resize 80 24
 tui_wait '^ 9 clusters: 3 OK, 4 wrong, 1 unreadable, 1 unreachable \(1 forbidden, 1 overdu…$'
