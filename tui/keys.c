@@ -37,7 +37,8 @@ const ui_command ui_commands[] = {
     {UI_C_NEXT_RUN,
      {']'},
      "]",
-     "next run (in the list's order), same screen; elsewhere the next cluster",
+     "next run (in the list's order), same screen; elsewhere the next cluster (k9s' ] steps "
+     "forward through its commands)",
      "one run"},
     {UI_C_OPEN, {'\r', '\n', KEY_ENTER}, "Enter", "open the selected row", "one run"},
     {UI_C_VOLUMES, {'v'}, "v", "the run's volumes", "one run"},

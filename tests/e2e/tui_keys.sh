@@ -18,9 +18,10 @@ done
 cut -f1 "$TUI_DIR/keys.tsv" | tr '/' '\n' | grep -qxF c && tui_fail "--help gives c a meaning"
 grep -qP '^d\tdescribe: .*velero describe.*\(k9s. d\)$' "$TUI_DIR/keys.tsv" || tui_fail "d is not describe"
 grep -qP '^y\tthe same object as YAML' "$TUI_DIR/keys.tsv" || tui_fail "y is not YAML"
-# a key that keeps veltop's meaning against k9s' says why (s, [)
+# a key that keeps veltop's meaning against k9s' says why (s, [, ])
 grep -qP "^s\t.*k9s' s " "$TUI_DIR/keys.tsv" || tui_fail "s does not say why it is not k9s'"
 grep -qP "^\[\t.*k9s' \[ " "$TUI_DIR/keys.tsv" || tui_fail "[ does not say why it is not k9s'"
+grep -qP "^\]\t.*k9s' \] " "$TUI_DIR/keys.tsv" || tui_fail "] does not say why it is not k9s'"
 MANWIDTH=250 MANPAGER=cat man -l "$SRC_DIR/doc/veltop.1" 2>/dev/null | sed -n '/^KEYS/,/^SCREENS/p' >"$TUI_DIR/man.txt"
 while IFS=$'\t' read -r label help; do
     grep -qE -- "^ +$(printf '%s' "$label" | sed 's/[][\.*^$/?+(){}|]/\\&/g') +$(printf '%s' "$help" | sed 's/[][\.*^$/?+(){}|]/\\&/g')\$" "$TUI_DIR/man.txt" ||
