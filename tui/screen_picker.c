@@ -149,7 +149,18 @@ static int picker_run(ui *u, ui_screen *s, const char *t)
                        want == VL_BACKUP ? "backup" : "restore");
             return UI_REDRAW;
         }
-        return drill_open_volumes(u, ui_top(u));
+        const char *re = c->vol == VL_PVB   ? "^PodVolumeBackup$"
+                         : c->vol == VL_PVR ? "^PodVolumeRestore$"
+                         : c->vol == VL_DU  ? "^DataUpload$"
+                                            : "^DataDownload$";
+        ui_screen *under = ui_top(u);
+        if (drill_is_volumes(under)) { /* on the run's volumes already: filtered in place */
+            drill_volumes_filter(under, re);
+            return UI_REDRAW;
+        }
+        int rc = drill_open_volumes(u, under);
+        if (ui_top(u) != under) drill_volumes_filter(ui_top(u), re); /* the rows of that kind */
+        return rc;
     }
     }
     return UI_REDRAW;

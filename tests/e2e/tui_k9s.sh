@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tui_k9s.sh: k9s' habits. `:` takes Velero's short names (bak, rst: the list of those only;
 # sched, bsl, vsl, repo: health; pvb, pvr, du, dd: the selected run's volumes), lists the commands
-# that match as you type, and says so for one it does not know; `/` filters by regular
+# that match as you type, and says so for one it does not know; the volumes of a kind are the
+# run's volumes filtered by their kind (`/` there too); `/` filters by regular
 # expression (any case), `/!` inverts, `/-l key=value` selects by label, a bad expression is said
 # and crashes nothing; Shift+a column's letter sorts by it, again the other way, the column title
 # showing the direction; d describes (velero describe), y shows YAML.
@@ -92,7 +93,32 @@ tui_keys ':' p v b Enter
 tui_wait 'pvb: select a backup first \(its volumes are listed with it\)'
 tui_keys ':' p v r Enter
 tui_wait '^Volumes of restore restore-inprogress '
+tui_wait '^filter: /\^PodVolumeRestore\$ +[1-9][0-9]* of [1-9][0-9]* volumes  Esc clears$'
+tui_keys Escape # the volumes' filter, then back, then the list's restores only
+tui_wait_gone '^filter: '
 tui_keys Escape Escape
+expect_rows "Esc" "restore-inprogress backup-inprogress backup-partial backup-failed restore-done backup-done "
+# :du and :pvb: the selected backup's volumes of that kind; / filters them too, !RE inverts
+tui_keys / '^backup-inprogress$' Enter
+expect_rows "backup-inprogress" "backup-inprogress "
+tui_keys ':' d u Enter
+tui_wait '^Volumes of backup backup-inprogress  3 volumes: '
+tui_wait '^filter: /\^DataUpload\$ +1 of 3 volumes  Esc clears$'
+tui_wait '^billing/invoices-data \(PVC\) +data mover '
+tui_screen | grep -q 'postgres' && tui_fail ":du shows a pod volume"
+tui_keys Escape ':' p v b Enter
+tui_wait '^filter: /\^PodVolumeBackup\$ +2 of 3 volumes  Esc clears$'
+tui_keys Escape / '!redis' Enter
+tui_wait '^filter: /!redis +2 of 3 volumes  Esc clears$'
+tui_wait '^shop/postgres-0:pgdata '
+tui_screen | grep -q 'redis-0' && tui_fail "!redis shows redis"
+tui_keys / 'BSpace' 'BSpace' 'BSpace' 'BSpace' 'BSpace' 'BSpace' '(' Enter
+tui_wait '^no volume shown: the filter is not a regular expression$'
+tui_keys Escape
+tui_wait_gone '^filter: '
+tui_keys Escape
+tui_wait '^filter: /\^backup-inprogress\$'
+tui_keys Escape
 expect_rows "Esc" "restore-inprogress backup-inprogress backup-partial backup-failed restore-done backup-done "
 tui_keys ':' s c h e d Enter
 tui_wait 'Health *$'
