@@ -203,9 +203,14 @@ typedef enum { VIEW_SORT_START, VIEW_SORT_NAME, VIEW_SORT_PHASE, VIEW_SORT_PROGR
 
 typedef struct view {
     view_sort sort;
-    char filter[128]; /* words, all must match: a substring of name, phase or schedule
-                       * (case-insensitive), ns:NAME, schedule:NAME, phase:NAME, label:k=v */
-    model_run **rows; /* the visible rows in order (pointers into the model) */
+    int reverse;      /* the sort the other way round (its column's key pressed again) */
+    int kinds;        /* 0: backups and restores; else 1 << VL_BACKUP or 1 << VL_RESTORE only */
+    char filter[128]; /* as k9s' `/`: words, all must match: a POSIX extended regular expression
+                       * (case-insensitive) matching the name, phase or schedule, ns:NAME,
+                       * schedule:NAME, phase:NAME, label:k=v; "!WORDS" the runs they do not
+                       * match; "-l k=v,k2!=v2,k3" a label selector */
+    char filter_error[160]; /* why the filter matches nothing (a bad regular expression); "" */
+    model_run **rows;       /* the visible rows in order (pointers into the model) */
     size_t n_rows, cap_rows;
     int sel;          /* index into rows, -1 when empty */
     int top;          /* first row shown */

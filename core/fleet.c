@@ -373,6 +373,36 @@ char *fleet_totals(const fleet_sum *sums, size_t n, char *buf, size_t len)
     return buf;
 }
 
+char *fleet_verdict_totals(const fleet_sum *sums, size_t n, char *buf, size_t len)
+{
+    /* the judgement's classes, from fine to worst; an unreadable cluster by its lamp */
+    enum { T_OK, T_WARNING, T_WRONG, T_CONNECTING, T_UNREADABLE, T_UNREACHABLE, T_N };
+    static const char *const word[T_N] = {"OK",         "warning",    "wrong",
+                                          "connecting", "unreadable", "unreachable"};
+    int count[T_N] = {0};
+    fleet_verdict *v = xmalloc(sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        fleet_judge(&sums[i], v);
+        int t = v->unreadable ? (sums[i].lamp == FL_UNREACHABLE  ? T_UNREACHABLE
+                                 : sums[i].lamp == FL_CONNECTING ? T_CONNECTING
+                                                                 : T_UNREADABLE)
+                : v->wrong    ? T_WRONG
+                : v->warning  ? T_WARNING
+                              : T_OK;
+        count[t]++;
+    }
+    free(v);
+    size_t off = (size_t)snprintf(buf, len, "%zu cluster%s", n, n == 1 ? "" : "s");
+    int first = 1;
+    for (int t = 0; t < T_N && off < len; t++) {
+        if (!count[t]) continue;
+        off += (size_t)snprintf(buf + off, len - off, "%s %d %s", first ? ":" : ",", count[t],
+                                word[t]);
+        first = 0;
+    }
+    return buf;
+}
+
 /* ---- members ------------------------------------------------------------------------------ */
 
 fleet *fleet_new(kc_loop *loop)

@@ -132,6 +132,10 @@ int fleet_severity(const fleet_sum *s);
 const char *fleet_headline(const fleet_sum *s, char *buf, size_t n);
 /* "14 clusters: 12 OK, 1 stalled restore, 1 unreachable" (groups by headline, worst first). */
 char *fleet_totals(const fleet_sum *sums, size_t n, char *buf, size_t len);
+/* The judgement's totals (fleet_judge, the one --once's exit status and JSON summary use):
+ * "10 clusters: 7 OK, 1 warning, 1 wrong, 1 unreachable" (OK, warning, wrong, then unreadable
+ * ones by their lamp: connecting, unreadable, unreachable; classes of none left out). */
+char *fleet_verdict_totals(const fleet_sum *sums, size_t n, char *buf, size_t len);
 
 /* ---- the fleet: members on one loop ----------------------------------------------------- */
 

@@ -3,6 +3,7 @@
  * filter, selection that follows a run by name). No curses here: tests drive it by hand. */
 #include "app.h"
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -919,6 +920,7 @@ static int view_phase_rank(const model_run *r)
 }
 
 static view_sort view_qsort_by;
+static int view_qsort_rev;
 
 static int view_qsort_cmp(const void *pa, const void *pb)
 {
@@ -940,7 +942,8 @@ static int view_qsort_cmp(const void *pa, const void *pb)
     case VIEW_SORT_START:
         break;
     }
-    return c ? c : view_cmp_start(a, b);
+    if (!c) c = view_cmp_start(a, b);
+    return view_qsort_rev ? -c : c;
 }
 
 static int view_eq(const char *a, const char *b, size_t bn)
@@ -948,19 +951,37 @@ static int view_eq(const char *a, const char *b, size_t bn)
     return a && strlen(a) == bn && !strncasecmp(a, b, bn);
 }
 
-/* One word of the filter (w[0..n)): "ns:NAME" a namespace the run includes (by name, or all of
- * them but NAME excluded), "schedule:NAME", "phase:NAME" exactly (case-insensitive),
- * "label:key=value" or "label:key"; else a substring of the name, phase or schedule. */
-static int view_word_matches(const char *w, size_t n, const model_run *r)
+/* One word of the filter, parsed once per rebuild (a regular expression compiled once). */
+typedef enum { VW_RE, VW_NS, VW_SCHEDULE, VW_PHASE, VW_LABEL, VW_NOLABEL } view_word_kind;
+typedef struct view_word {
+    view_word_kind kind;
+    char arg[128];
+    regex_t re; /* VW_RE */
+} view_word;
+#define VIEW_MAX_WORDS 64
+
+/* The run has label key (kl bytes), with value val (NULL: any value). */
+static int view_has_label(const vl_run *run, const char *key, size_t kl, const char *val)
+{
+    for (size_t i = 0; run && i < run->meta.nlabels; i++) {
+        const char *k = run->meta.label_keys[i], *lv = run->meta.label_values[i];
+        if (!k || strlen(k) != kl || strncmp(k, key, kl)) continue;
+        if (!val || (lv && !strcmp(lv, val))) return 1;
+    }
+    return 0;
+}
+
+/* "ns:NAME" a namespace the run includes (by name, or all of them but NAME excluded),
+ * "schedule:NAME", "phase:NAME" exactly (case-insensitive), "label:key=value" or "label:key"
+ * (and "-l" selectors: key=value, key!=value, key); else a regular expression matching the name,
+ * the phase or the schedule. */
+static int view_word_matches(const view_word *w, const model_run *r)
 {
     const vl_run *run = r->run;
-    char word[128];
-    snprintf(word, sizeof word, "%.*s", (int)n, w);
-    const char *colon = strchr(word, ':');
-    size_t pl = colon ? (size_t)(colon - word) : 0;
-    const char *arg = colon ? colon + 1 : NULL;
-    size_t al = arg ? strlen(arg) : 0;
-    if (colon && pl == 2 && !strncasecmp(word, "ns", 2)) {
+    const char *arg = w->arg;
+    size_t al = strlen(arg);
+    switch (w->kind) {
+    case VW_NS:
         if (!run) return 0;
         for (size_t i = 0; i < run->n_excluded_ns; i++)
             if (view_eq(run->excluded_ns[i], arg, al)) return 0;
@@ -969,38 +990,105 @@ static int view_word_matches(const char *w, size_t n, const model_run *r)
             if (view_eq(run->included_ns[i], arg, al) || !strcmp(run->included_ns[i], "*"))
                 return 1;
         return 0;
-    }
-    if (colon && pl == 8 && !strncasecmp(word, "schedule", 8))
+    case VW_SCHEDULE:
         return run && view_eq(run->schedule, arg, al);
-    if (colon && pl == 5 && !strncasecmp(word, "phase", 5))
+    case VW_PHASE:
         return run && view_eq(run->phase ? run->phase : "New", arg, al);
-    if (colon && pl == 5 && !strncasecmp(word, "label", 5)) {
-        if (!run) return 0;
+    case VW_LABEL:
+    case VW_NOLABEL: {
         const char *eq = strchr(arg, '=');
         size_t kl = eq ? (size_t)(eq - arg) : al;
-        for (size_t i = 0; i < run->meta.nlabels; i++) {
-            const char *k = run->meta.label_keys[i], *val = run->meta.label_values[i];
-            if (!k || strlen(k) != kl || strncmp(k, arg, kl)) continue;
-            if (!eq || (val && !strcmp(val, eq + 1))) return 1;
-        }
+        int has = view_has_label(run, arg, kl, eq ? eq + 1 : NULL);
+        return w->kind == VW_LABEL ? has : !has;
+    }
+    case VW_RE:
+        if (!regexec(&w->re, r->name, 0, NULL, 0)) return 1;
+        if (run && run->phase && !regexec(&w->re, run->phase, 0, NULL, 0)) return 1;
+        if (run && run->schedule && !regexec(&w->re, run->schedule, 0, NULL, 0)) return 1;
         return 0;
     }
-    if (strcasestr(r->name, word)) return 1;
-    if (run && run->phase && strcasestr(run->phase, word)) return 1;
-    if (run && run->schedule && strcasestr(run->schedule, word)) return 1;
     return 0;
 }
 
-/* Every word of the filter (separated by spaces) matches. */
-static int view_matches(const view *v, const model_run *r)
+/* Parses the filter into words (*invert: "!" before them); 0, or -1 with v->filter_error set.
+ * Compiled words are freed by view_words_free. */
+static int view_parse(view *v, view_word *w, size_t *n, int *invert)
 {
-    for (const char *p = v->filter; *p;) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, " ");
-        if (n && !view_word_matches(p, n, r)) return 0;
-        p += n;
+    const char *p = v->filter;
+    *n = 0;
+    *invert = 0;
+    v->filter_error[0] = 0;
+    while (*p == ' ') p++;
+    if (!strncmp(p, "-l", 2) && (p[2] == ' ' || !p[2])) { /* k9s: -l key=value,key2!=value */
+        for (p += 2; *p && *n < VIEW_MAX_WORDS;) {
+            while (*p == ' ' || *p == ',') p++;
+            size_t len = strcspn(p, ", ");
+            if (!len) break;
+            view_word *x = &w[(*n)++];
+            snprintf(x->arg, sizeof x->arg, "%.*s", (int)len, p);
+            char *ne = strstr(x->arg, "!=");
+            x->kind = VW_LABEL;
+            if (ne) { /* key!=value: without that value */
+                memmove(ne, ne + 1, strlen(ne));
+                x->kind = VW_NOLABEL;
+            }
+            p += len;
+        }
+        return 0;
     }
-    return 1;
+    if (*p == '!') {
+        *invert = 1;
+        p++;
+    }
+    while (*p && *n < VIEW_MAX_WORDS) {
+        while (*p == ' ') p++;
+        size_t len = strcspn(p, " ");
+        if (!len) break;
+        view_word *x = &w[*n];
+        snprintf(x->arg, sizeof x->arg, "%.*s", (int)len, p);
+        p += len;
+        char *colon = strchr(x->arg, ':');
+        size_t pl = colon ? (size_t)(colon - x->arg) : 0;
+        static const struct {
+            const char *prefix;
+            view_word_kind kind;
+        } pre[] = {
+            {"ns", VW_NS}, {"schedule", VW_SCHEDULE}, {"phase", VW_PHASE}, {"label", VW_LABEL}};
+        x->kind = VW_RE;
+        for (size_t i = 0; colon && i < sizeof pre / sizeof pre[0]; i++)
+            if (pl == strlen(pre[i].prefix) && !strncasecmp(x->arg, pre[i].prefix, pl)) {
+                x->kind = pre[i].kind;
+                memmove(x->arg, colon + 1, strlen(colon + 1) + 1);
+                break;
+            }
+        if (x->kind == VW_RE) {
+            int rc = regcomp(&x->re, x->arg, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+            if (rc) {
+                char why[64];
+                regerror(rc, &x->re, why, sizeof why);
+                snprintf(v->filter_error, sizeof v->filter_error,
+                         "not a regular expression: %.40s (%.60s)", x->arg, why);
+                return -1; /* x->re is not compiled: not counted, not freed */
+            }
+        }
+        (*n)++;
+    }
+    return 0;
+}
+
+static void view_words_free(view_word *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == VW_RE) regfree(&w[i].re);
+}
+
+/* Every word of the filter matches (none of them with "!" before them: the others). */
+static int view_matches(const view *v, const view_word *w, size_t n, int invert, const model_run *r)
+{
+    if (v->kinds && !(v->kinds & (1 << r->kind))) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!view_word_matches(&w[i], r)) return invert;
+    return !invert || !n;
 }
 
 void view_rebuild(view *v, const model *m)
@@ -1010,9 +1098,17 @@ void view_rebuild(view *v, const model *m)
         v->rows = xrealloc(v->rows, v->cap_rows * sizeof(*v->rows));
     }
     v->n_rows = 0;
-    for (size_t i = 0; i < m->n_runs; i++)
-        if (view_matches(v, m->runs[i])) v->rows[v->n_rows++] = m->runs[i];
+    view_word *words = xcalloc(VIEW_MAX_WORDS, sizeof *words);
+    size_t n_words;
+    int invert;
+    if (view_parse(v, words, &n_words, &invert) == 0)
+        for (size_t i = 0; i < m->n_runs; i++)
+            if (view_matches(v, words, n_words, invert, m->runs[i]))
+                v->rows[v->n_rows++] = m->runs[i];
+    view_words_free(words, n_words);
+    free(words);
     view_qsort_by = v->sort;
+    view_qsort_rev = v->reverse;
     if (v->n_rows > 1) qsort(v->rows, v->n_rows, sizeof(*v->rows), view_qsort_cmp);
     if (v->sel_name) {
         for (size_t i = 0; i < v->n_rows; i++) {

@@ -236,8 +236,29 @@ static void ot_fields(kc_buf *b, const cJSON *o, int depth)
     }
 }
 
-void objtext_describe(const cJSON *obj, kc_buf *b)
+/* A timestamp as Go prints a time.Time (velero describe prints them so): "2026-06-01 10:00:00
+ * +0000 UTC" for "2026-06-01T10:00:00Z"; another form as it is. */
+static const char *ot_time(const cJSON *o, const char *path, const char *dflt, char *buf, size_t n)
 {
+    const char *t = ot_str(o, path, NULL);
+    int Y, M, D, h, m, sec, used = 0;
+    if (!t) return dflt;
+    if (sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &Y, &M, &D, &h, &m, &sec, &used) == 6 &&
+        used == (int)strlen(t) && used == 20) {
+        snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02d +0000 UTC", Y, M, D, h, m, sec);
+        return buf;
+    }
+    return t;
+}
+
+static void ot_pod_volumes(const struct vl_volume *const *v, size_t n, int restore, int header,
+                           kc_buf *b);
+
+/* vols: the run's volumes (n of them), NULL when veltop does not know them. */
+static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, size_t nvols,
+                        kc_buf *b)
+{
+    char tb[64];
     const char *kind = ot_str(obj, "kind", "");
     int backup = !strcmp(kind, "Backup"), restore = !strcmp(kind, "Restore");
     ot_add(b, "Name:         %s\n", ot_str(obj, "metadata.name", ""));
@@ -251,20 +272,38 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
         return;
     }
     const char *phase = ot_str(obj, "status.phase", "New");
-    ot_add(b, "Phase:  %s%s\n", phase,
+    /* backup_describer.go DescribeBackup, in its order */
+    int failed = !strcmp(phase, "Failed") || !strcmp(phase, "PartiallyFailed");
+    ot_add(b, "Phase:  %s%s", phase,
            ot_get(obj, "metadata.deletionTimestamp") ? " (Deleting)" : "");
+    if (failed)
+        ot_add(b, " (run `velero %s logs %s` for more information)", backup ? "backup" : "restore",
+               ot_str(obj, "metadata.name", ""));
     kc_buf_append(b, "\n", 1);
+    if (!strcmp(phase, "Queued"))
+        ot_add(b, "Queue position:  %lld\n", ot_int(obj, "status.queuePosition"));
+    if (backup && ot_get(obj, "spec.resourcePolicy"))
+        ot_add(b, "\nResource policies:\n  Type:  %s\n  Name:  %s\n",
+               ot_str(obj, "spec.resourcePolicy.kind", ""),
+               ot_str(obj, "spec.resourcePolicy.name", ""));
+    if (backup && ot_int(obj, "spec.uploaderConfig.parallelFilesUpload") > 0)
+        ot_add(b, "\nUploader config:\n  Parallel files upload:  %lld\n",
+               ot_int(obj, "spec.uploaderConfig.parallelFilesUpload"));
     const cJSON *ve = ot_get(obj, "status.validationErrors");
     if (cJSON_GetArraySize(ve) > 0) {
-        ot_add(b, "Validation errors:");
+        ot_add(b, "\nValidation errors:");
         const cJSON *c;
         cJSON_ArrayForEach(c, ve) ot_add(b, "  %s\n", cJSON_IsString(c) ? c->valuestring : "");
-        kc_buf_append(b, "\n", 1);
+    }
+    kc_buf_append(b, "\n", 1);
+    /* the counts, as Velero when the results file is not there (veltop's results screen, r,
+     * has the messages); none when both are 0 */
+    if (ot_int(obj, "status.errors") || ot_int(obj, "status.warnings")) {
+        ot_add(b, "Errors:    %lld\n", ot_int(obj, "status.errors"));
+        ot_add(b, "Warnings:  %lld\n\n", ot_int(obj, "status.warnings"));
     }
     if (ot_str(obj, "status.failureReason", NULL))
         ot_add(b, "Failure reason:  %s\n\n", ot_str(obj, "status.failureReason", ""));
-    ot_add(b, "Errors:    %lld\n", ot_int(obj, "status.errors"));
-    ot_add(b, "Warnings:  %lld\n\n", ot_int(obj, "status.warnings"));
     if (restore) {
         ot_add(b, "Backup:  %s\n\n", ot_str(obj, "spec.backupName", "<none>"));
         if (ot_str(obj, "spec.scheduleName", NULL))
@@ -286,6 +325,10 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
     ot_add(b, "Label selector:  %s\n\n",
            ot_get(obj, "spec.labelSelector") ? "(see the JSON or YAML)" : "<none>");
     if (backup) {
+        ot_add(b, "Or label selector:  %s\n\n",
+               cJSON_GetArraySize(ot_get(obj, "spec.orLabelSelectors")) > 0
+                   ? "(see the JSON or YAML)"
+                   : "<none>");
         const cJSON *lbl = ot_get(obj, "metadata.labels");
         const cJSON *sl = cJSON_IsObject(lbl)
                               ? cJSON_GetObjectItemCaseSensitive(lbl, "velero.io/storage-location")
@@ -296,17 +339,34 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
         ot_add(b, "Velero-Native Snapshot PVs:  %s\n",
                cJSON_IsBool(snap) ? (cJSON_IsTrue(snap) ? "true" : "false") : "auto");
         const cJSON *fsb = ot_get(obj, "spec.defaultVolumesToFsBackup");
-        ot_add(b, "File System Backup (Default):  %s\n\n",
-               cJSON_IsBool(fsb) ? (cJSON_IsTrue(fsb) ? "true" : "false") : "false");
-        ot_add(b, "TTL:  %s\n\n", ot_str(obj, "spec.ttl", "720h0m0s"));
+        if (cJSON_IsBool(fsb)) /* as Velero: only when the spec says */
+            ot_add(b, "File System Backup (Default):  %s\n", cJSON_IsTrue(fsb) ? "true" : "false");
+        const cJSON *smd = ot_get(obj, "spec.snapshotMoveData");
+        ot_add(b, "Snapshot Move Data:  %s\n",
+               cJSON_IsBool(smd) ? (cJSON_IsTrue(smd) ? "true" : "false") : "auto");
+        const char *dm = ot_str(obj, "spec.datamover", "");
+        ot_add(b, "Data Mover:  %s\n\n", *dm ? dm : "velero");
+        /* durations as the spec has them (Velero's server fills them in when it takes the
+         * backup; Go prints a zero Duration "0s") */
+        ot_add(b, "TTL:  %s\n\n", ot_str(obj, "spec.ttl", "0s"));
+        ot_add(b, "CSISnapshotTimeout:    %s\n", ot_str(obj, "spec.csiSnapshotTimeout", "0s"));
+        ot_add(b, "ItemOperationTimeout:  %s\n\n", ot_str(obj, "spec.itemOperationTimeout", "0s"));
         ot_add(b, "Hooks:  %s\n\n",
                ot_get(obj, "spec.hooks.resources") ? "(see the JSON)" : "<none>");
+        const cJSON *orr = ot_get(obj, "spec.orderedResources"), *c;
+        if (cJSON_IsObject(orr) && cJSON_GetArraySize(orr)) {
+            ot_add(b, "OrderedResources:\n");
+            cJSON_ArrayForEach(c, orr)
+                ot_add(b, "  %s: %s\n", c->string, cJSON_IsString(c) ? c->valuestring : "");
+            kc_buf_append(b, "\n", 1);
+        }
         ot_add(b, "Backup Format Version:  %s\n\n", ot_str(obj, "status.formatVersion", "<none>"));
     }
-    ot_add(b, "Started:    %s\n", ot_str(obj, "status.startTimestamp", "<n/a>"));
-    ot_add(b, "Completed:  %s\n\n", ot_str(obj, "status.completionTimestamp", "<n/a>"));
+    ot_add(b, "Started:    %s\n", ot_time(obj, "status.startTimestamp", "<n/a>", tb, sizeof tb));
+    ot_add(b, "Completed:  %s\n\n",
+           ot_time(obj, "status.completionTimestamp", "<n/a>", tb, sizeof tb));
     if (backup) {
-        ot_add(b, "Expiration:  %s\n\n", ot_str(obj, "status.expiration", "<n/a>"));
+        ot_add(b, "Expiration:  %s\n\n", ot_time(obj, "status.expiration", "<nil>", tb, sizeof tb));
         if (ot_get(obj, "status.progress")) { /* in flight: Velero's own "estimated", "so far" */
             if (!strcmp(phase, "InProgress")) {
                 ot_add(b, "Estimated total items to be backed up:  %lld\n",
@@ -324,12 +384,27 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
                ot_int(obj, "status.backupItemOperationsCompleted"),
                ot_int(obj, "status.backupItemOperationsAttempted"),
                ot_int(obj, "status.backupItemOperationsFailed"));
-        ot_add(b, "Velero-Native Snapshots: %lld of %lld snapshots completed successfully\n",
-               ot_int(obj, "status.volumeSnapshotsCompleted"),
-               ot_int(obj, "status.volumeSnapshotsAttempted"));
-        ot_add(b, "CSI Snapshots: %lld of %lld snapshots completed successfully\n\n",
-               ot_int(obj, "status.csiVolumeSnapshotsCompleted"),
-               ot_int(obj, "status.csiVolumeSnapshotsAttempted"));
+        /* Backup Volumes: the snapshots by their counts (their details are in the backup's
+         * volume info file, which veltop does not fetch), then the pod volumes veltop watches */
+        ot_add(b, "Backup Volumes:\n");
+        if (ot_int(obj, "status.volumeSnapshotsAttempted"))
+            ot_add(b,
+                   "  Velero-Native Snapshots: %lld of %lld snapshots completed successfully\n\n",
+                   ot_int(obj, "status.volumeSnapshotsCompleted"),
+                   ot_int(obj, "status.volumeSnapshotsAttempted"));
+        else
+            ot_add(b, "  Velero-Native Snapshots: <none included>\n\n");
+        if (ot_int(obj, "status.csiVolumeSnapshotsAttempted"))
+            ot_add(b, "  CSI Snapshots: %lld of %lld snapshots completed successfully\n\n",
+                   ot_int(obj, "status.csiVolumeSnapshotsCompleted"),
+                   ot_int(obj, "status.csiVolumeSnapshotsAttempted"));
+        else
+            ot_add(b, "  CSI Snapshots: <none included>\n\n");
+        if (vols)
+            ot_pod_volumes(vols, nvols, 0, 0, b);
+        else
+            ot_add(b,
+                   "  Pod Volume Backups: <unknown: the backup is not among the runs watched>\n\n");
     } else {
         if (ot_get(obj, "status.progress")) {
             ot_add(b, "Total items to be restored:  %lld\n",
@@ -342,8 +417,10 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
                ot_int(obj, "status.restoreItemOperationsAttempted"),
                ot_int(obj, "status.restoreItemOperationsFailed"));
     }
-    ot_add(b, "HooksAttempted:  %lld\n", ot_int(obj, "status.hookStatus.hooksAttempted"));
-    ot_add(b, "HooksFailed:     %lld\n", ot_int(obj, "status.hookStatus.hooksFailed"));
+    if (ot_get(obj, "status.hookStatus")) { /* as Velero: when the status has them */
+        ot_add(b, "HooksAttempted:  %lld\n", ot_int(obj, "status.hookStatus.hooksAttempted"));
+        ot_add(b, "HooksFailed:     %lld\n", ot_int(obj, "status.hookStatus.hooksFailed"));
+    }
     /* the per-resource progress veltop-sim (and a future Velero) reports */
     const cJSON *rp = ot_get(obj, "status.resourceProgress"), *c;
     if (cJSON_IsObject(rp) && cJSON_GetArraySize(rp)) {
@@ -351,6 +428,21 @@ void objtext_describe(const cJSON *obj, kc_buf *b)
         cJSON_ArrayForEach(c, rp) ot_add(b, "  %s: %lld of %lld\n", c->string,
                                          ot_int(c, "processed"), ot_int(c, "total"));
     }
+    if (restore && vols) { /* restore_describer.go: its pod volume restores last */
+        kc_buf_append(b, "\n", 1);
+        ot_pod_volumes(vols, nvols, 1, 1, b);
+    }
+}
+
+void objtext_describe(const cJSON *obj, kc_buf *b)
+{
+    ot_describe(obj, NULL, 0, b);
+}
+
+void objtext_describe_run(const cJSON *obj, const struct vl_volume *const *v, size_t n, kc_buf *b)
+{
+    static const struct vl_volume *const none[1] = {NULL};
+    ot_describe(obj, v ? v : none, v ? n : 0, b);
 }
 
 /* ---- pod volumes, as velero's describers group them ---- */
@@ -377,6 +469,14 @@ static const char *ot_pv_group(const char *phase)
 void objtext_describe_pod_volumes(const struct vl_volume *const *v, size_t n, int restore,
                                   kc_buf *b)
 {
+    ot_pod_volumes(v, n, restore, 1, b);
+}
+
+/* header: a backup's "Backup Volumes:" line first (objtext_describe_run prints its own, with
+ * the snapshots under it) */
+static void ot_pod_volumes(const struct vl_volume *const *v, size_t n, int restore, int header,
+                           kc_buf *b)
+{
     static const char *const bk[] = {"Completed", "Failed",   "Canceled", "In Progress",
                                      "Canceling", "Prepared", "Accepted", "New"};
     static const char *const rs[] = {"Completed", "Canceled", "Failed", "In Progress",
@@ -388,14 +488,16 @@ void objtext_describe_pod_volumes(const struct vl_volume *const *v, size_t n, in
     for (size_t i = 0; i < n && !first; i++)
         if (v[i]->kind == want) first = v[i];
     if (!first) {
-        if (!restore) ot_add(b, "Backup Volumes:\n  Pod Volume Backups: <none included>\n\n");
+        if (!restore)
+            ot_add(b, "%s  Pod Volume Backups: <none included>\n\n",
+                   header ? "Backup Volumes:\n" : "");
         return;
     }
     const char *up = first->uploader ? first->uploader : "";
     if (restore)
         ot_add(b, "%s Restores:\n", up);
     else
-        ot_add(b, "Backup Volumes:\n  Pod Volume Backups - %s:\n", up);
+        ot_add(b, "%s  Pod Volume Backups - %s:\n", header ? "Backup Volumes:\n" : "", up);
     const char *in = restore ? "  " : "    ", *in2 = restore ? "    " : "      ";
     ot_pv *pv = xcalloc(n, sizeof *pv);
     for (size_t g = 0; g < norder; g++) {

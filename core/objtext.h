@@ -11,10 +11,16 @@
 /* Appends obj as YAML to out; returns 0, or -1 (out unchanged past what was written) when the
  * emitter fails. */
 int objtext_yaml(const cJSON *obj, kc_buf *out);
-/* Appends the describe summary of obj (a Backup, Restore, or any object) to out. */
+/* Appends the describe summary of obj (a Backup, Restore, or any object) to out; a run's pod
+ * volumes unknown. */
 void objtext_describe(const cJSON *obj, kc_buf *out);
 
 struct vl_volume;
+/* As objtext_describe for a run whose volumes veltop watches (v[0..n)): a backup's in
+ * "Backup Volumes:" after its snapshots, as velero backup describe --details; a restore's
+ * pod volume restores last. */
+void objtext_describe_run(const cJSON *obj, const struct vl_volume *const *v, size_t n,
+                          kc_buf *out);
 /* Appends the pod volumes of a run as `velero backup|restore describe --details` lists them (its
  * PodVolumeBackups or PodVolumeRestores of v[0..n), the others skipped): by phase in Velero's
  * order, by pod "ns/name" sorted, the volumes sorted with their progress or size. "Pod Volume

@@ -290,6 +290,23 @@ START_TEST(severity_orders_and_totals_group)
     ck_assert_str_eq(fleet_headline(&s[1], b, sizeof b), "stalled restore");
     ck_assert_str_eq(fleet_totals(s, 5, b, sizeof b),
                      "5 clusters: 2 OK, 1 overdue schedule, 1 stalled restore, 1 unreachable");
+    /* the judgement's totals (fleet_judge, as the exit status and JSON): a stalled run and an
+     * overdue schedule are wrong when fleet_summarize says so (wrong), a diagnosis a warning */
+    s[1].wrong = s[3].wrong = 1;
+    s[4].warn = 1;
+    ck_assert_str_eq(fleet_verdict_totals(s, 5, b, sizeof b),
+                     "5 clusters: 1 OK, 1 warning, 2 wrong, 1 unreachable");
+    s[0].listed = 0;
+    s[0].lamp = FL_CONNECTING;
+    s[4].lamp = FL_UNAUTHORIZED;
+    ck_assert_str_eq(fleet_verdict_totals(s, 5, b, sizeof b),
+                     "5 clusters: 2 wrong, 1 connecting, 1 unreadable, 1 unreachable");
+    ck_assert_str_eq(fleet_verdict_totals(s, 0, b, sizeof b), "0 clusters");
+    s[0].listed = 1;
+    s[0].lamp = FL_LIVE;
+    s[1].wrong = s[3].wrong = 0;
+    s[4].warn = 0;
+    s[4].lamp = FL_LIVE;
     /* forbidden pods in a listed cluster rank below a failed run; forbidden runs above it */
     s[4].lamp = FL_FORBIDDEN;
     s[0].day_failed = 1;

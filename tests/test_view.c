@@ -1,7 +1,7 @@
 /* test_view.c: the list's filter (view_rebuild): every word must match; a plain word is a
- * substring of the name, phase or schedule; ns:NAME a namespace the run includes (or all of them,
- * NAME not excluded), schedule:NAME and phase:NAME exactly (any case), label:key=value or
- * label:key its labels. */
+ * regular expression (any case) of the name, phase or schedule; "!" inverts, "-l" selects labels;
+ * ns:NAME a namespace the run includes (or all of them, NAME not excluded), schedule:NAME and
+ * phase:NAME exactly (any case), label:key=value or label:key its labels. */
 #include <check.h>
 #include <string.h>
 
@@ -131,12 +131,81 @@ START_TEST(ns_schedule_phase_and_label_words)
 }
 END_TEST
 
+/* As k9s' `/`: a plain word is a regular expression (POSIX extended, any case) of the name, phase
+ * or schedule; a bad one matches nothing and says why, never crashes. */
+START_TEST(words_are_regular_expressions)
+{
+    fx f;
+    fx_init(&f);
+    ck_assert_str_eq(shown(&f, "^nightly-[0-9]$"), "nightly-2 nightly-1");
+    ck_assert_str_eq(shown(&f, "NIGHTLY-(1|2)"), "nightly-2 nightly-1");
+    ck_assert_str_eq(shown(&f, "^(everything|adhoc)"), "everything adhoc-billing");
+    ck_assert_str_eq(shown(&f, "^failed$"), "adhoc-billing"); /* the phase, anchored */
+    ck_assert_str_eq(f.v.filter_error, "");
+    ck_assert_str_eq(shown(&f, "nightly-["), "");
+    ck_assert_msg(!strncmp(f.v.filter_error, "not a regular expression: nightly-[ (", 37), "%s",
+                  f.v.filter_error);
+    ck_assert_str_eq(shown(&f, "(("), "");
+    ck_assert_msg(f.v.filter_error[0], "no error for ((");
+    /* a good filter again: the error is gone */
+    ck_assert_str_eq(shown(&f, "billing"), "adhoc-billing");
+    ck_assert_str_eq(f.v.filter_error, "");
+    fx_free(&f);
+}
+END_TEST
+
+/* "!WORDS": the runs the words do not match; "-l" a label selector (k9s): key=value, key!=value
+ * (or no such label), key; all of them. */
+START_TEST(inverted_and_label_selector)
+{
+    fx f;
+    fx_init(&f);
+    ck_assert_str_eq(shown(&f, "!nightly"), "everything adhoc-billing");
+    ck_assert_str_eq(shown(&f, "!failed"), "restore-nightly nightly-2");
+    ck_assert_str_eq(shown(&f, "!nightly failed"),
+                     "restore-nightly everything adhoc-billing nightly-2");
+    ck_assert_str_eq(shown(&f, "!"),
+                     "restore-nightly everything adhoc-billing nightly-2 nightly-1");
+    ck_assert_str_eq(shown(&f, "-l team=payments"), "nightly-2");
+    ck_assert_str_eq(shown(&f, "-l team"), "adhoc-billing nightly-2");
+    ck_assert_str_eq(shown(&f, "-l team,tier=gold"), "adhoc-billing");
+    ck_assert_str_eq(shown(&f, "-l team!=payments"),
+                     "restore-nightly everything adhoc-billing nightly-1");
+    ck_assert_str_eq(shown(&f, "-l team=nope"), "");
+    ck_assert_str_eq(shown(&f, "-lteam"), ""); /* not "-l": a regular expression, no name has it */
+    fx_free(&f);
+}
+END_TEST
+
+/* :bak and :rst: one kind of run; a sort pressed again is the other way round. */
+START_TEST(kinds_and_reversed_sort)
+{
+    fx f;
+    fx_init(&f);
+    f.v.kinds = 1 << VL_RESTORE;
+    ck_assert_str_eq(shown(&f, ""), "restore-nightly");
+    f.v.kinds = 1 << VL_BACKUP;
+    ck_assert_str_eq(shown(&f, "nightly"), "nightly-2 nightly-1");
+    f.v.kinds = 0;
+    f.v.sort = VIEW_SORT_NAME;
+    ck_assert_str_eq(shown(&f, ""), "adhoc-billing everything nightly-1 nightly-2 restore-nightly");
+    f.v.reverse = 1;
+    ck_assert_str_eq(shown(&f, ""), "restore-nightly nightly-2 nightly-1 everything adhoc-billing");
+    f.v.sort = VIEW_SORT_START;
+    ck_assert_str_eq(shown(&f, ""), "nightly-1 nightly-2 adhoc-billing everything restore-nightly");
+    fx_free(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view");
     TCase *tc = tcase_create("filter");
     tcase_add_test(tc, plain_words_match_name_phase_or_schedule);
     tcase_add_test(tc, ns_schedule_phase_and_label_words);
+    tcase_add_test(tc, words_are_regular_expressions);
+    tcase_add_test(tc, inverted_and_label_selector);
+    tcase_add_test(tc, kinds_and_reversed_sort);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

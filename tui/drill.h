@@ -7,6 +7,9 @@
 #include "ui.h"
 
 ui_screen *screen_volumes_new(vl_kind kind, const char *name);
+/* The volumes screen s shows the rows re matches (its / filter; `:pvb`, `:du` ... set it). */
+void drill_volumes_filter(ui_screen *s, const char *re);
+int drill_is_volumes(const ui_screen *s); /* s is a volumes screen (of ui_current_run) */
 ui_screen *screen_logs_new(vl_kind kind, const char *name);
 ui_screen *screen_results_new(vl_kind kind, const char *name);
 /* y: the whole object, pretty-printed and sanitised, in the log pager (search, wrap, write). */

@@ -856,9 +856,21 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int title_w = san_width(safe_name);
     free(safe_name);
     if (x + title_w + 2 + (pw < 30 ? pw : 30) > cols) {
-        w_text(w, y, x, cols - x, r->name, A_BOLD);
-        y++;
-        x = detail_label(w, y, 0, "Phase");
+        /* whole, wrapped under itself (up to 3 lines: a Kubernetes name is at most 253
+         * characters, Velero's at most 63 in a label); the phase under it */
+        int nr = w_wrap(NULL, 0, 0, cols - x, 0, 0, r->name, 0);
+        if (nr > 3) nr = 3;
+        w_wrap(w, y, x, cols - x, 0, nr, r->name, A_BOLD);
+        /* a name has no spaces: cut at the width, its last line is what is left; the phase goes
+         * beside it when it fits (no line lost on a small terminal), else under it */
+        int last_w = title_w - (nr - 1) * (cols - x);
+        if (nr > 1 && last_w > 0 && x + last_w + 2 + (pw < 30 ? pw : 30) <= cols) {
+            y += nr - 1;
+            x += last_w + w_print(w, y, x + last_w, 2, 0, "  ");
+        } else {
+            y += nr;
+            x = detail_label(w, y, 0, "Phase");
+        }
     } else {
         x += w_text(w, y, x, title_w, r->name, A_BOLD);
         x += w_print(w, y, x, 2, 0, "  ");
@@ -1096,7 +1108,10 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     x = detail_label(w, y, 0, "Started");
     if (run->started > 0) {
         double st = model_wall_time(ui_model(u), run->started, wall); /* on our clock */
-        x += w_print(w, y, x, 24, 0, "%s", fmt_clock(b1, sizeof b1, st, 1));
+        /* below 80 columns without the date when it is today's (the line keeps its Duration) */
+        x += w_print(w, y, x, 24, 0, "%s",
+                     cols < 80 ? fmt_clock_since(b1, sizeof b1, st, wall)
+                               : fmt_clock(b1, sizeof b1, st, 1));
         x += w_print(w, y, x, 12, 0, " %s", fmt_zone(b2, sizeof b2, st));
     } else if (run->phase_id == VL_PH_QUEUED && run->queue_position > 0) {
         x += w_print(w, y, x, 40, 0, "not yet (queued, position %lld)",

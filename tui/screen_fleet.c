@@ -3,7 +3,9 @@
  * the last 24 h, schedules (overdue; the oldest last success against its interval), storage
  * locations, node-agents and a warning when a diagnosis rule fires, the totals on top. Every
  * figure is core/fleet.c's summary of the cluster's answers; this only draws it. Enter opens the
- * cluster's list (ui_show_cluster), `c` / `:` the picker. */
+ * cluster's list (ui_show_cluster), `:ctx` the picker; W shows every WHY whole (wrapped), Right
+ * and Left scroll it sideways. */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +18,16 @@
 
 typedef struct fleet_state {
     fleet_sum *sums; /* per member, in the fleet's order */
-    size_t *order;   /* member indices, worst first */
-    size_t n;
+    size_t *order;   /* member indices, worst first; the first nv match the filter */
+    size_t n, nv;
     int sel, top, page;
     char sel_ctx[512]; /* the selection follows its context as the order changes */
-    double at;         /* ui_now of the last summary */
+    int wrap;          /* W: every WHY whole, wrapped under itself */
+    int prompting;     /* the / prompt is open */
+    char filter[128];  /* as the list's /: a regular expression of the context, "!RE" others */
+    char filter_error[160];
+    int hx;    /* Right/Left: the WHY column scrolled sideways (columns) */
+    double at; /* ui_now of the last summary */
 } fleet_state;
 
 static fleet_state *fleet_of(ui_screen *s)
@@ -69,17 +76,39 @@ static void fleet_refresh(ui *u, fleet_state *st)
         if (f->m[st->order[i]]->app) apps[na++] = f->m[st->order[i]]->app;
     ui_set_fleet_order(u, apps, na);
     free(apps);
+    /* / : the rows whose context the filter matches ([ and ] above keep every cluster) */
+    st->nv = f->n;
+    st->filter_error[0] = 0;
+    const char *re = st->filter;
+    int invert = *re == '!';
+    re += invert;
+    if (*re) {
+        regex_t rx;
+        int rc = regcomp(&rx, re, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+        st->nv = 0;
+        if (rc) {
+            char why[64];
+            regerror(rc, &rx, why, sizeof why);
+            snprintf(st->filter_error, sizeof st->filter_error,
+                     "not a regular expression: %.40s (%.60s)", re, why);
+        } else {
+            for (size_t i = 0; i < f->n; i++)
+                if ((regexec(&rx, f->m[st->order[i]]->context, 0, NULL, 0) == 0) != invert)
+                    st->order[st->nv++] = st->order[i];
+            regfree(&rx);
+        }
+    }
     if (st->sel_ctx[0])
-        for (size_t i = 0; i < f->n; i++)
+        for (size_t i = 0; i < st->nv; i++)
             if (!strcmp(f->m[st->order[i]]->context, st->sel_ctx)) st->sel = (int)i;
-    if (st->sel >= (int)f->n) st->sel = (int)f->n - 1;
+    if (st->sel >= (int)st->nv) st->sel = (int)st->nv - 1;
     if (st->sel < 0) st->sel = 0;
 }
 
 static fleet_member *fleet_selected(ui *u, fleet_state *st)
 {
     fleet *f = ui_fleet(u);
-    if (!f || !st->n || st->sel < 0 || st->sel >= (int)st->n) return NULL;
+    if (!f || !st->nv || st->sel < 0 || st->sel >= (int)st->nv) return NULL;
     return f->m[st->order[st->sel]];
 }
 
@@ -88,7 +117,7 @@ static int fleet_move(ui *u, ui_screen *s, int delta)
     fleet_state *st = fleet_of(s);
     fleet_refresh(u, st);
     st->sel += delta;
-    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    if (st->sel >= (int)st->nv) st->sel = (int)st->nv - 1;
     if (st->sel < 0) st->sel = 0;
     fleet_member *fm = fleet_selected(u, st);
     if (fm) snprintf(st->sel_ctx, sizeof st->sel_ctx, "%s", fm->context);
@@ -133,6 +162,76 @@ static int fleet_open(ui *u, ui_screen *s)
     return ui_show_cluster(u, fm->app);
 }
 
+/* W: the WHY column whole (wrapped); Right/Left: sideways when not wrapped */
+static int fleet_wrap(ui *u, ui_screen *s)
+{
+    fleet_state *st = fleet_of(s);
+    st->wrap = !st->wrap;
+    st->hx = 0;
+    ui_message(u, st->wrap ? "WHY wrapped in full (W: one line)" : "WHY on one line (W: wrap)");
+    return UI_REDRAW;
+}
+static int fleet_right(ui *u, ui_screen *s)
+{
+    (void)u;
+    fleet_state *st = fleet_of(s);
+    if (st->wrap) return UI_NOTHING;
+    st->hx += 16;
+    return UI_REDRAW;
+}
+static int fleet_left(ui *u, ui_screen *s)
+{
+    (void)u;
+    fleet_state *st = fleet_of(s);
+    if (!st->hx) return UI_NOTHING;
+    st->hx = st->hx > 16 ? st->hx - 16 : 0;
+    return UI_REDRAW;
+}
+
+/* /: filter the contexts (Enter keeps, Esc clears) */
+static int fleet_find(ui *u, ui_screen *s)
+{
+    (void)u;
+    fleet_of(s)->prompting = 1;
+    return UI_REDRAW;
+}
+static int fleet_clear(ui *u, ui_screen *s)
+{
+    (void)u;
+    fleet_state *st = fleet_of(s);
+    if (!st->filter[0]) return UI_NOTHING;
+    st->filter[0] = 0;
+    st->at = 0;
+    return UI_REDRAW;
+}
+
+static int fleet_on_key(ui_screen *s, ui *u, int ch)
+{
+    fleet_state *st = fleet_of(s);
+    if (!st->prompting) return UI_UNHANDLED;
+    size_t len = strlen(st->filter);
+    if (ch == 27) {
+        st->filter[0] = 0;
+        st->prompting = 0;
+    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+        st->prompting = 0;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) st->filter[len - 1] = 0;
+    } else if (ch == 21) { /* Ctrl-U */
+        st->filter[0] = 0;
+    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof st->filter) {
+        st->filter[len] = (char)ch;
+        st->filter[len + 1] = 0;
+    } else if (ch == 3) {
+        return UI_QUIT;
+    } else {
+        return UI_NOTHING;
+    }
+    st->at = 0; /* summarise and filter now */
+    (void)u;
+    return UI_REDRAW;
+}
+
 static const ui_key fleet_keys[] = {
     {UI_C_DOWN, "next cluster", fleet_down},
     {UI_C_UP, "previous cluster", fleet_up},
@@ -143,6 +242,12 @@ static const ui_key fleet_keys[] = {
     {UI_C_PREV_RUN, "previous cluster", fleet_up},
     {UI_C_NEXT_RUN, "next cluster", fleet_down},
     {UI_C_OPEN, "open the cluster's list of runs", fleet_open},
+    {UI_C_FIND, "filter: a regular expression of the context (any case); !RE the others",
+     fleet_find},
+    {UI_C_BACK, "clear the filter", fleet_clear},
+    {UI_C_WRAP, "WHY whole: wrapped under itself on/off", fleet_wrap},
+    {UI_C_LEFT, "scroll WHY left", fleet_left},
+    {UI_C_RIGHT, "scroll WHY right (when not wrapped)", fleet_right},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -227,17 +332,54 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
     if (!f) return;
     fleet_refresh(u, st);
     int utf8 = ui_utf8(u);
-    char totals[512];
-    fleet_totals(st->sums, st->n, totals, sizeof totals);
-    w_print(w, 0, 1, cols - 2, A_BOLD, "%s", totals);
+    /* the judgement's totals (as --once's exit status and JSON), then what the clusters that
+     * are not OK have, by headline; cut with an ellipsis when narrow */
+    char totals[512], heads[512];
+    fleet_verdict_totals(st->sums, st->n, totals, sizeof totals);
+    fleet_totals(st->sums, st->n, heads, sizeof heads);
+    int tx = 1 + w_text(w, 0, 1, cols - 2, totals, A_BOLD);
+    /* the headlines after "N clusters: ", without the OK ones (counted already) */
+    const char *detail = strchr(heads, ':');
+    if (detail) {
+        detail++;
+        int ok, end = 0;
+        if (sscanf(detail, " %d OK%n", &ok, &end) == 1 && end &&
+            (!detail[end] || detail[end] == ','))
+            detail = detail[end] ? detail + end + 1 : "";
+        while (*detail == ' ') detail++;
+    }
+    if (detail && *detail && tx + 6 < cols - 1) {
+        char paren[520];
+        snprintf(paren, sizeof paren, " (%s)", detail);
+        w_text(w, 0, tx, cols - 1 - tx, paren, w_attr(W_DIM));
+    }
     char nw[160];
-    if (f->not_watched) /* veltop's own limit, not the clusters': the line under the totals */
+    if (st->prompting || st->filter[0]) { /* the filter on the line under the totals */
+        int x =
+            1 + w_print(w, 1, 1, cols - 2, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
+        x += w_text(w, 1, x, cols - x - 30, st->filter, A_BOLD);
+        if (st->prompting) w_print(w, 1, x, 1, A_REVERSE, " ");
+        w_print(w, 1, cols - 28, 27, A_DIM, "%zu of %zu contexts%s", st->nv, st->n,
+                st->prompting ? "" : "  Esc clears");
+        if (st->filter_error[0] && x + 2 < cols - 30)
+            w_text(w, 1, x + 2, cols - 32 - x, st->filter_error, w_attr(W_BAD));
+    } else if (f->not_watched) /* veltop's own limit, not the clusters': under the totals */
         w_print(w, 1, 1, cols - 2, w_attr(W_WARN) | A_BOLD, "%s",
                 fleet_not_watched(f, nw, sizeof nw));
 
     static const char *titles[C_N] = {"LAMP",      "CONTEXT", "VELERO", "IN FLIGHT", "24H OK/PF/F",
                                       "SCHEDULES", "BSL",     "AGENTS", "",          "WHY"};
     char(*cells)[C_N][96] = xcalloc(st->n ? st->n : 1, sizeof *cells);
+    /* WHY: the judgement's words (fleet_judge: what is wrong, what it lacks, or why it could not
+     * be read), the same as --once's JSON summary */
+    typedef char why_t[sizeof((fleet_verdict *)0)->why];
+    why_t *whys = xcalloc(st->n ? st->n : 1, sizeof *whys);
+    fleet_verdict *verdict = xmalloc(sizeof *verdict);
+    for (size_t i = 0; i < st->n; i++) {
+        fleet_judge(&st->sums[st->order[i]], verdict);
+        memcpy(whys[i], verdict->why, sizeof whys[i]);
+    }
+    free(verdict);
     int wd[C_N];
     for (int c = 0; c < C_N; c++) wd[c] = (int)strlen(titles[c]);
     wd[C_LAMP] = 14;
@@ -251,19 +393,21 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
         if (cw > wd[C_CTX]) wd[C_CTX] = cw;
     }
     if (wd[C_CTX] > 40) wd[C_CTX] = 40;
-    /* narrow terminals: the version, node-agents and locations go first, then the context is cut */
+    /* narrow terminals: the version, node-agents, locations, schedules and the last 24 h go
+     * first (the health screen has them), then the context is cut: the lamp, the context, what
+     * is in flight and WHY stay */
     int show[C_N];
     for (int c = 0; c < C_N; c++) show[c] = 1;
-    static const int drop[] = {C_VER, C_AGENTS, C_BSL};
+    static const int drop[] = {C_VER, C_AGENTS, C_BSL, C_SCHED, C_DAY};
     for (size_t d = 0;; d++) {
         int need = 1;
         for (int c = 0; c < C_WHY; c++)
             if (show[c]) need += wd[c] + 2;
-        if (need + 14 <= cols) break; /* room for the why */
+        if (need + 30 <= cols) break; /* room for the why: 30 columns, more when there is */
         if (d < sizeof drop / sizeof drop[0]) {
             show[drop[d]] = 0;
         } else {
-            int over = need + 14 - cols;
+            int over = need + 30 - cols;
             wd[C_CTX] = wd[C_CTX] - over > 16 ? wd[C_CTX] - over : 16;
             break;
         }
@@ -277,16 +421,31 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
     }
     int body = rows - 3;
     st->page = body > 0 ? body : 1;
+    /* the WHY column's place: rows take as many lines as their wrapped WHY when W is on */
+    int why_x = 1;
+    for (int c = 0; c < C_WHY; c++)
+        if (show[c]) why_x += wd[c] + 2;
+    int why_w = cols - why_x - 1 > 1 ? cols - why_x - 1 : 1;
+#define FLEET_H(i) (st->wrap ? w_wrap(NULL, 0, 0, why_w, 0, 0, whys[i], 0) : 1)
     if (st->sel < st->top) st->top = st->sel;
-    if (st->sel >= st->top + st->page) st->top = st->sel - st->page + 1;
+    for (;;) { /* the selected row whole on screen */
+        int h = 0;
+        for (int i = st->top; i <= st->sel && i < (int)st->nv; i++) h += FLEET_H(i);
+        if (h <= body || st->top >= st->sel) break;
+        st->top++;
+    }
     if (st->top < 0) st->top = 0;
-    for (int r = 0; r < body && st->top + r < (int)st->n; r++) {
+    for (int r = 0, y = 3; y < 3 + body && st->top + r < (int)st->nv; r++) {
         size_t i = (size_t)(st->top + r);
         const fleet_member *fm = f->m[st->order[i]];
         const fleet_sum *s = &st->sums[st->order[i]];
-        int y = 3 + r, selected = (int)i == st->sel;
+        int h = FLEET_H(i), selected = (int)i == st->sel;
+        /* a live cluster with something wrong: its why in the warning colour, not the lamp's */
+        attr_t why_a = w_attr(s->lamp == FL_LIVE && whys[i][0] ? W_WARN : fleet_lamp_role(s));
+        if (y + h > 3 + body) h = 3 + body - y;
         attr_t base = selected ? w_attr(W_SELECTED) : A_NORMAL;
-        if (selected) w_clear_line(w, y, 0, cols, base);
+        if (selected)
+            for (int k = 0; k < h; k++) w_clear_line(w, y + k, 0, cols, base);
         x = 1;
         for (int c = 0; c < C_N && x < cols; c++) {
             if (!show[c]) continue;
@@ -301,20 +460,28 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
             if (c == C_SCHED && (s->n_overdue || s->n_ready_stale) && !selected) a = w_attr(W_WARN);
             if (c == C_CTX)
                 w_text(w, y, x, room, fm->context, a | A_BOLD);
+            else if (c == C_WHY && st->wrap)
+                w_wrap(w, y, x, room, 0, h, whys[i], selected ? base : why_a);
+            else if (c == C_WHY && !st->hx) /* cut with an ellipsis: Right or W shows the rest */
+                w_text(w, y, x, room, whys[i], selected ? base : why_a);
             else if (c == C_WHY)
-                w_text(w, y, x, room, s->why, selected ? base : w_attr(fleet_lamp_role(s)));
+                w_text_from(w, y, x, room, st->hx, whys[i], selected ? base : why_a);
             else
                 w_print(w, y, x, room, a, "%s", cells[i][c]);
             x += wd[c] + 2;
         }
+        y += h;
     }
+#undef FLEET_H
+    free(whys);
     free(cells);
 }
 
 static const char *fleet_hint(ui_screen *s, ui *u)
 {
-    (void)s, (void)u;
-    return "Enter:open  c:contexts  j/k:move  " UI_HINT_END;
+    (void)u;
+    if (fleet_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
+    return "Enter:open  /:filter  W:why  Right:scroll  " UI_HINT_END;
 }
 
 static void fleet_free_screen(ui_screen *s)
@@ -332,6 +499,7 @@ ui_screen *screen_fleet_new(void)
     s->title = "Fleet";
     s->keys = fleet_keys;
     s->draw = fleet_draw;
+    s->on_key = fleet_on_key;
     s->free = fleet_free_screen;
     s->hint = fleet_hint;
     s->fleet_wide = 1;

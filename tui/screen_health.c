@@ -568,7 +568,7 @@ static void hd_pods(hd *d, const health *h, double wall)
     if (missing > 0 && o < sizeof extra)
         snprintf(extra + o, sizeof extra - o, "  %d node%s without one", missing,
                  missing == 1 ? "" : "s");
-    /* the DaemonSet is an object of its own (y describes it): its title line, reversed when
+    /* the DaemonSet is an object of its own (d describes it): its title line, reversed when
      * selected */
     attr_t ds_sel = 0;
     if (h->agent_ds)
@@ -828,7 +828,8 @@ static const char *health_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k:select  y:describe  l:job log  W:wrap  Left/Right:scroll  Esc:back  " UI_HINT_END;
+    return "j/k:select  d:describe  y:yaml  l:job log  W:wrap  Left/Right:scroll  Esc:back "
+           " " UI_HINT_END;
 }
 
 static void health_free_screen(ui_screen *s)

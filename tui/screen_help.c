@@ -1,7 +1,9 @@
-/* screen_help.c: the keys of the screen underneath and the global keys, written from the key
- * table (keys.c) and the screens' bindings; scrolls when it does not fit; ? or Esc closes it. */
+/* screen_help.c: the keys of the screen underneath, the global keys, then the rest of the key
+ * table (keys.c): every key, written from the table and the screens' bindings; scrolls when it
+ * does not fit; ? or Esc closes it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ui.h"
 #include "widgets.h"
@@ -46,6 +48,18 @@ static int help_binds(const ui_key *t, ui_cmd cmd)
     return 0;
 }
 
+/* One key's line(s): the words wrap under themselves when the terminal is narrow. */
+static void help_row(help_out *o, int colw, const char *label, const char *words)
+{
+    int n = w_wrap(NULL, 0, 0, colw - 17, 0, 0, words, 0);
+    for (int r = 0; r < n; r++, o->i++) {
+        if (!help_visible(o) || !o->w) continue;
+        int y = o->i - o->top;
+        if (!r) w_print(o->w, y, 3, 14, w_attr(W_ACTIVE), "%s", label);
+        w_wrap(o->w, y, 18, colw - 17, r, 1, words, 0);
+    }
+}
+
 /* A table's keys; those that skip binds are left out (the screen's own binding of a key that
  * works everywhere is the one that acts, and is listed with the screen's). */
 static void help_table(help_out *o, int colw, const char *title, const ui_key *t,
@@ -55,17 +69,34 @@ static void help_table(help_out *o, int colw, const char *title, const ui_key *t
     for (; t && t->cmd; t++) {
         const ui_command *c = ui_command_of(t->cmd);
         if (!c || (skip && help_binds(skip, t->cmd))) continue;
-        /* the words wrap under themselves when the terminal is narrow */
-        const char *words = t->help ? t->help : c->help;
-        int n = w_wrap(NULL, 0, 0, colw - 17, 0, 0, words, 0);
-        for (int r = 0; r < n; r++, o->i++) {
-            if (!help_visible(o) || !o->w) continue;
-            int y = o->i - o->top;
-            if (!r) w_print(o->w, y, 3, 14, w_attr(W_ACTIVE), "%s", c->label);
-            w_wrap(o->w, y, 18, colw - 17, r, 1, words, 0);
+        help_row(o, colw, c->label, t->help ? t->help : c->help);
+        /* y is describe as YAML wherever describe is (ui.c) */
+        if (t->cmd == UI_C_DESCRIBE && !help_binds(t, UI_C_YAML)) {
+            const ui_command *y = ui_command_of(UI_C_YAML);
+            help_row(o, colw, y->label, y->help);
         }
     }
     o->i++; /* a blank line after each table */
+}
+
+/* The rest of the key table (keys.c), under its groups: every key of the program is in help, the
+ * ones that act on other screens last. */
+static void help_rest(help_out *o, int colw, const ui_key *screen)
+{
+    help_title(o, colw, "On other screens");
+    const char *group = NULL;
+    for (const ui_command *c = ui_commands; c->cmd; c++) {
+        if (help_binds(screen, c->cmd) || help_binds(ui_global_keys, c->cmd)) continue;
+        if (c->cmd == UI_C_YAML && help_binds(screen, UI_C_DESCRIBE)) continue; /* listed there */
+        if (!group || strcmp(group, c->where)) {
+            group = c->where;
+            if (help_visible(o) && o->w)
+                w_print(o->w, o->i - o->top, 2, colw - 1, A_DIM, "%s", group);
+            o->i++;
+        }
+        help_row(o, colw, c->label, c->help);
+    }
+    o->i++;
 }
 
 static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
@@ -85,6 +116,7 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     help_out count = {NULL, 0, 0, 0};
     help_table(&count, colw, "", h->keys, NULL);
     help_table(&count, colw, "", ui_global_keys, h->keys);
+    help_rest(&count, colw, h->keys);
     for (int i = 0; i < nnotes; i++) help_text(&count, 1, cols - 2, notes[i], 0);
     h->n = count.i;
     int view = h->n > rows ? rows - 1 : rows; /* a line for the position when it scrolls */
@@ -94,6 +126,7 @@ static void help_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     help_out o = {w, h->top, view, 0};
     help_table(&o, colw, h->title ? h->title : "This screen", h->keys, NULL);
     help_table(&o, colw, "Everywhere", ui_global_keys, h->keys);
+    help_rest(&o, colw, h->keys);
     for (int i = 0; i < nnotes; i++) help_text(&o, 1, cols - 2, notes[i], A_DIM);
     if (view < rows)
         w_print(w, rows - 1, 1, cols - 2, A_DIM, "lines %d-%d of %d (j/k, PgDn/PgUp, g/G)",

@@ -8,6 +8,7 @@
 #include "answer.h"
 #include "diagview.h"
 #include "drill.h"
+#include "fleet.h"
 #include "format.h"
 #include "runeta.h"
 #include "sanitize.h"
@@ -96,16 +97,20 @@ static int list_clear_filter(ui *u, ui_screen *s)
 {
     (void)s;
     view *v = ui_view(u);
-    if (!v->filter[0]) return UI_NOTHING;
+    if (!v->filter[0] && !v->kinds) return UI_NOTHING;
     v->filter[0] = 0;
+    v->kinds = 0; /* :bak / :rst undone too */
     view_rebuild(v, ui_model(u));
     list_sync_current(u);
     return UI_REDRAW;
 }
 
+/* A column's sort key (Shift+its letter, or its digit): that order, or the other way round when
+ * it is already the order (as k9s) */
 static int list_sort_to(ui *u, view_sort how)
 {
     view *v = ui_view(u);
+    v->reverse = v->sort == how ? !v->reverse : 0;
     v->sort = how;
     view_rebuild(v, ui_model(u));
     return UI_REDRAW;
@@ -113,7 +118,11 @@ static int list_sort_to(ui *u, view_sort how)
 static int list_sort_cycle(ui *u, ui_screen *s)
 {
     (void)s;
-    return list_sort_to(u, (view_sort)((ui_view(u)->sort + 1) % 4));
+    view *v = ui_view(u);
+    v->reverse = 0;
+    v->sort = (view_sort)((v->sort + 1) % 4);
+    view_rebuild(v, ui_model(u));
+    return UI_REDRAW;
 }
 static int list_sort_start(ui *u, ui_screen *s)
 {
@@ -154,7 +163,8 @@ static const ui_key list_keys[] = {
     {UI_C_BOTTOM, "last run", list_bottom},
     {UI_C_OPEN, "open the run's detail (waiting: why it is not running)", list_open},
     {UI_C_FIND,
-     "filter: words of the name, phase or schedule; ns:NAME schedule:NAME phase:NAME "
+     "filter, as k9s: regular expressions (any case) of the name, phase or schedule; !RE the "
+     "others; -l key=value,key!=value labels; words ns:NAME schedule:NAME phase:NAME "
      "label:key=value (Enter keeps, Esc clears)",
      list_filter},
     {UI_C_BACK, "clear the filter", list_clear_filter},
@@ -503,13 +513,23 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         view_follow(v);
         list_sync_current(u);
     }
-    if (st->prompting || v->filter[0]) {
-        int x = w_print(w, y, 0, cols, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
-        x += w_text(w, y, x, cols - x - 30, v->filter, A_BOLD);
-        if (st->prompting) w_print(w, y, x, 1, A_REVERSE, " ");
+    if (st->prompting || v->filter[0] || v->kinds) {
+        int x = 0;
+        if (v->kinds) /* :bak or :rst */
+            x += w_print(w, y, x, cols, w_attr(W_ACTIVE) | A_BOLD, "%s only  ",
+                         v->kinds == 1 << VL_BACKUP ? "backups" : "restores");
+        if (st->prompting || v->filter[0]) {
+            x += w_print(w, y, x, cols - x, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
+            x += w_text(w, y, x, cols - x - 30, v->filter, A_BOLD);
+            if (st->prompting) w_print(w, y, x, 1, A_REVERSE, " ");
+        }
         w_print(w, y, cols - 28, 28, A_DIM, "%zu of %zu runs%s", v->n_rows, ui_model(u)->n_runs,
                 st->prompting ? "" : "  Esc clears");
         y++;
+        if (v->filter_error[0]) { /* a bad regular expression: said, nothing matched */
+            w_text(w, y, 0, cols, v->filter_error, w_attr(W_BAD));
+            y++;
+        }
     }
     int name_w = 4; /* the longest name, as shown (sanitised) */
     for (size_t i = 0; i < v->n_rows; i++) {
@@ -525,8 +545,21 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     int need_min[C_N], need_max[C_N];
     list_cells(u, v, page, need_min, need_max);
     list_layout(cols, name_w, need_min, need_max, wd, xp);
-    for (int i = 0; i < C_N; i++)
-        if (wd[i]) w_print(w, y, xp[i], wd[i], A_BOLD | A_UNDERLINE, "%s", list_col_title[i]);
+    /* the sort column says so, with its direction, as k9s: "NAME↑" */
+    static const int sort_col[] = {[VIEW_SORT_START] = C_STARTED,
+                                   [VIEW_SORT_NAME] = C_NAME,
+                                   [VIEW_SORT_PHASE] = C_PHASE,
+                                   [VIEW_SORT_PROGRESS] = C_ITEMS};
+    for (int i = 0; i < C_N; i++) {
+        if (!wd[i]) continue;
+        int x = w_print(w, y, xp[i], wd[i], A_BOLD | A_UNDERLINE, "%s", list_col_title[i]);
+        /* the natural order of each: newest start first, names A-Z, running first, least done
+         * first; reversed: the other arrow */
+        int down = (v->sort == VIEW_SORT_START) != v->reverse;
+        if (i == sort_col[v->sort] && x < wd[i])
+            w_print(w, y, xp[i] + x, wd[i] - x, A_BOLD | A_UNDERLINE, "%s",
+                    ui_utf8(u) ? (down ? "\u2193" : "\u2191") : (down ? "v" : "^"));
+    }
     y++;
     /* rows show as the runs' lists arrive (a slow link takes seconds to bring them all) */
     if (st->since == 0) st->since = ui_now(u);
@@ -541,14 +574,35 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         w_text(w, y + 1, 2 + x, cols - 4 - x, ui_app(u)->ns, w_attr(W_WARN) | A_BOLD);
         w_print(w, y + 2, 2, cols - 4, A_DIM,
                 "no backup storage location, backup or restore there; -n names Velero's namespace");
+        /* where Velero is, when a cluster-wide look found it (fleet.c: the fleet screen's WHY
+         * says the same): the option that shows it */
+        fleet *f = ui_fleet(u);
+        for (size_t i = 0; f && i < f->n; i++) {
+            if (f->m[i]->app != ui_app(u)) continue;
+            fleet_sum *sum = xmalloc(sizeof *sum);
+            fleet_member_summary(f->m[i], ui_now(u), ui_wall(u), sum);
+            if (f->m[i]->found_ns[0]) {
+                char hint[400];
+                snprintf(hint, sizeof hint, "Velero is in namespace %s: veltop -n %s%s%s",
+                         f->m[i]->found_ns, f->m[i]->found_ns,
+                         f->n > 1 ? "  (or --namespace-for " : "", f->n > 1 ? "CONTEXT=NS)" : "");
+                w_text(w, y + 3, 2, cols - 4, hint, w_attr(W_ACTIVE) | A_BOLD);
+            } else if (fleet_member_finding(f->m[i])) {
+                w_print(w, y + 3, 2, cols - 4, A_DIM, "looking for Velero in other namespaces...");
+            }
+            free(sum);
+        }
         return;
     }
     if (v->n_rows == 0) {
         int listed = kc_reflector_status(ui_app(u)->refl[APP_R_BACKUPS])->synced;
         w_print(w, y + 1, 2, cols - 4, A_DIM, "%s",
-                v->filter[0] ? "no run matches the filter (words: name, phase, schedule; "
-                               "ns:NAME schedule:NAME phase:NAME label:key=value)"
-                : listed     ? "no backups or restores (yet)"
+                v->filter_error[0] ? "no run shown: the filter is not a regular expression"
+                : v->filter[0]     ? "no run matches the filter (regular expressions of the name, "
+                                     "phase, schedule; !RE; -l key=value; ns:NAME schedule:NAME "
+                                     "phase:NAME label:key=value)"
+                : v->kinds         ? "no runs of that kind (yet)"
+                : listed           ? "no backups or restores (yet)"
                          : "backups and restores not listed yet (the connection line says why)");
         return;
     }
@@ -563,8 +617,9 @@ static const char *list_hint(ui_screen *s, ui *u)
     static char buf[200];
     static const char *sorts[] = {"start", "name", "phase", "progress"};
     if (list_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
-    snprintf(buf, sizeof buf, "Enter:detail/why  /:filter  s:sort(%s)  f:follow%s  " UI_HINT_END,
-             sorts[ui_view(u)->sort], list_of(s)->follow ? "(on)" : "");
+    snprintf(buf, sizeof buf, "Enter:detail/why  /:filter  s:sort(%s%s)  f:follow%s  " UI_HINT_END,
+             sorts[ui_view(u)->sort], ui_view(u)->reverse ? ",reversed" : "",
+             list_of(s)->follow ? "(on)" : "");
     return buf;
 }
 

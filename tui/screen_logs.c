@@ -47,12 +47,13 @@ typedef struct logs_state {
     int rows;     /* body rows at the last draw (for paging) */
     int reveal;   /* bring the current match into view sideways at the next draw */
     int hcols;    /* body columns at the last draw */
-    /* describe mode (y): one object fetched from path, pretty-printed, instead of a log; fetched
+    /* describe mode (d, y): one object fetched from path, pretty-printed, instead of a log; fetched
      * again every DESC_REFRESH_S while shown (live), the reader's place kept */
     char *desc_path, *desc_what, *desc_name;
     kc_request *req;
     cJSON *desc_obj;     /* the object as last fetched */
-    int desc_fmt;        /* DESC_JSON, DESC_YAML, DESC_SUMMARY */
+    int desc_fmt;        /* DESC_JSON, DESC_YAML, DESC_SUMMARY (= UI_DESC_*) */
+    int desc_fmt_set;    /* desc_fmt is the opening key's (d, y), read when first shown */
     double desc_at;      /* unix seconds it was fetched (0 never) */
     double desc_next;    /* monotonic: the next fetch */
     char desc_fail[256]; /* the last refresh failed: why (the text shown is the older one) */
@@ -132,7 +133,6 @@ static void logs_desc_render(logs_state *st)
             kc_buf_append(&out, "(the YAML emitter failed: o shows JSON)\n", 40);
         }
     } else if (st->desc_fmt == DESC_SUMMARY) {
-        objtext_describe(st->desc_obj, &out);
         /* a run: its pod volumes as --details lists them, from the volumes veltop watches */
         const char *kind =
             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st->desc_obj, "kind"));
@@ -148,9 +148,11 @@ static void logs_desc_render(logs_state *st)
             const vl_volume **vv = xcalloc(n ? n : 1, sizeof *vv);
             model_run_volumes(ui_model(st->u), r, mv, n);
             for (size_t i = 0; i < n; i++) vv[i] = mv[i]->vol;
-            objtext_describe_pod_volumes(vv, n, restore, &out);
+            objtext_describe_run(st->desc_obj, vv, n, &out);
             free(vv);
             free(mv);
+        } else {
+            objtext_describe(st->desc_obj, &out);
         }
     } else {
         char *txt = cJSON_Print(st->desc_obj);
@@ -907,6 +909,11 @@ static void logs_enter(ui_screen *s, ui *u)
 {
     logs_state *st = s->data;
     st->u = u;
+    if (st->desc_path && !st->desc_fmt_set) { /* d: velero describe, y: YAML */
+        st->desc_fmt = ui_describe_format(u);
+        st->desc_fmt_set = 1;
+        logs_desc_render(st);
+    }
     if (st->name[0]) ui_set_current_run(u, st->kind, st->name); /* "": not about a run */
 }
 
@@ -997,16 +1004,16 @@ ui_screen *screen_podlog_new(const char *pod)
     return s;
 }
 
-/* ---- describe (y): the whole object in this pager ---- */
+/* ---- describe (d, y): the whole object in this pager ---- */
 
 static int logs_desc_prev(ui *u, ui_screen *s)
 {
-    (void)s;
+    ui_set_describe_format(u, LOGS_ST(s)->desc_fmt); /* the neighbour in the same format */
     return drill_step(u, -1, screen_describe_run_new);
 }
 static int logs_desc_next(ui *u, ui_screen *s)
 {
-    (void)s;
+    ui_set_describe_format(u, LOGS_ST(s)->desc_fmt);
     return drill_step(u, 1, screen_describe_run_new);
 }
 

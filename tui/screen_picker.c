@@ -1,4 +1,4 @@
-/* screen_picker.c: the context picker (`c`, or `:ctx` at the `:` prompt as k9s users type it):
+/* screen_picker.c: the `:` prompt (Velero's short names, as k9s) and the context picker (`:ctx`):
  * the kubeconfig's contexts (or the fleet's) filtered as you type; Enter shows the chosen one's
  * list (ui_show_context: a member, else added to the fleet). `:ctx NAME` goes there at once. */
 #include <ctype.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "drill.h"
 #include "fleet.h"
 #include "kubeclient/util.h"
 #include "ui.h"
@@ -68,6 +69,103 @@ static size_t picker_matches(const char **names, size_t n, const char *filter, s
     return k;
 }
 
+/* The `:` commands: Velero's short names (velero CLI and its CRDs' shortNames), as k9s takes
+ * them; what each shows. */
+typedef enum { PC_BACKUPS, PC_RESTORES, PC_HEALTH, PC_VOLUMES, PC_QUIT } picker_go;
+static const struct picker_cmd {
+    const char *names[4]; /* the short name first */
+    picker_go go;
+    vl_kind vol; /* PC_VOLUMES: the kind of volume */
+    const char *what;
+} picker_cmds[] = {
+    {{"bak", "backup", "backups"}, PC_BACKUPS, 0, "backups"},
+    {{"rst", "restore", "restores"}, PC_RESTORES, 0, "restores"},
+    {{"sched", "schedule", "schedules"}, PC_HEALTH, 0, "schedules (health)"},
+    {{"bsl", "backupstoragelocation", "backupstoragelocations"},
+     PC_HEALTH,
+     0,
+     "storage locations (health)"},
+    {{"vsl", "volumesnapshotlocation", "volumesnapshotlocations"},
+     PC_HEALTH,
+     0,
+     "snapshot locations (health)"},
+    {{"repo", "backuprepository", "backuprepositories"}, PC_HEALTH, 0, "repositories (health)"},
+    {{"pvb", "podvolumebackup", "podvolumebackups"},
+     PC_VOLUMES,
+     VL_PVB,
+     "pod volume backups of the run"},
+    {{"pvr", "podvolumerestore", "podvolumerestores"},
+     PC_VOLUMES,
+     VL_PVR,
+     "pod volume restores of the run"},
+    {{"du", "dataupload", "datauploads"}, PC_VOLUMES, VL_DU, "data uploads of the run"},
+    {{"dd", "datadownload", "datadownloads"}, PC_VOLUMES, VL_DD, "data downloads of the run"},
+    {{"q", "quit"}, PC_QUIT, 0, "quit"},
+};
+#define PICKER_NCMDS (sizeof picker_cmds / sizeof picker_cmds[0])
+
+static const struct picker_cmd *picker_command(const char *word)
+{
+    for (size_t i = 0; i < PICKER_NCMDS; i++)
+        for (int j = 0; j < 4 && picker_cmds[i].names[j]; j++)
+            if (!strcasecmp(word, picker_cmds[i].names[j])) return &picker_cmds[i];
+    return NULL;
+}
+
+/* Runs a command that is not ctx; the picker is popped (s freed) first. */
+static int picker_run(ui *u, ui_screen *s, const char *t)
+{
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(t, " "), t);
+    const struct picker_cmd *c = picker_command(word);
+    if (!c) {
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "unknown command '%.60s' (bak rst sched bsl vsl repo pvb pvr du dd ctx q)", t);
+        ui_pop(u);
+        ui_message(u, "%s", msg);
+        return UI_REDRAW;
+    }
+    (void)s;
+    ui_pop(u);
+    switch (c->go) {
+    case PC_QUIT:
+        return UI_QUIT;
+    case PC_BACKUPS:
+    case PC_RESTORES: {
+        ui_show_cluster(u, ui_app(u)); /* this cluster's list, on top */
+        view *v = ui_view(u);
+        v->kinds = 1 << (c->go == PC_BACKUPS ? VL_BACKUP : VL_RESTORE);
+        view_rebuild(v, ui_model(u));
+        return UI_REDRAW;
+    }
+    case PC_HEALTH:
+        return ui_open(u, UI_S_HEALTH, ui_top(u), VL_BACKUP, NULL);
+    case PC_VOLUMES: {
+        model_run *r = ui_current_run(u);
+        vl_kind want = c->vol == VL_PVB || c->vol == VL_DU ? VL_BACKUP : VL_RESTORE;
+        if (!r || r->kind != want) {
+            ui_message(u, "%s: select a %s first (its volumes are listed with it)", word,
+                       want == VL_BACKUP ? "backup" : "restore");
+            return UI_REDRAW;
+        }
+        const char *re = c->vol == VL_PVB   ? "^PodVolumeBackup$"
+                         : c->vol == VL_PVR ? "^PodVolumeRestore$"
+                         : c->vol == VL_DU  ? "^DataUpload$"
+                                            : "^DataDownload$";
+        ui_screen *under = ui_top(u);
+        if (drill_is_volumes(under)) { /* on the run's volumes already: filtered in place */
+            drill_volumes_filter(under, re);
+            return UI_REDRAW;
+        }
+        int rc = drill_open_volumes(u, under);
+        if (ui_top(u) != under) drill_volumes_filter(ui_top(u), re); /* the rows of that kind */
+        return rc;
+    }
+    }
+    return UI_REDRAW;
+}
+
 static int picker_choose(ui *u, ui_screen *s)
 {
     picker_state *st = picker_of(s);
@@ -75,12 +173,7 @@ static int picker_choose(ui *u, ui_screen *s)
     if (!filter) {
         const char *t = st->text;
         while (*t == ' ') t++;
-        if (!strcmp(t, "q") || !strcmp(t, "quit")) return UI_QUIT;
-        char msg[300];
-        snprintf(msg, sizeof msg, "unknown command '%.200s' (ctx, ctx NAME)", t);
-        ui_pop(u);
-        ui_message(u, "%s", msg);
-        return UI_REDRAW;
+        return picker_run(u, s, t);
     }
     if (st->command && !*filter) { /* ":ctx" alone: the picker */
         st->command = 0;
@@ -150,8 +243,24 @@ static void picker_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     x += w_text(w, 0, 1 + x, cols - 3 - x, st->text, A_NORMAL);
     w_print(w, 0, 1 + x, 2, A_REVERSE, " ");
     const char *filter = picker_filter(st);
-    if (!filter) {
-        w_print(w, 2, 1, cols - 2, w_attr(W_DIM), "ctx: pick a context   ctx NAME: show it");
+    if (!filter) { /* the commands the text begins, as you type */
+        const char *t = st->text;
+        while (*t == ' ') t++;
+        size_t tl = strcspn(t, " ");
+        int y = 2;
+        if (!tl || !strncasecmp("ctx", t, tl))
+            w_print(w, y++, 1, cols - 2, A_NORMAL, "%-6s %s", "ctx",
+                    "pick a context (ctx NAME: show it)");
+        for (size_t i = 0; i < PICKER_NCMDS && y < rows; i++) {
+            int hit = !tl;
+            for (int j = 0; j < 4 && picker_cmds[i].names[j] && !hit; j++)
+                hit = !strncasecmp(picker_cmds[i].names[j], t, tl);
+            if (hit)
+                w_print(w, y++, 1, cols - 2, A_NORMAL, "%-6s %s", picker_cmds[i].names[0],
+                        picker_cmds[i].what);
+        }
+        if (y == 2)
+            w_print(w, y, 1, cols - 2, w_attr(W_BAD), "no command begins '%.*s'", (int)tl, t);
         return;
     }
     const char **names;
@@ -183,8 +292,10 @@ static void picker_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 
 static const char *picker_hint(ui_screen *s, ui *u)
 {
-    (void)s, (void)u;
-    return "type:filter  Up/Down:move  Enter:show  Esc:close";
+    (void)u;
+    return picker_of(s)->command && !picker_filter(picker_of(s))
+               ? "type:command  Enter:run  Esc:close"
+               : "type:filter  Up/Down:move  Enter:show  Esc:close";
 }
 
 static void picker_free_screen(ui_screen *s)

@@ -1,5 +1,6 @@
 /* screen_volumes.c: the volumes of one run (PodVolumeBackup/Restore, DataUpload/Download): bytes
  * bar, done/total, rate, ETA per volume, in-progress first, and an aggregate line. */
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "kubeclient/sat.h"
 #include "kubeclient/util.h"
 #include "runeta.h"
+#include "sanitize.h"
 #include "widgets.h"
 
 typedef struct vols_state {
@@ -18,6 +20,10 @@ typedef struct vols_state {
     int sel, top;
     model_volume **rows;
     size_t n, cap;
+    size_t n_all;     /* the run's volumes; n of them match the filter */
+    int prompting;    /* the / prompt is open */
+    char filter[128]; /* as the list's /: a regular expression, "!RE" the others */
+    char filter_error[160];
 } vols_state;
 
 /* In-progress first, then pending (New/Accepted/Prepared), then finished; by name within. */
@@ -50,6 +56,60 @@ static void vols_collect(vols_state *st, ui *u, model_run *r)
     if (st->n > 1) qsort(st->rows, st->n, sizeof *st->rows, vols_cmp); /* rows is NULL when none */
     if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
     if (st->sel < 0) st->sel = 0;
+}
+
+/* /: keeps the rows a regular expression (any case) matches in their kind (PodVolumeBackup,
+ * DataUpload, ...), "ns/pod:volume", phase or node; "!RE" the others. Called after the header
+ * counted every volume. */
+static void vols_filter(vols_state *st)
+{
+    st->n_all = st->n;
+    st->filter_error[0] = 0;
+    const char *re = st->filter;
+    int invert = *re == '!';
+    re += invert;
+    if (!*re) return;
+    regex_t rx;
+    int rc = regcomp(&rx, re, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    if (rc) {
+        char why[64];
+        regerror(rc, &rx, why, sizeof why);
+        snprintf(st->filter_error, sizeof st->filter_error,
+                 "not a regular expression: %.40s (%.60s)", re, why);
+        st->n = 0;
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const vl_volume *v = st->rows[i]->vol;
+        int hit = 0;
+        if (v) {
+            char pv[512];
+            snprintf(pv, sizeof pv, "%s/%s:%s", v->pod_ns ? v->pod_ns : "",
+                     v->pod_name ? v->pod_name : "", v->volume ? v->volume : "");
+            const char *f[] = {vl_kind_name(v->kind), pv, v->phase ? v->phase : "New", v->node};
+            for (size_t j = 0; j < 4 && !hit; j++) hit = f[j] && !regexec(&rx, f[j], 0, NULL, 0);
+        }
+        if (hit != invert) st->rows[k++] = st->rows[i];
+    }
+    regfree(&rx);
+    st->n = k;
+    if (st->sel >= (int)st->n) st->sel = (int)st->n - 1;
+    if (st->sel < 0) st->sel = 0;
+}
+
+static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols);
+
+int drill_is_volumes(const ui_screen *s)
+{
+    return s && s->draw == vols_draw;
+}
+
+void drill_volumes_filter(ui_screen *s, const char *re)
+{
+    vols_state *st = s->data;
+    snprintf(st->filter, sizeof st->filter, "%s", re ? re : "");
+    st->sel = st->top = 0;
 }
 
 static const char *vols_uploader(const vl_volume *v)
@@ -171,9 +231,27 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     }
     w_print(w, y, x, cols - x, A_NORMAL, "%s", agg);
     y += 2;
-    if (st->n == 0) {
+    /* the counts above are the run's; the rows below what / keeps (on the line between) */
+    vols_filter(st);
+    if (st->prompting || st->filter[0]) {
+        x = w_print(w, y - 1, 0, cols, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
+        x += w_text(w, y - 1, x, cols - x - 30, st->filter, A_BOLD);
+        if (st->prompting) w_print(w, y - 1, x, 1, A_REVERSE, " ");
+        if (st->filter_error[0] && x + 2 < cols - 30)
+            w_text(w, y - 1, x + 2, cols - 32 - x, st->filter_error, w_attr(W_BAD));
+        w_print(w, y - 1, cols - 28, 28, A_DIM, "%zu of %zu volumes%s", st->n, st->n_all,
+                st->prompting ? "" : "  Esc clears");
+    }
+    if (st->n_all == 0) {
         w_print(w, y, 0, cols, w_attr(W_DIM),
                 "No PodVolumeBackups/Restores or DataUploads/Downloads for this %s.", what);
+        return;
+    }
+    if (st->n == 0) {
+        w_print(w, y, 0, cols, w_attr(W_DIM), "%s",
+                st->filter_error[0] ? "no volume shown: the filter is not a regular expression"
+                                    : "no volume matches the filter (its kind, ns/pod:volume, "
+                                      "phase or node)");
         return;
     }
     /* columns: the optional ones appear as the width allows */
@@ -244,7 +322,20 @@ static void vols_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         if (v->kind == VL_DU || v->kind == VL_DD)
             snprintf(pv, sizeof pv, "%s/%s (PVC)%s", v->pod_ns ? v->pod_ns : "-",
                      v->volume ? v->volume : "-", op ? " *" : "");
-        w_text_mid(w, y, x, w_pod, pv, base); /* the pod's ordinal and the volume survive */
+        /* too wide: without the namespace first (the selected row's whole name is at the
+         * bottom), so that the pods of one namespace stay apart ("web-0:slow", "db-0:stuck", not
+         * "sho…b-0:slow"); then cut in the middle: the pod's ordinal and the volume survive */
+        char *safe_pv = san_str(pv);
+        int pv_w = san_width(safe_pv);
+        free(safe_pv);
+        if (pv_w > w_pod) {
+            if (v->kind == VL_DU || v->kind == VL_DD)
+                snprintf(pv, sizeof pv, "%s (PVC)%s", v->volume ? v->volume : "-", op ? " *" : "");
+            else
+                snprintf(pv, sizeof pv, "%s:%s", v->pod_name ? v->pod_name : "-",
+                         v->volume ? v->volume : "-");
+        }
+        w_text_mid(w, y, x, w_pod, pv, base);
         x += w_pod + 1;
         if (w_up) {
             w_text(w, y, x, w_up - 1, vols_uploader(v), base);
@@ -396,6 +487,48 @@ static int vols_object(ui_screen *s, ui *u, char *path, size_t n)
     return 0;
 }
 
+static int vols_find(ui *u, ui_screen *s)
+{
+    (void)u;
+    ((vols_state *)s->data)->prompting = 1;
+    return UI_REDRAW;
+}
+static int vols_clear(ui *u, ui_screen *s)
+{
+    vols_state *st = s->data;
+    if (!st->filter[0]) return UI_NOTHING; /* Esc goes back */
+    (void)u;
+    st->filter[0] = 0;
+    return UI_REDRAW;
+}
+
+static int vols_on_key(ui_screen *s, ui *u, int ch)
+{
+    vols_state *st = s->data;
+    if (!st->prompting) return UI_UNHANDLED;
+    size_t len = strlen(st->filter);
+    (void)u;
+    if (ch == 27) {
+        st->filter[0] = 0;
+        st->prompting = 0;
+    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+        st->prompting = 0;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) st->filter[len - 1] = 0;
+    } else if (ch == 21) { /* Ctrl-U */
+        st->filter[0] = 0;
+    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof st->filter) {
+        st->filter[len] = (char)ch;
+        st->filter[len + 1] = 0;
+    } else if (ch == 3) {
+        return UI_QUIT;
+    } else {
+        return UI_NOTHING;
+    }
+    st->sel = st->top = 0;
+    return UI_REDRAW;
+}
+
 static const ui_key vols_keys[] = {
     {UI_C_DOWN, "next volume", vols_down},
     {UI_C_UP, "previous volume", vols_up},
@@ -405,6 +538,11 @@ static const ui_key vols_keys[] = {
     {UI_C_BOTTOM, "last volume", vols_end},
     {UI_C_OPEN, "open the selected volume (describe it)", vols_describe},
     {UI_C_DESCRIBE, "describe the selected volume", vols_describe},
+    {UI_C_FIND,
+     "filter: a regular expression (any case) of the kind, ns/pod:volume, phase or node; !RE "
+     "the others",
+     vols_find},
+    {UI_C_BACK, "clear the filter, else back", vols_clear},
     {UI_C_PREV_RUN, "previous run (in the list's order)", vols_prev},
     {UI_C_NEXT_RUN, "next run", vols_next},
     {UI_C_LOGS, "log of this run", drill_open_logs},
@@ -429,9 +567,10 @@ static void vols_free(ui_screen *s)
 
 static const char *vols_hint(ui_screen *s, ui *u)
 {
-    (void)s;
     (void)u;
-    return "j/k:move  Enter:open  [/]:run  l:log  r:results  Esc:back  " UI_HINT_END;
+    if (((vols_state *)s->data)->prompting)
+        return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
+    return "j/k:move  Enter:open  /:filter  [/]:run  l:log  Esc:back  " UI_HINT_END;
 }
 
 ui_screen *screen_volumes_new(vl_kind kind, const char *name)
@@ -444,6 +583,7 @@ ui_screen *screen_volumes_new(vl_kind kind, const char *name)
     s->keys = vols_keys;
     s->object = vols_object;
     s->draw = vols_draw;
+    s->on_key = vols_on_key;
     s->enter = vols_enter;
     s->free = vols_free;
     s->hint = vols_hint;

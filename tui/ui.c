@@ -49,6 +49,7 @@ struct ui {
     WINDOW *head, *body, *foot;
     int rows, cols;
     int dirty, full, quit;
+    int desc_fmt;  /* UI_DESC_*: what the describe key just pressed asked for */
     int signalled; /* the signal (SIGTERM, SIGHUP) that ended the loop; 0 none */
     unsigned long seen_gen, seen_status;
     long seen_second;
@@ -300,6 +301,16 @@ void ui_message(ui *u, const char *fmt, ...)
     u->dirty = 1;
 }
 
+int ui_describe_format(ui *u)
+{
+    return u->desc_fmt;
+}
+
+void ui_set_describe_format(ui *u, int fmt)
+{
+    u->desc_fmt = fmt;
+}
+
 model_run *ui_current_run(ui *u)
 {
     if (!u->cur_name) return view_selected(&u->view);
@@ -424,11 +435,6 @@ static int ui_act_back(ui *u, ui_screen *s)
     return UI_REDRAW;
 }
 
-static int ui_act_contexts(ui *u, ui_screen *s)
-{
-    return ui_open(u, UI_S_PICKER, s, VL_BACKUP, NULL);
-}
-
 static int ui_act_command(ui *u, ui_screen *s)
 {
     return ui_open(u, UI_S_PICKER, s, VL_BACKUP, ":");
@@ -438,7 +444,7 @@ static int ui_act_command(ui *u, ui_screen *s)
 static int ui_act_cluster(ui *u, int delta)
 {
     if (!u->fleet || u->fleet->n < 2) {
-        ui_message(u, "one context watched (c: pick another)");
+        ui_message(u, "one context watched (:ctx picks another)");
         return UI_REDRAW;
     }
     app *a = ui_adjacent_cluster(u, delta);
@@ -475,7 +481,6 @@ const ui_key ui_global_keys[] = {
     {UI_C_BACK, NULL, ui_act_back},
     {UI_C_REDRAW, NULL, ui_act_redraw},
     {UI_C_HEALTH, NULL, ui_act_health},
-    {UI_C_CONTEXTS, NULL, ui_act_contexts},
     {UI_C_COMMAND, NULL, ui_act_command},
     {UI_C_PREV_RUN, "previous cluster (the fleet's order)", ui_act_prev_cluster},
     {UI_C_NEXT_RUN, "next cluster (the fleet's order)", ui_act_next_cluster},
@@ -486,6 +491,13 @@ const ui_key ui_global_keys[] = {
     {UI_C_COPY, NULL, tui_act_copy},
     {UI_C_NONE, NULL, NULL},
 };
+
+static int ui_binds(const ui_key *t, ui_cmd c)
+{
+    for (; c && t && t->cmd; t++)
+        if (t->cmd == c) return 1;
+    return 0;
+}
 
 static int ui_dispatch_table(ui *u, ui_screen *s, const ui_key *t, ui_cmd c)
 {
@@ -510,8 +522,24 @@ static void ui_handle_key(ui *u, int ch)
         u->full = u->dirty = 1;
         return;
     }
-    /* the key's one meaning (keys.c), handled by the screen, else everywhere */
-    ui_cmd c = ui_key_command(ch);
+    /* the key's meaning (keys.c), handled by the screen, else everywhere; a key two commands
+     * share (N) means the one the screen binds */
+    ui_cmd cs[4];
+    int nc = ui_key_commands(ch, cs, 4);
+    ui_cmd c = nc ? cs[0] : UI_C_NONE;
+    for (int i = 0; i < nc; i++)
+        if (s && ui_binds(s->keys, cs[i])) {
+            c = cs[i];
+            break;
+        }
+    /* d and y open the same describe pager, as velero describe and as YAML (Enter on a volume
+     * or a health object: the object as it is, JSON); y is the screen's describe binding when it
+     * has no y of its own; [ and ] keep the format of the describe screen they step from */
+    if (c != UI_C_PREV_RUN && c != UI_C_NEXT_RUN)
+        u->desc_fmt = c == UI_C_YAML       ? UI_DESC_YAML
+                      : c == UI_C_DESCRIBE ? UI_DESC_SUMMARY
+                                           : UI_DESC_JSON;
+    if (c == UI_C_YAML && s && !ui_binds(s->keys, UI_C_YAML)) c = UI_C_DESCRIBE;
     /* too small to show anything: only quitting and redrawing, nothing done unseen */
     if (!u->head) {
         if (c == UI_C_QUIT || c == UI_C_REDRAW)

@@ -49,6 +49,7 @@ typedef enum ui_cmd {
     UI_C_LOGS,
     UI_C_RESULTS,
     UI_C_DESCRIBE,
+    UI_C_YAML,
     UI_C_HEALTH,
     /* finding and following */
     UI_C_FIND,
@@ -66,7 +67,6 @@ typedef enum ui_cmd {
     UI_C_LEVEL,
     UI_C_WRITE,
     /* several clusters */
-    UI_C_CONTEXTS,
     UI_C_COMMAND,
     UI_C_FORMAT,
     /* acting on the cluster (opt-in: tui/actions.c) */
@@ -87,8 +87,11 @@ typedef struct ui_command {
     const char *where; /* the group in --help and the manual: "everywhere", "moving", ... */
 } ui_command;
 extern const ui_command ui_commands[]; /* ends with cmd UI_C_NONE */
-/* The command a key means (UI_C_NONE: none), and a command's row. */
+/* The command a key means (UI_C_NONE: none), and a command's row. A key means one command on a
+ * screen; two commands share a key only when no screen binds both (N: the list's sort by NAME,
+ * the pager's previous match): ui_key_commands gives them all, in the table's order. */
 ui_cmd ui_key_command(int key);
+int ui_key_commands(int key, ui_cmd *out, int max);
 const ui_command *ui_command_of(ui_cmd cmd);
 /* The keys in groups, for --help (one line per command, under group titles). */
 void ui_keys_usage(FILE *f);
@@ -130,8 +133,8 @@ typedef enum {
     UI_S_DETAIL,
     UI_S_HEALTH,
     UI_S_HELP,
-    UI_S_FLEET,  /* one row per cluster (several contexts) */
-    UI_S_PICKER, /* the context picker: name NULL (`c`), or ":" for the `:` prompt (`:ctx NAME`) */
+    UI_S_FLEET,    /* one row per cluster (several contexts) */
+    UI_S_PICKER,   /* the `:` prompt (name ":"), or the context picker (name NULL: `:ctx`) */
     UI_S_DESCRIBE, /* an object described live: name = its API path */
     UI_S_PODLOG,   /* a pod's log in the pager: name = the pod (a maintenance job's) */
     UI_S_N
@@ -181,6 +184,11 @@ void ui_set_current_run(ui *u, vl_kind kind, const char *name);
 view *ui_view(ui *u);
 /* The list's current visible order (for [ and ] in screens about one run). */
 model_run *ui_adjacent_run(ui *u, int delta); /* delta -1 previous, +1 next; NULL at an end */
+/* The format a describe screen opens in: what the key that opened it asked for (d: velero
+ * describe, y: YAML). */
+enum { UI_DESC_JSON, UI_DESC_YAML, UI_DESC_SUMMARY };
+int ui_describe_format(ui *u);
+void ui_set_describe_format(ui *u, int fmt); /* [ and ] in a describe screen keep its format */
 /* A transient message in the footer (a few seconds). */
 void ui_message(ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Asks for a redraw from outside a key handler (async data arrived). */

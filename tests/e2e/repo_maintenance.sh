@@ -4,7 +4,7 @@
 # db's newest succeeded 30m ago; logs is NotReady, never maintained). Every surface says the
 # same: --once --json ("repositories", the diagnosis, health needing attention), the exporter
 # (failure streak 3, last maintenance age 5h, overdue, phase), the health screen at 80x24 and
-# 200x50, and one key (y) describes a repository. With backuprepositories forbidden: unknown
+# 200x50, and one key (y: as YAML) describes a repository. With backuprepositories forbidden: unknown
 # with why on every surface ("cannot read backuprepositories: forbidden", repositories null, no
 # series, --once incomplete), never "none", and the lamp stays live (the runs are still current).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
@@ -98,8 +98,8 @@ tui_wait '^    maintenance jobs: none$'
 tui_keys G
 tui_wait '^> logs-default-restic-q9w8e NotReady'
 tui_keys y
-tui_wait '^Describe repository logs-default-restic-q9w8e '
-tui_wait '"kind": "BackupRepository",'
+tui_wait '^Describe repository logs-default-restic-q9w8e .* lines as YAML'
+tui_wait '^kind: BackupRepository$'
 tui_keys Escape
 tui_wait '^Repositories \(3\)'
 tui_resize 200 50

@@ -7,7 +7,7 @@
 # effect on screen: backup now (a Backup from the schedule's template, labelled, named
 # <schedule>-<timestamp>), pause and unpause (a merge patch of spec.paused), cancel a
 # DataUpload (spec.cancel: Canceling, then Canceled), delete a backup (a DeleteBackupRequest
-# with the CLI's labels, never a DELETE: Deleting, then gone). Y puts the command on tmux's
+# with the CLI's labels, never a DELETE: Deleting, then gone). c puts the command on tmux's
 # clipboard by OSC 52. With --allow-actions and a user RBAC forbids to patch, the 403 names the
 # user. On Velero 1.16 a PodVolumeBackup's cancel is refused before anything is sent.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
@@ -44,7 +44,7 @@ tui_keys H
 tui_wait '^> daily +0 1 \* \* \* +no '
 # refused(KEY): KEY says read-only (after Y's "copied" message, so each refusal is its own)
 refused() {
-    tui_keys Y
+    tui_keys c
     tui_wait '^ copied: '
     tui_keys "$1"
     tui_wait "^ read-only: --allow-actions, or contexts\.veltop-sim\.actions: true in $CFG/veltop/config\.yaml, turns"
@@ -83,7 +83,7 @@ tui_wait '^ veltop +ctx veltop-sim +ns velero +actions on '
 # copy the command: OSC 52 into tmux's buffer (set-clipboard on), and on the status line
 tmux -L "$TUI_SOCK" set -g set-clipboard on
 tui_wait '^B moving +InProgress'
-tui_keys Y
+tui_keys c
 tui_wait '^ copied: velero backup describe moving --details -n velero --kubecontext veltop-sim'
 [ "$(tmux -L "$TUI_SOCK" show-buffer)" = "velero backup describe moving --details -n velero --kubecontext veltop-sim" ] ||
     tui_fail "the clipboard holds: $(tmux -L "$TUI_SOCK" show-buffer 2>&1)"

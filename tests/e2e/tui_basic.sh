@@ -71,7 +71,7 @@ tui_wait 'NAME +PHASE'
 
 # sort keys: by name the rows reorder and the selection stays on its run (backup-inprogress, where
 # [ [ left it: second by start, third by name)
-first_row() { tui_screen | grep -E -A1 'NAME +PHASE' | tail -n 1; }
+first_row() { tui_screen | grep -E -A1 'NAME[↑↓]? +PHASE' | tail -n 1; }
 tui_keys 2
 tui_wait 's:sort\(name\)'
 [[ "$(first_row)" =~ ^B\ backup-done\  ]] || tui_fail "sort by name: first row $(first_row)"

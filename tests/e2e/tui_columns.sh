@@ -36,7 +36,7 @@ titles = ["ITEMS", "RATE", "ETA", "STARTED", "DUR", "E/W", "VOLUME BYTES"]
 import re
 pos = {}
 for t in titles:
-    m = re.search(r"(?<= )" + re.escape(t) + r"(?= |$)", head)
+    m = re.search(r"(?<= )" + re.escape(t) + r"(?=[↑↓]? |[↑↓]?$)", head)  # ↓: the sort column
     if m:
         pos[t] = m.start()
 order = sorted(pos, key=pos.get)

@@ -31,10 +31,10 @@ first=$(tui_line '^    bytesDone: ')
 tui_wait_change '^    bytesDone: ' "$first" 30
 [ "$(tui_screen | sed -n 4p)" = "$top" ] || tui_fail "the reader's place moved: '$top' -> '$(tui_screen | sed -n 4p)'"
 tui_wait 'live \([0-9:]{8}\)'
-# velero describe's shape for the run
+# d: velero describe's shape for the run (k9s' d)
 tui_keys Escape Escape
 tui_wait 'Backups & Restores *$'
-tui_keys y o o
+tui_keys d
 tui_wait 'lines as velero describe'
 tui_wait '^Name: +moving$'
 tui_wait '^Phase: +InProgress$'

@@ -75,18 +75,61 @@ tui_start 240 30 --all-contexts --notify "echo \"\$VELTOP_CONTEXT \$VELTOP_EVENT
 tui_wait '^ veltop  fleet of 9 contexts'
 # worst first: unreachable (the black hole after 8 s of silence), unauthorised, no Velero, the
 # stalled restore, the overdue schedule, forbidden pods, then the healthy ones by name
-tui_wait '9 clusters: 3 OK, 1 forbidden, 1 overdue schedule, 1 stalled restore, 1 no Velero, 1 unauthorized, 1 unreachable' 20
+# the totals: the judgement's (as --once's exit status and JSON summary), then the headlines
+tui_wait '^ 9 clusters: 3 OK, 4 wrong, 1 unreadable, 1 unreachable \(1 forbidden, 1 overdue schedule, 1 stalled restore, 1 no Velero, 1 unauthorized, 1 unreachable\)$' 20
 tui_wait '^ ● unreachable +hole-i +- +\? +\? +\? +\? +\? +no answer from http://127\.0\.0\.1:[0-9]+ for [0-9]+s' 15
 rows=$(tui_screen | grep -E '^ ● ' | sed -E 's/^ ● (no Velero|[a-z]+) +([^ ]+) .*/\2/' | tr '\n' ' ')
 [ "$rows" = "hole-i auth-f ns-e stall-b overdue-c forbid-d down-g exec-h prod-a " ] || tui_fail "order: $rows"
 tui_wait '^ ● unauthorized +auth-f .*unauthorized: the server rejected the credentials of user "auth-f"'
 tui_wait '^ ● no Velero +ns-e +\? +none +0/0/0 +none +0/0 +0/0 +no Velero in namespace velero; Velero is in namespace openshift-adp \(--namespace-for ns-e=openshift-adp\)'
-tui_wait '^ ● live +stall-b +v1\.18\.2 +1, 1 stalled +1/0/0 +none +1/1 +3/3'
-tui_wait '^ ● live +overdue-c .* none +1/0/0 +1, 1 overdue, 1 restorable stale; nightly never +1/1 +3/3'
+tui_wait '^ ● live +stall-b +v1\.18\.2 +1, 1 stalled +1/0/0 +none +1/1 +3/3 +1 stalled$'
+tui_wait '^ ● live +overdue-c .* none +1/0/0 +1, 1 overdue, 1 restorable stale; nightly never +1/1 +3/3 +1 schedule overdue, 1 schedule with nothing restorable newer than 2 intervals'
 tui_wait '^ ● forbidden +forbid-d +\? +1, last ~[0-9]+m[0-9]+s +2/0/0 +1, 0 overdue; hourly 30m[0-9]+s/1h00m +1/1 +\? .*forbidden: pods'
 tui_wait '^ ● live +exec-h .* 1, last ~[0-9]+m[0-9]+s +2/0/0 +1, 0 overdue; hourly .* 1/1 +3/3'
 tui_wait '^ ● live +prod-a .* 1, last ~'
 echo "fleet rows: ok"
+
+# WHY readable: cut at first; Right scrolls it sideways, W wraps every WHY whole under itself
+why_row() { tui_screen | grep -E '^ ● forbidden +forbid-d '; }
+why_row | grep -q 'in the namespace "velero"' && tui_fail "WHY not cut at 240 columns: $(why_row)"
+tui_keys Right
+tui_wait '^ ● forbidden +forbid-d .*  pods is forbidden: User "system'
+why_row | grep -q 'forbidden: pods: pods' && tui_fail "Right did not scroll WHY: $(why_row)"
+tui_keys Left W
+tui_wait 'WHY wrapped in full'
+tui_wait '^ ● forbidden +forbid-d .*  forbidden: pods: pods is forbidden'
+tui_wait '^ {100,}[^ ].*in the namespace "velero"'
+tui_keys W
+tui_wait 'WHY on one line'
+tui_wait_gone '^ {100,}[^ ].*in the namespace "velero"'
+# / filters the contexts by regular expression (the totals stay the fleet's), !RE the others
+fleet_rows() { tui_screen | grep -E '^ ● ' | sed -E 's/^ ● (no Velero|[a-z]+) +([^ ]+) .*/\2/' | tr '\n' ' '; }
+tui_keys / '-[AB]$' Enter
+tui_wait '^ filter: /-\[AB\]\$ +2 of 9 contexts  Esc clears$'
+[ "$(fleet_rows)" = "stall-b prod-a " ] || tui_fail "filter: $(fleet_rows)"
+tui_wait '^ 9 clusters: 3 OK, 4 wrong'
+tui_keys Escape / '!-[ab]$' Enter
+tui_wait '^ filter: /!-\[ab\]\$ +7 of 9 contexts  Esc clears$'
+[ "$(fleet_rows)" = "hole-i auth-f ns-e overdue-c forbid-d down-g exec-h " ] || tui_fail "!filter: $(fleet_rows)"
+tui_keys Escape / 'x[' Enter
+tui_wait 'not a regular expression: x\['
+[ -z "$(fleet_rows)" ] || tui_fail "a bad expression shows rows: $(fleet_rows)"
+tui_keys Escape
+tui_wait_gone 'filter:'
+[ "$(fleet_rows)" = "hole-i auth-f ns-e stall-b overdue-c forbid-d down-g exec-h prod-a " ] || tui_fail "cleared: $(fleet_rows)"
+# at 80x24 the totals are cut with an ellipsis, the rows keep their lamp, context and WHY
+tui_resize 80 24
+tui_wait '^ 9 clusters: 3 OK, 4 wrong, 1 unreadable, 1 unreachable \(1 forbidden, 1 overdu…$'
+tui_wait '^ LAMP +CONTEXT +IN FLIGHT +WHY$'
+tui_wait '^ ● live +overdue-c +none +1 schedule overdue, 1 schedule…$'
+tui_wait '^ ● no Velero +ns-e +none +no Velero in namespace velero;…$'
+tui_keys W
+tui_wait '^ {40,}Velero is in namespace$'
+tui_wait '^ {40,}openshift-adp \(--namespace-for$'
+tui_wait '^ {40,}ns-e=openshift-adp\)$'
+tui_keys W
+tui_resize 240 30
+tui_wait '^ 9 clusters: .*1 unreachable\)$'
 
 # alerts name the context: the stalled restore rang with its context in the title and the env
 for _ in $(seq 1 100); do grep -q 'restore-drill' "$NOTE" 2>/dev/null && break; sleep 0.1; done
@@ -114,8 +157,8 @@ tui_keys '['
 tui_wait '^ veltop  ctx overdue-c '
 echo "enter, esc, [ ]: ok"
 
-# the picker: c, a filter as you type, Enter; :ctx NAME at the : prompt
-tui_keys c
+# the picker: :ctx (c is left for copying, as k9s), a filter as you type, Enter; :ctx NAME
+tui_keys ':' c t x Enter
 tui_wait '^ context:'
 tui_wait '^ 9 of 9 contexts'
 tui_keys e x
@@ -131,7 +174,7 @@ tui_wait '^ context:'
 tui_keys Escape
 tui_wait_gone '^ context:'
 tui_keys ':' n o p e Enter
-tui_wait "unknown command 'nope' \(ctx, ctx NAME\)"
+tui_wait "unknown command 'nope' \(bak rst sched bsl vsl repo pvb pvr du dd ctx q\)"
 echo "picker: ok"
 
 # a cluster goes down (its row says so within 10 s) while the others update, then comes back
@@ -149,22 +192,24 @@ echo "down and back: ok"
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "exit status"
 
-# one context: the screens of before; c offers the kubeconfig's contexts, and picking one makes
+# one context: the screens of before; :ctx offers the kubeconfig's contexts, and picking one makes
 # a fleet of two (the fleet screen under the new cluster's list)
 tui_server_stop
 tui_start 200 30 --context forbid-d
 tui_wait '^ veltop  ctx forbid-d  ns velero '
 tui_wait 'B adhoc-full +InProgress'
 tui_keys ']'
-tui_wait 'one context watched \(c: pick another\)'
-tui_keys c o v e r
+tui_wait 'one context watched \(:ctx picks another\)'
+tui_keys ':' c t x Enter
+tui_wait '^ context:'
+tui_keys o v e r
 tui_wait '^ 1 of 9 contexts'
 tui_wait '^   overdue-c$'
 tui_keys Enter
 tui_wait '^ veltop  ctx overdue-c  ns velero '
 tui_keys Escape
 tui_wait '^ veltop  fleet of 2 contexts'
-tui_wait '2 clusters: 1 forbidden, 1 overdue schedule'
+tui_wait '^ 2 clusters: 2 wrong \(1 forbidden, 1 overdue schedule\)$'
 tui_keys q
 [ "$(tui_wait_exit)" = 0 ] || tui_fail "exit status"
 echo "picker grows a fleet: ok"

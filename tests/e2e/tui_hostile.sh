@@ -74,8 +74,8 @@ tui_keys '['
 tui_wait '^Backup evil +Failed\^\[\[2J'
 tui_wait '^Failure reason boom \^\[\]0;pwned\^G �31m red'
 # y: the object as JSON in the pager, sanitised too (cJSON escapes C0, the C1 CSI is a placeholder)
-tui_keys y
-tui_wait '^Describe backup evil '
+tui_keys y o o
+tui_wait '^Describe backup evil .* lines as JSON'
 tui_wait '^    "failureReason": "boom \\u001b\]0;pwned\\u0007 �31m red",$'
 tui_keys Escape
 title=$(tmux -L "$TUI_SOCK" display-message -p -t veltop '#{pane_title}')

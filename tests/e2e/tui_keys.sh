@@ -11,9 +11,17 @@
 "$VELTOP" --help >"$TUI_DIR/help.txt"
 sed -n '/^Keys /,$p' "$TUI_DIR/help.txt" | grep -E '^    ' | sed -E 's/^    ([^ ]+) +/\1\t/' >"$TUI_DIR/keys.tsv"
 [ "$(wc -l <"$TUI_DIR/keys.tsv")" -ge 30 ] || tui_fail "--help lists $(wc -l <"$TUI_DIR/keys.tsv") keys"
-for k in v l r L f '[' ']' W Left Right g/Home G/End t p Ctrl-K Ctrl-D Y; do
+for k in v l r L f '[' ']' W Left Right g/Home G/End d y 1/S 2/N 3/P 4/I s : N t p Ctrl-K Ctrl-D c; do
     cut -f1 "$TUI_DIR/keys.tsv" | grep -qxF -- "$k" || tui_fail "--help does not list $k"
 done
+# c copies (as k9s; the contexts picker is :ctx); y is YAML and d describe, as k9s
+grep -qP "^c\tcopy the selected object's command" "$TUI_DIR/keys.tsv" || tui_fail "c is not copy"
+grep -qP '^d\tdescribe: .*velero describe.*\(k9s. d\)$' "$TUI_DIR/keys.tsv" || tui_fail "d is not describe"
+grep -qP '^y\tthe same object as YAML' "$TUI_DIR/keys.tsv" || tui_fail "y is not YAML"
+# a key that keeps veltop's meaning against k9s' says why (s, [, ])
+grep -qP "^s\t.*k9s' s " "$TUI_DIR/keys.tsv" || tui_fail "s does not say why it is not k9s'"
+grep -qP "^\[\t.*k9s' \[ " "$TUI_DIR/keys.tsv" || tui_fail "[ does not say why it is not k9s'"
+grep -qP "^\]\t.*k9s' \] " "$TUI_DIR/keys.tsv" || tui_fail "] does not say why it is not k9s'"
 MANWIDTH=250 MANPAGER=cat man -l "$SRC_DIR/doc/veltop.1" 2>/dev/null | sed -n '/^KEYS/,/^SCREENS/p' >"$TUI_DIR/man.txt"
 while IFS=$'\t' read -r label help; do
     grep -qE -- "^ +$(printf '%s' "$label" | sed 's/[][\.*^$/?+(){}|]/\\&/g') +$(printf '%s' "$help" | sed 's/[][\.*^$/?+(){}|]/\\&/g')\$" "$TUI_DIR/man.txt" ||
@@ -42,21 +50,32 @@ footer_ok || tui_fail "list footer: $(tui_screen | tail -n 1)"
 tui_keys '?'
 tui_wait '^ Backups & Restores'
 tui_wait '^   f +follow the newest run in progress \(toggle\)'
-tui_wait '^ lines 1-20 of 43 \(j/k, PgDn/PgUp, g/G\)'
+tui_wait '^ lines 1-20 of 61 \(j/k, PgDn/PgUp, g/G\)'
 tui_screen | grep -q 'stalled' && tui_fail "help fits at 80x24? it should scroll"
 tui_keys G
 tui_wait '"stalled": still 3 intervals'
-# the action keys, and why copy is not k9s' c, on every screen
+tui_wait '^ lines 42-61 of 61 '
+# ? lists every key: after this screen's and those of every screen, the rest of the table
+tui_wait '^   n +next match of the search$'
+tui_wait '^ On other screens$'
+tui_wait '^   N +previous match \(as less; in the list N sorts by NAME\)$'
+tui_keys PageUp
+tui_wait '^ lines 23-42 of 61 '
+tui_wait '^   H +health: schedules, locations, server, node-agents$'
+tui_wait '^   d +describe the selected run$'
+tui_wait '^   y +the same object as YAML, as kubectl get -o yaml prints it$'
+tui_keys g
+tui_wait '^ lines 1-20 of 61 '
+tui_wait '^   2/N +sort by NAME \(again: the other way\)$'
+# the action keys, and copy on k9s' c
+tui_keys G
+tui_wait '^   Ctrl-D +delete the selected backup \(a DeleteBackupRequest\)$'
+tui_wait "^   c +copy the selected object's command \\(OSC 52\\), as k9s' c\$"
+tui_keys PageUp
 tui_wait '^   t +back up now from the selected schedule \(--from-schedule\)$'
 tui_wait '^   p +pause or unpause the selected schedule$'
 tui_wait '^   Ctrl-K +cancel the selected volume transfer \(spec.cancel\)$'
-tui_wait '^   Ctrl-D +delete the selected backup \(a DeleteBackupRequest\)$'
-tui_wait "^   Y +copy the selected object's command \\(OSC 52; c stays contexts\\)\$"
-tui_wait '^ lines 24-43 of 43 '
-tui_keys b
-tui_wait '^   H +health: schedules, locations, server, node-agents$'
 tui_keys g
-tui_wait '^ lines 1-20 of 43 '
 tui_keys '?'
 tui_wait 'NAME +PHASE'
 tui_screen | grep -q 'lines 1-' && tui_fail "help still shown"

@@ -42,8 +42,11 @@ tui_keys Enter
 tui_wait 'logSource="pkg/'
 tui_screen | grep -q '^time=' && tui_fail "the view did not move sideways to the match"
 
-# y: the run itself, pretty-printed; searchable
+# y: the run itself as YAML (k9s' y); o o: JSON, pretty-printed; searchable
 tui_keys y
+tui_wait 'Describe backup backup-partial +live \([0-9:]{8}\) +[0-9]+ lines as YAML'
+tui_wait '^kind: Backup$'
+tui_keys o o
 tui_wait 'Describe backup backup-partial +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '^  "apiVersion": "velero.io/v1",$'
 tui_wait '^    "name": "backup-partial",$'

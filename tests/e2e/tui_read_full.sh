@@ -58,6 +58,9 @@ tui_wait '^[ >] default +BSL .*since [0-9:]{8}: BackupStorageLocation'
 tui_wait '^> hourly +@every 1h'
 tui_keys y
 tui_wait 'Describe *$'
+tui_wait '^Describe schedule hourly +live \([0-9:]{8}\) +[0-9]+ lines as YAML'
+tui_wait '^kind: Schedule$'
+tui_keys o o
 tui_wait '^Describe schedule hourly +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '"kind": "Schedule"'
 tui_wait '"schedule": "@every 1h"'
@@ -75,11 +78,13 @@ tui_wait 'Health *$'
 # the server pod, the node-agent DaemonSet, then the first node agent
 tui_keys j
 tui_wait '^> velero-7d8f9c6b54-x2k8p'
-tui_keys y
+tui_keys d
+tui_wait '^Describe pod velero-7d8f9c6b54-x2k8p +live \([0-9:]{8}\) +[0-9]+ lines as velero describe'
+tui_keys o
 tui_wait '^Describe pod velero-7d8f9c6b54-x2k8p +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_wait '"kind": "Pod"'
 tui_keys Escape
-tui_keys j y
+tui_keys j y o o
 tui_wait '^Describe daemonset node-agent +live \([0-9:]{8}\) +[0-9]+ lines as JSON'
 tui_keys G
 tui_wait '"desiredNumberScheduled": 3'

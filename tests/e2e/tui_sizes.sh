@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tui_sizes.sh: every terminal size. 60x16: the list keeps whole names (fewer columns), the detail
-# is compact and complete to "Item operations", help wraps, footers keep "?:help"; 40x10: a message that fits
+# is compact and complete to "Item operations", a long name whole (wrapped) in its title, help
+# wraps, footers keep "?:help"; 40x10: a message that fits
 # the width, and keys typed meanwhile do nothing (back at 80x24 the list is as it was); columns
 # size to their content: NAME is as wide as the longest name at 80, 120, 200 and 250 columns (not
 # narrower at 120 than at 80, not 150 wide at 250), the bar at most 30 wide; a long run name is
@@ -15,6 +16,18 @@ tui_wait 'B flow-du +'
 tui_wait '^  NAME +PHASE +PROGRESS +ITEMS( +ETA)? *$'
 tui_wait '^B flow-partial +[A-Za-z]+ '
 tui_screen | tail -n 1 | grep -qE '  \?:help( |$)' || tui_fail "60x16 footer: $(tui_screen | tail -n 1)"
+# the detail's title: a long name whole, wrapped under itself, the phase beside its end (no row
+# lost: the detail still reaches the item operations)
+tui_keys /
+tui_keys -l sixty-three
+tui_keys Enter
+tui_wait '^B flow-a.*characters +[A-Za-z]+ ' 30
+tui_keys Enter
+tui_wait '^Backup flow-a-very-long-backup-name-that-is-longer-than-sixt$'
+tui_wait '^ {7}y-three-characters  [A-Za-z]+$'
+tui_wait '^Started (not yet|[0-9:]{8} UTC  Completed )'
+tui_keys Escape Escape
+tui_wait_gone 'filter:'
 # the detail, compact: everything down to the item operations fits 16 rows
 tui_keys /
 tui_keys -l flow-failed
@@ -27,13 +40,15 @@ tui_wait '^Item operations 0 of 0 completed, 0 failed$'
 tui_wait '^Failure reason boom$'
 # help wraps its words at 60 columns (under themselves) and scrolls
 tui_keys '?' G
-tui_wait "^   Y +copy the selected object's command \\(OSC\$"
-tui_wait '^ {18}52; c stays contexts\)$'
+tui_wait '^   o +describe as JSON, YAML \(as kubectl\) or$'
+tui_wait '^ {18}velero describe$'
 tui_wait '^ from the start average\.$'
 tui_keys Escape
 tui_wait '^Backup flow-failed +Failed$'
-# the volumes screen: the selected volume's message wraps at the bottom
+# the volumes screen: the selected volume's message wraps at the bottom; a name too wide for
+# POD/VOLUME drops its namespace before it is cut (the pod stays readable)
 tui_keys v
+tui_wait '^web-0:data +[A-Z][a-z]+ '
 tui_wait '^PodVolumeBackup flow-failed-[a-z0-9]{5} data path canceled: the$'
 tui_wait '^backup failed$'
 tui_keys Escape

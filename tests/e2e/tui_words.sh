@@ -30,6 +30,8 @@ tui_server_stop
 tui_start 100 30 --kubeconfig "$TUI_DIR/kubeconfig" -n wrongns
 tui_wait '^  no Velero found in namespace wrongns$'
 tui_wait "^  no backup storage location, backup or restore there; -n names Velero's namespace\$"
+# and where Velero is (a cluster-wide look for a storage location): the option that shows it
+tui_wait '^  Velero is in namespace velero: veltop -n velero$'
 tui_screen | grep -q 'no backups or restores' && tui_fail "says only: no backups or restores"
 tui_keys q
 tui_wait_exit >/dev/null
