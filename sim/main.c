@@ -42,6 +42,8 @@ static const char usage[] =
     "                              bookmark-close   every watch ends at once (after one BOOKMARK\n"
     "                                               when the client allows bookmarks)\n"
     "                              close-logs       a followed pod log ends after what it had\n"
+    "                              log-delay=MS     every pod log answers MS ms late (a slow\n"
+    "                                               kubelet; sooner when the client goes)\n"
     "                              throttle-list=N  the first N lists (GET with limit=) of\n"
     "                                               every path answer 429 + Retry-After\n"
     "                              throttle-watch=N the first N watches of every path answer\n"

@@ -85,6 +85,18 @@ enum MHD_Result srv_do_log(simserver *s, struct MHD_Connection *c, const target 
         return r;
     }
     cJSON_Delete(pod);
+    if (FA(s)->log_delay_ms) { /* a slow kubelet: on this connection's own thread */
+        atomic_fetch_add(&s->fired[F_LOG_DELAY], 1);
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+            if (ms >= FA(s)->log_delay_ms || atomic_load(&s->stopping) || srv_peer_closed(c)) break;
+            struct timespec nap = {0, 20 * 1000000};
+            nanosleep(&nap, NULL);
+        }
+    }
     log_ctx *lc = xcalloc(1, sizeof *lc);
     lc->s = s;
     lc->conn = c;
