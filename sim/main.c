@@ -44,6 +44,8 @@ static const char usage[] =
     "                              close-logs       a followed pod log ends after what it had\n"
     "                              log-delay=MS     every pod log answers MS ms late (a slow\n"
     "                                               kubelet; sooner when the client goes)\n"
+    "                              log-stall=N      every pod log sends N lines, then nothing\n"
+    "                                               until the client goes (a hung kubelet)\n"
     "                              throttle-list=N  the first N lists (GET with limit=) of\n"
     "                                               every path answer 429 + Retry-After\n"
     "                              throttle-watch=N the first N watches of every path answer\n"

@@ -67,6 +67,24 @@ static ssize_t log_reader(void *cls, uint64_t pos, char *buf, size_t max)
     return (ssize_t)n;
 }
 
+/* log-stall: what it has (already cut to N lines), then nothing until the client goes. */
+static ssize_t log_stall_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    log_ctx *lc = cls;
+    while (lc->off >= lc->out.len) {
+        if (atomic_load(&lc->s->stopping) || srv_peer_closed(lc->conn))
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        struct timespec nap = {0, 20 * 1000000};
+        nanosleep(&nap, NULL);
+    }
+    size_t n = lc->out.len - lc->off;
+    if (n > max) n = max;
+    memcpy(buf, lc->out.data + lc->off, n);
+    lc->off += n;
+    return (ssize_t)n;
+}
+
 static void log_free(void *cls)
 {
     log_ctx *lc = cls;
@@ -124,6 +142,16 @@ enum MHD_Result srv_do_log(simserver *s, struct MHD_Connection *c, const target 
     double *times;
     char **lines = simstore_log_read(s->o.store, lc->pod, &lc->pos, 0, &n, &times);
     if (lines) log_format(lc, lines, times, n);
+    if (FA(s)->log_stall) { /* the first N lines, then a hang */
+        atomic_fetch_add(&s->fired[F_LOG_STALL], 1);
+        size_t keep = 0;
+        for (int k = 0; k < FA(s)->log_stall && keep < lc->out.len; k++) {
+            const char *nl = memchr(lc->out.data + keep, '\n', lc->out.len - keep);
+            keep = nl ? (size_t)(nl - lc->out.data) + 1 : lc->out.len;
+        }
+        lc->out.len = keep;
+        return srv_stream(c, "text/plain", log_stall_reader, lc, log_free);
+    }
     if (!lc->follow) {
         char *body = lc->out.data;
         size_t len = lc->out.len;
