@@ -728,21 +728,23 @@ static int ld_once_done(void *arg)
     return logderive_once_done(arg);
 }
 
-/* Why the log of a run in progress gave it no rows when the log was not read to its end: the
- * read failed (its error) or the deadline came first (what it was doing); NULL when it was read
- * whole, so the log itself has no line of the run. */
-static const char *ld_once_log_note(const logderive *d, char *buf, size_t n)
+/* When the log was not read to its end: the read failed (its error) or the deadline came first
+ * (what it was doing). For a run it gave no rows (partial 0): why they are unknown; for one it
+ * gave rows (partial 1): that they count only the part read. NULL when the log was read whole,
+ * so the log itself has no line of the run, or its rows are whole. */
+static const char *ld_once_log_note(const logderive *d, int partial, char *buf, size_t n)
 {
     if (!d->pl) return NULL;
     kc_pl_state s = kc_podlog_state(d->pl);
     const char *err = kc_podlog_error(d->pl);
+    const char *head = partial ? "from part of the Velero server log only: " : "not derived: ";
     if (s == KC_PL_FAILED && !strcmp(err, "end of log")) return NULL;
     if (s == KC_PL_FAILED)
-        snprintf(buf, n, "not derived: the Velero server log could not be read: %s", err);
+        snprintf(buf, n, "%sthe Velero server log could not be read: %s", head, err);
     else
         snprintf(buf, n,
-                 "not derived: the Velero server log was not read before the --once deadline "
-                 "(%s)%s%s",
+                 "%sthe Velero server log was not read %sbefore the --once deadline (%s)%s%s", head,
+                 partial ? "whole " : "",
                  s == KC_PL_FINDING_POD  ? "finding the Velero server pod"
                  : s == KC_PL_CONNECTING ? "waiting for the log"
                  : s == KC_PL_STREAMING  ? "reading it"
@@ -800,8 +802,9 @@ int logderive_once_finish(logderive *d, logderive_fail_fn failed, void *arg)
     model *m = d->a->model;
     /* the loop may have changed the model: find the runs again by name */
     int filled = 0;
-    char lognote[600];
-    const char *unread = ld_once_log_note(d, lognote, sizeof lognote);
+    char lognote[600], partnote[600];
+    const char *unread = ld_once_log_note(d, 0, lognote, sizeof lognote);
+    const char *part = ld_once_log_note(d, 1, partnote, sizeof partnote);
     for (size_t i = 0; i < d->n; i++) d->runs[i]->dirty = 1;
     ld_push(d);
     for (size_t i = 0; i < d->n; i++) {
@@ -809,7 +812,7 @@ int logderive_once_finish(logderive *d, logderive_fail_fn failed, void *arg)
         if (!mr) continue;
         if (mr->derived_from_log && mr->n_derived) {
             filled++;
-            model_run_set_note(mr, NULL);
+            model_run_set_note(mr, part); /* rows from a log cut short count only what came */
             continue;
         }
         /* a log not read whole says nothing about the run: unknown, with why */
