@@ -227,6 +227,19 @@ static cJSON *fc_member_json(fleet_member *fm, const fleet_sum *s, const fleet_v
     return n;
 }
 
+typedef struct fc_logs {
+    fleet *f;
+    logderive **d; /* per member; NULL: nothing read there */
+} fc_logs;
+
+static int fc_logs_done(void *arg)
+{
+    fc_logs *w = arg;
+    for (size_t i = 0; i < w->f->n; i++)
+        if (w->d[i] && !logderive_once_done(w->d[i])) return 0;
+    return 1;
+}
+
 int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
 {
     fc_wait w = {f};
@@ -239,13 +252,20 @@ int fleetcli_once(fleet *f, int json, int64_t timeout_ms, FILE *out, FILE *errf)
         fleet_member_summary(f->m[i], now0, wall0, &s0);
     }
     kc_loop_run_until(f->loop, fc_found, &w, 3000);
-    /* per-resource rows of runs without resourceProgress, within one budget for all */
-    for (size_t i = 0; i < f->n; i++) {
-        int64_t left = 5000 - (kc_now_ms() - t0) / 4;
+    /* per-resource rows of runs without resourceProgress: every context's log read in flight
+     * together under one deadline, as one context's --once (a context's descriptor cost,
+     * kc_fd_context_cost, counts its log stream: the contexts that fit have room for it) */
+    int64_t left = 5000 - (kc_now_ms() - t0) / 4;
+    int64_t budget = left > 500 ? left + 200 : 200;
+    int64_t deadline = kc_now_ms() + budget;
+    fc_logs lw = {f, xcalloc(f->n ? f->n : 1, sizeof *lw.d)};
+    for (size_t i = 0; i < f->n; i++)
         if (f->m[i]->app && kc_reflector_status(f->m[i]->app->refl[APP_R_BACKUPS])->synced)
-            logderive_once(f->m[i]->app, left > 500 ? left / (int64_t)f->n + 200 : 200, 0, NULL,
-                           NULL);
-    }
+            lw.d[i] = logderive_once_start(f->m[i]->app, deadline, 0);
+    kc_loop_run_until(f->loop, fc_logs_done, &lw, budget);
+    for (size_t i = 0; i < f->n; i++)
+        if (lw.d[i]) logderive_once_finish(lw.d[i], NULL, NULL);
+    free(lw.d);
     double now = (double)kc_now_ms() / 1000.0, wall = kc_wall_now();
     fleet_sum *sums = xcalloc(f->n ? f->n : 1, sizeof *sums);
     fleet_verdict *vs = xcalloc(f->n ? f->n : 1, sizeof *vs);

@@ -6,7 +6,7 @@
  * pay for renderings nobody reads; the serving thread only copies the newest finished buffer out
  * under a mutex.
  *
- * Why a second thread and not MHD driven from kc_loop: the loop waits in curl_multi_poll, and
+ * Why a second thread and not MHD driven from kc_loop: the loop waits in one poll(), and
  * every fd MHD would add (the listen socket and each connection) would go through
  * kc_loop_watch_fd and be re-registered on every MHD state change; a scrape's reply would then
  * wait behind whatever the loop is doing (decoding a 10 000-run re-list), which is exactly the

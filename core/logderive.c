@@ -710,9 +710,8 @@ static void ld_pick(model_run **best, size_t *n, size_t max, model_run *mr)
     if (*n < max) (*n)++;
 }
 
-static int ld_once_done(void *arg)
+int logderive_once_done(const logderive *d)
 {
-    logderive *d = arg;
     if (d->a->stop) return 1;
     if (d->nq || d->active || d->scanning || kc_discovery_asking(d->disc)) return 0;
     for (size_t i = 0; i < d->n; i++)
@@ -722,6 +721,36 @@ static int ld_once_done(void *arg)
         if (s != KC_PL_FAILED) return 0; /* no_follow: FAILED with "end of log" when read */
     }
     return 1;
+}
+
+static int ld_once_done(void *arg)
+{
+    return logderive_once_done(arg);
+}
+
+/* When the log was not read to its end: the read failed (its error) or the deadline came first
+ * (what it was doing). For a run it gave no rows (partial 0): why they are unknown; for one it
+ * gave rows (partial 1): that they count only the part read. NULL when the log was read whole,
+ * so the log itself has no line of the run, or its rows are whole. */
+static const char *ld_once_log_note(const logderive *d, int partial, char *buf, size_t n)
+{
+    if (!d->pl) return NULL;
+    kc_pl_state s = kc_podlog_state(d->pl);
+    const char *err = kc_podlog_error(d->pl);
+    const char *head = partial ? "from part of the Velero server log only: " : "not derived: ";
+    if (s == KC_PL_FAILED && !strcmp(err, "end of log")) return NULL;
+    if (s == KC_PL_FAILED)
+        snprintf(buf, n, "%sthe Velero server log could not be read: %s", head, err);
+    else
+        snprintf(buf, n,
+                 "%sthe Velero server log was not read %sbefore the --once deadline (%s)%s%s", head,
+                 partial ? "whole " : "",
+                 s == KC_PL_FINDING_POD  ? "finding the Velero server pod"
+                 : s == KC_PL_CONNECTING ? "waiting for the log"
+                 : s == KC_PL_STREAMING  ? "reading it"
+                                         : "retrying",
+                 err[0] ? ": " : "", err);
+    return buf;
 }
 
 /* Why an --once list that did not come is missing. */
@@ -740,11 +769,11 @@ static void ld_once_list_note(const ld_list *l, char *buf, size_t n)
                      : "being read");
 }
 
-int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn failed, void *arg)
+logderive *logderive_once_start(app *a, int64_t deadline, int details)
 {
     logderive *d = ld_new(a);
     d->once = 1;
-    d->deadline = kc_now_ms() + timeout_ms;
+    d->deadline = deadline;
     model *m = a->model;
     model_run *live[LOGDERIVE_ONCE_MAX], *done[LOGDERIVE_ONCE_MAX];
     size_t nlive = 0, ndone = 0;
@@ -765,9 +794,17 @@ int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn fa
     for (size_t i = 0; i < nlive; i++) ld_run_add(d, live[i]);
     for (size_t i = 0; i < ndone; i++) ld_list_get(d, done[i]->kind, done[i]->name, 1);
     ld_follow_runs(d, nlive > 0);
-    kc_loop_run_until(a->loop, ld_once_done, d, timeout_ms);
+    return d;
+}
+
+int logderive_once_finish(logderive *d, logderive_fail_fn failed, void *arg)
+{
+    model *m = d->a->model;
     /* the loop may have changed the model: find the runs again by name */
     int filled = 0;
+    char lognote[600], partnote[600];
+    const char *unread = ld_once_log_note(d, 0, lognote, sizeof lognote);
+    const char *part = ld_once_log_note(d, 1, partnote, sizeof partnote);
     for (size_t i = 0; i < d->n; i++) d->runs[i]->dirty = 1;
     ld_push(d);
     for (size_t i = 0; i < d->n; i++) {
@@ -775,13 +812,15 @@ int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn fa
         if (!mr) continue;
         if (mr->derived_from_log && mr->n_derived) {
             filled++;
-            model_run_set_note(mr, NULL);
+            model_run_set_note(mr, part); /* rows from a log cut short count only what came */
             continue;
         }
-        const char *silent = logderive_note(d, mr);
-        model_run_set_note(mr, silent ? silent
-                                      : "not derived: the Velero server log has no per-resource "
-                                        "line of this run");
+        /* a log not read whole says nothing about the run: unknown, with why */
+        const char *silent = unread ? NULL : logderive_note(d, mr);
+        model_run_set_note(mr, unread   ? unread
+                               : silent ? silent
+                                        : "not derived: the Velero server log has no per-resource "
+                                          "line of this run");
     }
     char why[600];
     for (size_t i = 0; i < d->nl; i++) {
@@ -805,4 +844,11 @@ int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn fa
     }
     logderive_free(d);
     return filled;
+}
+
+int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn failed, void *arg)
+{
+    logderive *d = logderive_once_start(a, kc_now_ms() + timeout_ms, details);
+    kc_loop_run_until(a->loop, ld_once_done, d, timeout_ms);
+    return logderive_once_finish(d, failed, arg);
 }

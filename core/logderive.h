@@ -68,3 +68,14 @@ typedef void (*logderive_fail_fn)(void *arg, const model_run *r, const char *why
  * rows gets a res_note saying why (model_run_set_note); failed (may be NULL) hears of each list
  * that failed or did not come in time. Runs a's loop. Returns the number of runs filled. */
 int logderive_once(app *a, int64_t timeout_ms, int details, logderive_fail_fn failed, void *arg);
+
+/* logderive_once in three steps, for several clusters on one loop under one deadline (--once
+ * over a fleet: every context's log read in flight together): _start picks the runs and starts
+ * the reads, every fetch ending by deadline (kc_now_ms()); _done says whether everything started
+ * has ended (the loop runs until it is, or the deadline); _finish sets the rows and notes as
+ * logderive_once does, frees d and returns the number of runs filled. A run whose log was not
+ * read whole (the read failed, or the deadline came first) gets no "no line of this run" note but
+ * why its rows are unknown. */
+logderive *logderive_once_start(app *a, int64_t deadline, int details);
+int logderive_once_done(const logderive *d);
+int logderive_once_finish(logderive *d, logderive_fail_fn failed, void *arg);

@@ -25,9 +25,9 @@
 #include "simkinds.h"
 
 static const char *fault_names[F_COUNT] = {
-    "error500",        "error429", "close-watch",    "expire",     "stall",
-    "malformed-event", "forbid",   "bookmark-close", "close-logs", "expire-always",
-    "dl-drip",         "dl-hang",  "dl-expired",     "throttle"};
+    "error500",   "error429",       "close-watch", "expire",        "stall",   "malformed-event",
+    "forbid",     "bookmark-close", "close-logs",  "expire-always", "dl-drip", "dl-hang",
+    "dl-expired", "throttle",       "log-delay",   "log-stall"};
 
 /* ---- faults ---- */
 
@@ -96,6 +96,8 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
                     : !strcmp(t, "stall")          ? &f->stall_ms
                     : !strcmp(t, "dl-drip")        ? &f->dl_drip
                     : !strcmp(t, "dl-expired")     ? &f->dl_expired
+                    : !strcmp(t, "log-delay")      ? &f->log_delay_ms
+                    : !strcmp(t, "log-stall")      ? &f->log_stall
                                                    : NULL;
         if (!slot || !val || n <= 0) {
             snprintf(err, errlen,
@@ -103,7 +105,8 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
                      "throttle-watch=N, "
                      "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
                      "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event, "
-                     "forbid=RESOURCE, dl-drip=BYTES_PER_S, dl-hang or dl-expired=N",
+                     "forbid=RESOURCE, dl-drip=BYTES_PER_S, dl-hang, dl-expired=N, log-delay=MS or "
+                     "log-stall=N",
                      t, val ? "=" : "", val ? val : "");
             free(copy);
             faults_free(f);

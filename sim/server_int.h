@@ -34,6 +34,8 @@ enum fault_kind {
     F_DL_HANG,
     F_DL_EXPIRED,
     F_THROTTLE,
+    F_LOG_DELAY,
+    F_LOG_STALL,
     F_COUNT
 };
 
@@ -46,6 +48,8 @@ typedef struct faults {
     int malformed;
     int bookmark_close; /* every watch ends at once (after one BOOKMARK when allowed) */
     int close_logs;     /* every followed log ends after what it had */
+    int log_delay_ms;   /* every pod log answers this late (a slow kubelet behind the server) */
+    int log_stall;      /* every pod log: this many lines, then nothing until the client goes */
     int expire_always;  /* every watch from a resourceVersion gets 410 Expired at once */
     int dl_drip;        /* the object store sends artifacts at this many bytes a second */
     int dl_hang;        /* the object store answers 200 and then sends nothing */

@@ -67,6 +67,24 @@ static ssize_t log_reader(void *cls, uint64_t pos, char *buf, size_t max)
     return (ssize_t)n;
 }
 
+/* log-stall: what it has (already cut to N lines), then nothing until the client goes. */
+static ssize_t log_stall_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    log_ctx *lc = cls;
+    while (lc->off >= lc->out.len) {
+        if (atomic_load(&lc->s->stopping) || srv_peer_closed(lc->conn))
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        struct timespec nap = {0, 20 * 1000000};
+        nanosleep(&nap, NULL);
+    }
+    size_t n = lc->out.len - lc->off;
+    if (n > max) n = max;
+    memcpy(buf, lc->out.data + lc->off, n);
+    lc->off += n;
+    return (ssize_t)n;
+}
+
 static void log_free(void *cls)
 {
     log_ctx *lc = cls;
@@ -85,6 +103,18 @@ enum MHD_Result srv_do_log(simserver *s, struct MHD_Connection *c, const target 
         return r;
     }
     cJSON_Delete(pod);
+    if (FA(s)->log_delay_ms) { /* a slow kubelet: on this connection's own thread */
+        atomic_fetch_add(&s->fired[F_LOG_DELAY], 1);
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+            if (ms >= FA(s)->log_delay_ms || atomic_load(&s->stopping) || srv_peer_closed(c)) break;
+            struct timespec nap = {0, 20 * 1000000};
+            nanosleep(&nap, NULL);
+        }
+    }
     log_ctx *lc = xcalloc(1, sizeof *lc);
     lc->s = s;
     lc->conn = c;
@@ -112,6 +142,16 @@ enum MHD_Result srv_do_log(simserver *s, struct MHD_Connection *c, const target 
     double *times;
     char **lines = simstore_log_read(s->o.store, lc->pod, &lc->pos, 0, &n, &times);
     if (lines) log_format(lc, lines, times, n);
+    if (FA(s)->log_stall) { /* the first N lines, then a hang */
+        atomic_fetch_add(&s->fired[F_LOG_STALL], 1);
+        size_t keep = 0;
+        for (int k = 0; k < FA(s)->log_stall && keep < lc->out.len; k++) {
+            const char *nl = memchr(lc->out.data + keep, '\n', lc->out.len - keep);
+            keep = nl ? (size_t)(nl - lc->out.data) + 1 : lc->out.len;
+        }
+        lc->out.len = keep;
+        return srv_stream(c, "text/plain", log_stall_reader, lc, log_free);
+    }
     if (!lc->follow) {
         char *body = lc->out.data;
         size_t len = lc->out.len;

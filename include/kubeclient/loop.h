@@ -1,5 +1,6 @@
-/* loop.h: the one-thread event loop: curl multi transfers, file descriptors and timers, all waited
- * on in one curl_multi_poll(). Nothing here blocks except kc_loop_run_once's wait. */
+/* loop.h: the one-thread event loop: curl multi transfers (curl_multi_socket_action over epoll),
+ * file descriptors and timers, all waited on in one poll(). Nothing here blocks except
+ * kc_loop_run_once's wait. */
 #pragma once
 #include <curl/curl.h>
 #include <stdint.h>
@@ -32,5 +33,5 @@ void kc_loop_run_once(kc_loop *loop, int max_wait_ms);
 /* Runs until cond(arg) is true or timeout_ms passes; returns 1 if cond became true. For tests and
  * for --once, which wait for a condition instead of sleeping. */
 int kc_loop_run_until(kc_loop *loop, int (*cond)(void *arg), void *arg, int64_t timeout_ms);
-/* Interrupts a wait from another thread (curl_multi_wakeup). */
+/* Interrupts a wait from another thread or a signal handler (an eventfd write). */
 void kc_loop_wakeup(kc_loop *loop);
