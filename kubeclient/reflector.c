@@ -435,6 +435,7 @@ static void start_list(kc_reflector *r)
     }
     kc_listsplit_free(r->split);
     r->split = kc_listsplit_new(r->max_line, list_item, r);
+    kc_listsplit_set_lean(r->split, 1); /* the decoders read fieldsV1's top level only */
     /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
      * over a slow link that takes what it takes, so no deadline for the whole answer, only for
      * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
@@ -450,7 +451,7 @@ static int on_line(void *arg, const char *line, size_t n)
 {
     kc_reflector *r = arg;
     kc_json_arena *arena; /* the event's tree, read-only, freed at once (jsonarena.h) */
-    cJSON *ev = kc_json_parse(line, n, &arena);
+    cJSON *ev = kc_json_parse_lean(line, n, &arena);
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     if (!type || !cJSON_IsObject(obj)) {
