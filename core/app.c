@@ -428,10 +428,12 @@ static void app_advance(app *a, int from_flight)
     if (a->load_phase == APP_LOAD_HISTORY) {
         int done = 1;
         for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
-            int over = kc_reflector_status(a->refl[i])->synced;
+            const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+            /* in and watched from its resourceVersion on (it sees every change the part's watch
+             * would), or given up for good (a resource this Velero does not have: the part's
+             * list failed the same way) */
+            int over = st->synced || st->state == KC_REFL_FAILED;
             done &= over;
-            /* the whole list is in and watched from its resourceVersion on: it sees every change
-             * the part's watch would */
             if (over && !from_flight) {
                 app_flight_free(a, i);
                 app_flight_filter_off(a, i);
@@ -439,9 +441,11 @@ static void app_advance(app *a, int from_flight)
         }
         if (done && !from_flight) {
             a->load_phase = APP_LOAD_DONE;
-            a->model->vols_partial = 0;
             a->model->gen++;
         }
+        /* a list refused or failing counts as listed here, as app_volumes_listed says: what it
+         * hides is said as missing, not as loading */
+        a->model->vols_partial = a->load_phase == APP_LOAD_HISTORY && !app_volumes_listed(a);
     }
 }
 
@@ -465,6 +469,13 @@ int app_history_loading(const app *a, long *listed)
 
 static app *app_start(kc_loop *loop, kc_client *client, const char *context, const char *server,
                       const char *ns, int recent);
+
+static int app_flight_first = 1;
+
+void app_set_in_flight_first(int on)
+{
+    app_flight_first = on;
+}
 
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
              const char *ns)
@@ -548,9 +559,10 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         hooks[i].which = i;
         app_watch(a, i);
     }
-    /* in flight first: the volume lists wait for the runs (app_advance) */
+    /* in flight first: the volume lists wait for the runs (app_advance); else all at once */
+    if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
     for (int i = 0; i < APP_NREFL; i++)
-        if (i < APP_R_PVBS || i > APP_R_DDS) kc_reflector_start(a->refl[i]);
+        if (!app_flight_first || i < APP_R_PVBS || i > APP_R_DDS) kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }

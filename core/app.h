@@ -324,6 +324,10 @@ int app_synced(const app *a);
  * failed, or are retrying: until then volume bytes are still arriving (shown as loading). */
 int app_volumes_listed(const app *a);
 
+/* In flight first (the default) for every app started from now on, or (0) every list at once: for
+ * --once, which waits for every list whatever the order, so the order would only cost it round
+ * trips. */
+void app_set_in_flight_first(int on);
 /* 1 when run r's volumes are all in: every volume list is, or r was in flight when the runs
  * were listed and its in-flight volume lists are in (watched from then on). */
 int app_run_volumes_listed(const app *a, const model_run *r);

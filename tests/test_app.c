@@ -131,6 +131,11 @@ static int phase_at_least(void *arg)
     return ((app *)p[0])->load_phase >= *(int *)p[1];
 }
 
+static int synced(void *arg)
+{
+    return app_synced(arg);
+}
+
 static size_t run_vols(app *a, const char *name)
 {
     model_refresh_volumes(a->model);
@@ -175,6 +180,28 @@ START_TEST(in_flight_volumes_come_before_the_history)
 }
 END_TEST
 
+/* --once's order: every list at once (it waits for all of them anyway): no in-flight lists, and
+ * the history's lists are under way from the start. */
+START_TEST(once_lists_everything_at_once)
+{
+    tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/inflight_first.yaml"});
+    tu_sim_connect(&ts);
+    app_set_in_flight_first(0);
+    app *a = app_new(ts.loop, ts.client, "ctx", "srv", "velero");
+    app_set_in_flight_first(1);
+    ck_assert_int_eq(a->load_phase, APP_LOAD_HISTORY);
+    int want = APP_LOAD_DONE;
+    void *p[2] = {a, &want};
+    ck_assert(kc_loop_run_until(ts.loop, synced, a, 10000));
+    ck_assert(kc_loop_run_until(ts.loop, phase_at_least, p, 10000));
+    ck_assert_uint_eq(a->n_flight, 0);
+    ck_assert_uint_eq(run_vols(a, "old-1"), 1);
+    ck_assert_uint_eq(run_vols(a, "live-1"), 1);
+    app_free(a);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("app");
@@ -184,6 +211,7 @@ int main(void)
     tcase_add_test(tc, live_is_current);
     tcase_add_test(tc, selector_batches_are_bounded);
     tcase_add_test(tc, in_flight_volumes_come_before_the_history);
+    tcase_add_test(tc, once_lists_everything_at_once);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
