@@ -202,6 +202,38 @@ START_TEST(once_lists_everything_at_once)
 }
 END_TEST
 
+/* Runs in flight named over 63 characters: their volumes carry GetValidName(name) in the run-name
+ * label, and the in-flight selectors ask for that value (the run's model label), not the name:
+ * both runs' volumes are in before the history. */
+START_TEST(in_flight_selectors_use_the_label_value)
+{
+    tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/inflight_long_name.yaml",
+                                  .faults = "slow-history=3000"});
+    tu_sim_connect(&ts);
+    app *a = app_new(ts.loop, ts.client, "ctx", "srv", "velero");
+    int want = APP_LOAD_HISTORY;
+    void *p[2] = {a, &want};
+    ck_assert(kc_loop_run_until(ts.loop, phase_at_least, p, 10000));
+    ck_assert_int_eq(app_history_loading(a, NULL), 1);
+    const char *names[2] = {
+        "nightly-cluster-wide-backup-of-the-production-namespaces-2026120102000",
+        "nightly-cluster-wide-backup-of-the-production-namespaces-2026120102000-"
+        "restore"};
+    for (int k = 0; k < 2; k++) {
+        model_refresh_volumes(a->model);
+        model_run *r = model_find_run(a->model, k ? VL_RESTORE : VL_BACKUP, names[k]);
+        ck_assert_msg(r != NULL, "no run %s", names[k]);
+        ck_assert_uint_eq(strlen(r->label), 63);
+        ck_assert_uint_eq(a->n_flight_runs[k], 1);
+        ck_assert_str_eq(a->flight_runs[k][0], r->label);
+        ck_assert_uint_eq(model_run_volumes(a->model, r, NULL, 0), 1);
+        ck_assert_int_eq(app_run_volumes_listed(a, r), 1);
+    }
+    app_free(a);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("app");
@@ -212,6 +244,7 @@ int main(void)
     tcase_add_test(tc, selector_batches_are_bounded);
     tcase_add_test(tc, in_flight_volumes_come_before_the_history);
     tcase_add_test(tc, once_lists_everything_at_once);
+    tcase_add_test(tc, in_flight_selectors_use_the_label_value);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
