@@ -746,6 +746,9 @@ int main(int argc, char **argv)
         san_error("--details only goes with --once");
         return 2;
     }
+    /* --once prints every run whole (its figures exact), so it waits for every list: in flight
+     * first would only add round trips before the history's lists start */
+    if (once) app_set_in_flight_first(0);
     if ((scenario || speed > 0) && !demo) {
         san_error("--scenario and --speed only go with --demo");
         return 2;

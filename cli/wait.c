@@ -375,7 +375,8 @@ int wait_run(app *a, vl_kind kind, const char *name, const wait_opts *o, FILE *o
         health *h = health_of_app(a, wall);
         ans_ctx c;
         answer_ctx_of_app(a, h, now, wall, &c);
-        if (c.loading && now - synced_at < WAIT_MISSING_S) { /* its volumes first, then a line */
+        if (c.loading && !app_run_volumes_listed(a, r) &&
+            now - synced_at < WAIT_MISSING_S) { /* its volumes first, then a line */
             health_free(h);
             continue;
         }

@@ -94,6 +94,7 @@ void answer_ctx_of_app(const app *a, const health *h, double now, double wall, a
     out->wall = wall;
     out->derive = a->derive;
     out->loading = !app_volumes_listed(a);
+    out->app = a;
     app_conn conn;
     app_connection(a, now, &conn);
     if (conn.stale_since > 0 && conn.stale_since <= now) {
@@ -369,12 +370,14 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
             a->stalled_why = ANS_WHY_INCOMPLETE;
         }
     }
-    if (c->loading && a->stalled != ANS_YES) { /* half the volumes say nothing of the whole */
+    /* in flight first: a run whose volumes are all in is whole while the history's still come */
+    int loading = c->loading && !(c->app && app_run_volumes_listed(c->app, r));
+    if (loading && a->stalled != ANS_YES) { /* half the volumes say nothing of the whole */
         a->stalled = ANS_UNKNOWN;
         a->stalled_why = ANS_WHY_LOADING;
     }
     /* the ETA: none where nothing can be predicted, else an estimate (with its caveat) */
-    if (c->loading) {
+    if (loading) {
         a->eta_why = ANS_WHY_LOADING;
     } else if (a->stalled == ANS_YES) {
         a->eta_why = ANS_WHY_STALLED;

@@ -148,9 +148,11 @@ typedef struct ans_ctx {
     const health *h;  /* may be NULL */
     double now, wall; /* monotonic and unix seconds of the data (frozen while stale) */
     int stale;
-    double stale_for; /* seconds the data has not been current */
-    unsigned missing; /* ANS_MISS_* lists not visible */
-    int loading;      /* the volume lists have not all arrived yet (app_volumes_listed) */
+    double stale_for;      /* seconds the data has not been current */
+    unsigned missing;      /* ANS_MISS_* lists not visible */
+    int loading;           /* the volume lists have not all arrived yet (app_volumes_listed); a run
+                              whose own volumes are in (app_run_volumes_listed) is not loading */
+    const struct app *app; /* the app of answer_ctx_of_app, NULL for a model built by hand */
     char missing_why[5][128];
     const struct logderive *derive; /* live log evidence, may be NULL */
 } ans_ctx;

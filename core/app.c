@@ -199,16 +199,287 @@ static void app_on_back(void *arg)
     app_retry_others(arg, -1);
 }
 
+static void app_advance(app *a, int from_flight);
+
 static void app_on_status(void *arg, const kc_refl_status *st)
 {
     app_hook *h = arg;
     if (st->state == KC_REFL_LIVE) app_retry_others(h->a, h->which);
     h->a->gen_status++;
+    app_advance(h->a, 0);
     app_changed(h->a);
+}
+
+/* ---- in flight first -------------------------------------------------------------------- */
+
+typedef struct app_flight {
+    kc_reflector *refl;
+    int which; /* APP_R_PVBS ... APP_R_DDS: the store it adds to */
+} app_flight;
+
+struct app_flight_rv {
+    char *name;
+    uint64_t rv;
+};
+
+static int app_cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* A resourceVersion as a number (kube-apiserver's are etcd revisions); 0 when none. */
+static uint64_t app_rv_num(const char *rv)
+{
+    uint64_t v = 0;
+    if (!rv || !*rv) return 0;
+    for (const char *p = rv; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10) return 0;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    return v;
+}
+
+/* The volume stores' filter while a run in flight's volumes come from two lists (kc_store_set_
+ * filter): the whole list, served at its own resourceVersion, may bring an older state of such a
+ * volume than the in-flight watch already brought (its bytes would go back, resetting the rate);
+ * that upsert is dropped. Volumes of other runs pass untouched. */
+static int app_keep_volume(void *arg, const cJSON *obj)
+{
+    app_hook *h = arg;
+    app *a = h->a;
+    int k = h->which == APP_R_PVRS || h->which == APP_R_DDS;
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const char *run = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(md, "labels"),
+                                         k ? "velero.io/restore-name" : "velero.io/backup-name"));
+    if (!run || !a->n_flight_runs[k] ||
+        !bsearch(&run, a->flight_runs[k], a->n_flight_runs[k], sizeof(char *), app_cmp_str))
+        return 1;
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name"));
+    uint64_t rv =
+        app_rv_num(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion")));
+    if (!name || !rv) return 1;
+    int s = h->which - APP_R_PVBS;
+    for (size_t i = 0; i < a->n_flight_rv[s]; i++) {
+        struct app_flight_rv *e = &a->flight_rv[s][i];
+        if (strcmp(e->name, name)) continue;
+        if (rv < e->rv) return 0;
+        e->rv = rv;
+        return 1;
+    }
+    a->flight_rv[s] = xrealloc(a->flight_rv[s], (a->n_flight_rv[s] + 1) * sizeof *a->flight_rv[s]);
+    a->flight_rv[s][a->n_flight_rv[s]++] = (struct app_flight_rv){xstrdup(name), rv};
+    return 1;
+}
+
+static void app_flight_filter_off(app *a, int which)
+{
+    int s = which - APP_R_PVBS;
+    kc_store_set_filter(a->stores[which], NULL, NULL);
+    for (size_t i = 0; i < a->n_flight_rv[s]; i++) free(a->flight_rv[s][i].name);
+    free(a->flight_rv[s]);
+    a->flight_rv[s] = NULL;
+    a->n_flight_rv[s] = 0;
+}
+
+size_t app_selector_batches(const char *key, const char *const *vals, size_t n, size_t max_vals,
+                            size_t max_bytes, char ***out)
+{
+    char **sel = NULL;
+    size_t nsel = 0, in = 0;
+    kc_buf b = {0};
+    for (size_t i = 0; i <= n; i++) {
+        const char *v = i < n ? vals[i] : NULL;
+        if (v && !*v) continue;
+        /* close the batch at the end, when full, or when v would not fit */
+        if (in && (!v || in >= max_vals || b.len + 1 + strlen(v) + 1 > max_bytes)) {
+            kc_buf_append(&b, ")", 1);
+            sel = xrealloc(sel, (nsel + 1) * sizeof *sel);
+            sel[nsel++] = xstrdup(kc_buf_cstr(&b));
+            b.len = 0;
+            in = 0;
+        }
+        if (!v) break;
+        if (!in)
+            kc_buf_printf(&b, "%s in (", key);
+        else
+            kc_buf_append(&b, ",", 1);
+        kc_buf_append(&b, v, strlen(v));
+        in++;
+    }
+    kc_buf_free(&b);
+    *out = sel;
+    return nsel;
+}
+
+static void app_on_flight_status(void *arg, const kc_refl_status *st)
+{
+    app *a = arg;
+    (void)st;
+    a->gen_status++;
+    app_advance(a, 1);
+    app_changed(a);
+}
+
+static void app_flight_free(app *a, int which) /* which < 0: all */
+{
+    size_t k = 0;
+    for (size_t i = 0; i < a->n_flight; i++) {
+        if (which < 0 || a->flight[i].which == which)
+            kc_reflector_free(a->flight[i].refl);
+        else
+            a->flight[k++] = a->flight[i];
+    }
+    a->n_flight = k;
+    if (!k) {
+        free(a->flight);
+        a->flight = NULL;
+    }
+}
+
+static void app_flight_forget_runs(app *a)
+{
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < a->n_flight_runs[k]; i++) free(a->flight_runs[k][i]);
+        free(a->flight_runs[k]);
+        a->flight_runs[k] = NULL;
+        a->n_flight_runs[k] = 0;
+    }
+}
+
+/* The runs are listed: the volume lists of those in flight, by their run-name labels. */
+static void app_flight_start(app *a)
+{
+    static const struct {
+        int which, restore;
+        const char *key;
+    } kinds[] = {{APP_R_PVBS, 0, "velero.io/backup-name"},
+                 {APP_R_DUS, 0, "velero.io/backup-name"},
+                 {APP_R_PVRS, 1, "velero.io/restore-name"},
+                 {APP_R_DDS, 1, "velero.io/restore-name"}};
+    app_flight_forget_runs(a);
+    const model *m = a->model;
+    for (size_t i = 0; i < m->n_runs; i++) {
+        const model_run *r = m->runs[i];
+        if (r->finished || !r->run || vl_phase_terminal(r->run->phase_id) || !r->label ||
+            !*r->label)
+            continue;
+        int k = r->kind == VL_RESTORE;
+        a->flight_runs[k] =
+            xrealloc(a->flight_runs[k], (a->n_flight_runs[k] + 1) * sizeof *a->flight_runs[k]);
+        a->flight_runs[k][a->n_flight_runs[k]++] = xstrdup(r->label);
+    }
+    for (int k = 0; k < 2; k++)
+        if (a->n_flight_runs[k])
+            qsort(a->flight_runs[k], a->n_flight_runs[k], sizeof(char *), app_cmp_str);
+    for (size_t j = 0; j < sizeof kinds / sizeof kinds[0]; j++) {
+        int k = kinds[j].restore;
+        char **sel = NULL;
+        size_t nsel = app_selector_batches(kinds[j].key, (const char *const *)a->flight_runs[k],
+                                           a->n_flight_runs[k], APP_FLIGHT_MAX_NAMES,
+                                           APP_FLIGHT_MAX_BYTES, &sel);
+        for (size_t b = 0; b < nsel; b++) {
+            kc_reflector_opts o = {0};
+            o.api_path = app_defs[kinds[j].which].api_path;
+            o.resource = app_defs[kinds[j].which].resource;
+            o.ns = a->ns;
+            o.label_selector = sel[b];
+            o.additive = 1;
+            a->flight = xrealloc(a->flight, (a->n_flight + 1) * sizeof *a->flight);
+            app_flight *f = &a->flight[a->n_flight++];
+            f->which = kinds[j].which;
+            f->refl = kc_reflector_new(a->client, &o, a->stores[kinds[j].which]);
+            kc_reflector_on_status(f->refl, app_on_flight_status, a);
+            free(sel[b]);
+        }
+        free(sel);
+    }
+    /* both feed the same store from here on: a list's older state never overwrites a watch's */
+    app_hook *hooks = a->hooks;
+    for (int i = APP_R_PVBS; i <= APP_R_DDS && a->n_flight; i++)
+        kc_store_set_filter(a->stores[i], app_keep_volume, &hooks[i]);
+    a->load_phase = APP_LOAD_FLIGHT;
+    for (size_t i = 0; i < a->n_flight; i++) kc_reflector_start(a->flight[i].refl);
+}
+
+/* A first list that is in, or that will not come soon (failed, or waiting to retry): the next
+ * phase does not wait for it. */
+static int app_first_list_over(const kc_refl_status *st)
+{
+    return st->synced || st->state == KC_REFL_FAILED || st->state == KC_REFL_RETRYING ||
+           (st->attempt > 0 && st->last_error[0]);
+}
+
+/* Moves the load on as its phases end (every status change). from_flight: called from an
+ * in-flight reflector's own callback, which must not be freed under it. */
+static void app_advance(app *a, int from_flight)
+{
+    a->model->vols_partial = a->load_phase < APP_LOAD_HISTORY ||
+                             (a->load_phase == APP_LOAD_HISTORY && !app_volumes_listed(a));
+    if (a->load_phase == APP_LOAD_RUNS) {
+        if (!app_first_list_over(kc_reflector_status(a->refl[APP_R_BACKUPS])) ||
+            !app_first_list_over(kc_reflector_status(a->refl[APP_R_RESTORES])))
+            return;
+        app_flight_start(a);
+    }
+    if (a->load_phase == APP_LOAD_FLIGHT) {
+        for (size_t i = 0; i < a->n_flight; i++)
+            if (!app_first_list_over(kc_reflector_status(a->flight[i].refl))) return;
+        a->load_phase = APP_LOAD_HISTORY;
+        a->model->gen++; /* the runs in flight are whole: their rows change */
+        for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]);
+    }
+    if (a->load_phase == APP_LOAD_HISTORY) {
+        int done = 1;
+        for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
+            const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+            /* in and watched from its resourceVersion on (it sees every change the part's watch
+             * would), or given up for good (a resource this Velero does not have: the part's
+             * list failed the same way) */
+            int over = st->synced || st->state == KC_REFL_FAILED;
+            done &= over;
+            if (over && !from_flight) {
+                app_flight_free(a, i);
+                app_flight_filter_off(a, i);
+            }
+        }
+        if (done && !from_flight) {
+            a->load_phase = APP_LOAD_DONE;
+            a->model->gen++;
+        }
+        /* a list refused or failing counts as listed here, as app_volumes_listed says: what it
+         * hides is said as missing, not as loading */
+        a->model->vols_partial = a->load_phase == APP_LOAD_HISTORY && !app_volumes_listed(a);
+    }
+}
+
+int app_run_volumes_listed(const app *a, const model_run *r)
+{
+    if (app_volumes_listed(a)) return 1;
+    if (!r || a->load_phase < APP_LOAD_HISTORY || !r->label) return 0;
+    int k = r->kind == VL_RESTORE;
+    for (size_t i = 0; i < a->n_flight_runs[k]; i++)
+        if (!strcmp(a->flight_runs[k][i], r->label)) return 1;
+    return 0;
+}
+
+int app_history_loading(const app *a, long *listed)
+{
+    long n = 0;
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) n += kc_reflector_status(a->refl[i])->listed;
+    if (listed) *listed = n;
+    return a->load_phase < APP_LOAD_DONE && !app_volumes_listed(a);
 }
 
 static app *app_start(kc_loop *loop, kc_client *client, const char *context, const char *server,
                       const char *ns, int recent);
+
+static int app_flight_first = 1;
+
+void app_set_in_flight_first(int on)
+{
+    app_flight_first = on;
+}
 
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
              const char *ns)
@@ -254,14 +525,22 @@ void app_load_all_volumes(app *a)
     a->volumes_recent = 0;
     static const vl_kind kinds[] = {
         [APP_R_PVBS] = VL_PVB, [APP_R_PVRS] = VL_PVR, [APP_R_DUS] = VL_DU, [APP_R_DDS] = VL_DD};
+    /* the in-flight lists fed the stores that go: listed again, whole or in flight first */
+    int started = a->load_phase >= APP_LOAD_HISTORY;
+    app_flight_free(a, -1);
     for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
+        app_flight_filter_off(a, i);
         kc_reflector_free(a->refl[i]);
         vl_kind k = kinds[i];
         void *p[2] = {a, &k};
         kc_store_foreach(a->stores[i], app_forget_volume, p); /* the model borrows them */
         kc_store_free(a->stores[i]);
         app_watch(a, i);
-        kc_reflector_start(a->refl[i]);
+        if (started) kc_reflector_start(a->refl[i]);
+    }
+    if (!started) { /* not begun yet, or in flight: in flight first again */
+        a->load_phase = APP_LOAD_RUNS;
+        app_advance(a, 0);
     }
     a->gen_status++;
     a->model->gen++;
@@ -285,7 +564,10 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         hooks[i].which = i;
         app_watch(a, i);
     }
-    for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
+    /* in flight first: the volume lists wait for the runs (app_advance); else all at once */
+    if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
+    for (int i = 0; i < APP_NREFL; i++)
+        if (!app_flight_first || i < APP_R_PVBS || i > APP_R_DDS) kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }
@@ -294,6 +576,9 @@ void app_free(app *a)
 {
     if (!a) return;
     kc_liveness_free(a->liveness);
+    app_flight_free(a, -1);
+    app_flight_forget_runs(a);
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) app_flight_filter_off(a, i);
     for (int i = 0; i < APP_NREFL; i++) kc_reflector_free(a->refl[i]);
     /* the model borrows the stores' objects: free it first */
     model_free(a->model);

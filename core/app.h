@@ -131,6 +131,9 @@ typedef struct model {
     unsigned long hist_gen, hist_built;
     double clock_offset;
     int clock_offset_known;
+    /* the history's volumes are still arriving (in flight first, app.h): the finished runs'
+     * volume sums are partial, so no answer leans on them yet (runeta_history) */
+    int vols_partial;
 } model;
 
 model *model_new(void);
@@ -273,7 +276,29 @@ typedef struct app {
      * forgotten when one is Available again */
     struct app_bsl_seen *bsl_seen;
     size_t n_bsl_seen;
+    /* In flight first: the runs are listed, then the volumes of the runs not finished then (by
+     * their run-name labels, app_selector_batches), then the history's volumes (the four whole
+     * lists, started only when those are in, so that they never delay them). APP_LOAD_*. */
+    int load_phase;
+    struct app_flight *flight; /* private: the in-flight volume reflectors */
+    size_t n_flight;
+    char **
+        flight_runs[2]; /* labels of the runs covered by them (sorted): [0] backups, [1] restores */
+    size_t n_flight_runs[2];
+    struct app_flight_rv *flight_rv[4]; /* private: newest resourceVersion of each of their
+                                          volumes, per volume store, while both lists feed it */
+    size_t n_flight_rv[4];
 } app;
+
+enum {
+    APP_LOAD_RUNS,    /* listing backups and restores; no volume list started */
+    APP_LOAD_FLIGHT,  /* listing the volumes of the runs in flight */
+    APP_LOAD_HISTORY, /* those are in (and watched); listing every volume */
+    APP_LOAD_DONE     /* every volume list is in */
+};
+/* Bounds of one in-flight volume list's label selector (the URL stays short). */
+#define APP_FLIGHT_MAX_NAMES 50
+#define APP_FLIGHT_MAX_BYTES 4096
 
 #define APP_RECENT_VOLUMES_S (2 * 86400.0)
 
@@ -308,6 +333,22 @@ int app_synced(const app *a);
 /* 1 when the four volume lists (PodVolumeBackups/Restores, DataUploads/Downloads) were listed,
  * failed, or are retrying: until then volume bytes are still arriving (shown as loading). */
 int app_volumes_listed(const app *a);
+
+/* In flight first (the default) for every app started from now on, or (0) every list at once: for
+ * --once, which waits for every list whatever the order, so the order would only cost it round
+ * trips. */
+void app_set_in_flight_first(int on);
+/* 1 when run r's volumes are all in: every volume list is, or r was in flight when the runs
+ * were listed and its in-flight volume lists are in (watched from then on). */
+int app_run_volumes_listed(const app *a, const model_run *r);
+/* 1 while the history's volumes are still arriving (the runs in flight may be whole already):
+ * *listed (may be NULL) is how many volume objects the whole lists brought so far. */
+int app_history_loading(const app *a, long *listed);
+/* The label selectors "KEY in (v1,v2,...)" over vals, in order, each with at most max_vals
+ * values and at most max_bytes characters (a value longer than that alone gets one of its own).
+ * Returns how many, *out (malloc'd array of malloc'd strings) set. Empty values are skipped. */
+size_t app_selector_batches(const char *key, const char *const *vals, size_t n, size_t max_vals,
+                            size_t max_bytes, char ***out);
 
 /* 1 when nothing of Velero is in the namespace: backups, restores and backup storage locations
  * all listed, and none of them there (a wrong -n, or Velero not installed). */

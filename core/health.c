@@ -130,6 +130,7 @@ static void health_schedule_runs(health_schedule *hs, model *m)
         hs->dur[i] = r->completed - r->started;
         hs->items[i] = r->items_total;
         hs->bytes[i] = fin[i]->vols.bytes_done;
+        hs->bytes_loading = m->vols_partial;
         hs->phase[i] = r->phase_id;
         sorted[i] = hs->dur[i];
     }

@@ -27,6 +27,8 @@ typedef struct health_schedule {
     int n_trend;
     double dur[HEALTH_TREND];
     int64_t items[HEALTH_TREND], bytes[HEALTH_TREND];
+    int bytes_loading; /* the history's volumes are still arriving (model.vols_partial): bytes
+                          holds what came so far, not the runs' bytes */
     vl_phase phase[HEALTH_TREND]; /* their outcomes (the sparkline tells failed runs apart) */
     double typical;               /* median duration of the trend (0 none): the overdue grace */
     /* the outcomes of the last HEALTH_RECENT finished runs: "last 10: 2 ok, 5 partial, 3 failed"

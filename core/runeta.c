@@ -626,6 +626,10 @@ int runeta_history(const model *m, const model_run *r, re_history *h)
     const model_run *pick[RE_HISTORY_MAX];
     int n = (int)model_schedule_runs(m, r->kind, x->schedule, start, pick, RE_HISTORY_MAX);
     if (!n) return 0;
+    if (m->vols_partial) { /* their volume bytes are not all in: no prior yet, and it says so */
+        h->loading = 1;
+        return 0;
+    }
     double dur[RE_HISTORY_MAX], items[RE_HISTORY_MAX], bytes[RE_HISTORY_MAX];
     h->dur_min = INFINITY;
     h->dur_max = 0;

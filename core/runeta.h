@@ -44,6 +44,7 @@ typedef struct re_history {
     int n;                            /* runs used; 0 = no history */
     double dur_med, dur_min, dur_max; /* seconds */
     double items_med, bytes_med;      /* typical items and volume bytes */
+    int loading; /* not used yet: the history's volumes are still arriving (model.vols_partial) */
 } re_history;
 
 typedef struct runeta {

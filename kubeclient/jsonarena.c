@@ -61,6 +61,7 @@ typedef struct {
     const char *p, *end;
     kc_json_arena *a;
     char point; /* the locale's decimal point, as cJSON hands numbers to strtod */
+    int lean;   /* skim fieldsV1 (kc_json_parse_lean) */
 } ja_parser;
 
 static void ja_ws(ja_parser *ps)
@@ -261,7 +262,55 @@ static cJSON *ja_number(ja_parser *ps)
     return n;
 }
 
+/* Skips the container at ps->p (on its '{' or '['), whose values nobody reads, without building
+ * it: a scan for brackets and whole strings, no allocation, no recursion. What is checked is what
+ * keeps the rest of the text in step: every string ends, every bracket closes with its own kind,
+ * nesting stays under the limit (a bit per level); the grammar between them (commas, colons,
+ * literals) is not. Returns 0, or -1 when the text ends first or is not balanced. */
+static int ja_skip(ja_parser *ps, int depth)
+{
+    unsigned char kinds[(JA_NESTING + 7) / 8]; /* 1: '{', 0: '[' per open level */
+    int level = 0;
+    const char *p = ps->p, *end = ps->end;
+    while (p < end) {
+        char c = *p;
+        if (c == '"') {
+            p++;
+            for (;;) {
+                const char *q = ja_quote_or_backslash(p, end);
+                if (!q) return -1;
+                if (*q == '"') {
+                    p = q + 1;
+                    break;
+                }
+                if (q + 1 >= end) return -1; /* a backslash escapes the next byte */
+                p = q + 2;
+            }
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (depth + level >= JA_NESTING) return -1;
+            if (c == '{')
+                kinds[level / 8] |= (unsigned char)(1u << (level % 8));
+            else
+                kinds[level / 8] &= (unsigned char)~(1u << (level % 8));
+            level++;
+        } else if (c == '}' || c == ']') {
+            if (level == 0) return -1;
+            level--;
+            if (((kinds[level / 8] >> (level % 8)) & 1u) != (c == '}')) return -1;
+            if (level == 0) {
+                ps->p = p + 1;
+                return 0;
+            }
+        }
+        p++;
+    }
+    return -1;
+}
+
 static cJSON *ja_value(ja_parser *ps, int depth);
+static cJSON *ja_fieldsv1(ja_parser *ps, int depth);
 
 /* The elements of an array or members of an object after its opening bracket. */
 static cJSON *ja_container(ja_parser *ps, int depth, int object)
@@ -284,7 +333,9 @@ static cJSON *ja_container(ja_parser *ps, int depth, int object)
             if (ps->p >= ps->end || *ps->p != ':') return NULL;
             ps->p++;
         }
-        cJSON *v = ja_value(ps, depth + 1);
+        cJSON *v = ps->lean && object && key[0] == 'f' && !strcmp(key, "fieldsV1")
+                       ? ja_fieldsv1(ps, depth + 1)
+                       : ja_value(ps, depth + 1);
         if (!v) return NULL;
         v->string = key;
         if (last) {
@@ -344,7 +395,60 @@ static cJSON *ja_value(ja_parser *ps, int depth)
     }
 }
 
-cJSON *kc_json_parse_prefix(const char *text, size_t len, kc_json_arena **arena, size_t *used)
+/* A fieldsV1 value, lean: its members' names are kept, each member's value that is an object or
+ * array is skipped (ja_skip) and kept as an empty one of its kind. veltop reads only which
+ * top-level fields a manager wrote (velero.c, vl_status_write): the rest is most of an object's
+ * managedFields bytes, and building it was most of their parse. Anything else is parsed. */
+static cJSON *ja_fieldsv1(ja_parser *ps, int depth)
+{
+    ja_ws(ps);
+    if (ps->p >= ps->end || *ps->p != '{' || depth >= JA_NESTING) return ja_value(ps, depth);
+    cJSON *c = ja_node(ps, cJSON_Object), *last = NULL;
+    ps->p++;
+    ja_ws(ps);
+    if (ps->p < ps->end && *ps->p == '}') {
+        ps->p++;
+        return c;
+    }
+    for (;;) {
+        char *key;
+        ja_ws(ps);
+        if (ps->p >= ps->end || *ps->p != '"' || !(key = ja_string(ps))) return NULL;
+        ja_ws(ps);
+        if (ps->p >= ps->end || *ps->p != ':') return NULL;
+        ps->p++;
+        ja_ws(ps);
+        cJSON *v;
+        if (ps->p < ps->end && (*ps->p == '{' || *ps->p == '[')) {
+            v = ja_node(ps, *ps->p == '{' ? cJSON_Object : cJSON_Array);
+            if (ja_skip(ps, depth + 1)) return NULL;
+        } else {
+            v = ja_value(ps, depth + 1);
+            if (!v) return NULL;
+        }
+        v->string = key;
+        if (last) {
+            last->next = v;
+            v->prev = last;
+        } else {
+            c->child = v;
+        }
+        last = v;
+        ja_ws(ps);
+        if (ps->p >= ps->end) return NULL;
+        if (*ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (*ps->p != '}') return NULL;
+        ps->p++;
+        c->child->prev = last;
+        return c;
+    }
+}
+
+static cJSON *ja_parse_prefix(const char *text, size_t len, kc_json_arena **arena, size_t *used,
+                              int lean)
 {
     kc_json_arena *a = xcalloc(1, sizeof *a);
     a->next_cap = JA_MIN_CHUNK;
@@ -352,13 +456,14 @@ cJSON *kc_json_parse_prefix(const char *text, size_t len, kc_json_arena **arena,
     *used = 0;
     if (!text) return NULL;
     const struct lconv *lc = localeconv();
-    ja_parser ps = {text, text + len, a, lc && lc->decimal_point ? lc->decimal_point[0] : '.'};
+    ja_parser ps = {text, text + len, a, lc && lc->decimal_point ? lc->decimal_point[0] : '.',
+                    lean};
     cJSON *v = ja_value(&ps, 0);
     if (v) *used = (size_t)(ps.p - text);
     return v;
 }
 
-cJSON *kc_json_parse(const char *text, size_t len, kc_json_arena **arena)
+static cJSON *ja_parse(const char *text, size_t len, kc_json_arena **arena, int lean)
 {
     kc_json_arena *a = xcalloc(1, sizeof *a);
     /* a tree takes about twice its text: one chunk for most pages */
@@ -370,6 +475,27 @@ cJSON *kc_json_parse(const char *text, size_t len, kc_json_arena **arena)
         len -= 3;
     }
     const struct lconv *lc = localeconv();
-    ja_parser ps = {text, text + len, a, lc && lc->decimal_point ? lc->decimal_point[0] : '.'};
+    ja_parser ps = {text, text + len, a, lc && lc->decimal_point ? lc->decimal_point[0] : '.',
+                    lean};
     return ja_value(&ps, 0);
+}
+
+cJSON *kc_json_parse_prefix(const char *text, size_t len, kc_json_arena **arena, size_t *used)
+{
+    return ja_parse_prefix(text, len, arena, used, 0);
+}
+
+cJSON *kc_json_parse(const char *text, size_t len, kc_json_arena **arena)
+{
+    return ja_parse(text, len, arena, 0);
+}
+
+cJSON *kc_json_parse_lean(const char *text, size_t len, kc_json_arena **arena)
+{
+    return ja_parse(text, len, arena, 1);
+}
+
+cJSON *kc_json_parse_prefix_lean(const char *text, size_t len, kc_json_arena **arena, size_t *used)
+{
+    return ja_parse_prefix(text, len, arena, used, 1);
 }

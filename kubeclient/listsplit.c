@@ -30,6 +30,7 @@ struct kc_listsplit {
     kc_buf head;
     size_t count;
     int bad, done;
+    int lean; /* items parsed lean (kc_listsplit_set_lean) */
 };
 
 kc_listsplit *kc_listsplit_new(size_t max_item, kc_listsplit_item_fn fn, void *arg)
@@ -47,6 +48,11 @@ void kc_listsplit_free(kc_listsplit *s)
     kc_buf_free(&s->item);
     kc_buf_free(&s->head);
     free(s);
+}
+
+void kc_listsplit_set_lean(kc_listsplit *s, int lean)
+{
+    s->lean = lean;
 }
 
 size_t kc_listsplit_items(const kc_listsplit *s)
@@ -141,7 +147,7 @@ static int emit(kc_listsplit *s, const char *p, size_t start, size_t end)
     s->item.len = 0; /* the text stays readable until the next append */
     if (n > s->max_item) return fail(s);
     kc_json_arena *a;
-    cJSON *it = kc_json_parse(text, n, &a);
+    cJSON *it = (s->lean ? kc_json_parse_lean : kc_json_parse)(text, n, &a);
     int rc = it ? hand_out(s, it, text, n) : fail(s);
     kc_json_arena_free(a);
     return rc;
@@ -233,7 +239,8 @@ int kc_listsplit_feed(kc_listsplit *s, const char *p, size_t n)
                  * once; one cut by the chunk's end is followed by the scanner, parsed at its end */
                 kc_json_arena *a;
                 size_t used;
-                cJSON *it = kc_json_parse_prefix(p + i, n - i, &a, &used);
+                cJSON *it = (s->lean ? kc_json_parse_prefix_lean
+                                     : kc_json_parse_prefix)(p + i, n - i, &a, &used);
                 if (it) {
                     int rc = used > s->max_item ? fail(s) : hand_out(s, it, p + i, used);
                     kc_json_arena_free(a);

@@ -40,6 +40,7 @@ struct kc_reflector {
     int pages, max_pages;  /* pages of this list so far; the cap (caps.h) */
     long items, max_items; /* objects of this list so far (pages together); the cap (caps.h) */
     int replacing;
+    int additive;        /* kc_reflector_opts.additive */
     kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
     kc_ndjson *framer;
@@ -113,6 +114,7 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     r->max_line = o->max_line ? o->max_line : 16u << 20;
     r->max_pages = o->max_pages > 0 ? o->max_pages : KC_CAP_LIST_PAGES;
     r->max_items = o->max_items > 0 ? o->max_items : KC_CAP_LIST_ITEMS;
+    r->additive = o->additive;
     kc_backoff_init(&r->backoff, o->backoff_base_ms, o->backoff_max_ms, o->backoff_reset_ms);
     r->rng = (uint64_t)kc_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)r;
     if (!r->rng) r->rng = 1;
@@ -289,6 +291,7 @@ static int list_item(void *arg, const cJSON *item, const char *text, size_t n)
     (void)n;
     kc_reflector *r = arg;
     if (++r->items > r->max_items) return 1; /* an answer that never ends: list_data says so */
+    r->st.listed = r->items;
     kc_store_upsert(r->store, item);
     return 0;
 }
@@ -382,7 +385,7 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
     }
     if (!r->cont) {
         copy_str(r->st.resource_version, sizeof r->st.resource_version, rv ? rv : "");
-        kc_store_replace_end(r->store);
+        if (r->replacing) kc_store_replace_end(r->store);
         r->replacing = 0;
         r->st.synced = 1;
         r->st.throttled = 0;
@@ -403,6 +406,7 @@ static void start_list(kc_reflector *r)
     if (!r->cont) {
         r->pages = 0;
         r->items = 0;
+        r->st.listed = 0;
     }
     kc_buf_printf(&q, "%s?", r->base);
     /* keys in client-go's order (sorted, as url.Values.Encode) */
@@ -427,7 +431,7 @@ static void start_list(kc_reflector *r)
     q.data[--q.len] = 0; /* the last '&' (or the '?' of a bare list) */
     if (r->st.state != KC_REFL_SYNCING && r->st.state != KC_REFL_RETRYING)
         set_state(r, KC_REFL_SYNCING);
-    if (!r->cont) {
+    if (!r->cont && !r->additive) {
         /* a list from its start: whatever an earlier, unfinished one put in the store is stale
          * unless this one brings it again (a relist must leave exactly the server's state) */
         kc_store_replace_begin(r->store);
@@ -435,6 +439,7 @@ static void start_list(kc_reflector *r)
     }
     kc_listsplit_free(r->split);
     r->split = kc_listsplit_new(r->max_line, list_item, r);
+    kc_listsplit_set_lean(r->split, 1); /* the decoders read fieldsV1's top level only */
     /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
      * over a slow link that takes what it takes, so no deadline for the whole answer, only for
      * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
@@ -450,7 +455,7 @@ static int on_line(void *arg, const char *line, size_t n)
 {
     kc_reflector *r = arg;
     kc_json_arena *arena; /* the event's tree, read-only, freed at once (jsonarena.h) */
-    cJSON *ev = kc_json_parse(line, n, &arena);
+    cJSON *ev = kc_json_parse_lean(line, n, &arena);
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     if (!type || !cJSON_IsObject(obj)) {

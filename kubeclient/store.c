@@ -30,6 +30,9 @@ struct kc_store {
     int replacing;
     listener *ls;
     size_t nls;
+    int (*keep)(void *arg, const cJSON *obj); /* kc_store_set_filter */
+    void *keep_arg;
+    unsigned long dropped;
 };
 
 kc_store *kc_store_new(kc_decode_fn decode, kc_release_fn release)
@@ -160,14 +163,30 @@ static int obj_key(const cJSON *obj, const char **ns, const char **name)
     return 0;
 }
 
+void kc_store_set_filter(kc_store *s, int (*keep)(void *arg, const cJSON *obj), void *arg)
+{
+    s->keep = keep;
+    s->keep_arg = arg;
+}
+
+unsigned long kc_store_dropped(const kc_store *s)
+{
+    return s->dropped;
+}
+
 void kc_store_upsert(kc_store *s, const cJSON *obj)
 {
     const char *ns, *name;
     if (obj_key(obj, &ns, &name) < 0) return;
     uint32_t h;
     entry **pp = find(s, ns, name, &h);
-    void *dec = s->decode ? s->decode(obj) : NULL;
     entry *e = *pp;
+    if (s->keep && !s->keep(s->keep_arg, obj)) {
+        if (e) e->gen = s->gen; /* listed, if older: a re-list keeps it */
+        s->dropped++;
+        return;
+    }
+    void *dec = s->decode ? s->decode(obj) : NULL;
     if (e) {
         void *old = e->obj;
         e->obj = dec;

@@ -55,6 +55,8 @@ static const char usage[] =
     "                              stall=MS         delay every response by MS milliseconds\n"
     "                              slow=RESOURCE    requests on RESOURCE (plural) answer 1.5 s "
     "late\n"
+    "                              slow-history=MS  whole lists (no labelSelector) of the\n"
+    "                                               volume resources answer MS ms late\n"
     "                              malformed-event  write one malformed line into a watch\n"
     "                              forbid=RESOURCE  403 Forbidden for that resource (repeatable)\n"
     "                              dl-drip=BPS      the object store sends artifacts at BPS\n"

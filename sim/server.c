@@ -94,20 +94,22 @@ static int faults_parse(const char *spec, faults *f, char *err, size_t errlen)
                     : !strcmp(t, "close-watch")    ? &f->close_watch_s
                     : !strcmp(t, "expire-every")   ? &f->expire_every_s
                     : !strcmp(t, "stall")          ? &f->stall_ms
+                    : !strcmp(t, "slow-history")   ? &f->slow_history_ms
                     : !strcmp(t, "dl-drip")        ? &f->dl_drip
                     : !strcmp(t, "dl-expired")     ? &f->dl_expired
                     : !strcmp(t, "log-delay")      ? &f->log_delay_ms
                     : !strcmp(t, "log-stall")      ? &f->log_stall
                                                    : NULL;
         if (!slot || !val || n <= 0) {
-            snprintf(err, errlen,
-                     "bad fault '%s%s%s': expected error500=N, error429=N, throttle-list=N, "
-                     "throttle-watch=N, "
-                     "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
-                     "close-logs, retry-after=S, slow=RESOURCE, stall=MS, malformed-event, "
-                     "forbid=RESOURCE, dl-drip=BYTES_PER_S, dl-hang, dl-expired=N, log-delay=MS or "
-                     "log-stall=N",
-                     t, val ? "=" : "", val ? val : "");
+            snprintf(
+                err, errlen,
+                "bad fault '%s%s%s': expected error500=N, error429=N, throttle-list=N, "
+                "throttle-watch=N, "
+                "close-watch=S, expire, expire-every=S, expire-always, bookmark-close, "
+                "close-logs, retry-after=S, slow=RESOURCE, slow-history=MS, stall=MS, "
+                "malformed-event, forbid=RESOURCE, dl-drip=BYTES_PER_S, dl-hang, dl-expired=N, "
+                "log-delay=MS or log-stall=N",
+                t, val ? "=" : "", val ? val : "");
             free(copy);
             faults_free(f);
             return -1;

@@ -46,16 +46,18 @@ typedef struct faults {
     int expire_every_s;     /* expire the history every N s */
     int stall_ms;
     int malformed;
-    int bookmark_close; /* every watch ends at once (after one BOOKMARK when allowed) */
-    int close_logs;     /* every followed log ends after what it had */
-    int log_delay_ms;   /* every pod log answers this late (a slow kubelet behind the server) */
-    int log_stall;      /* every pod log: this many lines, then nothing until the client goes */
-    int expire_always;  /* every watch from a resourceVersion gets 410 Expired at once */
-    int dl_drip;        /* the object store sends artifacts at this many bytes a second */
-    int dl_hang;        /* the object store answers 200 and then sends nothing */
-    int dl_expired;     /* the first N artifact GETs answer S3's 403 "Request has expired" */
-    char *retry_after;  /* Retry-After of an injected 429, as given (NULL: "1") */
-    char *slow;         /* requests on this resource (plural) answer 1.5 s late */
+    int bookmark_close;  /* every watch ends at once (after one BOOKMARK when allowed) */
+    int close_logs;      /* every followed log ends after what it had */
+    int log_delay_ms;    /* every pod log answers this late (a slow kubelet behind the server) */
+    int log_stall;       /* every pod log: this many lines, then nothing until the client goes */
+    int expire_always;   /* every watch from a resourceVersion gets 410 Expired at once */
+    int dl_drip;         /* the object store sends artifacts at this many bytes a second */
+    int dl_hang;         /* the object store answers 200 and then sends nothing */
+    int dl_expired;      /* the first N artifact GETs answer S3's 403 "Request has expired" */
+    char *retry_after;   /* Retry-After of an injected 429, as given (NULL: "1") */
+    char *slow;          /* requests on this resource (plural) answer 1.5 s late */
+    int slow_history_ms; /* whole lists (no labelSelector) of the four volume resources answer
+                            this late: a big history next to a few runs in flight */
     char *forbid[MAX_FORBID];
     int nforbid;
     int throttle_list, throttle_watch; /* the first N lists / watches of each path get 429 */

@@ -71,6 +71,11 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
 {
     const char *ls = srv_arg(c, "labelSelector"), *fs = srv_arg(c, "fieldSelector");
     const char *lim = srv_arg(c, "limit"), *cont = srv_arg(c, "continue");
+    if (FA(s)->slow_history_ms > 0 && !(ls && *ls) &&
+        (!strcmp(t->res->plural, "podvolumebackups") ||
+         !strcmp(t->res->plural, "podvolumerestores") || !strcmp(t->res->plural, "datauploads") ||
+         !strcmp(t->res->plural, "datadownloads")))
+        usleep((useconds_t)FA(s)->slow_history_ms * 1000);
     const char *rvm = srv_arg(c, "resourceVersionMatch"), *rvq = srv_arg(c, "resourceVersion");
     if (rvm && *rvm) {
         if (!rvq || !*rvq)

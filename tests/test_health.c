@@ -235,7 +235,16 @@ START_TEST(health_flags_what_needs_attention)
     ck_assert_str_eq(buf, "schedules 3 (1 overdue)  nightly: last 2: 1 ok, 1 failed  BSL 1/2 "
                           "available  server ready (2 restarts)  node-agents 1/2 ready");
     ck_assert_int_eq(v, HEALTH_ATTENTION);
+    ck_assert_int_eq(ni->bytes_loading, 0);
     health_free(h);
+
+    /* the history's volumes still arriving (in flight first): the trend's bytes say so */
+    m->vols_partial = 1;
+    h = health_build(m, sch, bsl, NULL, pods, 1, T_NOW);
+    ck_assert_int_eq(h->sch[2].n_trend, 2);
+    ck_assert_int_eq(h->sch[2].bytes_loading, 1);
+    health_free(h);
+    m->vols_partial = 0;
 
     /* nothing listed: nothing needs attention, but the pods are unknown, so health is unknown
      * (not OK) */

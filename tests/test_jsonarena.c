@@ -256,6 +256,146 @@ START_TEST(fixtures_and_a_big_page)
 }
 END_TEST
 
+/* cJSON's tree of the same text with the lean parse's cut made by hand: every member of an object
+ * value of a "fieldsV1" member keeps its name, and its value, when an object or array, its kind
+ * and nothing else. */
+static void cut_fieldsv1(cJSON *n)
+{
+    for (cJSON *c = n ? n->child : NULL; c; c = c->next) {
+        if (c->string && !strcmp(c->string, "fieldsV1") && cJSON_IsObject(c)) {
+            for (cJSON *f = c->child; f; f = f->next) {
+                if (!cJSON_IsObject(f) && !cJSON_IsArray(f)) continue;
+                cJSON_Delete(f->child);
+                f->child = NULL;
+            }
+            continue;
+        }
+        cut_fieldsv1(c);
+    }
+}
+
+/* The lean parse of text is cJSON's tree cut as above (or both refuse it). */
+static void check_lean(const char *text, size_t len)
+{
+    cJSON *want = cJSON_ParseWithLength(text, len);
+    kc_json_arena *a = NULL;
+    cJSON *got = kc_json_parse_lean(text, len, &a);
+    if (!want) {
+        ck_assert_msg(got == NULL, "lean parse accepted what cJSON refuses: %.*s", (int)len, text);
+    } else {
+        ck_assert_msg(got != NULL, "lean parse refused what cJSON accepts: %.*s", (int)len, text);
+        cut_fieldsv1(want);
+        same_tree(got, want);
+    }
+    cJSON_Delete(want);
+    kc_json_arena_free(a);
+}
+
+static void check_lean_s(const char *text)
+{
+    check_lean(text, strlen(text));
+}
+
+/* Exactly the fields veltop reads are kept: fieldsV1's top-level names (f:status, f:metadata ...)
+ * and everything outside fieldsV1, in real-shaped objects with managedFields. */
+START_TEST(lean_keeps_fieldsv1_names_and_the_rest)
+{
+    const char *dirs[] = {"managedfields", "velero"};
+    int with_mf = 0;
+    for (int k = 0; k < 2; k++) {
+        char *dir = xasprintf("%s/%s", FIXTURES_DIR, dirs[k]);
+        DIR *d = opendir(dir);
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *e; (e = readdir(d));) {
+            size_t l = strlen(e->d_name);
+            if (l < 5 || strcmp(e->d_name + l - 5, ".json")) continue;
+            char *path = xasprintf("%s/%s", dir, e->d_name);
+            size_t len = 0;
+            char *text = tu_read(path, &len);
+            ck_assert_ptr_nonnull(text);
+            check_lean(text, len);
+            with_mf += strstr(text, "\"fieldsV1\"") != NULL;
+            free(text);
+            free(path);
+        }
+        closedir(d);
+        free(dir);
+    }
+    ck_assert_int_ge(with_mf, 2); /* the cut was exercised */
+    kc_json_arena *a = NULL;
+    const char *t = "{\"metadata\":{\"managedFields\":[{\"manager\":\"m\",\"fieldsV1\":"
+                    "{\"f:status\":{\"f:progress\":{\"f:bytesDone\":{}}},\"f:spec\":[1,{\"x\":2}],"
+                    "\"n\":7,\"s\":\"v\"},\"time\":\"2026-01-01T00:00:00Z\"}]}}";
+    cJSON *o = kc_json_parse_lean(t, strlen(t), &a);
+    ck_assert_ptr_nonnull(o);
+    char *out = cJSON_PrintUnformatted(o);
+    ck_assert_str_eq(out, "{\"metadata\":{\"managedFields\":[{\"manager\":\"m\",\"fieldsV1\":"
+                          "{\"f:status\":{},\"f:spec\":[],\"n\":7,\"s\":\"v\"},"
+                          "\"time\":\"2026-01-01T00:00:00Z\"}]}}");
+    free(out);
+    kc_json_arena_free(a);
+    /* a fieldsV1 that is no object, and the name elsewhere than in managedFields: the same cut */
+    check_lean_s("{\"fieldsV1\":[{\"a\":{}}],\"x\":{\"fieldsV1\":{\"f:a\":{\"b\":1}}}}");
+    check_lean_s("{\"fieldsV1\":\"text\",\"fieldsV1x\":{\"f:a\":{\"b\":1}}}");
+    check_lean_s("{\"fieldsV1\":{}}");
+}
+END_TEST
+
+/* What the skip scanner must refuse: the text ending inside the skipped value, brackets that
+ * do not close with their own kind, strings that do not end; and nesting past cJSON's limit.
+ * Brackets and backslashes inside strings are text, not structure. */
+START_TEST(lean_skip_refuses_hostile_text)
+{
+    const char *bad[] = {
+        "{\"fieldsV1\":{\"f:a\":{",
+        "{\"fieldsV1\":{\"f:a\":{}",
+        "{\"fieldsV1\":{\"f:a\":{]}}",
+        "{\"fieldsV1\":{\"f:a\":[}}}",
+        "{\"fieldsV1\":{\"f:a\":{\"x}}}",
+        "{\"fieldsV1\":{\"f:a\":{\"x\\\"}}}",
+        "{\"fieldsV1\":{\"f:a\":{\"x\\",
+        "{\"fieldsV1\":{\"f:a\" {}}}",
+        "{\"fieldsV1\":{\"f:a\":{} \"f:b\":{}}}",
+        "{\"fieldsV1\":{f:a:{}}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        kc_json_arena *a = NULL;
+        ck_assert_msg(kc_json_parse_lean(bad[i], strlen(bad[i]), &a) == NULL, "accepted %s",
+                      bad[i]);
+        kc_json_arena_free(a);
+    }
+    check_lean_s("{\"fieldsV1\":{\"f:a\":{\"}]\\\"{[\":{\"\\\\\":[]}}},\"k\":1}");
+    /* every prefix of a real entry is refused, the whole is accepted */
+    const char *t = "{\"fieldsV1\":{\"f:status\":{\"f:p\":{\"f:q\":[\"}\",{\"z\":\"]\\\\\"}]}},"
+                    "\"f:m\":{}},\"time\":\"t\"}";
+    for (size_t n = 0; n < strlen(t); n++) {
+        kc_json_arena *a = NULL;
+        ck_assert_msg(kc_json_parse_lean(t, n, &a) == NULL, "accepted a prefix of %zu", n);
+        kc_json_arena_free(a);
+    }
+    check_lean_s(t);
+    /* nesting: the skipped value counts toward the limit as a parsed one would */
+    size_t n = 3000;
+    kc_buf deep = {0};
+    kc_buf_append(&deep, "{\"fieldsV1\":{\"f:a\":", 19);
+    for (size_t i = 0; i < n; i++) kc_buf_append(&deep, i % 2 ? "[" : "{\"k\":", i % 2 ? 1 : 5);
+    for (size_t i = n; i-- > 0;) kc_buf_append(&deep, i % 2 ? "]" : "}", 1);
+    kc_buf_append(&deep, "}}", 2);
+    kc_json_arena *a = NULL;
+    ck_assert_ptr_null(kc_json_parse_lean(deep.data, deep.len, &a));
+    kc_json_arena_free(a);
+    kc_buf_free(&deep);
+    /* just under the limit, both ways */
+    kc_buf ok = {0};
+    kc_buf_append(&ok, "{\"fieldsV1\":{\"f:a\":", 19);
+    for (int i = 0; i < 990; i++) kc_buf_append(&ok, "[", 1);
+    for (int i = 0; i < 990; i++) kc_buf_append(&ok, "]", 1);
+    kc_buf_append(&ok, "}}", 2);
+    check_lean(ok.data, ok.len);
+    kc_buf_free(&ok);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("jsonarena");
@@ -269,6 +409,8 @@ int main(void)
     tcase_add_test(tc, nesting_is_bounded);
     tcase_add_test(tc, prefix_parse_says_where_the_value_ends);
     tcase_add_test(tc, fixtures_and_a_big_page);
+    tcase_add_test(tc, lean_keeps_fieldsv1_names_and_the_rest);
+    tcase_add_test(tc, lean_skip_refuses_hostile_text);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

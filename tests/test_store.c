@@ -200,6 +200,44 @@ START_TEST(objects_without_a_name_are_ignored)
 }
 END_TEST
 
+/* keeps values >= the threshold it points at */
+static int keep_big(void *arg, const cJSON *obj)
+{
+    const cJSON *v =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "spec"), "value");
+    return cJSON_IsNumber(v) && v->valueint >= *(int *)arg;
+}
+
+/* A filter drops the upserts it refuses (no listener hears of them); a refused object already
+ * there counts as listed, so a re-list keeps it; unset, everything passes again. */
+START_TEST(a_filter_drops_what_it_refuses)
+{
+    live_things = 0;
+    kc_store *s = kc_store_new(thing_decode, thing_release);
+    int min = 10;
+    recorder r = {0};
+    kc_store_on_change(s, on_change, &r);
+    upsert(s, "ns", "a", 5);
+    kc_store_set_filter(s, keep_big, &min);
+    upsert(s, "ns", "a", 7); /* refused: a keeps 5 */
+    ck_assert_int_eq(((thing *)kc_store_get(s, "ns", "a"))->value, 5);
+    upsert(s, "ns", "b", 3); /* refused: never added */
+    ck_assert_ptr_null(kc_store_get(s, "ns", "b"));
+    ck_assert_uint_eq(kc_store_dropped(s), 2);
+    ck_assert_str_eq(kc_buf_cstr(&r.log), "ADDED ns/a=5;");
+    kc_store_replace_begin(s);
+    upsert(s, "ns", "a", 8); /* refused, but listed */
+    kc_store_replace_end(s);
+    ck_assert_ptr_nonnull(kc_store_get(s, "ns", "a"));
+    kc_store_set_filter(s, NULL, NULL);
+    upsert(s, "ns", "a", 9);
+    ck_assert_int_eq(((thing *)kc_store_get(s, "ns", "a"))->value, 9);
+    kc_store_free(s);
+    kc_buf_free(&r.log);
+    ck_assert_int_eq(live_things, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store");
@@ -208,6 +246,7 @@ int main(void)
     tcase_add_test(tc, replace_deletes_what_the_list_no_longer_has);
     tcase_add_test(tc, many_objects_grow_the_table);
     tcase_add_test(tc, objects_without_a_name_are_ignored);
+    tcase_add_test(tc, a_filter_drops_what_it_refuses);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

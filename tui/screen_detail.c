@@ -813,6 +813,10 @@ static int detail_draw_run_end(ui *u, WINDOW *w, int y, int rows, int cols, mode
         x = detail_label(w, y, 0, "History");
         detail_draw_history(u, w, y, x, cols, e);
         y++;
+    } else if (e->hist.loading) {
+        x = detail_label(w, y, 0, "History");
+        w_print(w, y, x, cols - x, A_DIM, "loading history (the earlier runs' volumes)");
+        y++;
     }
     /* sparklines of the rates over the last minutes, with their scale (not in a compact, short
      * terminal) */

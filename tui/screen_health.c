@@ -409,7 +409,8 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
         int last = hs->n_trend - 1;
         char oc[96], tail[192];
         snprintf(tail, sizeof tail, "%s, %s  %s", fmt_duration(b, sizeof b, hs->dur[last]),
-                 hs->bytes[last] > 0
+                 hs->bytes_loading ? "bytes loading"
+                 : hs->bytes[last] > 0
                      ? fmt_bytes(c, sizeof c, hs->bytes[last])
                      : (snprintf(c, sizeof c, "%lld items", (long long)hs->items[last]), c),
                  health_outcomes(hs, oc, sizeof oc));

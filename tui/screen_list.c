@@ -606,10 +606,9 @@ static void list_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                          : "backups and restores not listed yet (the connection line says why)");
         return;
     }
-    int vols_listed = app_volumes_listed(ui_app(u));
     for (int i = 0; i < page && v->top + i < (int)v->n_rows; i++)
         list_draw_row(u, w, y + i, v->rows[v->top + i], v->top + i == v->sel, wd, xp, cols,
-                      vols_listed);
+                      app_run_volumes_listed(ui_app(u), v->rows[v->top + i]));
 }
 
 static const char *list_hint(ui_screen *s, ui *u)

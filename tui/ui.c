@@ -612,6 +612,7 @@ static void ui_draw_header(ui *u)
     app_connection(a, u->now, &c);
     u->stale_since = c.stale_since;
     x = 0;
+    long hist = 0;
     const char *dot = u->utf8 ? "\u25cf" : "*";
     if (c.silent_s > 0) {
         char age[32];
@@ -632,6 +633,14 @@ static void ui_draw_header(ui *u)
                      c.next_try_s < 0 ? 0 : c.next_try_s);
     } else if (c.error[0]) {
         x += w_print(w, 1, x, u->cols, w_attr(W_BAD) | A_BOLD, " %s error", dot);
+    } else if (a->load_phase == APP_LOAD_FLIGHT) { /* in flight first (app.h) */
+        x += w_print(w, 1, x, u->cols, w_attr(W_DIM) | A_BOLD,
+                     " %s loading the volumes of the runs in flight", dot);
+    } else if (a->load_phase == APP_LOAD_HISTORY && app_history_loading(a, &hist)) {
+        char n[32];
+        x += w_print(w, 1, x, u->cols, w_attr(W_DIM) | A_BOLD,
+                     " %s loading history: %s volumes listed", dot,
+                     fmt_count(n, sizeof n, (int64_t)hist));
     } else {
         x += w_print(w, 1, x, u->cols, w_attr(W_DIM) | A_BOLD, " %s connecting", dot);
     }

@@ -19,3 +19,10 @@ void kc_json_arena_free(kc_json_arena *a); /* NULL is a no-op */
  * number at the very end may be cut). As kc_json_parse otherwise (listsplit.c parses a list's
  * objects with it, so each is scanned once). */
 cJSON *kc_json_parse_prefix(const char *text, size_t len, kc_json_arena **arena, size_t *used);
+/* The same, lean, for objects read by the decoders (velero.h): the value of every member named
+ * "fieldsV1" that is an object (metadata.managedFields[].fieldsV1) keeps its members' names only;
+ * each of their values that is an object or array is skipped by a scan (balanced brackets, whole
+ * strings, bounded nesting; not its grammar) and is an empty one of its kind in the tree. The rest
+ * of the tree is kc_json_parse's. */
+cJSON *kc_json_parse_lean(const char *text, size_t len, kc_json_arena **arena);
+cJSON *kc_json_parse_prefix_lean(const char *text, size_t len, kc_json_arena **arena, size_t *used);

@@ -15,6 +15,8 @@ typedef int (*kc_listsplit_item_fn)(void *arg, const cJSON *item, const char *te
 /* max_item: an item longer than this makes the list bad (0 = 16 MiB). */
 kc_listsplit *kc_listsplit_new(size_t max_item, kc_listsplit_item_fn fn, void *arg);
 void kc_listsplit_free(kc_listsplit *s); /* NULL is a no-op */
+/* Items are parsed lean from now on (kc_json_parse_lean: fieldsV1 skimmed), for decoders. */
+void kc_listsplit_set_lean(kc_listsplit *s, int lean);
 /* Returns 0, or -1 once the text is not a list: not a JSON object, "items" not an array of
  * objects, an item over max_item, the item callback said stop, or bytes after the end. */
 int kc_listsplit_feed(kc_listsplit *s, const char *data, size_t n);

@@ -30,6 +30,7 @@ typedef struct kc_refl_status {
      * after that wait (client-go's rest client, up to KC_BACKOFF_RETRY_AFTER_TRIES times): not
      * a failure yet, whatever the state says */
     int throttled;
+    long listed; /* objects of the list under way (or the last one) so far, pages together */
 } kc_refl_status;
 
 typedef struct kc_reflector kc_reflector;
@@ -47,6 +48,10 @@ typedef struct kc_reflector_opts {
     /* Backoff (backoff.h) before every retry, re-list and re-watch of a watch that ended within
      * a second. 0 = client-go's 800 ms, 30 s, 2 min. Tests make them small. */
     int64_t backoff_base_ms, backoff_max_ms, backoff_reset_ms;
+    /* The lists add to the store and never take out what they did not bring: a reflector over a
+     * part of a store that another reflector keeps whole (its label selector's objects first,
+     * the whole later). Watch events (DELETED too) apply as always. */
+    int additive;
 } kc_reflector_opts;
 
 kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *opts, kc_store *store);

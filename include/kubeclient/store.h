@@ -17,6 +17,12 @@ void kc_store_on_change(kc_store *s, kc_store_fn fn, void *arg); /* several may 
 /* Unregisters fn with arg (a listener freed before the store). */
 void kc_store_off_change(kc_store *s, kc_store_fn fn, void *arg);
 
+/* While keep is set (NULL unsets it), an upsert that keep(arg, obj) refuses is dropped (the key
+ * counts as listed for a re-list). For a store fed by two reflectors at once (a part watched, the
+ * whole listed), where a list can bring a state older than one a watch already brought. */
+void kc_store_set_filter(kc_store *s, int (*keep)(void *arg, const cJSON *obj), void *arg);
+unsigned long kc_store_dropped(const kc_store *s); /* upserts the guard dropped */
+
 void *kc_store_get(kc_store *s, const char *ns, const char *name);
 size_t kc_store_len(const kc_store *s);
 /* Visits every object (order unspecified). */
