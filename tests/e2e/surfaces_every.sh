@@ -141,7 +141,16 @@ for line in open(D + "/list.txt"):
         continue
     name, phase, rest = m.group(2), m.group(3), m.group(5).split()
     assert phase == once[name]["phase"], f"list {name}: phase {phase}"
-    if rest[0] == "stalled":
+    q = once[name].get("queue")
+    if q:  # a waiting backup: its position and what holds it in place of a rate and an ETA
+        short = " ".join(rest)
+        assert short.startswith("#%d, " % q["position"]), f"list {name}: '{short}', --once queue {q}"
+        assert ("limit %d full" % q["concurrentBackups"] in short) == bool(q["limitFull"]), f"list {name}: '{short}'"
+        assert (q["overlapsWith"] is None) == ("overlaps" not in short), f"list {name}: '{short}'"
+        if q["overlapsWith"]:
+            assert "overlaps " + q["overlapsWith"] in short, f"list {name}: '{short}'"
+        assert q["estimatedStart"] is None and "?" in rest, f"list {name}: start in '{short}', --once {q['estimatedStart']}"
+    elif rest[0] == "stalled":
         assert ref(name)["stalled"] is True, f"list {name}: stalled, --once: not"
     else:
         cell(name, rest[1], "stall", "list")
