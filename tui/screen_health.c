@@ -829,8 +829,8 @@ static const char *health_hint(ui_screen *s, ui *u)
 {
     (void)s;
     (void)u;
-    return "j/k:select  d:describe  y:yaml  l:job log  W:wrap  Left/Right:scroll  Esc:back "
-           " " UI_HINT_END;
+    /* Left/Right are in help: at 80 columns the hint keeps Esc and the repository log key */
+    return "j/k:select  d:describe  y:yaml  l:job log  W:wrap  Esc:back  " UI_HINT_END;
 }
 
 static void health_free_screen(ui_screen *s)
