@@ -1,7 +1,7 @@
 #!/bin/sh
 # screenshots.sh BUILD: PNGs of the real veltop (list, detail, help, disconnected; 120x40 and
 # 80x24; list and detail at 200x50 and 60x16 too; volumes, logs and health; the queue, restore
-# readiness and maintenance jobs at 80x24 and 200x50 on their test scenarios; the fleet screen of
+# readiness, maintenance jobs and plugin operations at 80x24 and 200x50 on their test scenarios; the fleet screen of
 # --demo --fleet) into screenshots/: tmux runs veltop against veltop-sim's demo scenario, capture-pane
 # keeps the colours, aha turns them into HTML and headless Chromium takes the picture.
 set -eu
@@ -222,6 +222,15 @@ tmux -L "$SOCK" send-keys -t shots l
 wait_for '^Log of pod'
 wait_for 'Start to maintain repo'
 shot repo-jobs-log-80x24 80 24
+scenario_start itemops.yaml # a run waiting on plugin operations: a data mover at 40 %, a widget op
+wait_for '^B ops-40 +WaitingOps'
+tmux -L "$SOCK" send-keys -t shots Enter
+wait_for '^  DU\* shop/db-data +data mover InProgress'
+shot itemops-detail-200x50 200 50
+resize 80 24
+wait_last '\[/\]:run'
+wait_for '^  data mover +0 of 1 done  400\.0 MiB of 1000\.0 MiB'
+shot itemops-detail-80x24 80 24
 kill "$SIM_PID"
 SIM_PID=""
 
