@@ -498,6 +498,9 @@ static void setup_easy(kc_request *r)
          * handshake, not nine). A server that speaks only HTTP/1.1 gets a connection each. */
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
         curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+        /* a held answer is not paused over HTTP/2 (held_here): the server is asked to send the
+         * others' frames first (weight 1 of 256; the default is 16) */
+        if (r->held) curl_easy_setopt(e, CURLOPT_STREAM_WEIGHT, 1L);
     }
     if (!r->api) {
         curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
