@@ -410,6 +410,25 @@ static int app_first_list_over(const kc_refl_status *st)
            (st->attempt > 0 && st->last_error[0]);
 }
 
+static void app_release_history(app *a)
+{
+    if (a->release_timer) kc_loop_cancel(a->loop, a->release_timer);
+    a->release_timer = 0;
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_release(a->refl[i]);
+}
+
+static void app_release_timer(void *arg)
+{
+    app *a = arg;
+    a->release_timer = 0;
+    app_release_history(a);
+}
+
+void app_frame_drawn(app *a)
+{
+    if (a && a->release_timer) app_release_history(a);
+}
+
 /* Moves the load on as its phases end (every status change). from_flight: called from an
  * in-flight reflector's own callback, which must not be freed under it. */
 static void app_advance(app *a, int from_flight)
@@ -427,7 +446,13 @@ static void app_advance(app *a, int from_flight)
             if (!app_first_list_over(kc_reflector_status(a->flight[i].refl))) return;
         a->load_phase = APP_LOAD_HISTORY;
         a->model->gen++; /* the runs in flight are whole: their rows change */
-        for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_release(a->refl[i]);
+        /* the history's held answers are read from the loop's next pass, or, for a screen
+         * (hold_for_frame), once a frame shows the runs in flight whole (app_frame_drawn), else
+         * after APP_HISTORY_HOLD_MS: on loopback they are all there, and reading them first
+         * would push that frame out by their parse */
+        if (!a->release_timer)
+            a->release_timer = kc_loop_timer(a->loop, a->hold_for_frame ? APP_HISTORY_HOLD_MS : 0,
+                                             app_release_timer, a);
     }
     if (a->load_phase == APP_LOAD_HISTORY) {
         int done = 1;
@@ -580,6 +605,7 @@ void app_free(app *a)
 {
     if (!a) return;
     kc_liveness_free(a->liveness);
+    if (a->release_timer) kc_loop_cancel(a->loop, a->release_timer);
     app_flight_free(a, -1);
     app_flight_forget_runs(a);
     for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) app_flight_filter_off(a, i);
