@@ -410,6 +410,25 @@ static int app_first_list_over(const kc_refl_status *st)
            (st->attempt > 0 && st->last_error[0]);
 }
 
+static void app_release_history(app *a)
+{
+    if (a->release_timer) kc_loop_cancel(a->loop, a->release_timer);
+    a->release_timer = 0;
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_release(a->refl[i]);
+}
+
+static void app_release_timer(void *arg)
+{
+    app *a = arg;
+    a->release_timer = 0;
+    app_release_history(a);
+}
+
+void app_frame_drawn(app *a)
+{
+    if (a && a->release_timer) app_release_history(a);
+}
+
 /* Moves the load on as its phases end (every status change). from_flight: called from an
  * in-flight reflector's own callback, which must not be freed under it. */
 static void app_advance(app *a, int from_flight)
@@ -427,7 +446,13 @@ static void app_advance(app *a, int from_flight)
             if (!app_first_list_over(kc_reflector_status(a->flight[i].refl))) return;
         a->load_phase = APP_LOAD_HISTORY;
         a->model->gen++; /* the runs in flight are whole: their rows change */
-        for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]);
+        /* the history's held answers are read from the loop's next pass, or, for a screen
+         * (hold_for_frame), once a frame shows the runs in flight whole (app_frame_drawn), else
+         * after APP_HISTORY_HOLD_MS: on loopback they are all there, and reading them first
+         * would push that frame out by their parse */
+        if (!a->release_timer)
+            a->release_timer = kc_loop_timer(a->loop, a->hold_for_frame ? APP_HISTORY_HOLD_MS : 0,
+                                             app_release_timer, a);
     }
     if (a->load_phase == APP_LOAD_HISTORY) {
         int done = 1;
@@ -506,6 +531,10 @@ static void app_watch(app *a, int i)
     o.resource = app_defs[i].resource;
     o.label_selector = app_defs[i].label_selector;
     o.ns = a->ns;
+    /* in flight first: the history's lists go out with the runs list, so that their bytes
+     * travel meanwhile, but are read only when the runs in flight are whole (app_advance) */
+    o.held =
+        app_flight_first && a->load_phase < APP_LOAD_HISTORY && i >= APP_R_PVBS && i <= APP_R_DDS;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
     kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
 }
@@ -536,7 +565,7 @@ void app_load_all_volumes(app *a)
         kc_store_foreach(a->stores[i], app_forget_volume, p); /* the model borrows them */
         kc_store_free(a->stores[i]);
         app_watch(a, i);
-        if (started) kc_reflector_start(a->refl[i]);
+        kc_reflector_start(a->refl[i]); /* held (app_watch) until in flight is in */
     }
     if (!started) { /* not begun yet, or in flight: in flight first again */
         a->load_phase = APP_LOAD_RUNS;
@@ -564,10 +593,10 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         hooks[i].which = i;
         app_watch(a, i);
     }
-    /* in flight first: the volume lists wait for the runs (app_advance); else all at once */
+    /* every list goes out at once; in flight first, the history's are held (app_watch) until
+     * the runs in flight are whole (app_advance) */
     if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
-    for (int i = 0; i < APP_NREFL; i++)
-        if (!app_flight_first || i < APP_R_PVBS || i > APP_R_DDS) kc_reflector_start(a->refl[i]);
+    for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }
@@ -576,6 +605,7 @@ void app_free(app *a)
 {
     if (!a) return;
     kc_liveness_free(a->liveness);
+    if (a->release_timer) kc_loop_cancel(a->loop, a->release_timer);
     app_flight_free(a, -1);
     app_flight_forget_runs(a);
     for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) app_flight_filter_off(a, i);

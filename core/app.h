@@ -288,6 +288,8 @@ typedef struct app {
     struct app_flight_rv *flight_rv[4]; /* private: newest resourceVersion of each of their
                                           volumes, per volume store, while both lists feed it */
     size_t n_flight_rv[4];
+    uint64_t release_timer; /* the runs in flight are whole, the history's lists still held */
+    int hold_for_frame;     /* a screen draws this app: the history waits for app_frame_drawn */
 } app;
 
 enum {
@@ -296,6 +298,13 @@ enum {
     APP_LOAD_HISTORY, /* those are in (and watched); listing every volume */
     APP_LOAD_DONE     /* every volume list is in */
 };
+/* The history's lists are asked for with the runs but held (kc_reflector_opts.held) until the
+ * runs in flight are whole; with hold_for_frame, until a frame showed them (app_frame_drawn), or
+ * this long after they were. */
+#define APP_HISTORY_HOLD_MS 500
+/* A renderer drew a frame with the model's volumes current: the history's held lists may be
+ * read now (in flight first). */
+void app_frame_drawn(app *a);
 /* Bounds of one in-flight volume list's label selector (the URL stays short). */
 #define APP_FLIGHT_MAX_NAMES 50
 #define APP_FLIGHT_MAX_BYTES 4096

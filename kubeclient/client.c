@@ -59,6 +59,9 @@ struct kc_request {
     int sock_errno;  /* socket() failed with this (libcurl reports only "couldn't connect") */
     int in_done;     /* on_done is running: free after it */
     int cancelled;   /* no callback may run any more */
+    int held;        /* kc_request_opts.hold, until kc_request_release */
+    int paused;      /* the body waits: on_write returned CURL_WRITEFUNC_PAUSE */
+    uint64_t resume; /* the loop's timer that unpauses it (never from inside a callback) */
     uint64_t timer;  /* deferred start or reap */
     double launched; /* our wall clock when the transfer was handed to curl */
     char errbuf[CURL_ERROR_SIZE];
@@ -141,6 +144,7 @@ static void req_free(kc_request *r)
     if (r->active) kc_loop_remove_transfer(c->loop, r->easy);
     if (r->waiting_auth) kc_auth_forget(c->auth, r);
     if (r->timer) kc_loop_cancel(c->loop, r->timer);
+    if (r->resume) kc_loop_cancel(c->loop, r->resume);
     if (r->easy) curl_easy_cleanup(r->easy);
     curl_slist_free_all(r->hdrs);
     kc_buf_free(&r->buf);
@@ -159,6 +163,15 @@ static void req_free(kc_request *r)
     free(r);
 }
 
+/* A held body waits only on a connection of its own (HTTP/1.x): libcurl 7.88 may stop a whole
+ * HTTP/2 connection for one paused stream, and the answers that are not held share it. */
+static int held_here(kc_request *r)
+{
+    long v = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &v);
+    return v != CURL_HTTP_VERSION_2_0 && v != CURL_HTTP_VERSION_3;
+}
+
 static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
 {
     kc_request *r = arg;
@@ -167,6 +180,10 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *arg)
     if (r->api) r->c->heard_ms = kc_now_ms();
     if (!r->status) curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
     if (r->stream && r->status >= 200 && r->status < 300) {
+        if (r->held && held_here(r)) {
+            r->paused = 1; /* curl keeps these bytes and hands them again on release */
+            return CURL_WRITEFUNC_PAUSE;
+        }
         r->c->in_curl_cb++;
         r->on_data(r->arg, ptr, n);
         r->c->in_curl_cb--;
@@ -437,6 +454,7 @@ static void setup_easy(kc_request *r)
     r->errbuf[0] = 0;
     r->too_big = 0;
     r->sock_errno = 0;
+    r->paused = 0;
 
     CURL *e = r->easy;
     curl_easy_setopt(e, CURLOPT_URL, r->url);
@@ -480,6 +498,9 @@ static void setup_easy(kc_request *r)
          * handshake, not nine). A server that speaks only HTTP/1.1 gets a connection each. */
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
         curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+        /* a held answer is not paused over HTTP/2 (held_here): the server is asked to send the
+         * others' frames first (weight 1 of 256; the default is 16) */
+        if (r->held) curl_easy_setopt(e, CURLOPT_STREAM_WEIGHT, 1L);
     }
     if (!r->api) {
         curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
@@ -586,6 +607,7 @@ kc_request *kc_client_request(kc_client *c, const kc_request_opts *o, kc_data_fn
     r->on_done = on_done;
     r->arg = arg;
     r->retry_after = -1;
+    r->held = o->hold && r->stream;
     r->next = c->reqs;
     if (c->reqs) c->reqs->prev = r;
     c->reqs = r;
@@ -598,6 +620,23 @@ static void reap(void *arg)
     kc_request *r = arg;
     r->timer = 0;
     req_free(r);
+}
+
+static void resume(void *arg)
+{
+    kc_request *r = arg;
+    r->resume = 0;
+    if (r->cancelled || !r->paused || !r->active) return;
+    r->paused = 0;
+    /* curl hands the kept bytes to on_write from here, and runs the transfer on */
+    curl_easy_pause(r->easy, CURLPAUSE_CONT);
+}
+
+void kc_request_release(kc_request *r)
+{
+    if (!r || r->cancelled || !r->held) return;
+    r->held = 0;
+    if (r->paused && !r->resume) r->resume = kc_loop_timer(r->c->loop, 0, resume, r);
 }
 
 void kc_request_cancel(kc_request *r)

@@ -41,6 +41,7 @@ struct kc_reflector {
     long items, max_items; /* objects of this list so far (pages together); the cap (caps.h) */
     int replacing;
     int additive;        /* kc_reflector_opts.additive */
+    int held;            /* kc_reflector_opts.held, until kc_reflector_release */
     kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
     /* watching */
     kc_ndjson *framer;
@@ -115,6 +116,7 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     r->max_pages = o->max_pages > 0 ? o->max_pages : KC_CAP_LIST_PAGES;
     r->max_items = o->max_items > 0 ? o->max_items : KC_CAP_LIST_ITEMS;
     r->additive = o->additive;
+    r->held = o->held;
     kc_backoff_init(&r->backoff, o->backoff_base_ms, o->backoff_max_ms, o->backoff_reset_ms);
     r->rng = (uint64_t)kc_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)r;
     if (!r->rng) r->rng = 1;
@@ -149,6 +151,13 @@ void kc_reflector_on_status(kc_reflector *r, void (*fn)(void *arg, const kc_refl
 {
     r->status_fn = fn;
     r->status_arg = arg;
+}
+
+void kc_reflector_release(kc_reflector *r)
+{
+    if (!r || !r->held) return;
+    r->held = 0;
+    if (r->req && !r->watching) kc_request_release(r->req);
 }
 
 void kc_reflector_start(kc_reflector *r)
@@ -443,8 +452,11 @@ static void start_list(kc_reflector *r)
     /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
      * over a slow link that takes what it takes, so no deadline for the whole answer, only for
      * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
-    kc_request_opts o = {
-        .path = kc_buf_cstr(&q), .stream = 1, .low_speed_secs = 60, .on_retry = on_retry};
+    kc_request_opts o = {.path = kc_buf_cstr(&q),
+                         .stream = 1,
+                         .low_speed_secs = 60,
+                         .on_retry = on_retry,
+                         .hold = r->held};
     r->req = kc_client_request(r->c, &o, list_data, list_done, r);
     kc_buf_free(&q);
 }

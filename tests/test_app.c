@@ -180,6 +180,55 @@ START_TEST(in_flight_volumes_come_before_the_history)
 }
 END_TEST
 
+/* Every loop pass until the runs in flight are whole: has anything of the history been read? */
+static int flight_whole_watching_history(void *arg)
+{
+    void **p = arg;
+    app *a = p[0];
+    long listed = 0;
+    app_history_loading(a, &listed);
+    model_refresh_volumes(a->model);
+    model_run *old = model_find_run(a->model, VL_BACKUP, "old-1");
+    if (a->load_phase < APP_LOAD_HISTORY &&
+        (listed || (old && model_run_volumes(a->model, old, NULL, 0))))
+        *(int *)p[1] = 1;
+    return a->load_phase >= APP_LOAD_HISTORY;
+}
+
+/* The history's lists go out with the runs list, but are read only when the runs in flight are
+ * whole. Every datauploads list answers 1.5 s late (slow=), the in-flight one too, so the runs in
+ * flight are whole after 1.5 s; the whole podvolumebackups list (the finished run's volume) has
+ * answered long before, and is not read until then. The history is in soon after the runs in
+ * flight, not 1.5 s later: its slow datauploads list was asked for with the runs, not only then
+ * (over a slow link its bytes travel meanwhile). */
+START_TEST(history_lists_go_out_first_but_are_read_after_the_runs_in_flight)
+{
+    tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/inflight_first.yaml",
+                                  .faults = "slow=datauploads"});
+    tu_sim_connect(&ts);
+    int64_t t0 = kc_now_ms();
+    app *a = app_new(ts.loop, ts.client, "ctx", "srv", "velero");
+    int early = 0;
+    void *q[2] = {a, &early};
+    ck_assert(kc_loop_run_until(ts.loop, flight_whole_watching_history, q, 10000));
+    int64_t t_flight = kc_now_ms();
+    ck_assert_msg(t_flight - t0 >= 1400, "the runs in flight whole after %lld ms",
+                  (long long)(t_flight - t0));
+    ck_assert_msg(!early, "history read before the runs in flight were whole");
+    ck_assert_uint_eq(run_vols(a, "live-1"), 1);
+    int want = APP_LOAD_DONE;
+    void *p[2] = {a, &want};
+    ck_assert(kc_loop_run_until(ts.loop, phase_at_least, p, 10000));
+    int64_t waited = kc_now_ms() - t_flight;
+    ck_assert_msg(waited < 1000, "the history came %lld ms after the runs in flight",
+                  (long long)waited);
+    ck_assert_uint_eq(run_vols(a, "old-1"), 1);
+    ck_assert_uint_eq(run_vols(a, "live-1"), 1);
+    app_free(a);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
 /* --once's order: every list at once (it waits for all of them anyway): no in-flight lists, and
  * the history's lists are under way from the start. */
 START_TEST(once_lists_everything_at_once)
@@ -244,6 +293,7 @@ int main(void)
     tcase_add_test(tc, selector_batches_are_bounded);
     tcase_add_test(tc, in_flight_volumes_come_before_the_history);
     tcase_add_test(tc, once_lists_everything_at_once);
+    tcase_add_test(tc, history_lists_go_out_first_but_are_read_after_the_runs_in_flight);
     tcase_add_test(tc, in_flight_selectors_use_the_label_value);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

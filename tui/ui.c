@@ -909,6 +909,7 @@ int ui_run(ui *u)
     u->stdin_id = kc_loop_watch_fd(u->app->loop, STDIN_FILENO, POLLIN, ui_on_stdin, u);
     u->app->on_change = ui_on_change;
     u->app->on_change_arg = u;
+    u->app->hold_for_frame = 1;
     if (u->fleet)
         for (size_t i = 0; i < u->fleet->n; i++)
             if (u->fleet->m[i]->app) {
@@ -947,7 +948,8 @@ int ui_run(ui *u)
         if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
             /* rows show and sort as the lists arrive (at most a frame every UI_FRAME_MS);
              * volume sums at most 4 times a second (O(volumes)) */
-            if (ui_model(u)->vols_dirty && u->now - u->vols_at >= 0.25) {
+            /* ... and at once when the history waits for a frame of the runs in flight */
+            if (ui_model(u)->vols_dirty && (u->now - u->vols_at >= 0.25 || u->app->release_timer)) {
                 model_refresh_volumes(ui_model(u));
                 u->vols_at = u->now;
             }
@@ -960,6 +962,10 @@ int ui_run(ui *u)
             u->dirty = 0;
             ui_draw(u);
             u->last_frame_ms = now_ms;
+            if (!u->app->model->vols_dirty) app_frame_drawn(u->app);
+            if (u->fleet)
+                for (size_t i = 0; i < u->fleet->n; i++)
+                    if (u->fleet->m[i]->app) app_frame_drawn(u->fleet->m[i]->app);
         }
     }
 

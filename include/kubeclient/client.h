@@ -56,6 +56,11 @@ typedef struct kc_request_opts {
      * backoff.h) or -1 for no retry (on_done then gets the answer). NULL: the Retry-After,
      * capped as backoff.h caps it. */
     int64_t (*on_retry)(void *arg, const kc_err *err, long retry_after_s, int attempt);
+    /* 1 (stream only): the 2xx body is not handed to on_data until kc_request_release; the
+     * request goes out at once, and the transfer pauses at its first bytes (a connection of its
+     * own keeps receiving into the kernel's buffers; over HTTP/2 it is not paused, as libcurl
+     * would stall the shared connection). Error answers and failures are not held. */
+    int hold;
 } kc_request_opts;
 
 typedef struct kc_response {
@@ -72,6 +77,9 @@ typedef void (*kc_done_fn)(void *arg, const kc_response *resp, const kc_err *err
 /* Starts a request; callbacks run from the loop. Never blocks. */
 kc_request *kc_client_request(kc_client *c, const kc_request_opts *opts, kc_data_fn on_data,
                               kc_done_fn on_done, void *arg);
+/* A held request (kc_request_opts.hold) hands its body on from the loop's next pass; no callback
+ * runs from inside this call. */
+void kc_request_release(kc_request *r);
 /* Cancels a request; no callback runs after this. */
 void kc_request_cancel(kc_request *r);
 

@@ -52,11 +52,17 @@ typedef struct kc_reflector_opts {
      * part of a store that another reflector keeps whole (its label selector's objects first,
      * the whole later). Watch events (DELETED too) apply as always. */
     int additive;
+    /* The lists go out when started, but their answers are read only after
+     * kc_reflector_release (kc_request_opts.hold): the bytes travel while the CPU goes to
+     * lists that matter first. Until then the reflector is syncing, nothing listed. */
+    int held;
 } kc_reflector_opts;
 
 kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *opts, kc_store *store);
 void kc_reflector_start(kc_reflector *r);
 void kc_reflector_free(kc_reflector *r);
+/* Ends kc_reflector_opts.held: the list under way is read from the loop's next pass. */
+void kc_reflector_release(kc_reflector *r);
 const kc_refl_status *kc_reflector_status(const kc_reflector *r);
 /* The server answers again (another reflector of it is back): a reflector waiting out its own
  * backoff after a connection failure or a 5xx tries now, once (its backoff keeps growing if it
