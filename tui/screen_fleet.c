@@ -209,26 +209,10 @@ static int fleet_on_key(ui_screen *s, ui *u, int ch)
 {
     fleet_state *st = fleet_of(s);
     if (!st->prompting) return UI_UNHANDLED;
-    size_t len = strlen(st->filter);
-    if (ch == 27) {
-        st->filter[0] = 0;
-        st->prompting = 0;
-    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-        st->prompting = 0;
-    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (len) st->filter[len - 1] = 0;
-    } else if (ch == 21) { /* Ctrl-U */
-        st->filter[0] = 0;
-    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof st->filter) {
-        st->filter[len] = (char)ch;
-        st->filter[len + 1] = 0;
-    } else if (ch == 3) {
-        return UI_QUIT;
-    } else {
-        return UI_NOTHING;
-    }
-    st->at = 0; /* summarise and filter now */
     (void)u;
+    int r = ui_prompt_edit(st->filter, sizeof st->filter, &st->prompting, ch);
+    if (r != UI_REDRAW) return r;
+    st->at = 0; /* summarise and filter now */
     return UI_REDRAW;
 }
 

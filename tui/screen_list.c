@@ -187,24 +187,8 @@ static int list_on_key(ui_screen *s, ui *u, int ch)
     list_state *st = list_of(s);
     if (!st->prompting) return UI_UNHANDLED;
     view *v = ui_view(u);
-    size_t len = strlen(v->filter);
-    if (ch == 27) {
-        v->filter[0] = 0;
-        st->prompting = 0;
-    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-        st->prompting = 0;
-    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (len) v->filter[len - 1] = 0;
-    } else if (ch == 21) { /* Ctrl-U */
-        v->filter[0] = 0;
-    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof v->filter) {
-        v->filter[len] = (char)ch;
-        v->filter[len + 1] = 0;
-    } else if (ch == 3) {
-        return UI_QUIT;
-    } else {
-        return UI_NOTHING;
-    }
+    int r = ui_prompt_edit(v->filter, sizeof v->filter, &st->prompting, ch);
+    if (r != UI_REDRAW) return r;
     view_rebuild(v, ui_model(u));
     list_sync_current(u);
     return UI_REDRAW;

@@ -506,25 +506,9 @@ static int vols_on_key(ui_screen *s, ui *u, int ch)
 {
     vols_state *st = s->data;
     if (!st->prompting) return UI_UNHANDLED;
-    size_t len = strlen(st->filter);
     (void)u;
-    if (ch == 27) {
-        st->filter[0] = 0;
-        st->prompting = 0;
-    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-        st->prompting = 0;
-    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (len) st->filter[len - 1] = 0;
-    } else if (ch == 21) { /* Ctrl-U */
-        st->filter[0] = 0;
-    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < sizeof st->filter) {
-        st->filter[len] = (char)ch;
-        st->filter[len + 1] = 0;
-    } else if (ch == 3) {
-        return UI_QUIT;
-    } else {
-        return UI_NOTHING;
-    }
+    int r = ui_prompt_edit(st->filter, sizeof st->filter, &st->prompting, ch);
+    if (r != UI_REDRAW) return r;
     st->sel = st->top = 0;
     return UI_REDRAW;
 }

@@ -266,6 +266,29 @@ double ui_data_now(ui *u)
     return u->stale_since > 0 && u->stale_since < u->now ? u->stale_since : u->now;
 }
 
+int ui_prompt_edit(char *buf, size_t n, int *prompting, int ch)
+{
+    size_t len = strlen(buf);
+    if (ch == 27) {
+        buf[0] = 0;
+        *prompting = 0;
+    } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+        *prompting = 0;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) buf[len - 1] = 0;
+    } else if (ch == 21) { /* Ctrl-U */
+        buf[0] = 0;
+    } else if (ch >= 0x20 && ch < 0x7f && len + 1 < n) {
+        buf[len] = (char)ch;
+        buf[len + 1] = 0;
+    } else if (ch == 3) {
+        return UI_QUIT;
+    } else {
+        return UI_NOTHING;
+    }
+    return UI_REDRAW;
+}
+
 int ui_stale(ui *u)
 {
     return u->stale_since > 0;

@@ -174,6 +174,11 @@ double ui_wall(ui *u); /* unix seconds of this frame */
  * lost while it is down (rates, ETAs and stalls are judged then: no data is not a stall). */
 double ui_data_now(ui *u);
 int ui_stale(ui *u); /* 1 while the data is stale (the connection is down) */
+/* One key into a filter prompt's line (buf of n bytes; *prompting 1 while it is open): Esc
+ * clears and closes, Enter closes, Backspace erases, Ctrl-U clears, printable ASCII is added.
+ * UI_REDRAW when the line or the prompt changed, UI_NOTHING for another key, UI_QUIT for
+ * Ctrl-C. */
+int ui_prompt_edit(char *buf, size_t n, int *prompting, int ch);
 int ui_utf8(ui *u);  /* 1: UTF-8 block bars and symbols; 0: ASCII */
 int ui_color(ui *u); /* 1: colours in use */
 /* The run the user is looking at (list selection or the detail screen's run); NULL if none. */
