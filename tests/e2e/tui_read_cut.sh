@@ -10,7 +10,7 @@
 open_migration() {
     tui_wait '● live'
     tui_keys / ; tui_keys full-cluster Enter
-    tui_wait '^B full-c.*migration +InProgress'
+    tui_wait '^B full-.*migration +InProgress'
     tui_keys Enter
     tui_wait '^Backup full-cluster-migration +InProgress'
 }
