@@ -8,7 +8,9 @@
  * skimmed), and the floor: `gzip -dc` of the same gzip'd answers into `wc -c`. Side by side:
  * kubectl get ... -o json against the same sim. */
 #include <curl/curl.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "kubeclient/listsplit.h"
@@ -27,7 +29,9 @@ static double list_bytes; /* the JSON bytes of the lists sim_list_all fetched (u
 static kc_buf *pages;     /* and the pages themselves (for the parse figures) */
 static size_t n_pages;
 
-static double sim_list_all(bench_sim *bs, const char *gv, const char *resource)
+static const char *sim_url; /* the sim's base URL, in this process or in the child */
+
+static double sim_list_all(const char *gv, const char *resource)
 {
     CURL *c = curl_easy_init();
     kc_buf body = {0};
@@ -35,8 +39,8 @@ static double sim_list_all(bench_sim *bs, const char *gv, const char *resource)
     double t0 = bench_now();
     int ok = 1;
     do {
-        char *url = xasprintf("%s/apis/%s/namespaces/velero/%s?limit=500%s%s", vsim_url(bs->sim),
-                              gv, resource, cont ? "&continue=" : "", cont ? cont : "");
+        char *url = xasprintf("%s/apis/%s/namespaces/velero/%s?limit=500%s%s", sim_url, gv,
+                              resource, cont ? "&continue=" : "", cont ? cont : "");
         body.len = 0;
         curl_easy_setopt(c, CURLOPT_URL, url);
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
@@ -74,12 +78,12 @@ static double sim_list_all(bench_sim *bs, const char *gv, const char *resource)
 
 /* The whole list as veltop's first list asks for it (resourceVersion=0, no limit: one answer),
  * gzip'd as the sim sends it to veltop, appended raw (a gzip member) to f. 0 or -1. */
-static int sim_list_gz(bench_sim *bs, const char *gv, const char *resource, FILE *f)
+static int sim_list_gz(const char *gv, const char *resource, FILE *f)
 {
     CURL *c = curl_easy_init();
     kc_buf body = {0};
-    char *url = xasprintf("%s/apis/%s/namespaces/velero/%s?resourceVersion=0", vsim_url(bs->sim),
-                          gv, resource);
+    char *url =
+        xasprintf("%s/apis/%s/namespaces/velero/%s?resourceVersion=0", sim_url, gv, resource);
     struct curl_slist *hdr = curl_slist_append(NULL, "Accept-Encoding: gzip");
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
@@ -156,6 +160,17 @@ static double loadavg(void)
     return l;
 }
 
+/* Stops the sim: this process's, or the child's (which stops when its pipe closes). */
+static void stop_sim(bench_sim *bs, pid_t child, int hold_fd)
+{
+    if (child <= 0) {
+        bench_sim_stop(bs);
+        return;
+    }
+    close(hold_fd);
+    waitpid(child, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
     int nb = argc > 1 ? atoi(argv[1]) : 10000;
@@ -168,20 +183,81 @@ int main(int argc, char **argv)
     if (inflight < 0) inflight = 0;
     signal(SIGPIPE, SIG_IGN);
     bench_sim bs;
-    /* BENCH_NO_GZIP=1: the sim never compresses (kube-apiserver with APIResponseCompression off) */
-    if (bench_sim_start_opts(&bs, "empty", (vsim_opts){.no_gzip = getenv("BENCH_NO_GZIP") != NULL}))
-        return 1;
-    double t0 = bench_now();
-    if (populate(&bs, nb) || populate_active(&bs, inflight)) return 1;
-    fprintf(stderr,
-            "bench_firstframe: %d backups and %d volume objects (+ %d in flight) created in %.1f "
-            "s\n",
-            nb, nb * vols_per_backup, inflight, bench_now() - t0);
+    /* BENCH_SIM_CHILD=1: the sim serves from a child process forked before anything is timed
+     * (a server that is not veltop's process; this one stays small, so forking veltop costs
+     * what it costs from a shell); BENCH_PIN=1 with it: the sim on the second core, this
+     * process and veltop on the first (a server on another machine, as far as two cores go) */
+    int child = getenv("BENCH_SIM_CHILD") != NULL, pin = child && getenv("BENCH_PIN") != NULL;
+    pid_t sim_pid = -1;
+    int ready[2] = {-1, -1}, hold[2] = {-1, -1};
+    if (child) {
+        if (pipe(ready) || pipe(hold)) return 1;
+        sim_pid = fork();
+        if (sim_pid < 0) return 1;
+    }
+    if (sim_pid <= 0) { /* the sim's process: this one, or the child */
+        if (pin) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(1, &set);
+            sched_setaffinity(0, sizeof set, &set);
+        }
+        /* BENCH_NO_GZIP=1: the sim never compresses (kube-apiserver with APIResponseCompression
+         * off) */
+        if (bench_sim_start_opts(&bs, "empty",
+                                 (vsim_opts){.no_gzip = getenv("BENCH_NO_GZIP") != NULL}))
+            return 1;
+        double t0 = bench_now();
+        if (populate(&bs, nb) || populate_active(&bs, inflight)) return 1;
+        fprintf(stderr,
+                "bench_firstframe: %d backups and %d volume objects (+ %d in flight) created in "
+                "%.1f s%s\n",
+                nb, nb * vols_per_backup, inflight, bench_now() - t0,
+                child ? (pin ? " (the sim in a child process, on CPU 1)"
+                             : " (the sim in a child process)")
+                      : "");
+        sim_url = vsim_url(bs.sim);
+    }
+    if (sim_pid == 0) { /* serve until the parent closes the pipe */
+        char line[512];
+        int k = snprintf(line, sizeof line, "%s\n", sim_url);
+        close(ready[0]);
+        close(hold[1]);
+        if (write(ready[1], line, (size_t)k) != k) _exit(1);
+        if (write(ready[1], &bs, sizeof bs) != (ssize_t)sizeof bs) _exit(1);
+        close(ready[1]);
+        while (read(hold[0], line, sizeof line) > 0) {
+        }
+        bench_sim_stop(&bs);
+        _exit(0);
+    }
+    if (child) {
+        static char url[512];
+        close(ready[1]);
+        close(hold[0]);
+        size_t got = 0;
+        for (;;) { /* the URL's line, then the bench_sim (its kubeconfig path) */
+            ssize_t k = read(ready[0], url + got, 1);
+            if (k != 1) return 1;
+            if (url[got] == '\n') break;
+            if (++got == sizeof url - 1) return 1;
+        }
+        url[got] = 0;
+        sim_url = url;
+        if (read(ready[0], &bs, sizeof bs) != (ssize_t)sizeof bs) return 1;
+        bs.sim = NULL;
+        close(ready[0]);
+        if (pin) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(0, &set);
+            sched_setaffinity(0, sizeof set, &set);
+        }
+    }
     double load0 = loadavg();
 
     if (getenv("BENCH_HOLD")) { /* debugging: keep the populated sim up for a while */
-        fprintf(stderr, "bench_firstframe: sim at %s, kubeconfig %s\n", vsim_url(bs.sim),
-                bs.kubeconfig);
+        fprintf(stderr, "bench_firstframe: sim at %s, kubeconfig %s\n", sim_url, bs.kubeconfig);
         sleep((unsigned)atoi(getenv("BENCH_HOLD")));
     }
     char newest[32], vols[64], b1[24], b2[24];
@@ -255,9 +331,9 @@ int main(int argc, char **argv)
     printf("%s: peak RSS (VmHWM) %.1f MB (target <= 40) %s\n", what, peak_mb,
            bench_verdict(hwm > 0 && peak_mb <= 40));
 
-    double lb = sim_list_all(&bs, "velero.io/v1", "backups");
-    double lp = sim_list_all(&bs, "velero.io/v1", "podvolumebackups");
-    double ld = sim_list_all(&bs, "velero.io/v2alpha1", "datauploads");
+    double lb = sim_list_all("velero.io/v1", "backups");
+    double lp = sim_list_all("velero.io/v1", "podvolumebackups");
+    double ld = sim_list_all("velero.io/v2alpha1", "datauploads");
     printf("%s: the sim alone serves the paginated lists (limit=500, no decoding) in %.3f s "
            "(backups %.3f, podvolumebackups %.3f, datauploads %.3f), %.1f MB of JSON%s\n",
            what, lb + lp + ld, lb, lp, ld, list_bytes / 1e6,
@@ -284,9 +360,9 @@ int main(int argc, char **argv)
     char gz[] = "/tmp/bench_firstframe_XXXXXX";
     int gfd = mkstemp(gz);
     FILE *gf = gfd >= 0 ? fdopen(gfd, "w") : NULL;
-    int gok = gf && !sim_list_gz(&bs, "velero.io/v1", "backups", gf) &&
-              !sim_list_gz(&bs, "velero.io/v1", "podvolumebackups", gf) &&
-              !sim_list_gz(&bs, "velero.io/v2alpha1", "datauploads", gf);
+    int gok = gf && !sim_list_gz("velero.io/v1", "backups", gf) &&
+              !sim_list_gz("velero.io/v1", "podvolumebackups", gf) &&
+              !sim_list_gz("velero.io/v2alpha1", "datauploads", gf);
     long gz_bytes = gf ? ftell(gf) : 0;
     if (gf) fclose(gf);
     if (gok) {
@@ -309,7 +385,7 @@ int main(int argc, char **argv)
     unlink(gz);
     if (getenv("BENCH_NO_KUBECTL")) {
         free(veltop);
-        bench_sim_stop(&bs);
+        stop_sim(&bs, sim_pid, hold[1]);
         return 0;
     }
     long rss_b = 0, rss_p = 0, rss_d = 0;
@@ -324,6 +400,6 @@ int main(int argc, char **argv)
                "MB)\n",
                kb, rss_b / 1024.0, kp, rss_p / 1024.0, kd, rss_d / 1024.0);
     free(veltop);
-    bench_sim_stop(&bs);
+    stop_sim(&bs, sim_pid, hold[1]);
     return 0; /* a missed target is a figure, not a failure of the benchmark */
 }

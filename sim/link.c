@@ -185,8 +185,12 @@ int simlink_accepts_gzip(const char *ae)
 typedef struct gz_body {
     simlink *l;
     z_stream z;
-    char *data;
-    int count; /* count the bytes here (no pacing wrapper does) */
+    char *data;            /* a buffered body, or NULL: src's */
+    simlink_source_fn src; /* a body made as it is read, SIMLINK_SOURCE_BLOCK at a time */
+    void *src_cls;
+    void (*src_free)(void *);
+    int src_end; /* src said it has no more */
+    int count;   /* count the bytes here (no pacing wrapper does) */
     int end;
 } gz_body;
 
@@ -197,7 +201,21 @@ static ssize_t gz_reader(void *cls, uint64_t pos, char *buf, size_t max)
     if (g->end) return MHD_CONTENT_READER_END_OF_STREAM;
     g->z.next_out = (Bytef *)buf;
     g->z.avail_out = (uInt)(max < (1u << 30) ? max : (1u << 30));
-    int rc = deflate(&g->z, Z_FINISH);
+    int rc;
+    for (;;) {
+        if (g->src && !g->z.avail_in && !g->src_end) {
+            size_t n = g->src(g->src_cls, g->data, SIMLINK_SOURCE_BLOCK);
+            g->z.next_in = (Bytef *)g->data;
+            g->z.avail_in = (uInt)n;
+            if (!n) g->src_end = 1;
+        }
+        rc = deflate(&g->z, !g->src || g->src_end ? Z_FINISH : Z_NO_FLUSH);
+        /* more input to take while the output has room: not yet a block to send */
+        if (g->src && !g->src_end && !g->z.avail_in && g->z.avail_out && rc != Z_STREAM_END &&
+            (rc == Z_OK || rc == Z_BUF_ERROR))
+            continue;
+        break;
+    }
     if (rc == Z_STREAM_END)
         g->end = 1;
     else if (rc != Z_OK && rc != Z_BUF_ERROR)
@@ -211,6 +229,7 @@ static ssize_t gz_reader(void *cls, uint64_t pos, char *buf, size_t max)
 static void gz_free(void *cls)
 {
     gz_body *g = cls;
+    if (g->src_free) g->src_free(g->src_cls);
     deflateEnd(&g->z);
     free(g->data);
     free(g);
@@ -281,6 +300,85 @@ struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *bod
         if (l) atomic_fetch_add(&l->body_bytes, len);
         r = MHD_create_response_from_buffer(len, body,
                                             body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    }
+    return link_date(l, r);
+}
+
+/* A source's body as a content reader (neither gzip'd nor paced: the wrappers above do that). */
+typedef struct src_body {
+    simlink *l;
+    simlink_source_fn fn;
+    void *cls;
+    void (*fr)(void *);
+    int count; /* count the bytes here (no pacing wrapper does) */
+} src_body;
+
+static ssize_t src_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    src_body *b = cls;
+    size_t n = b->fn(b->cls, buf, max);
+    if (!n) return MHD_CONTENT_READER_END_OF_STREAM;
+    if (b->count && b->l) atomic_fetch_add(&b->l->body_bytes, n);
+    return (ssize_t)n;
+}
+
+static void src_free(void *cls)
+{
+    src_body *b = cls;
+    if (b->fr) b->fr(b->cls);
+    free(b);
+}
+
+struct MHD_Response *simlink_source_response(struct MHD_Connection *c, size_t len,
+                                             simlink_source_fn fn, void *cls, void (*fr)(void *),
+                                             int may_gzip)
+{
+    link_conn *lc = conn_of(c);
+    simlink *l = lc ? lc->l : NULL;
+    gz_body *gz = NULL;
+    if (l && may_gzip && !l->o.no_gzip && len > SIMLINK_GZIP_THRESHOLD &&
+        simlink_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding")))
+        gz = gz_new(l, NULL, 0);
+    struct MHD_Response *r;
+    if (gz) {
+        gz->data = xmalloc(SIMLINK_SOURCE_BLOCK);
+        gz->src = fn;
+        gz->src_cls = cls;
+        gz->src_free = fr;
+        atomic_fetch_add(&l->gzipped, 1);
+        if (l->o.bandwidth) {
+            paced *p = xcalloc(1, sizeof *p);
+            p->l = l;
+            p->fn = gz_reader;
+            p->cls = gz;
+            p->fr = gz_free;
+            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(l), paced_reader, p,
+                                                  paced_free);
+        } else {
+            gz->count = 1;
+            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, gz_reader, gz,
+                                                  gz_free);
+        }
+        MHD_add_response_header(r, "Content-Encoding", "gzip");
+        MHD_add_response_header(r, "Vary", "Accept-Encoding");
+        return link_date(l, r);
+    }
+    src_body *b = xcalloc(1, sizeof *b);
+    b->l = l;
+    b->fn = fn;
+    b->cls = cls;
+    b->fr = fr;
+    if (l && l->o.bandwidth) {
+        paced *p = xcalloc(1, sizeof *p);
+        p->l = l;
+        p->fn = src_reader;
+        p->cls = b;
+        p->fr = src_free;
+        r = MHD_create_response_from_callback(len, pace_block(l), paced_reader, p, paced_free);
+    } else {
+        b->count = 1;
+        r = MHD_create_response_from_callback(len, 64 * 1024, src_reader, b, src_free);
     }
     return link_date(l, r);
 }

@@ -47,6 +47,16 @@ void simlink_before_answer(struct MHD_Connection *c);
  * Vary are then set); paced when the link has a bandwidth. */
 struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *body, size_t len,
                                              int may_gzip);
+/* A body made as it is sent: fn puts its next bytes into buf (at most max) and returns how many,
+ * 0 at its end; fr(cls) when the response goes. len is the whole body's length (fn must make
+ * exactly that many bytes): sent as Content-Length, or gzip'd as simlink_buffer_response decides,
+ * taking SIMLINK_SOURCE_BLOCK bytes at a time as the client reads (a client that does not read
+ * holds the server's work up, as TCP's back-pressure holds kube-apiserver's encoder). */
+#define SIMLINK_SOURCE_BLOCK (64u * 1024u)
+typedef size_t (*simlink_source_fn)(void *cls, char *buf, size_t max);
+struct MHD_Response *simlink_source_response(struct MHD_Connection *c, size_t len,
+                                             simlink_source_fn fn, void *cls, void (*fr)(void *),
+                                             int may_gzip);
 /* A streamed response of unknown size (watch, log): the reader paced when the link has a
  * bandwidth. */
 struct MHD_Response *simlink_stream_response(struct MHD_Connection *c, size_t block,

@@ -67,6 +67,63 @@ void simserver_set_rv0_limit(simserver *s, int on)
     atomic_store(&s->rv0_limit, on ? 1 : 0);
 }
 
+/* A List answer made as it is sent: the head (kind, apiVersion, metadata) as cJSON prints the
+ * whole object, then the items' own texts, then the closing brace: the same bytes as printing
+ * the List with its items, without a copy of the whole answer in memory at once, and with each
+ * block encoded only when the client has read the one before (a client that holds its answer
+ * back, as veltop does the history's, holds this work back with it). */
+typedef struct list_stream {
+    char *head; /* {"kind":...,"metadata":{...},"items": */
+    size_t head_len, head_off;
+    simstore_texts *items;
+    int tail; /* the closing brace sent */
+} list_stream;
+
+static size_t list_stream_read(void *cls, char *buf, size_t max)
+{
+    list_stream *ls = cls;
+    size_t n = 0;
+    if (ls->head_off < ls->head_len) {
+        n = ls->head_len - ls->head_off < max ? ls->head_len - ls->head_off : max;
+        memcpy(buf, ls->head + ls->head_off, n);
+        ls->head_off += n;
+    }
+    if (n < max) n += simstore_texts_read(ls->items, buf + n, max - n);
+    if (n < max && !ls->tail) {
+        buf[n++] = '}';
+        ls->tail = 1;
+    }
+    return n;
+}
+
+static void list_stream_free(void *cls)
+{
+    list_stream *ls = cls;
+    free(ls->head);
+    simstore_texts_free(ls->items);
+    free(ls);
+}
+
+static enum MHD_Result list_send(struct MHD_Connection *c, cJSON *out, simstore_texts *items)
+{
+    list_stream *ls = xcalloc(1, sizeof *ls);
+    char *head = cJSON_PrintUnformatted(out); /* {...} without items: its '}' becomes ,"items": */
+    cJSON_Delete(out);
+    size_t hl = strlen(head);
+    ls->head = xasprintf("%.*s,\"items\":", (int)(hl - 1), head);
+    free(head);
+    ls->head_len = strlen(ls->head);
+    ls->items = items;
+    size_t len = ls->head_len + simstore_texts_len(items) + 1;
+    struct MHD_Response *r =
+        simlink_source_response(c, len, list_stream_read, ls, list_stream_free, 1);
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "Cache-Control", "no-cache, private");
+    enum MHD_Result ret = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const target *t)
 {
     const char *ls = srv_arg(c, "labelSelector"), *fs = srv_arg(c, "fieldSelector");
@@ -112,14 +169,22 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     char *nns = NULL, *nname = NULL, *msg = NULL;
     long remaining = 0;
     int st = 0;
-    /* a List's items are the stored objects' own serializations (a Raw item), a Table's rows
-     * are made from the objects */
-    cJSON *items = (srv_wants_table(c) ? simstore_list_page : simstore_list_page_raw)(
-        s->o.store, t->res->plural, t->ns, ls, fs, (size_t)limit, after_ns, after_name, &rv, &nns,
-        &nname, &remaining, &st, &msg);
+    /* a List's items are the stored objects' own serializations, taken under the store's lock
+     * and streamed after it as the client reads (list_stream); a Table's rows are made from the
+     * objects */
+    int table = srv_wants_table(c);
+    cJSON *items = NULL;
+    simstore_texts *texts = NULL;
+    if (table)
+        items = simstore_list_page(s->o.store, t->res->plural, t->ns, ls, fs, (size_t)limit,
+                                   after_ns, after_name, &rv, &nns, &nname, &remaining, &st, &msg);
+    else
+        texts = simstore_list_page_texts(s->o.store, t->res->plural, t->ns, ls, fs, (size_t)limit,
+                                         after_ns, after_name, &rv, &nns, &nname, &remaining, &st,
+                                         &msg);
     free(after_ns);
     free(after_name);
-    if (!items) {
+    if (!items && !texts) {
         enum MHD_Result r = srv_send_status(c, st, msg, NULL);
         free(msg);
         return r;
@@ -130,9 +195,11 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
     free(nname);
     if ((ls && *ls) || (fs && *fs)) remaining = 0; /* as the apiserver: no count with selectors */
     cJSON *out;
-    if (srv_wants_table(c)) {
+    if (table) {
         out = srv_make_table(t->res, items, rv, tok, remaining, 1, server_now(s));
         cJSON_Delete(items);
+        free(tok);
+        return srv_send_json(c, 200, out);
     } else {
         out = cJSON_CreateObject();
         char *kind = xasprintf("%sList", t->res->kind);
@@ -148,10 +215,9 @@ static enum MHD_Result do_list(simserver *s, struct MHD_Connection *c, const tar
         cJSON_AddStringToObject(md, "resourceVersion", buf);
         if (tok) cJSON_AddStringToObject(md, "continue", tok);
         if (tok && remaining > 0) cJSON_AddNumberToObject(md, "remainingItemCount", remaining);
-        cJSON_AddItemToObject(out, "items", items);
     }
     free(tok);
-    return srv_send_json(c, 200, out);
+    return list_send(c, out, texts);
 }
 
 static enum MHD_Result send_obj(simserver *s, struct MHD_Connection *c, int code,

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,11 +321,29 @@ int sim_field_selector_match(const char *selector, const cJSON *obj, char **err)
 
 /* ---- objects and history ---- */
 
+/* An object's serialization, shared by the entry and the list answers still sending it: a
+ * list takes references under the lock and streams the texts after it is released. */
+typedef struct sim_text {
+    atomic_int refs;
+    size_t len;
+    char s[];
+} sim_text;
+
+static sim_text *text_ref(sim_text *t)
+{
+    if (t) atomic_fetch_add(&t->refs, 1);
+    return t;
+}
+
+static void text_unref(sim_text *t)
+{
+    if (t && atomic_fetch_sub(&t->refs, 1) == 1) free(t);
+}
+
 typedef struct sim_entry {
     char *ns, *name;
     cJSON *obj;
-    char *json; /* obj serialized (cJSON_PrintUnformatted), NULL until needed after a change */
-    size_t json_len;
+    sim_text *json; /* obj serialized (cJSON_PrintUnformatted), NULL until needed after a change */
 } sim_entry;
 
 typedef struct sim_objs {
@@ -405,7 +424,7 @@ void simstore_free(simstore *s)
         for (size_t i = 0; i < s->objs[r].n; i++) {
             free(s->objs[r].items[i].ns);
             free(s->objs[r].items[i].name);
-            free(s->objs[r].items[i].json);
+            text_unref(s->objs[r].items[i].json);
             cJSON_Delete(s->objs[r].items[i].obj);
         }
         free(s->objs[r].items);
@@ -520,15 +539,19 @@ static void set_rv(cJSON *obj, uint64_t rv)
  * copying and printing every object of every page (60 000 objects of ~1 KB). */
 static void entry_serialize(sim_entry *e)
 {
-    free(e->json);
-    e->json = cJSON_PrintUnformatted(e->obj);
-    e->json_len = strlen(e->json);
+    text_unref(e->json);
+    char *js = cJSON_PrintUnformatted(e->obj);
+    size_t len = strlen(js);
+    e->json = xmalloc(sizeof *e->json + len + 1);
+    atomic_init(&e->json->refs, 1);
+    e->json->len = len;
+    memcpy(e->json->s, js, len + 1);
+    free(js);
 }
 
-static const char *entry_json(sim_entry *e, size_t *len)
+static sim_text *entry_json(sim_entry *e)
 {
     if (!e->json) entry_serialize(e);
-    *len = e->json_len;
     return e->json;
 }
 
@@ -934,7 +957,7 @@ cJSON *simstore_delete(simstore *s, const char *plural, const char *ns, const ch
     cJSON *obj = e->obj;
     free(e->ns);
     free(e->name);
-    free(e->json);
+    text_unref(e->json);
     memmove(&o->items[at], &o->items[at + 1], (o->n - at - 1) * sizeof *o->items);
     o->n--;
     pthread_mutex_unlock(&s->mu);
@@ -968,7 +991,7 @@ int simstore_mutate_as(simstore *s, const char *plural, const char *ns, const ch
         entry_serialize(e);
         record(s, ri, "MODIFIED", e->ns, e->obj);
     } else {
-        free(e->json); /* fn may have touched it all the same: serialize again when listed */
+        text_unref(e->json); /* fn may have touched it all the same: serialize again when listed */
         e->json = NULL;
     }
     pthread_mutex_unlock(&s->mu);
@@ -1021,13 +1044,24 @@ static size_t objs_ns_end(const sim_objs *o, const char *ns)
     return lo;
 }
 
-/* One page, as deep copies added to arr or as serialized objects appended to text (comma
- * separated, no brackets): whichever is not NULL. Without selectors the page is a range of the
+struct simstore_texts {
+    sim_text **t;
+    size_t n, cap;
+    size_t len;  /* of the array's text: "[" a "," b ... "]" */
+    size_t i;    /* the text being read, or n: then the "]" */
+    size_t off;  /* bytes of "[" or "," and of t[i] already read; after "]": done */
+    int started; /* "[" read */
+};
+
+/* One page, as deep copies added to arr, as serialized objects appended to text (comma
+ * separated, no brackets) or as references to those serializations in texts: whichever is not
+ * NULL. Without selectors the page is a range of the
  * sorted entries and what remains after it is counted by subtraction, not by a scan. */
 static int list_page(simstore *s, const char *plural, const char *ns, const char *label_selector,
                      const char *field_selector, size_t limit, const char *after_ns,
                      const char *after_name, uint64_t *rv, char **next_ns, char **next_name,
-                     long *remaining, int *status, char **msg, cJSON *arr, kc_buf *text)
+                     long *remaining, int *status, char **msg, cJSON *arr, kc_buf *text,
+                     simstore_texts *texts)
 {
     if (next_ns) *next_ns = NULL;
     if (next_name) *next_name = NULL;
@@ -1069,10 +1103,18 @@ static int list_page(simstore *s, const char *plural, const char *ns, const char
         }
         if (arr) cJSON_AddItemToArray(arr, cJSON_Duplicate(e->obj, 1));
         if (text) {
-            size_t len;
-            const char *js = entry_json(e, &len);
+            const sim_text *js = entry_json(e);
             if (count) kc_buf_append(text, ",", 1);
-            kc_buf_append(text, js, len);
+            kc_buf_append(text, js->s, js->len);
+        }
+        if (texts) {
+            if (texts->n == texts->cap) {
+                texts->cap = texts->cap ? texts->cap * 2 : 64;
+                texts->t = xrealloc(texts->t, texts->cap * sizeof *texts->t);
+            }
+            sim_text *js = text_ref(entry_json(e));
+            texts->t[texts->n++] = js;
+            texts->len += js->len + (count ? 1 : 0);
         }
         count++;
         last = e;
@@ -1098,7 +1140,7 @@ cJSON *simstore_list_page(simstore *s, const char *plural, const char *ns,
 {
     cJSON *arr = cJSON_CreateArray();
     if (list_page(s, plural, ns, label_selector, field_selector, limit, after_ns, after_name, rv,
-                  next_ns, next_name, remaining, status, msg, arr, NULL)) {
+                  next_ns, next_name, remaining, status, msg, arr, NULL, NULL)) {
         cJSON_Delete(arr);
         return NULL;
     }
@@ -1114,7 +1156,7 @@ cJSON *simstore_list_page_raw(simstore *s, const char *plural, const char *ns,
     kc_buf text = {0};
     kc_buf_append(&text, "[", 1);
     if (list_page(s, plural, ns, label_selector, field_selector, limit, after_ns, after_name, rv,
-                  next_ns, next_name, remaining, status, msg, NULL, &text)) {
+                  next_ns, next_name, remaining, status, msg, NULL, &text, NULL)) {
         kc_buf_free(&text);
         return NULL;
     }
@@ -1122,6 +1164,71 @@ cJSON *simstore_list_page_raw(simstore *s, const char *plural, const char *ns,
     cJSON *raw = cJSON_CreateRaw(kc_buf_cstr(&text));
     kc_buf_free(&text);
     return raw;
+}
+
+simstore_texts *simstore_list_page_texts(simstore *s, const char *plural, const char *ns,
+                                         const char *label_selector, const char *field_selector,
+                                         size_t limit, const char *after_ns, const char *after_name,
+                                         uint64_t *rv, char **next_ns, char **next_name,
+                                         long *remaining, int *status, char **msg)
+{
+    simstore_texts *t = xcalloc(1, sizeof *t);
+    t->len = 2; /* the brackets */
+    if (list_page(s, plural, ns, label_selector, field_selector, limit, after_ns, after_name, rv,
+                  next_ns, next_name, remaining, status, msg, NULL, NULL, t)) {
+        simstore_texts_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+size_t simstore_texts_len(const simstore_texts *t)
+{
+    return t->len;
+}
+
+size_t simstore_texts_read(simstore_texts *t, char *buf, size_t max)
+{
+    size_t n = 0;
+    while (n < max) {
+        if (!t->started) {
+            buf[n++] = '[';
+            t->started = 1;
+            continue;
+        }
+        if (t->i == t->n) { /* the closing bracket, once */
+            if (t->off) break;
+            buf[n++] = ']';
+            t->off = 1;
+            break;
+        }
+        sim_text *js = t->t[t->i];
+        size_t sep = t->i ? 1 : 0; /* the comma before every item but the first */
+        if (t->off < sep) {
+            buf[n++] = ',';
+            t->off++;
+            continue;
+        }
+        size_t done = t->off - sep, k = js->len - done;
+        if (k > max - n) k = max - n;
+        memcpy(buf + n, js->s + done, k);
+        n += k;
+        t->off += k;
+        if (t->off == sep + js->len) { /* sent: this answer no longer holds it */
+            text_unref(js);
+            t->t[t->i++] = NULL;
+            t->off = 0;
+        }
+    }
+    return n;
+}
+
+void simstore_texts_free(simstore_texts *t)
+{
+    if (!t) return;
+    for (size_t i = t->i; i < t->n; i++) text_unref(t->t[i]);
+    free(t->t);
+    free(t);
 }
 
 cJSON *simstore_list(simstore *s, const char *plural, const char *ns, const char *label_selector,

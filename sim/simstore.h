@@ -122,6 +122,21 @@ cJSON *simstore_list_page_raw(simstore *s, const char *plural, const char *ns,
                               char **next_ns, char **next_name, long *remaining, int *status,
                               char **msg);
 
+/* simstore_list_page's page as references to each object's serialization, taken under the
+ * store's lock and read after it (simstore_texts_read): what the API server streams as a list's
+ * items while the store goes on changing. Same arguments and results; NULL on an error. */
+typedef struct simstore_texts simstore_texts;
+simstore_texts *simstore_list_page_texts(simstore *s, const char *plural, const char *ns,
+                                         const char *label_selector, const char *field_selector,
+                                         size_t limit, const char *after_ns, const char *after_name,
+                                         uint64_t *rv, char **next_ns, char **next_name,
+                                         long *remaining, int *status, char **msg);
+/* The length of the page's text, the JSON array "[...]" of the objects. */
+size_t simstore_texts_len(const simstore_texts *t);
+/* The next bytes of that text into buf, at most max; 0 once it has all been read. */
+size_t simstore_texts_read(simstore_texts *t, char *buf, size_t max);
+void simstore_texts_free(simstore_texts *t);
+
 /* ---- additions (mf): writes that stamp metadata.managedFields as kube-apiserver does ----
  * The same as the calls above, written by w (managedfields.h: manager, operation, subresource,
  * time on the cluster's clock). The calls above without _as keep the object's managedFields as

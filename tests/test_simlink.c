@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "kubeclient/client.h"
 #include "kubeclient/kubeconfig.h"
@@ -219,6 +222,166 @@ START_TEST(gzip_as_kube_apiserver)
     ck_assert(!has_header(&gz, "Content-Encoding"));
     ck_assert_uint_gt(gz.body.len, SIMLINK_GZIP_THRESHOLD);
     answer_free(&gz);
+}
+END_TEST
+
+/* The List the sim's store holds, printed whole by cJSON (what the server sent before it
+ * streamed its answers): kind, apiVersion, metadata (resourceVersion, continue and
+ * remainingItemCount as given), the items. */
+static char *list_printed_whole(const char *ls, size_t limit, const char *after, const char *cont,
+                                long remaining)
+{
+    uint64_t rv = 0;
+    char *nns = NULL, *nname = NULL;
+    cJSON *items =
+        simstore_list_page(vsim_store(sim), "backups", "velero", ls, NULL, limit,
+                           after ? "velero" : NULL, after, &rv, &nns, &nname, NULL, NULL, NULL);
+    ck_assert_ptr_nonnull(items);
+    free(nns);
+    free(nname);
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "kind", "BackupList");
+    cJSON_AddStringToObject(out, "apiVersion", "velero.io/v1");
+    cJSON *md = cJSON_AddObjectToObject(out, "metadata");
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)rv);
+    cJSON_AddStringToObject(md, "resourceVersion", buf);
+    if (cont) cJSON_AddStringToObject(md, "continue", cont);
+    if (cont && remaining > 0) cJSON_AddNumberToObject(md, "remainingItemCount", remaining);
+    cJSON_AddItemToObject(out, "items", items);
+    char *s = cJSON_PrintUnformatted(out);
+    cJSON_Delete(out);
+    return s;
+}
+
+static char *continue_of(const char *body)
+{
+    cJSON *j = cJSON_Parse(body);
+    ck_assert_ptr_nonnull(j);
+    const char *c =
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "metadata"), "continue"));
+    char *r = c ? xstrdup(c) : NULL;
+    cJSON_Delete(j);
+    return r;
+}
+
+START_TEST(streamed_list_is_the_list_printed_whole)
+{
+    /* the whole list, identity: the same bytes as printing it whole, with its length up front */
+    char *want = list_printed_whole(NULL, 0, NULL, NULL, 0);
+    answer a = get(NSP "?resourceVersion=0", NULL);
+    ck_assert_int_eq(a.code, 200);
+    ck_assert_uint_eq(a.body.len, strlen(want));
+    ck_assert(memcmp(a.body.data, want, a.body.len) == 0);
+    char cl[64];
+    snprintf(cl, sizeof cl, "Content-Length: %zu\r\n", strlen(want));
+    ck_assert_msg(has_header(&a, cl), "no %s in %s", cl, a.hdr.data);
+    ck_assert(has_header(&a, "Content-Type: application/json\r\n"));
+    ck_assert(has_header(&a, "Cache-Control: no-cache, private\r\n"));
+    answer_free(&a);
+    /* gzip negotiated: the same bytes once decoded */
+    a = get(NSP "?resourceVersion=0", "gzip");
+    ck_assert(has_header(&a, "Content-Encoding: gzip\r\n"));
+    size_t n;
+    char *dec = gunzip_all(&a.body, &n);
+    ck_assert_uint_eq(n, strlen(want));
+    ck_assert(memcmp(dec, want, n) == 0);
+    free(dec);
+    answer_free(&a);
+    free(want);
+    /* pages with continue: each page the page printed whole, every item once, in order */
+    char *cont = NULL, *after = NULL;
+    int pages = 0, items = 0;
+    do {
+        char path[1024];
+        snprintf(path, sizeof path, NSP "?limit=250%s%s", cont ? "&continue=" : "",
+                 cont ? cont : "");
+        a = get(path, NULL);
+        ck_assert_int_eq(a.code, 200);
+        char *next = continue_of(a.body.data);
+        int more = items + 250 < NBACKUPS;
+        ck_assert_int_eq(next != NULL, more);
+        want = list_printed_whole(NULL, 250, after, next, more ? NBACKUPS - items - 250 : 0);
+        ck_assert_str_eq(a.body.data, want);
+        int c;
+        items += item_count(a.body.data, &c);
+        free(want);
+        free(after);
+        after = xasprintf("nightly-%05d", items - 1);
+        answer_free(&a);
+        free(cont);
+        cont = next;
+        if (cont) { /* as a client sends it: URL-escaped */
+            char *e = curl_easy_escape(NULL, cont, 0);
+            free(cont);
+            cont = xstrdup(e);
+            curl_free(e);
+        }
+        pages++;
+    } while (cont);
+    free(after);
+    ck_assert_int_eq(pages, 3);
+    ck_assert_int_eq(items, NBACKUPS);
+    /* a label selector, and an empty answer */
+    want = list_printed_whole("velero.io/schedule-name=nightly", 0, NULL, NULL, 0);
+    a = get(NSP "?labelSelector=velero.io%2Fschedule-name%3Dnightly", NULL);
+    ck_assert_str_eq(a.body.data, want);
+    answer_free(&a);
+    free(want);
+    want = list_printed_whole("velero.io/schedule-name=none", 0, NULL, NULL, 0);
+    a = get(NSP "?labelSelector=velero.io%2Fschedule-name%3Dnone", NULL);
+    ck_assert_str_eq(a.body.data, want);
+    ck_assert_ptr_nonnull(strstr(a.body.data, "\"items\":[]}"));
+    answer_free(&a);
+    free(want);
+}
+END_TEST
+
+/* An answer is the list as it was when asked for, whatever the store does while it is sent: the
+ * objects are deleted while the client reads slowly (a small receive window, as a client that
+ * holds its answer back), and the answer still brings every one of them, whole. */
+START_TEST(streamed_list_is_a_snapshot)
+{
+    char *want = list_printed_whole(NULL, 0, NULL, NULL, 0);
+    const char *url = strstr(base, "//") + 2;
+    int port = atoi(strchr(url, ':') + 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    const char *req = "GET " NSP "?resourceVersion=0 HTTP/1.1\r\nHost: x\r\nConnection: "
+                      "close\r\n\r\n";
+    ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+    kc_buf got = {0};
+    char buf[4096];
+    while (got.len < 1024) {
+        ssize_t k = read(fd, buf, sizeof buf);
+        ck_assert_int_gt(k, 0);
+        kc_buf_append(&got, buf, (size_t)k);
+    }
+    for (int i = 0; i < NBACKUPS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "nightly-%05d", i);
+        cJSON_Delete(simstore_delete(vsim_store(sim), "backups", "velero", name, NULL, NULL));
+    }
+    for (;;) {
+        ssize_t k = read(fd, buf, sizeof buf);
+        ck_assert_int_ge(k, 0);
+        if (!k) break;
+        kc_buf_append(&got, buf, (size_t)k);
+    }
+    close(fd);
+    const char *body = strstr(kc_buf_cstr(&got), "\r\n\r\n");
+    ck_assert_ptr_nonnull(body);
+    ck_assert_str_eq(body + 4, want);
+    free(want);
+    kc_buf_free(&got);
+    /* and the store has none of them now */
+    want = list_printed_whole(NULL, 0, NULL, NULL, 0);
+    ck_assert_ptr_nonnull(strstr(want, "\"items\":[]}"));
+    free(want);
 }
 END_TEST
 
@@ -485,6 +648,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, gzip_as_kube_apiserver);
+    tcase_add_test(tc, streamed_list_is_the_list_printed_whole);
+    tcase_add_test(tc, streamed_list_is_a_snapshot);
     tcase_add_test(tc, resource_version_0_lists_ignore_limit);
     tcase_add_test(tc, emulated_latency_and_bandwidth);
     tcase_add_test(tc, stopping_does_not_wait_out_the_latency);
