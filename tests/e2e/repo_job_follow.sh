@@ -18,7 +18,9 @@ head_re='^Log of pod app-default-kopia-x7k2p-maintain-job-[0-9]{13}-[a-z0-9]+'
 # running: followed, and the lines it has not written yet come as it writes them
 tui_wait "$head_re  [1-5] lines, following  \\(the pod runs\\)\$"
 tui_wait '^ /:search  n/N:match  f:follow  W:wrap  w:write  Esc:back  \?:help  q:quit'
-n0=$(tui_screen | grep -c 'step=[0-9]"\?$')
+# the header's count, read from one capture: the next line comes while it is followed
+n0=$(tui_screen | sed -n 's/.*  \([1-5]\) lines, following  (the pod runs)$/\1/p' | head -n 1)
+[ -n "$n0" ] || tui_fail "not following a running pod's log"
 tui_wait "$head_re  $((n0 + 1)) lines, following  \\(the pod runs\\)\$"
 tui_wait '^time="x" level=info msg="snapshot GC" step=5$'
 # ended: the whole log, once, and no longer followed
