@@ -429,19 +429,25 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
             x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %zu lines as %s", nlines,
                          desc_fmt_name[st->desc_fmt]);
     } else if (st->pod) {
-        x = w_print(w, 0, 0, cols, A_BOLD, "Log of pod ");
-        x += w_text(w, 0, x, cols - x, st->pod, A_BOLD);
         kc_pl_state ps = st->pl ? kc_podlog_state(st->pl) : KC_PL_FAILED;
         int going = st->pod_live && ps != KC_PL_FAILED; /* followed, and not ended */
-        x += w_print(w, 0, x, cols - x, A_NORMAL, "  %zu lines%s", nlines,
-                     going && st->follow ? ", following" : "");
-        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  (%s)",
-                     ps == KC_PL_CONNECTING  ? "connecting"
-                     : ps == KC_PL_STREAMING ? (st->pod_live ? "the pod runs" : "reading")
-                     : ps == KC_PL_RETRYING  ? "reconnecting"
-                     : st->pod_live && !strcmp(kc_podlog_error(st->pl), "end of log")
-                         ? "the pod ended: its whole log"
-                         : "as of now");
+        char count[64], state[48];
+        snprintf(count, sizeof count, "  %zu lines%s", nlines,
+                 going && st->follow ? ", following" : "");
+        snprintf(state, sizeof state, "  (%s)",
+                 ps == KC_PL_CONNECTING  ? "connecting"
+                 : ps == KC_PL_STREAMING ? (st->pod_live ? "the pod runs" : "reading")
+                 : ps == KC_PL_RETRYING  ? "reconnecting"
+                 : st->pod_live && !strcmp(kc_podlog_error(st->pl), "end of log")
+                     ? "the pod ended: its whole log"
+                     : "as of now");
+        x = w_print(w, 0, 0, cols, A_BOLD, "Log of pod ");
+        /* a Job's pod name is long: cut in its middle, so that the count and whether it is
+         * followed still show at 80 columns */
+        int room = cols - x - (int)strlen(count) - (int)strlen(state);
+        x += w_text_mid(w, 0, x, room > 12 ? room : 12, st->pod, A_BOLD);
+        x += w_print(w, 0, x, cols - x, A_NORMAL, "%s", count);
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "%s", state);
     } else if (st->live) {
         x = w_print(w, 0, 0, cols, w_attr(W_ACTIVE) | A_BOLD, "LIVE log of %s ", what);
         x += w_text(w, 0, x, cols - x, st->name, A_BOLD);

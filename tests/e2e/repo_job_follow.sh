@@ -23,6 +23,10 @@ n0=$(tui_screen | sed -n 's/.*  \([1-5]\) lines, following  (the pod runs)$/\1/p
 [ -n "$n0" ] || tui_fail "not following a running pod's log"
 tui_wait "$head_re  $((n0 + 1)) lines, following  \\(the pod runs\\)\$"
 tui_wait '^time="x" level=info msg="snapshot GC" step=5$'
+# at 80 columns the long pod name is cut in its middle: the count and "following" still show
+tui_resize 80 24
+tui_wait '^Log of pod app-de.+-bxk2p  [1-6] lines, following  \(the pod runs\)$'
+tui_resize 120 30
 # ended: the whole log, once, and no longer followed
 tui_wait "$head_re  6 lines  \\(the pod ended: its whole log\\)\$" 30
 for i in 1 2 3 4 5 6; do
