@@ -251,8 +251,268 @@ static const char *ot_time(const cJSON *o, const char *path, const char *dflt, c
     return t;
 }
 
+/* One block of "label:<TAB>value" lines as Velero's describer prints them through its tabwriter
+ * (padding 2): the values aligned two columns after the longest label; indent spaces before each
+ * label ("\tIncluded:\t..." is indent 2). */
+static void ot_block(kc_buf *b, int indent, const char *const *label, const char *const *value,
+                     size_t n)
+{
+    int w = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(label[i]) > w) w = (int)strlen(label[i]);
+    for (size_t i = 0; i < n; i++) ot_add(b, "%*s%-*s%s\n", indent, "", w + 2, label[i], value[i]);
+}
+
+/* Go's BoolPointerString: f or t as the spec's boolean says, dflt when it is not set. */
+static const char *ot_boolp(const cJSON *o, const char *path, const char *f, const char *t,
+                            const char *dflt)
+{
+    const cJSON *v = ot_get(o, path);
+    return cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? t : f) : dflt;
+}
+
+static int ot_strcmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Requirements by their key, as labels.Selector sorts them ("!k" and "k in (...)" by k). */
+static int ot_req_cmp(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    x += *x == '!';
+    y += *y == '!';
+    size_t xl = strcspn(x, "= "), yl = strcspn(y, "= ");
+    int c = strncmp(x, y, xl < yl ? xl : yl);
+    return c ? c : xl != yl ? (xl < yl ? -1 : 1) : 0;
+}
+
+/* A label selector as metav1.FormatLabelSelector prints it: the requirements sorted by key,
+ * "k=v", "k in (a,b)", "k notin (a,b)", "k", "!k", joined by ","; "<none>" when it has none
+ * (malloc'd). */
+static char *ot_selector(const cJSON *sel)
+{
+    char *req[128];
+    size_t n = 0;
+    const cJSON *c, *ml = ot_get(sel, "matchLabels"), *me = ot_get(sel, "matchExpressions");
+    cJSON_ArrayForEach(c, (cJSON_IsObject(ml) ? ml : NULL))
+    {
+        if (n < 128 && c->string)
+            req[n++] = xasprintf("%s=%s", c->string, cJSON_IsString(c) ? c->valuestring : "");
+    }
+    cJSON_ArrayForEach(c, (cJSON_IsArray(me) ? me : NULL))
+    {
+        const char *key = ot_str(c, "key", ""), *op = ot_str(c, "operator", "");
+        if (n >= 128) break;
+        if (!strcmp(op, "Exists")) {
+            req[n++] = xstrdup(key);
+            continue;
+        }
+        if (!strcmp(op, "DoesNotExist")) {
+            req[n++] = xasprintf("!%s", key);
+            continue;
+        }
+        char *vals[64];
+        size_t nv = 0;
+        const cJSON *v, *arr = ot_get(c, "values");
+        cJSON_ArrayForEach(v, (cJSON_IsArray(arr) ? arr : NULL))
+        {
+            if (nv < 64 && cJSON_IsString(v)) vals[nv++] = v->valuestring;
+        }
+        if (nv > 1) qsort(vals, nv, sizeof *vals, ot_strcmp);
+        kc_buf r = {0};
+        ot_add(&r, "%s %s (", key, !strcmp(op, "NotIn") ? "notin" : "in");
+        for (size_t i = 0; i < nv; i++) ot_add(&r, "%s%s", i ? "," : "", vals[i]);
+        ot_add(&r, ")");
+        req[n++] = xstrdup(kc_buf_cstr(&r));
+        kc_buf_free(&r);
+    }
+    if (!n) return xstrdup("<none>");
+    if (n > 1) qsort(req, n, sizeof *req, ot_req_cmp);
+    kc_buf r = {0};
+    for (size_t i = 0; i < n; i++) {
+        ot_add(&r, "%s%s", i ? "," : "", req[i]);
+        free(req[i]);
+    }
+    char *out = xstrdup(kc_buf_cstr(&r));
+    kc_buf_free(&r);
+    return out;
+}
+
+/* "Label selector:  ..." and "Or label selector:  ..." as both describers print them. */
+static void ot_selectors(kc_buf *b, const cJSON *obj)
+{
+    const cJSON *ls = ot_get(obj, "spec.labelSelector");
+    char *t = ls ? ot_selector(ls) : xstrdup("<none>");
+    ot_add(b, "Label selector:  %s\n\n", t);
+    free(t);
+    const cJSON *ors = ot_get(obj, "spec.orLabelSelectors"), *c;
+    kc_buf r = {0};
+    int n = 0;
+    cJSON_ArrayForEach(c, (cJSON_IsArray(ors) ? ors : NULL))
+    {
+        char *one = ot_selector(c);
+        ot_add(&r, "%s%s", n++ ? " or " : "", one);
+        free(one);
+    }
+    ot_add(b, "Or label selector:  %s\n\n", n ? kc_buf_cstr(&r) : "<none>");
+    kc_buf_free(&r);
+}
+
 static void ot_pod_volumes(const struct vl_volume *const *v, size_t n, int restore, int header,
                            kc_buf *b);
+
+/* restore_describer.go DescribeRestore, part by part in its order (as --details), with veltop's
+ * own after Velero's: what the object does not say (the results' messages, the item operations'
+ * list, the CSI snapshot restores, the resource list: artifacts in object storage) says unknown
+ * and where to look. vols: the restore's volumes; NULL when veltop does not watch it. */
+static void ot_describe_restore(const cJSON *obj, const struct vl_volume *const *vols, size_t nvols,
+                                kc_buf *b)
+{
+    char tb[64], tb2[64], ph[512];
+    const char *name = ot_str(obj, "metadata.name", "");
+    const char *phase = ot_str(obj, "status.phase", "New");
+    int failed = !strcmp(phase, "Failed") || !strcmp(phase, "PartiallyFailed");
+    snprintf(ph, sizeof ph, "%s%s", phase,
+             ot_get(obj, "metadata.deletionTimestamp") ? " (Deleting)" : "");
+    if (failed)
+        snprintf(ph + strlen(ph), sizeof ph - strlen(ph),
+                 " (run 'velero restore logs %s' for more information)", name);
+    /* Phase and the progress are one block of the tabwriter: aligned together */
+    const char *lab[4] = {"Phase:"}, *val[4] = {ph};
+    char total[32], done[32], qp[32];
+    size_t n = 1;
+    if (!strcmp(phase, "Queued")) { /* veltop's: where in Velero's queue */
+        snprintf(qp, sizeof qp, "%lld", ot_int(obj, "status.queuePosition"));
+        lab[n] = "Queue position:", val[n++] = qp;
+    }
+    if (ot_get(obj, "status.progress")) { /* in flight: Velero's own "estimated", "so far" */
+        int live = !strcmp(phase, "InProgress");
+        snprintf(total, sizeof total, "%lld", ot_int(obj, "status.progress.totalItems"));
+        snprintf(done, sizeof done, "%lld", ot_int(obj, "status.progress.itemsRestored"));
+        lab[n] = live ? "Estimated total items to be restored:" : "Total items to be restored:";
+        val[n++] = total;
+        lab[n] = live ? "Items restored so far:" : "Items restored:";
+        val[n++] = done;
+    }
+    ot_block(b, 0, lab, val, n);
+    const char *tl[] = {"Started:", "Completed:"},
+               *tv[] = {ot_time(obj, "status.startTimestamp", "<n/a>", tb, sizeof tb),
+                        ot_time(obj, "status.completionTimestamp", "<n/a>", tb2, sizeof tb2)};
+    kc_buf_append(b, "\n", 1);
+    ot_block(b, 0, tl, tv, 2);
+    const cJSON *ve = ot_get(obj, "status.validationErrors"), *c;
+    if (cJSON_GetArraySize(ve) > 0) {
+        int k = 0;
+        ot_add(b, "\n");
+        cJSON_ArrayForEach(c, ve)
+            ot_add(b, "%-20s%s\n",
+                   k++ ? "" : "Validation errors:", cJSON_IsString(c) ? c->valuestring : "");
+    }
+    /* the results: Velero prints their messages (the RestoreResults file); veltop's results
+     * screen (r) has them, here their counts */
+    long long warnings = ot_int(obj, "status.warnings"), errors = ot_int(obj, "status.errors");
+    if (warnings > 0)
+        ot_add(b, "\nWarnings:  %lld (the messages: the results screen, r)\n", warnings);
+    if (errors > 0) ot_add(b, "\nErrors:  %lld (the messages: the results screen, r)\n", errors);
+    if (ot_str(obj, "status.failureReason", NULL)) /* veltop's: the object says why */
+        ot_add(b, "\nFailure reason:  %s\n", ot_str(obj, "status.failureReason", ""));
+    ot_add(b, "\nBackup:  %s\n\n", ot_str(obj, "spec.backupName", "<none>"));
+    ot_add(b, "Namespaces:\n  Included:  ");
+    const cJSON *inc = ot_get(obj, "spec.includedNamespaces");
+    if (cJSON_GetArraySize(inc) == 1 && cJSON_IsString(cJSON_GetArrayItem(inc, 0)) &&
+        !strcmp(cJSON_GetArrayItem(inc, 0)->valuestring, "*"))
+        inc = NULL; /* ["*"] is every namespace too */
+    ot_list(b, inc, "all namespaces found in the backup");
+    ot_add(b, "  Excluded:  ");
+    ot_list(b, ot_get(obj, "spec.excludedNamespaces"), "<none>");
+    ot_add(b, "\nResources:\n  Included:        ");
+    ot_list(b, ot_get(obj, "spec.includedResources"), "*");
+    ot_add(b, "  Excluded:        ");
+    ot_list(b, ot_get(obj, "spec.excludedResources"), "<none>");
+    ot_add(b, "  Cluster-scoped:  %s\n\n",
+           ot_boolp(obj, "spec.includeClusterResources", "excluded", "included", "auto"));
+    /* DescribeMap: sorted, the next ones under the first */
+    const cJSON *nm = ot_get(obj, "spec.namespaceMapping");
+    size_t nk = 0;
+    char **keys = xcalloc((size_t)cJSON_GetArraySize(nm) + 1, sizeof *keys);
+    cJSON_ArrayForEach(c, (cJSON_IsObject(nm) ? nm : NULL))
+    {
+        if (c->string) keys[nk++] = c->string;
+    }
+    if (nk > 1) qsort(keys, nk, sizeof *keys, ot_strcmp);
+    ot_add(b, "Namespace mappings:  ");
+    for (size_t i = 0; i < nk; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(nm, keys[i]);
+        ot_add(b, "%*s%s=%s\n", i ? 21 : 0, "", keys[i], cJSON_IsString(v) ? v->valuestring : "");
+    }
+    if (!nk) ot_add(b, "<none>\n");
+    free(keys);
+    kc_buf_append(b, "\n", 1);
+    ot_selectors(b, obj);
+    ot_add(b, "Restore PVs:  %s\n\n", ot_boolp(obj, "spec.restorePVs", "false", "true", "auto"));
+    if (vols) /* "kopia Restores:" by phase, then a blank line; nothing without any */
+        ot_pod_volumes(vols, nvols, 1, 1, b);
+    else
+        ot_add(b, "Pod Volume Restores:  <unknown: the restore is not among the runs watched>\n\n");
+    /* restore volume info: an artifact veltop does not fetch */
+    ot_add(b, "CSI Snapshot Restores:  <unknown: in the restore's volume info, not fetched>\n\n");
+    const char *el[] = {"Existing Resource Policy: ", "ItemOperationTimeout:"},
+               *ev[] = {ot_str(obj, "spec.existingResourcePolicy", "<none>"),
+                        ot_str(obj, "spec.itemOperationTimeout", "0s")};
+    ot_block(b, 0, el, ev, 2);
+    ot_add(b, "\nPreserve Service NodePorts:  %s\n",
+           ot_boolp(obj, "spec.preserveNodePorts", "false", "true", "auto"));
+    if (ot_get(obj, "spec.resourceModifier"))
+        ot_add(b, "\nResource modifier:\n  Type:  %s\n  Name:  %s\n",
+               ot_str(obj, "spec.resourceModifier.kind", ""),
+               ot_str(obj, "spec.resourceModifier.name", ""));
+    if (cJSON_IsTrue(ot_get(obj, "spec.skipDefaultResourceModifier")))
+        ot_add(b, "Skip Default Resource Modifier:  true\n");
+    if (ot_get(obj, "spec.resourcePolicy"))
+        ot_add(b, "\nResource policies:\n  Type:  %s\n  Name:  %s\n",
+               ot_str(obj, "spec.resourcePolicy.kind", ""),
+               ot_str(obj, "spec.resourcePolicy.name", ""));
+    if (ot_get(obj, "spec.uploaderConfig")) {
+        const char *ul[2], *uv[2];
+        char par[32];
+        size_t nu = 0;
+        ot_add(b, "\nUploader config:\n");
+        if (cJSON_IsTrue(ot_get(obj, "spec.uploaderConfig.writeSparseFiles")))
+            ul[nu] = "Write Sparse Files:", uv[nu++] = "true";
+        if (ot_int(obj, "spec.uploaderConfig.parallelFilesDownload") > 0) {
+            snprintf(par, sizeof par, "%lld",
+                     ot_int(obj, "spec.uploaderConfig.parallelFilesDownload"));
+            ul[nu] = "Parallel Restore:", uv[nu++] = par;
+        }
+        ot_block(b, 2, ul, uv, nu);
+    }
+    kc_buf_append(b, "\n", 1);
+    if (ot_int(obj, "status.restoreItemOperationsAttempted") > 0) /* as Velero: when attempted */
+        ot_add(b,
+               "Restore Item Operations:  %lld of %lld completed successfully, %lld failed (each: "
+               "the detail screen)\n",
+               ot_int(obj, "status.restoreItemOperationsCompleted"),
+               ot_int(obj, "status.restoreItemOperationsAttempted"),
+               ot_int(obj, "status.restoreItemOperationsFailed"));
+    if (ot_get(obj, "status.hookStatus")) { /* as Velero: when the status has them */
+        const char *hl[] = {"HooksAttempted: ", "HooksFailed: "};
+        char ha[32], hf[32];
+        snprintf(ha, sizeof ha, "%lld", ot_int(obj, "status.hookStatus.hooksAttempted"));
+        snprintf(hf, sizeof hf, "%lld", ot_int(obj, "status.hookStatus.hooksFailed"));
+        const char *hv[] = {ha, hf};
+        kc_buf_append(b, "\n", 1);
+        ot_block(b, 0, hl, hv, 2);
+    }
+    ot_add(b, "\nResource List:  <unknown: not fetched; the detail screen lists the resources>\n");
+    /* the per-resource progress veltop-sim (and a future Velero) reports */
+    const cJSON *rp = ot_get(obj, "status.resourceProgress");
+    if (cJSON_IsObject(rp) && cJSON_GetArraySize(rp)) {
+        ot_add(b, "\nResource progress:\n");
+        cJSON_ArrayForEach(c, rp) ot_add(b, "  %s: %lld of %lld\n", c->string,
+                                         ot_int(c, "processed"), ot_int(c, "total"));
+    }
+}
 
 /* vols: the run's volumes (n of them), NULL when veltop does not know them. */
 static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, size_t nvols,
@@ -271,22 +531,26 @@ static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, s
         ot_fields(b, obj, 0);
         return;
     }
+    if (restore) {
+        ot_describe_restore(obj, vols, nvols, b);
+        return;
+    }
     const char *phase = ot_str(obj, "status.phase", "New");
     /* backup_describer.go DescribeBackup, in its order */
     int failed = !strcmp(phase, "Failed") || !strcmp(phase, "PartiallyFailed");
     ot_add(b, "Phase:  %s%s", phase,
            ot_get(obj, "metadata.deletionTimestamp") ? " (Deleting)" : "");
     if (failed)
-        ot_add(b, " (run `velero %s logs %s` for more information)", backup ? "backup" : "restore",
+        ot_add(b, " (run `velero backup logs %s` for more information)",
                ot_str(obj, "metadata.name", ""));
     kc_buf_append(b, "\n", 1);
     if (!strcmp(phase, "Queued"))
         ot_add(b, "Queue position:  %lld\n", ot_int(obj, "status.queuePosition"));
-    if (backup && ot_get(obj, "spec.resourcePolicy"))
+    if (ot_get(obj, "spec.resourcePolicy"))
         ot_add(b, "\nResource policies:\n  Type:  %s\n  Name:  %s\n",
                ot_str(obj, "spec.resourcePolicy.kind", ""),
                ot_str(obj, "spec.resourcePolicy.name", ""));
-    if (backup && ot_int(obj, "spec.uploaderConfig.parallelFilesUpload") > 0)
+    if (ot_int(obj, "spec.uploaderConfig.parallelFilesUpload") > 0)
         ot_add(b, "\nUploader config:\n  Parallel files upload:  %lld\n",
                ot_int(obj, "spec.uploaderConfig.parallelFilesUpload"));
     const cJSON *ve = ot_get(obj, "status.validationErrors");
@@ -304,15 +568,8 @@ static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, s
     }
     if (ot_str(obj, "status.failureReason", NULL))
         ot_add(b, "Failure reason:  %s\n\n", ot_str(obj, "status.failureReason", ""));
-    if (restore) {
-        ot_add(b, "Backup:  %s\n\n", ot_str(obj, "spec.backupName", "<none>"));
-        if (ot_str(obj, "spec.scheduleName", NULL))
-            ot_add(b, "Schedule:  %s\n\n", ot_str(obj, "spec.scheduleName", ""));
-    }
     ot_add(b, "Namespaces:\n  Included:  ");
-    /* velero's describers: a backup's empty list is "*", a restore's says what it means */
-    ot_list(b, ot_get(obj, "spec.includedNamespaces"),
-            backup ? "*" : "all namespaces found in the backup");
+    ot_list(b, ot_get(obj, "spec.includedNamespaces"), "*"); /* a restore's: ot_describe_restore */
     ot_add(b, "  Excluded:  ");
     ot_list(b, ot_get(obj, "spec.excludedNamespaces"), "<none>");
     ot_add(b, "\nResources:\n  Included:        ");
@@ -322,13 +579,8 @@ static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, s
     const cJSON *icr = ot_get(obj, "spec.includeClusterResources");
     ot_add(b, "  Cluster-scoped:  %s\n\n",
            cJSON_IsBool(icr) ? (cJSON_IsTrue(icr) ? "included" : "excluded") : "auto");
-    ot_add(b, "Label selector:  %s\n\n",
-           ot_get(obj, "spec.labelSelector") ? "(see the JSON or YAML)" : "<none>");
-    if (backup) {
-        ot_add(b, "Or label selector:  %s\n\n",
-               cJSON_GetArraySize(ot_get(obj, "spec.orLabelSelectors")) > 0
-                   ? "(see the JSON or YAML)"
-                   : "<none>");
+    ot_selectors(b, obj);
+    {
         const cJSON *lbl = ot_get(obj, "metadata.labels");
         const cJSON *sl = cJSON_IsObject(lbl)
                               ? cJSON_GetObjectItemCaseSensitive(lbl, "velero.io/storage-location")
@@ -365,7 +617,7 @@ static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, s
     ot_add(b, "Started:    %s\n", ot_time(obj, "status.startTimestamp", "<n/a>", tb, sizeof tb));
     ot_add(b, "Completed:  %s\n\n",
            ot_time(obj, "status.completionTimestamp", "<n/a>", tb, sizeof tb));
-    if (backup) {
+    {
         ot_add(b, "Expiration:  %s\n\n", ot_time(obj, "status.expiration", "<nil>", tb, sizeof tb));
         if (ot_get(obj, "status.progress")) { /* in flight: Velero's own "estimated", "so far" */
             if (!strcmp(phase, "InProgress")) {
@@ -405,17 +657,6 @@ static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, s
         else
             ot_add(b,
                    "  Pod Volume Backups: <unknown: the backup is not among the runs watched>\n\n");
-    } else {
-        if (ot_get(obj, "status.progress")) {
-            ot_add(b, "Total items to be restored:  %lld\n",
-                   ot_int(obj, "status.progress.totalItems"));
-            ot_add(b, "Items restored:              %lld\n\n",
-                   ot_int(obj, "status.progress.itemsRestored"));
-        }
-        ot_add(b, "Restore Item Operations:  %lld of %lld completed successfully, %lld failed\n\n",
-               ot_int(obj, "status.restoreItemOperationsCompleted"),
-               ot_int(obj, "status.restoreItemOperationsAttempted"),
-               ot_int(obj, "status.restoreItemOperationsFailed"));
     }
     if (ot_get(obj, "status.hookStatus")) { /* as Velero: when the status has them */
         ot_add(b, "HooksAttempted:  %lld\n", ot_int(obj, "status.hookStatus.hooksAttempted"));
@@ -427,10 +668,6 @@ static void ot_describe(const cJSON *obj, const struct vl_volume *const *vols, s
         ot_add(b, "\nResource progress:\n");
         cJSON_ArrayForEach(c, rp) ot_add(b, "  %s: %lld of %lld\n", c->string,
                                          ot_int(c, "processed"), ot_int(c, "total"));
-    }
-    if (restore && vols) { /* restore_describer.go: its pod volume restores last */
-        kc_buf_append(b, "\n", 1);
-        ot_pod_volumes(vols, nvols, 1, 1, b);
     }
 }
 

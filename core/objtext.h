@@ -1,8 +1,8 @@
 /* objtext.h: an API object as text for the describe pager: YAML as kubectl -o yaml prints it
  * (emitted with libyaml: keys sorted, sequences not indented under their key, strings that would
  * read as another type double-quoted), and a summary in the shape of `velero backup describe
- * --details`
- * (`velero restore describe`; other kinds as `kubectl describe` lays out fields). */
+ * --details` (`velero restore describe --details`, restore_describer.go; other kinds as
+ * `kubectl describe` lays out fields). */
 #pragma once
 #include <cjson/cJSON.h>
 

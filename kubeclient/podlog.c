@@ -360,6 +360,19 @@ void kc_podlog_free(kc_podlog *p)
     free(p);
 }
 
+void kc_podlog_finish(kc_podlog *p)
+{
+    if (!p || p->no_follow) return;
+    p->no_follow = 1;
+    /* waiting to reconnect after the stream closed: read the rest now (from the last line's
+     * second, repeats skipped), not after the backoff */
+    if (p->state == KC_PL_RETRYING && p->timer && p->pod) {
+        kc_loop_cancel(p->loop, p->timer);
+        p->timer = 0;
+        pl_connect(p);
+    }
+}
+
 kc_pl_state kc_podlog_state(const kc_podlog *p)
 {
     return p->state;

@@ -64,18 +64,25 @@ resize() {
     tmux -L "$SOCK" resize-window -t shots -x "$1" -y "$2"
 }
 
+# sim_start SCENARIO NAME: veltop-sim on SCENARIO (SIM_PID), its kubeconfig $TMP/kc-NAME, once it
+# listens. One sim a scenario: the demo's is stopped for the disconnected screens, and each later
+# screen needs the cluster of its own test scenario, so no two runs can share one.
+sim_start() {
+    "$SIM" --scenario "$1" --quiet --kubeconfig-out "$TMP/kc-$2" >"$TMP/sim-$2.out" 2>&1 &
+    SIM_PID=$!
+    i=0
+    until grep -q 'listening on' "$TMP/sim-$2.out"; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || { echo "screenshots: veltop-sim did not start ($2)" >&2; exit 1; }
+        sleep 0.05
+    done
+}
+
 # the demo scenario on a sim we can stop (for the disconnected screen)
-"$SIM" --scenario demo --quiet --kubeconfig-out "$TMP/kubeconfig" >"$TMP/sim.out" 2>&1 &
-SIM_PID=$!
-i=0
-until grep -q 'listening on' "$TMP/sim.out"; do
-    i=$((i + 1))
-    [ $i -lt 200 ] || { echo "screenshots: veltop-sim did not start" >&2; exit 1; }
-    sleep 0.05
-done
+sim_start demo demo
 
 tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x 120 -y 40 \
-    env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --kubeconfig "$TMP/kubeconfig"
+    env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --kubeconfig "$TMP/kc-demo"
 tmux -L "$SOCK" set-option -g window-size manual >/dev/null
 wait_for 'live'
 wait_for 'InProgress'
@@ -168,14 +175,7 @@ shot disconnected-80x24 80 24
 scenario_start() { # scenario file: a sim of its own, veltop in a fresh session at 200x50
     tmux -L "$SOCK" kill-session -t shots 2>/dev/null || true
     [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null || true
-    "$SIM" --scenario "$SRC/tests/fixtures/scenarios/$1" --quiet --kubeconfig-out "$TMP/kc-$1" >"$TMP/sim-$1.out" 2>&1 &
-    SIM_PID=$!
-    i=0
-    until grep -q 'listening on' "$TMP/sim-$1.out"; do
-        i=$((i + 1))
-        [ $i -lt 200 ] || { echo "screenshots: veltop-sim did not start ($1)" >&2; exit 1; }
-        sleep 0.05
-    done
+    sim_start "$SRC/tests/fixtures/scenarios/$1" "$1"
     tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x 200 -y 50 \
         env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --kubeconfig "$TMP/kc-$1"
     tmux -L "$SOCK" set-option -g window-size manual >/dev/null

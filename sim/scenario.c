@@ -189,6 +189,7 @@ void scenario_free(scenario *s)
         for (size_t k = 0; k < r->n_jobs; k++) {
             free(r->jobs[k].name);
             free(r->jobs[k].result);
+            free(r->jobs[k].ends);
             free(r->jobs[k].message);
             strv_free(r->jobs[k].log, r->jobs[k].n_log);
         }
@@ -869,6 +870,10 @@ static int parse_repo_job(parse_ctx *p, yaml_node_t *n, scn_repo *r)
                 return perr(p, v, "result: expected Succeeded, Failed or Running");
         } else if (k && !strcmp(k, "message")) {
             if (get_str(p, v, k, &j->message)) return -1;
+        } else if (k && !strcmp(k, "ends")) {
+            if (get_str(p, v, k, &j->ends)) return -1;
+            if (strcmp(j->ends, "Succeeded") && strcmp(j->ends, "Failed"))
+                return perr(p, v, "ends: expected Succeeded or Failed");
         } else if (k && !strcmp(k, "log")) {
             if (get_strv(p, v, k, &j->log, &j->n_log)) return -1;
         } else
@@ -876,6 +881,8 @@ static int parse_repo_job(parse_ctx *p, yaml_node_t *n, scn_repo *r)
     }
     if (!has_start) return perr(p, n, "jobs entry: start is required");
     if (!j->result) return perr(p, n, "jobs entry: result is required");
+    if (j->ends && strcmp(j->result, "Running"))
+        return perr(p, n, "jobs entry: ends is for a Running job");
     return 0;
 }
 

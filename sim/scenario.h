@@ -113,8 +113,11 @@ typedef struct scn_repo_job {
     double start;    /* offset of its start from the sim's start */
     double duration; /* seconds it ran (Succeeded / Failed) */
     char *result;    /* "Succeeded", "Failed" or "Running" */
-    char *message;   /* a Failed job's condition message */
-    char **log;      /* its pod's log lines, spread over its run */
+    /* Running only: "Succeeded" or "Failed" when it ends, duration after its start (its log
+     * lines are written as their time comes, its Job and pod then finish); NULL: runs on */
+    char *ends;
+    char *message; /* a Failed job's condition message */
+    char **log;    /* its pod's log lines, spread over its run */
     size_t n_log;
 } scn_repo_job;
 

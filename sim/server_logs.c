@@ -17,7 +17,7 @@
 typedef struct log_ctx {
     simserver *s;
     struct MHD_Connection *conn;
-    char *pod;
+    char *ns, *pod;
     size_t pos;
     int follow, timestamps;
     double since;
@@ -46,6 +46,19 @@ static void log_format(log_ctx *lc, char **lines, double *times, size_t n)
     free(times);
 }
 
+/* The pod's containers have exited for good (phase Succeeded or Failed), or it is gone: the
+ * kubelet ends a followed log then. */
+static int log_pod_ended(log_ctx *lc)
+{
+    cJSON *pod = simstore_get(lc->s->o.store, "pods", lc->ns, lc->pod);
+    if (!pod) return 1;
+    const char *ph = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pod, "status"), "phase"));
+    int ended = ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
+    cJSON_Delete(pod);
+    return ended;
+}
+
 static ssize_t log_reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
@@ -55,10 +68,15 @@ static ssize_t log_reader(void *cls, uint64_t pos, char *buf, size_t max)
         lc->off = 0;
         if (!lc->follow || atomic_load(&lc->s->stopping) || srv_peer_closed(lc->conn))
             return MHD_CONTENT_READER_END_OF_STREAM;
+        /* ended before this read: its last lines were written before it ended (simctl), so
+         * this read has them all, and an empty one is the end */
+        int ended = log_pod_ended(lc);
         size_t n;
         double *times;
-        char **lines = simstore_log_read(lc->s->o.store, lc->pod, &lc->pos, 250, &n, &times);
+        char **lines =
+            simstore_log_read(lc->s->o.store, lc->pod, &lc->pos, ended ? 0 : 250, &n, &times);
         if (lines) log_format(lc, lines, times, n);
+        if (ended && !lines) return MHD_CONTENT_READER_END_OF_STREAM;
     }
     size_t n = lc->out.len - lc->off;
     if (n > max) n = max;
@@ -88,6 +106,7 @@ static ssize_t log_stall_reader(void *cls, uint64_t pos, char *buf, size_t max)
 static void log_free(void *cls)
 {
     log_ctx *lc = cls;
+    free(lc->ns);
     free(lc->pod);
     kc_buf_free(&lc->out);
     free(lc);
@@ -118,6 +137,7 @@ enum MHD_Result srv_do_log(simserver *s, struct MHD_Connection *c, const target 
     log_ctx *lc = xcalloc(1, sizeof *lc);
     lc->s = s;
     lc->conn = c;
+    lc->ns = xstrdup(t->ns ? t->ns : "");
     lc->pod = xstrdup(t->name);
     lc->follow = srv_arg_true(c, "follow");
     if (lc->follow && FA(s)->close_logs) {

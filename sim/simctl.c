@@ -65,7 +65,15 @@ struct simctl {
         double expires; /* wall clock */
     } * tokens;
     size_t ntokens;
-    simpods *pods; /* server, node-agent and data-mover pods (simpods.c) */
+    simpods *pods;   /* server, node-agent and data-mover pods (simpods.c) */
+    struct sim_job { /* maintenance Jobs that end (`ends:`): their log written as it comes */
+        const scn_repo_job *j;
+        char name[128], pod[160];
+        double start;  /* simulated time */
+        size_t logged; /* log lines written so far */
+        int ended;
+    } * jobs;
+    size_t njobs;
 };
 
 /* The cluster's wall clock: the real one off by the scenario's --clock-skew. */
@@ -1259,10 +1267,47 @@ static void step_deletions(simctl *c, double now)
     }
 }
 
+/* Maintenance Jobs that end: each log line written when its time (spread over the run) has
+ * come, then, duration after the start, the Job and its pod finished as `ends` says (the Job
+ * controller's and the kubelet's writes; the lines first, as a container's log is whole when it
+ * exits). */
+static void step_jobs(simctl *c, double now)
+{
+    for (size_t i = 0; i < c->njobs; i++) {
+        struct sim_job *sj = &c->jobs[i];
+        const scn_repo_job *j = sj->j;
+        if (sj->ended) continue;
+        while (sj->logged < j->n_log) {
+            double t = sj->start + j->duration * (double)sj->logged / (double)j->n_log;
+            if (t > now) break;
+            simstore_log_append(c->store, sj->pod, t, j->log[sj->logged++]);
+        }
+        if (now < sj->start + j->duration) continue;
+        const scn_repo *rp = NULL;
+        for (size_t r = 0; r < c->scn->n_repos && !rp; r++)
+            if (j >= c->scn->repos[r].jobs && j < c->scn->repos[r].jobs + c->scn->repos[r].n_jobs)
+                rp = &c->scn->repos[r];
+        scn_repo_job done = *j;
+        done.result = j->ends;
+        double epoch = sj->start - j->start; /* the time simrepo_job counts its start from */
+        cJSON *job = simrepo_job(rp, &done, sj->name, c->ns, epoch);
+        cJSON *pod = simrepo_job_pod(rp, &done, sj->name, sj->pod, c->ns, epoch);
+        sim_mf_writer wj = writer("kube-controller-manager", now), wp = writer("kubelet", now);
+        simstore_mutate_as(c->store, "jobs", c->ns, sj->name, &wj, dr_process,
+                           cJSON_GetObjectItemCaseSensitive(job, "status"));
+        simstore_mutate_as(c->store, "pods", c->ns, sj->pod, &wp, dr_process,
+                           cJSON_GetObjectItemCaseSensitive(pod, "status"));
+        cJSON_Delete(job);
+        cJSON_Delete(pod);
+        sj->ended = 1;
+    }
+}
+
 static void tick(simctl *c)
 {
     double now = sim_now(c);
     simpods_tick(c->pods, now); /* the server is back (ready) before it fails orphaned runs */
+    step_jobs(c, now);
     step_schedules(c, now);
     if (!c->opts.passive) step_adopt(c, now);
     int64_t ms = kc_now_ms();
@@ -1380,6 +1425,16 @@ static void create_static(simctl *c)
                 now + j->start, "kube-controller-manager",
                 now + j->start + (strcmp(j->result, "Running") ? j->duration : 0)));
             free(store_create(c, "pods", simrepo_job_pod(rp, j, name, pod, c->ns, now)));
+            if (j->ends) { /* its lines as their time comes (step_jobs), then its end */
+                c->jobs = xrealloc(c->jobs, (c->njobs + 1) * sizeof *c->jobs);
+                struct sim_job *sj = &c->jobs[c->njobs++];
+                memset(sj, 0, sizeof *sj);
+                sj->j = j;
+                sj->start = now + j->start;
+                snprintf(sj->name, sizeof sj->name, "%s", name);
+                snprintf(sj->pod, sizeof sj->pod, "%s", pod);
+                continue;
+            }
             for (size_t l = 0; l < j->n_log; l++) /* spread over its run */
                 simstore_log_append(c->store, pod,
                                     now + j->start + j->duration * (double)l / (double)(j->n_log),
@@ -1498,6 +1553,7 @@ void simctl_stop(simctl *c)
         if (c->adopt_w[k]) simstore_watch_close(c->adopt_w[k]);
     if (c->dr_w) simstore_watch_close(c->dr_w);
     simpods_free(c->pods);
+    free(c->jobs);
     scenario_free(c->scn);
     free(c->base_url);
     free(c->ns);

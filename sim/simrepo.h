@@ -17,6 +17,7 @@ char *simrepo_job_name(const scn_repo *r, const scn_repo_job *j, double t, char 
 /* The batch/v1 Job of job j of repository r (named name), its times offsets from epoch. */
 cJSON *simrepo_job(const scn_repo *r, const scn_repo_job *j, const char *name, const char *ns,
                    double epoch);
-/* Its pod (named pod, labelled job-name=<name>): Succeeded, Failed or Running. */
+/* Its pod (named pod, labelled job-name=<name>): Succeeded, Failed or Running (j->result; a
+ * Running job's end is its result with j->ends, simctl's step_jobs). */
 cJSON *simrepo_job_pod(const scn_repo *r, const scn_repo_job *j, const char *name, const char *pod,
                        const char *ns, double epoch);

@@ -64,7 +64,8 @@ const ui_command ui_commands[] = {
     {UI_C_FIND,
      {'/'},
      "/",
-     "find: filter the list (regular expressions, !RE, -l key=value, as k9s), search the log",
+     "find: filter the list or health (regular expressions, !RE, -l key=value, as k9s), search "
+     "the log",
      "finding and following"},
     {UI_C_FOLLOW,
      {'f'},

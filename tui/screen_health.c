@@ -31,6 +31,8 @@ typedef struct health_state {
     int hx_max;  /* how far that is worth it (the longest message's overflow at the last draw) */
     char paths[HEALTH_MAX_OBJS][320]; /* API paths of the objects, for y and Enter */
     char pods[HEALTH_MAX_OBJS][128];  /* a repository's newest maintenance job pod, for l */
+    int prompting;                    /* the / prompt is open */
+    char filter[128];                 /* as the list's /: RE, "!RE", "-l k=v" (ui_filter) */
 } health_state;
 
 static health_state *health_of(ui_screen *s)
@@ -163,6 +165,35 @@ static int health_job_log(ui *u, ui_screen *s)
     return ui_open(u, UI_S_PODLOG, s, VL_BACKUP, st->pods[st->sel]);
 }
 
+/* /: filter the objects' lines (Enter keeps, Esc clears) */
+static int health_find(ui *u, ui_screen *s)
+{
+    (void)u;
+    health_of(s)->prompting = 1;
+    return UI_REDRAW;
+}
+
+static int health_clear(ui *u, ui_screen *s)
+{
+    health_state *st = health_of(s);
+    if (!st->filter[0]) return UI_NOTHING; /* Esc goes back */
+    (void)u;
+    st->filter[0] = 0;
+    st->sel = st->top = 0;
+    return UI_REDRAW;
+}
+
+static int health_on_key(ui_screen *s, ui *u, int ch)
+{
+    health_state *st = health_of(s);
+    if (!st->prompting) return UI_UNHANDLED;
+    (void)u;
+    int r = ui_prompt_edit(st->filter, sizeof st->filter, &st->prompting, ch);
+    if (r != UI_REDRAW) return r;
+    st->sel = st->top = 0;
+    return UI_REDRAW;
+}
+
 static int health_self(ui *u, ui_screen *s)
 {
     (void)u, (void)s;
@@ -182,6 +213,11 @@ static const ui_key health_keys[] = {
     {UI_C_WRAP, "wrap long messages under their row on/off", health_wrap},
     {UI_C_LEFT, "scroll the messages left", health_left},
     {UI_C_RIGHT, "scroll the messages right (when not wrapped)", health_right},
+    {UI_C_FIND,
+     "filter: a regular expression (any case) of an object's name, phase, node or schedule; "
+     "!RE the others; -l key=value labels",
+     health_find},
+    {UI_C_BACK, "clear the filter, else back", health_clear},
     {UI_C_HEALTH, "(this screen)", health_self},
     {UI_C_NONE, NULL, NULL},
 };
@@ -194,14 +230,63 @@ typedef struct hd {
     const char *ns;   /* the Velero namespace (objects without their own) */
     int color;        /* colours in use (else failed runs are reversed) */
     const model *m;   /* its clock: cluster times shown on ours (model_local_time) */
+    /* the / filter: an object it does not keep is drawn nowhere and its lines are taken back */
+    const ui_filter *f;
+    int hide;      /* the current object's lines are not shown */
+    int hide_from; /* its first line, where the next one goes */
+    int sec_objs;  /* objects of the current section, and how many the filter kept */
+    int sec_shown;
+    int cols_y; /* the section's column names' line, -1 none */
 } hd;
+
+/* An object's lines are over: a hidden one's are taken back. */
+static void hd_end(hd *d)
+{
+    if (d->hide) d->y = d->hide_from;
+    d->hide = 0;
+}
+
+/* The lines from here to the next object, section or hd_end are one object's (its fields and
+ * labels are what / matches): hidden when the filter does not keep it. 1 when it is shown. */
+static int hd_filter(hd *d, const char *const *fields, size_t nf, char *const *lk, char *const *lv,
+                     size_t nl)
+{
+    hd_end(d);
+    d->sec_objs++;
+    if (ui_filter_match(d->f, fields, nf, lk, lv, nl)) {
+        d->sec_shown++;
+        return 1;
+    }
+    d->hide = 1;
+    d->hide_from = d->y;
+    return 0;
+}
+
+/* A section is over: when it had objects and the filter kept none, one line says so in place of
+ * its column names (the title stays: its counts and alarms are the whole section's). */
+static void hd_section_end(hd *d)
+{
+    hd_end(d);
+    if (d->f->active && d->sec_objs && !d->sec_shown) {
+        if (d->cols_y >= 0) d->y = d->cols_y;
+        int r = d->y - d->top;
+        if (r >= 0 && r < d->rows) {
+            wmove(d->w, r, 0);
+            wclrtoeol(d->w);
+            w_print(d->w, r, 2, d->cols - 2, A_DIM, "no line matches the filter");
+        }
+        d->y++;
+    }
+    d->sec_objs = d->sec_shown = 0;
+    d->cols_y = -1;
+}
 
 /* The current line is an object's row: records its path; returns 1 when it is the selected one
  * (marked with ">", its name reversed). */
 static int hd_object(hd *d, const char *api, const char *ns, const char *plural, const char *name)
 {
     health_state *st = d->st;
-    if (st->n_objs >= HEALTH_MAX_OBJS) return 0;
+    if (d->hide || st->n_objs >= HEALTH_MAX_OBJS) return 0;
     int i = st->n_objs++;
     snprintf(st->paths[i], sizeof st->paths[i], "%s/namespaces/%s/%s/%s", api,
              ns && *ns ? ns : d->ns, plural, name ? name : "");
@@ -221,7 +306,7 @@ static void hd_message(hd *d, int r, int x, const char *msg, attr_t a)
         int width = d->cols - 4;
         if (width < 10) return;
         int n = w_wrap(NULL, 0, 0, width, 0, 0, msg, 0);
-        for (int k = 0; k < n; k++) {
+        for (int k = 0; k < n && !d->hide; k++) {
             int rr = d->y + 1 + k - d->top;
             if (rr >= 0 && rr < d->rows) w_wrap(d->w, rr, 4, width, k, 1, msg, a);
         }
@@ -245,14 +330,16 @@ static int hd_clip(const hd *d, int x, int maxcols)
     return maxcols < room ? maxcols : room;
 }
 
-static int hd_row(hd *d) /* the window row of the current line, -1 when off screen */
+static int hd_row(hd *d) /* the window row of the current line, -1 when off screen or hidden */
 {
+    if (d->hide) return -1;
     int r = d->y - d->top;
     return r >= 0 && r < d->rows ? r : -1;
 }
 
 static void hd_title_sel(hd *d, const char *fmt, const char *extra, attr_t extra_attr, attr_t sel)
 {
+    hd_end(d);
     int r = hd_row(d);
     if (r >= 0) {
         int x = w_print(d->w, r, 0, hd_clip(d, 0, d->cols), A_BOLD | sel, "%s", fmt);
@@ -269,6 +356,7 @@ static void hd_title(hd *d, const char *fmt, const char *extra, attr_t extra_att
 
 static void hd_cols(hd *d, const char *const *names, const int *x, int n)
 {
+    d->cols_y = d->y;
     int r = hd_row(d);
     for (int i = 0; r >= 0 && i < n; i++)
         if (x[i] < d->cols && (i + 1 == n || x[i + 1] > x[i])) /* a column of no width: none */
@@ -335,6 +423,8 @@ static void hd_schedules(hd *d, const health *h, double wall, int utf8)
     /* each schedule's row (and its lines), then its restore readiness on a line of its own */
     for (size_t i = 0; i < h->n_sch; d->y++, hd_restorable(d, h, &h->sch[i]), i++) {
         const health_schedule *hs = &h->sch[i];
+        const char *mf[] = {hs->s->meta.name, hs->s->schedule, hs->last ? hs->last->phase : NULL};
+        hd_filter(d, mf, 3, hs->s->meta.label_keys, hs->s->meta.label_values, hs->s->meta.nlabels);
         attr_t sel =
             hd_object(d, "/apis/velero.io/v1", hs->s->meta.ns, "schedules", hs->s->meta.name)
                 ? A_REVERSE
@@ -439,6 +529,8 @@ static void hd_locations(hd *d, const health *h, double wall)
         size_t n = kind ? h->n_vsl : h->n_bsl;
         for (size_t i = 0; i < n; i++, d->y++) {
             const vl_bsl *b = v[i];
+            const char *mf[] = {b->meta.name, kind ? "VSL" : "BSL", b->phase, b->provider};
+            hd_filter(d, mf, 4, b->meta.label_keys, b->meta.label_values, b->meta.nlabels);
             attr_t sel =
                 hd_object(d, "/apis/velero.io/v1", b->meta.ns,
                           kind ? "volumesnapshotlocations" : "backupstoragelocations", b->meta.name)
@@ -491,6 +583,11 @@ static void hd_pods(hd *d, const health *h, double wall)
     int r = hd_row(d);
     const kc_pod *p = h->server;
     attr_t psel = 0;
+    if (h->pods_known && p) {
+        const char *mf[] = {p->name, p->node, p->ready ? "Ready" : "NOT READY", p->version};
+        hd_filter(d, mf, 4, p->label_keys, p->label_values, p->nlabels);
+        r = hd_row(d);
+    }
     if (h->pods_known && p) psel = hd_object(d, "/api/v1", p->ns, "pods", p->name) ? A_REVERSE : 0;
     if (!h->pods_known) { /* unknown, not missing */
         hd_unread(d, h, HEALTH_IN_PODS);
@@ -532,6 +629,7 @@ static void hd_pods(hd *d, const health *h, double wall)
         }
     }
     d->y++;
+    hd_section_end(d); /* the server's; the agents' follows */
     if (h->n_servers > 1) {
         r = hd_row(d);
         if (r >= 0)
@@ -592,6 +690,8 @@ static void hd_pods(hd *d, const health *h, double wall)
     hd_cols(d, names, x, 4);
     for (size_t i = 0; i < h->n_agents; i++, d->y++) {
         const kc_pod *a = h->agents[i].pod;
+        const char *mf[] = {a->node, a->name, a->ready ? "yes" : "NO"};
+        hd_filter(d, mf, 3, a->label_keys, a->label_values, a->nlabels);
         attr_t sel = hd_object(d, "/api/v1", a->ns, "pods", a->name) ? A_REVERSE : 0;
         r = hd_row(d);
         if (r < 0) continue;
@@ -605,6 +705,8 @@ static void hd_pods(hd *d, const health *h, double wall)
     /* the nodes that need one (a volume there waits) and have none, by name; the rest of the
      * DaemonSet's shortfall by count */
     for (size_t i = 0; i < h->n_nodes_without; i++, d->y++) {
+        const char *mf[] = {h->nodes_without[i]};
+        hd_filter(d, mf, 1, NULL, NULL, 0);
         r = hd_row(d);
         if (r < 0) continue;
         w_text(d->w, r, x[0], hd_clip(d, x[0], x[1] - x[0] - 1), h->nodes_without[i],
@@ -612,6 +714,7 @@ static void hd_pods(hd *d, const health *h, double wall)
         w_print(d->w, r, x[1], hd_clip(d, x[1], d->cols - x[1]), w_attr(W_BAD),
                 "no node-agent pod (a volume there waits for one)");
     }
+    hd_end(d);
     int unnamed = missing - (int)h->n_nodes_without;
     if (unnamed > 0) {
         r = hd_row(d);
@@ -731,6 +834,12 @@ static void hd_repos(hd *d, const repo_report *rp)
     for (size_t i = 0; i < rp->n; i++, d->y++) {
         const repo_row *w = &rp->rows[i];
         const kc_repo *k = w->r;
+        /* the labels Velero gives a repository from these three fields (velero.io/...) */
+        char *lk[] = {"velero.io/volume-namespace", "velero.io/storage-location",
+                      "velero.io/repository-type"};
+        char *lv[] = {k->volume_ns, k->bsl, k->type};
+        const char *mf[] = {k->name, k->volume_ns, k->bsl, k->type, k->phase ? k->phase : "New"};
+        hd_filter(d, mf, 5, lk, lv, 3);
         int before = d->st->n_objs;
         attr_t sel = hd_object(d, "/apis/velero.io/v1", k->ns, "backuprepositories", k->name)
                          ? A_REVERSE
@@ -785,9 +894,20 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     health *h = health_of_app(ui_app(u), ui_wall(u));
     double wall = h->now; /* the cluster's clock: every time shown here is the cluster's */
     st->page = rows;
+    ui_filter f;
+    ui_filter_compile(&f, st->filter);
     /* a selection moved out of view: a pass that draws nothing finds its line first */
     for (int pass = st->want ? 0 : 1; pass < 2; pass++) {
-        hd d = {w, 0, st->top, pass ? rows : 0, cols, st, ui_app(u)->ns, ui_color(u), ui_model(u)};
+        hd d = {.w = w,
+                .top = st->top,
+                .rows = pass ? rows : 0,
+                .cols = cols,
+                .st = st,
+                .ns = ui_app(u)->ns,
+                .color = ui_color(u),
+                .m = ui_model(u),
+                .f = &f,
+                .cols_y = -1};
         st->n_objs = 0;
         st->sel_y = -1;
         st->hx_max = 0;
@@ -801,15 +921,31 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
                         fmt_clock(clock, sizeof clock, ui_answer_ctx(u)->wall, 0));
             d.y += 2;
         }
+        if (st->prompting || st->filter[0]) { /* the filter on the first line */
+            int r = hd_row(&d), x = 0;
+            if (r >= 0) {
+                x = w_print(w, r, 0, cols, st->prompting ? A_BOLD : w_attr(W_ACTIVE), "filter: /");
+                x += w_text(w, r, x, cols - x - 30, st->filter, A_BOLD);
+                if (st->prompting) w_print(w, r, x, 1, A_REVERSE, " ");
+                if (f.error[0] && x + 2 < cols - 30)
+                    w_text(w, r, x + 2, cols - 32 - x, f.error, w_attr(W_BAD));
+                if (!st->prompting) w_print(w, r, cols - 10, 10, A_DIM, "Esc clears");
+            }
+            d.y++;
+        }
         hd_schedules(&d, h, wall, ui_utf8(u));
+        hd_section_end(&d);
         d.y++;
         hd_locations(&d, h, wall);
+        hd_section_end(&d);
         d.y++;
         hd_pods(&d, h, wall);
+        hd_section_end(&d);
         d.y++;
         hd_queue(&d, h);
         d.y++;
         if (h->repos) hd_repos(&d, h->repos);
+        hd_section_end(&d);
         st->lines = d.y;
         if (st->sel >= st->n_objs) st->sel = st->n_objs - 1;
         if (!pass && st->sel_y >= 0) {
@@ -818,6 +954,7 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         }
     }
     st->want = 0;
+    ui_filter_free(&f);
     if (st->hx > st->hx_max) { /* scrolled before a frame measured the lines: back to their end */
         st->hx = st->hx_max;
         ui_invalidate(u);
@@ -827,10 +964,10 @@ static void health_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
 
 static const char *health_hint(ui_screen *s, ui *u)
 {
-    (void)s;
     (void)u;
-    /* Left/Right are in help: at 80 columns the hint keeps Esc and the repository log key */
-    return "j/k:select  d:describe  y:yaml  l:job log  W:wrap  Esc:back  " UI_HINT_END;
+    if (health_of(s)->prompting) return "type to filter  Enter:keep  Esc:clear  Backspace:erase";
+    /* Left/Right and y are in help: at 80 columns the hint keeps Esc, / and the job log key */
+    return "j/k:select  d:describe  /:filter  l:job log  W:wrap  Esc:back  " UI_HINT_END;
 }
 
 static void health_free_screen(ui_screen *s)
@@ -849,6 +986,7 @@ ui_screen *screen_health_new(void)
     s->draw = health_draw;
     s->free = health_free_screen;
     s->hint = health_hint;
+    s->on_key = health_on_key;
     health_state *st = xcalloc(1, sizeof(health_state));
     s->data = st;
     return s;

@@ -14,7 +14,9 @@
 #include "kubeclient/client.h"
 #include "kubeclient/caps.h"
 #include "kubeclient/download.h"
+#include "kubeclient/pod.h"
 #include "kubeclient/podlog.h"
+#include "kubeclient/store.h"
 #include "kubeclient/util.h"
 #include "logbuf.h"
 #include "logparse.h"
@@ -38,7 +40,8 @@ typedef struct logs_state {
     int dl_done;
     kc_err dl_err;
     kc_podlog *pl;
-    char *pod; /* a pod's whole log (screen_podlog_new: a maintenance job's), not a run's */
+    char *pod;    /* a pod's whole log (screen_podlog_new: a maintenance job's), not a run's */
+    int pod_live; /* the pod ran when opened: its log is followed until the pod ends */
     lp_line scratch;
     size_t top;   /* first view row shown */
     long cur;     /* view row of the current match / error, -1 none */
@@ -109,6 +112,20 @@ static void logs_pl_status(void *arg, kc_podlog *p)
     (void)p;
     logs_state *st = arg;
     ui_invalidate(st->u);
+}
+
+/* The pod's containers have all exited for good (a Job's pod: Succeeded or Failed). */
+static int logs_pod_ended(const kc_pod *p)
+{
+    return p->phase && (!strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed"));
+}
+
+/* A followed pod's log: once the pod has ended (or is gone), read to its end and stop. */
+static void logs_pod_check(logs_state *st, app *a)
+{
+    if (!st->pod_live || !st->pl) return;
+    const kc_pod *p = kc_store_get(a->stores[APP_R_PODS], a->ns, st->pod);
+    if (!p || logs_pod_ended(p)) kc_podlog_finish(st->pl);
 }
 
 static void logs_start_stored(logs_state *st, app *a)
@@ -230,10 +247,14 @@ static void logs_start(logs_state *st, ui *u)
         st->req = kc_client_request(a->client, &o, NULL, logs_desc_done, st);
         return;
     }
-    if (st->pod) { /* the kubelet's log of that pod as it is now (a job's pod ends) */
-        kc_podlog_opts o = {.ns = a->ns, .pod = st->pod, .no_follow = 1};
+    if (st->pod) { /* the kubelet's log of that pod: followed while it runs, as a run's live
+                    * log (kc_podlog, follow=true), until it ends; an ended pod's read once */
+        const kc_pod *p = kc_store_get(a->stores[APP_R_PODS], a->ns, st->pod);
+        st->pod_live = p && !logs_pod_ended(p);
+        kc_podlog_opts o = {.ns = a->ns, .pod = st->pod, .no_follow = !st->pod_live};
         st->started = 1;
         st->live = 1;
+        st->follow = st->pod_live;
         st->pl = kc_podlog_start(a->client, &o, logs_pl_line, logs_pl_status, st);
         return;
     }
@@ -408,15 +429,25 @@ static void logs_status_line(logs_state *st, WINDOW *w, int cols)
             x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  %zu lines as %s", nlines,
                          desc_fmt_name[st->desc_fmt]);
     } else if (st->pod) {
-        x = w_print(w, 0, 0, cols, A_BOLD, "Log of pod ");
-        x += w_text(w, 0, x, cols - x, st->pod, A_BOLD);
         kc_pl_state ps = st->pl ? kc_podlog_state(st->pl) : KC_PL_FAILED;
-        x += w_print(w, 0, x, cols - x, A_NORMAL, "  %zu lines", nlines);
-        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "  (%s)",
-                     ps == KC_PL_CONNECTING  ? "connecting"
-                     : ps == KC_PL_STREAMING ? "reading"
-                     : ps == KC_PL_RETRYING  ? "reconnecting"
-                                             : "as of now");
+        int going = st->pod_live && ps != KC_PL_FAILED; /* followed, and not ended */
+        char count[64], state[48];
+        snprintf(count, sizeof count, "  %zu lines%s", nlines,
+                 going && st->follow ? ", following" : "");
+        snprintf(state, sizeof state, "  (%s)",
+                 ps == KC_PL_CONNECTING  ? "connecting"
+                 : ps == KC_PL_STREAMING ? (st->pod_live ? "the pod runs" : "reading")
+                 : ps == KC_PL_RETRYING  ? "reconnecting"
+                 : st->pod_live && !strcmp(kc_podlog_error(st->pl), "end of log")
+                     ? "the pod ended: its whole log"
+                     : "as of now");
+        x = w_print(w, 0, 0, cols, A_BOLD, "Log of pod ");
+        /* a Job's pod name is long: cut in its middle, so that the count and whether it is
+         * followed still show at 80 columns */
+        int room = cols - x - (int)strlen(count) - (int)strlen(state);
+        x += w_text_mid(w, 0, x, room > 12 ? room : 12, st->pod, A_BOLD);
+        x += w_print(w, 0, x, cols - x, A_NORMAL, "%s", count);
+        x += w_print(w, 0, x, cols - x, w_attr(W_DIM), "%s", state);
     } else if (st->live) {
         x = w_print(w, 0, 0, cols, w_attr(W_ACTIVE) | A_BOLD, "LIVE log of %s ", what);
         x += w_text(w, 0, x, cols - x, st->name, A_BOLD);
@@ -530,6 +561,7 @@ static void logs_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
         st->req = kc_client_request(ui_app(u)->client, &o, NULL, logs_desc_done, st);
     }
     logs_check_finished(st, u);
+    logs_pod_check(st, ui_app(u));
     logs_status_line(st, w, cols);
     int body = rows - 2;
     if (body < 1) body = 1;
@@ -981,6 +1013,7 @@ static const ui_key podlog_keys[] = {
     {UI_C_LEFT, NULL, logs_left},
     {UI_C_RIGHT, NULL, logs_right},
     {UI_C_WRITE, "write the log to a new file", logs_write},
+    {UI_C_FOLLOW, "follow the end of a running pod's log (toggle)", logs_follow},
     {UI_C_NONE, NULL, NULL},
 };
 
@@ -989,6 +1022,8 @@ static const char *podlog_hint(ui_screen *s, ui *u)
     (void)u;
     logs_state *st = s->data;
     if (st->prompt) return "Enter:accept  Esc:cancel";
+    if (st->pod_live && st->pl && kc_podlog_state(st->pl) != KC_PL_FAILED) /* followed */
+        return "/:search  n/N:match  f:follow  W:wrap  w:write  Esc:back  " UI_HINT_END;
     return "/:search  n/N:match  W:wrap  w:write  Esc:back  " UI_HINT_END;
 }
 

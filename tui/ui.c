@@ -289,6 +289,82 @@ int ui_prompt_edit(char *buf, size_t n, int *prompting, int ch)
     return UI_REDRAW;
 }
 
+int ui_filter_compile(ui_filter *f, const char *text)
+{
+    memset(f, 0, sizeof *f);
+    while (*text == ' ') text++;
+    if (!*text) return 0;
+    f->active = 1;
+    if (!strncmp(text, "-l", 2) && (text[2] == ' ' || !text[2])) { /* k9s: -l key=value,... */
+        f->labels = 1;
+        for (text += 2; *text == ' ';) text++;
+        snprintf(f->sel, sizeof f->sel, "%s", text);
+        return 0;
+    }
+    f->invert = *text == '!';
+    text += f->invert;
+    if (!*text) { /* "!" alone: nothing typed yet to leave out */
+        f->active = 0;
+        return 0;
+    }
+    int rc = regcomp(&f->re, text, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    if (rc) {
+        char why[64];
+        regerror(rc, &f->re, why, sizeof why);
+        snprintf(f->error, sizeof f->error, "not a regular expression: %.40s (%.60s)", text, why);
+        return -1;
+    }
+    f->compiled = 1;
+    return 0;
+}
+
+/* One requirement of a label selector ("k=v", "k==v", "k!=v", "k"; len bytes at p) holds. */
+static int ui_filter_label(const char *p, size_t len, char *const *lk, char *const *lv, size_t nl)
+{
+    size_t kl = strcspn(p, "!=");
+    if (kl > len) kl = len;
+    int ne = kl < len && p[kl] == '!';
+    const char *v = NULL;
+    size_t vl = 0;
+    if (kl < len) {
+        v = p + kl + 1 + ne;
+        if (!ne && v < p + len && *v == '=') v++; /* k==v */
+        vl = (size_t)(p + len - v);
+    }
+    int has = 0;
+    for (size_t i = 0; i < nl && !has; i++)
+        has = lk[i] && strlen(lk[i]) == kl && !strncmp(lk[i], p, kl) &&
+              (!v || (lv[i] && strlen(lv[i]) == vl && !strncmp(lv[i], v, vl)));
+    return ne ? !has : has;
+}
+
+int ui_filter_match(const ui_filter *f, const char *const *fields, size_t nf, char *const *lk,
+                    char *const *lv, size_t nl)
+{
+    if (!f->active) return 1;
+    if (f->error[0]) return 0;
+    if (f->labels) {
+        for (const char *p = f->sel; *p;) {
+            while (*p == ' ' || *p == ',') p++;
+            size_t len = strcspn(p, ", ");
+            if (!len) break;
+            if (!ui_filter_label(p, len, lk, lv, nl)) return 0;
+            p += len;
+        }
+        return 1;
+    }
+    int hit = 0;
+    for (size_t i = 0; i < nf && !hit; i++)
+        hit = fields[i] && !regexec(&f->re, fields[i], 0, NULL, 0);
+    return hit != f->invert;
+}
+
+void ui_filter_free(ui_filter *f)
+{
+    if (f->compiled) regfree(&f->re);
+    f->compiled = 0;
+}
+
 int ui_stale(ui *u)
 {
     return u->stale_since > 0;

@@ -2,6 +2,7 @@
  * the header and footer, redraw coalescing and the terminal capabilities (UTF-8, colour). */
 #pragma once
 #include <curses.h>
+#include <regex.h>
 #include <stdio.h>
 
 #include "app.h"
@@ -179,6 +180,24 @@ int ui_stale(ui *u); /* 1 while the data is stale (the connection is down) */
  * UI_REDRAW when the line or the prompt changed, UI_NOTHING for another key, UI_QUIT for
  * Ctrl-C. */
 int ui_prompt_edit(char *buf, size_t n, int *prompting, int ch);
+/* A screen's `/` filter, as k9s': a POSIX extended regular expression (any case) matching one
+ * of an object's fields; "!RE" the objects it does not match; "-l k=v,k2!=v2,k3" a label
+ * selector (key=value, key!=value, key present). */
+typedef struct ui_filter {
+    int active;   /* a filter is set (else everything matches) */
+    int invert;   /* "!RE" */
+    int labels;   /* "-l ...": sel holds the selector */
+    int compiled; /* re is compiled (ui_filter_free frees it) */
+    regex_t re;
+    char sel[128];
+    char error[160]; /* why nothing matches (not a regular expression); "" */
+} ui_filter;
+/* Compiles text into f; 0, or -1 with f->error set (then nothing matches). */
+int ui_filter_compile(ui_filter *f, const char *text);
+/* 1 when the object (its nf fields, NULL ones skipped, and its nl labels) is kept by f. */
+int ui_filter_match(const ui_filter *f, const char *const *fields, size_t nf, char *const *lk,
+                    char *const *lv, size_t nl);
+void ui_filter_free(ui_filter *f);
 int ui_utf8(ui *u);  /* 1: UTF-8 block bars and symbols; 0: ASCII */
 int ui_color(ui *u); /* 1: colours in use */
 /* The run the user is looking at (list selection or the detail screen's run); NULL if none. */

@@ -35,6 +35,10 @@ typedef void (*kc_podlog_status_fn)(void *arg, kc_podlog *p);
 kc_podlog *kc_podlog_start(kc_client *c, const kc_podlog_opts *o, kc_podlog_line_fn line,
                            kc_podlog_status_fn status, void *arg);
 void kc_podlog_free(kc_podlog *p); /* NULL is a no-op */
+/* The pod has ended (its phase is Succeeded or Failed): a followed log is read to its end and
+ * not reconnected (the kubelet closes it when the container exits); then KC_PL_FAILED with
+ * "end of log", as a log read once. */
+void kc_podlog_finish(kc_podlog *p);
 kc_pl_state kc_podlog_state(const kc_podlog *p);
 const char *kc_podlog_pod(const kc_podlog *p);   /* NULL until found */
 const char *kc_podlog_error(const kc_podlog *p); /* "" when none */

@@ -4,7 +4,7 @@
 # and one running for 2 minutes; db's succeeded 31 minutes ago after 45 s; the long-named
 # repository's Job found by the SHA3-224 label Velero gives it; logs none. --once --json lists
 # them per repository; the health screen says them under each repository's row (80x24, 200x50);
-# `l` on a repository row opens its newest Job's pod log in the pager. With jobs forbidden:
+# `l` on a repository row opens its newest Job's pod log in the pager (running: followed). With jobs forbidden:
 # "maintenance jobs: unknown (forbidden)" and maintenanceJobs null, never none.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 0; }
@@ -45,11 +45,11 @@ tui_wait '^  db-default-kopia-a1b2c .*$'
 tui_wait '^    maintenance jobs: last: succeeded 30m[0-9]{2}s ago \(took 45s\)$'
 tui_wait '^    maintenance jobs: last: succeeded 20m[0-9]{2}s ago \(took 30s\)$'
 tui_wait '^    maintenance jobs: none$'
-# l on app's row: its newest Job's pod log (the running one), every line
+# l on app's row: its newest Job's pod log (the running one: followed), every line
 tui_keys G k k k
 tui_wait '^> app-default-kopia-x7k2p '
 tui_keys l
-tui_wait '^Log of pod app-default-kopia-x7k2p-maintain-job-[0-9]{13}-[a-z0-9]+  2 lines  \(as of now\)$'
+tui_wait '^Log of pod app-default-kopia-x7k2p-maintain-job-[0-9]{13}-[a-z0-9]+  2 lines, following  \(the pod runs\)$'
 tui_wait '^time="x" level=info msg="Running maintenance on backup repository" repo=app-default-kopia-x7k2p$'
 tui_wait '^time="x" level=info msg="Start to maintain repo"$'
 tui_keys Escape

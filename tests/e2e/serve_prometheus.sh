@@ -8,31 +8,14 @@
 # reachable 0 with the per-run series frozen (ETA and stalled absent), and no scrape hangs;
 # SIGTERM and SIGINT stop veltop with status 0. Only /metrics and /healthz are served.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
-for t in prometheus promtool curl python3; do
-    command -v "$t" >/dev/null || {
-        echo "SKIP: $t not installed (sh scripts/deps.sh)"
-        exit 0
-    }
-done
+. "$(dirname "$0")/serve_lib.bash" || exit 1
+serve_need prometheus promtool curl python3
 # the reference Python client's parsers (Debian's python3-prometheus-client, for /usr/bin/python3)
 /usr/bin/python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || {
     echo "SKIP: python3-prometheus-client not installed (sh scripts/deps.sh)"
     exit 0
 }
 : "${SRC_DIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
-
-PROM_PID="" VELTOP_PID=""
-serve_cleanup() {
-    [ -n "$TUI_SIM_PID" ] && kill -CONT "$TUI_SIM_PID" 2>/dev/null
-    [ -n "$VELTOP_PID" ] && kill "$VELTOP_PID" 2>/dev/null && wait "$VELTOP_PID" 2>/dev/null
-    [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
-    tui_cleanup
-}
-trap serve_cleanup EXIT
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 
 # the alert rules first: they are plain files
 promtool check rules "$SRC_DIR/doc/prometheus/veltop-rules.yml" >"$TUI_DIR/rules.out" 2>&1 ||
@@ -57,9 +40,7 @@ PY
 B=/apis/velero.io/v1/namespaces/velero/backups
 PVB=/apis/velero.io/v1/namespaces/velero/podvolumebackups
 ts() { date -u -d "$1" +%Y-%m-%dT%H:%M:%SZ; }
-VPORT=$(free_port)
-"$VELTOP" --kubeconfig "$TUI_DIR/kubeconfig" --serve "127.0.0.1:$VPORT" >"$TUI_DIR/veltop.out" 2>"$TUI_DIR/veltop.err" &
-VELTOP_PID=$!
+serve_start
 M="http://127.0.0.1:$VPORT"
 end=$((SECONDS + 30))
 until curl -sf --max-time 2 "$M/healthz" >/dev/null; do
@@ -104,8 +85,6 @@ grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TUI_DIR/
 [ "$(tail -n 1 "$TUI_DIR/om.txt")" = "# EOF" ] || tui_fail "OpenMetrics does not end in # EOF"
 
 # the real Prometheus, on loopback, scraping every second (it asks for OpenMetrics first)
-PPORT=$(free_port)
-mkdir -p "$TUI_DIR/tsdb"
 cat >"$TUI_DIR/prom.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -119,31 +98,8 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$VPORT"]
 EOF
-prometheus --config.file="$TUI_DIR/prom.yml" --storage.tsdb.path="$TUI_DIR/tsdb" \
-    --web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$TUI_DIR/prom.out" 2>&1 &
-PROM_PID=$!
-P="http://127.0.0.1:$PPORT"
+serve_prometheus_start "$TUI_DIR/prom.yml"
 
-# pq EXPR: the value of a one-series instant query, "none" when it has no series
-pq() {
-    curl -s --max-time 5 --get --data-urlencode "query=$1" "$P/api/v1/query" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-assert d["status"] == "success", d
-r = d["data"]["result"]
-print("none" if not r else r[0]["value"][1] if len(r) == 1 else "many:%d" % len(r))' 2>/dev/null || echo "error"
-}
-# pq_wait EXPR WANT [seconds]: waits until pq EXPR prints WANT
-pq_wait() {
-    local end=$((SECONDS + ${3:-30})) got
-    while [ "$SECONDS" -le "$end" ]; do
-        got=$(pq "$1")
-        [ "$got" = "$2" ] && return 0
-        kill -0 "$PROM_PID" 2>/dev/null || { cat "$TUI_DIR/prom.out" >&2; tui_fail "prometheus exited"; }
-        sleep 0.2
-    done
-    tui_fail "PromQL '$1' is '$got', want '$2'"
-}
 # pq_some EXPR [seconds]: waits until EXPR has a series
 pq_some() {
     local end=$((SECONDS + ${2:-30}))

@@ -6,34 +6,12 @@
 # answer is gzipped when the scraper asks (Accept-Encoding: gzip, as Prometheus does), the same
 # exposition; a file veltop cannot serve is a usage error (exit 2) naming the key.
 . "$(dirname "$0")/tui_lib.bash" || exit 1
-for t in curl python3 openssl; do
-    command -v "$t" >/dev/null || {
-        echo "SKIP: $t not installed (sh scripts/deps.sh)"
-        exit 0
-    }
-done
+. "$(dirname "$0")/serve_lib.bash" || exit 1
+serve_need curl python3 openssl
 D=$TUI_DIR
-VELTOP_PID=""
-trap '[ -n "$VELTOP_PID" ] && kill "$VELTOP_PID" 2>/dev/null; tui_cleanup' EXIT
 tui_sim_start --scenario empty --passive --quiet
-
-mkdir -p "$D/web"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$D/web/key.pem" -out "$D/web/cert.pem" -days 2 \
-    -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 2>/dev/null || tui_fail "openssl req"
-HASH=$(python3 -W ignore -c 'import crypt; print(crypt.crypt("s3cret pass", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))')
-case "$HASH" in '$2'*) ;; *) tui_fail "no bcrypt hash from crypt(3): $HASH" ;; esac
-cat >"$D/web/web.yml" <<EOF2
-tls_server_config:
-  cert_file: cert.pem
-  key_file: key.pem
-basic_auth_users:
-  prometheus: '$HASH'
-EOF2
-
-VPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$VELTOP" --kubeconfig "$D/kubeconfig" --serve "127.0.0.1:$VPORT" --web-config "$D/web/web.yml" \
-    >"$D/veltop.out" 2>"$D/veltop.err" &
-VELTOP_PID=$!
+serve_webcfg_files
+serve_start --web-config "$D/web/web.yml"
 M="https://127.0.0.1:$VPORT/metrics"
 C=(curl -s --max-time 5 --cacert "$D/web/cert.pem")
 end=$((SECONDS + 20))

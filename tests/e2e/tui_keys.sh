@@ -3,7 +3,8 @@
 # the README with the same words; help is written from it, scrolls at 80x24 and ? inside it closes
 # it instead of stacking another; Home/End work in the list; [ and ] step runs in results and logs
 # too; the pager's level filter is L and f follows there as in the list; every footer has one
-# style ("key:word" pairs ending in "?:help  q:quit").
+# style ("key:word" pairs ending in "?:help  q:quit"); the health screen's / is in its footer
+# and help (and, through the table, in the man page and README: "filter the list or health").
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 : "${SRC_DIR:?}"
 
@@ -18,6 +19,7 @@ done
 grep -qP "^c\tcopy the selected object's command" "$TUI_DIR/keys.tsv" || tui_fail "c is not copy"
 grep -qP '^d\tdescribe: .*velero describe.*\(k9s. d\)$' "$TUI_DIR/keys.tsv" || tui_fail "d is not describe"
 grep -qP '^y\tthe same object as YAML' "$TUI_DIR/keys.tsv" || tui_fail "y is not YAML"
+grep -qP '^/\tfind: filter the list or health ' "$TUI_DIR/keys.tsv" || tui_fail "/ does not filter health"
 # a key that keeps veltop's meaning against k9s' says why (s, [, ])
 grep -qP "^s\t.*k9s' s " "$TUI_DIR/keys.tsv" || tui_fail "s does not say why it is not k9s'"
 grep -qP "^\[\t.*k9s' \[ " "$TUI_DIR/keys.tsv" || tui_fail "[ does not say why it is not k9s'"
@@ -125,6 +127,16 @@ tui_keys ']'
 tui_wait 'Volumes of backup backup-failed'
 tui_keys ']' ']' ']'
 tui_wait 'this is the last run of the list'
+tui_keys Escape Escape
+tui_wait 'NAME +PHASE'
+# the health screen's / filters as the list's: in its footer and its help, with its words
+tui_keys H
+tui_wait 'Health *$'
+tui_wait '^ j/k:select  d:describe  /:filter  l:job log  W:wrap  Esc:back  \?:help  q:quit$'
+tui_keys '?'
+tui_wait '^   / +filter: a regular expression \(any case\) of an object.s name,$'
+tui_wait '^ +phase, node or schedule; !RE the others; -l key=value labels$'
+tui_wait '^   Esc/Backspace +clear the filter, else back$'
 tui_keys Escape Escape
 tui_wait 'NAME +PHASE'
 tui_keys q
