@@ -483,6 +483,7 @@ static void app_flight_start(app *a)
                  {APP_R_PVRS, 1, "velero.io/restore-name"},
                  {APP_R_DDS, 1, "velero.io/restore-name"}};
     app_flight_forget_runs(a);
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]); /* a summary's */
     const model *m = a->model;
     for (size_t i = 0; i < m->n_runs; i++) {
         const model_run *r = m->runs[i];
@@ -547,6 +548,9 @@ static void app_release_timer(void *arg)
     app *a = arg;
     a->release_timer = 0;
     app_release_history(a);
+    /* a history not held (a summary's) may be in already, its last news having come while an
+     * in-flight reflector's callback could not end the phase */
+    app_advance(a, 0);
 }
 
 void app_frame_drawn(app *a)
@@ -657,9 +661,12 @@ static void app_watch(app *a, int i)
     o.label_selector = app_defs[i].label_selector;
     o.ns = a->ns;
     /* in flight first: the history's lists go out with the runs list, so that their bytes
-     * travel meanwhile, but are read only when the runs in flight are whole (app_advance) */
-    o.held =
-        app_flight_first && a->load_phase < APP_LOAD_HISTORY && i >= APP_R_PVBS && i <= APP_R_DDS;
+     * travel meanwhile, but are read only when the runs in flight are whole (app_advance). Not
+     * a summary's: a held answer costs what libcurl keeps of a paused transfer (what it had
+     * read and inflated, ~160 KB a list here), 660 KB a context at 300 contexts, twice what the
+     * context holds after; and a summary decodes most of the history to keys, which is cheap */
+    o.held = app_flight_first && !a->volumes_recent && a->load_phase < APP_LOAD_HISTORY &&
+             i >= APP_R_PVBS && i <= APP_R_DDS;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
     kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
 }
@@ -728,9 +735,12 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         app_watch(a, i);
     }
     /* every list goes out at once; in flight first, the history's are held (app_watch) until
-     * the runs in flight are whole (app_advance) */
+     * the runs in flight are whole (app_advance); a summary's go out when the runs are listed
+     * (app_flight_start), so that what it keeps of them is decided knowing their runs */
     if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
-    for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
+    for (int i = 0; i < APP_NREFL; i++)
+        if (!(recent && app_flight_first && i >= APP_R_PVBS && i <= APP_R_DDS))
+            kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }
