@@ -110,8 +110,9 @@ static void app_bsl_track(app *a, const char *name, const vl_bsl *b, double wall
  * health's nodes without a node-agent), those whose run is not finished or not known (yet), and
  * those of the finished runs an answer reads volumes of: the newest finished run of each (kind,
  * schedule) (the exporter's last run: its bytes) and the schedules' histories of completed runs
- * (model_schedule_runs: the run answer's prior reads their bytes). Of the rest, the volumes of
- * finished runs no answer reads, the store keeps the key only. The runs whose volumes were so
+ * (model_schedule_runs: the run answer's prior reads their bytes). The rest, the volumes of
+ * finished runs no answer reads, the store does not hold at all (KC_STORE_SKIP), not even keys:
+ * 1 000 keys were ~50 KB a context. The runs whose volumes were so
  * left out are remembered (by a hash): when one of them is read again (a newer one deleted), the
  * volume lists are listed again. */
 
@@ -237,7 +238,7 @@ static void *app_summary_decode(void *arg, const cJSON *o)
     vl_volume *v = app_defs[h->which].decode(o);
     if (!v || !h->a->volumes_recent || app_summary_needs(h->a, v)) return v;
     vl_release_volume(v);
-    return NULL; /* the key only */
+    return KC_STORE_SKIP; /* not even its key */
 }
 
 static void app_volumes_again(app *a);

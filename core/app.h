@@ -271,7 +271,7 @@ typedef struct app {
     /* A cluster of a fleet not opened yet: its volume stores keep whole only the volumes a
      * summary's answers read (app.c: those not finished, of runs not finished or not known, of
      * each (kind, schedule)'s newest finished run and of the schedules' histories), the others'
-     * keys only; app_load_all_volumes lists them all. */
+     * not at all; app_load_all_volumes lists them all. */
     int volumes_recent;
     const struct model_run **keep; /* private: those finished runs, sorted by address */
     size_t n_keep, cap_keep;

@@ -177,6 +177,10 @@ void kc_store_set_decoder(kc_store *s, void *(*decode)(void *arg, const cJSON *o
     s->decode_arg = arg;
 }
 
+char kc_store_skip[1];
+
+static void delete_at(kc_store *s, entry **pp, void *last);
+
 static void *store_decode(kc_store *s, const cJSON *obj)
 {
     return s->decode_with ? s->decode_with(s->decode_arg, obj) : s->decode ? s->decode(obj) : NULL;
@@ -200,6 +204,10 @@ void kc_store_upsert(kc_store *s, const cJSON *obj)
         return;
     }
     void *dec = store_decode(s, obj);
+    if (dec == KC_STORE_SKIP) { /* not held, not even its key: gone if it was */
+        if (e) delete_at(s, pp, NULL);
+        return;
+    }
     if (e) {
         void *old = e->obj;
         e->obj = dec;
@@ -246,7 +254,8 @@ void kc_store_remove(kc_store *s, const cJSON *obj)
     entry **pp = find(s, ns, name, NULL);
     if (!*pp) return;
     /* The DELETED event carries the object's final state: listeners see that one. */
-    delete_at(s, pp, store_decode(s, obj));
+    void *last = store_decode(s, obj);
+    delete_at(s, pp, last == KC_STORE_SKIP ? NULL : last);
 }
 
 void kc_store_replace_begin(kc_store *s)
