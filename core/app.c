@@ -665,7 +665,7 @@ static void app_watch(app *a, int i)
      * travel meanwhile, but are read only when the runs in flight are whole (app_advance). Not
      * a summary's: a held answer costs what libcurl keeps of a paused transfer (what it had
      * read and inflated, ~160 KB a list here), 660 KB a context at 300 contexts, twice what the
-     * context holds after; and a summary decodes most of the history to keys, which is cheap */
+     * context holds after; and a summary holds little of the history, which is cheap to skip */
     o.held = app_flight_first && !a->volumes_recent && a->load_phase < APP_LOAD_HISTORY &&
              i >= APP_R_PVBS && i <= APP_R_DDS;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
