@@ -122,17 +122,18 @@ static int app_cmp_ptr(const void *x, const void *y)
     return (p > q) - (p < q);
 }
 
-static int app_cmp_u32(const void *x, const void *y)
+static int app_cmp_u64(const void *x, const void *y)
 {
-    uint32_t p = *(const uint32_t *)x, q = *(const uint32_t *)y;
+    uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
     return (p > q) - (p < q);
 }
 
-/* (kind, run-name label) as a hash: the runs whose volumes a summary left out */
-static uint32_t app_run_hash(vl_kind kind, const char *label)
+/* (kind, run-name label) as a hash: the runs whose volumes a summary left out. 64 bits (FNV-1a):
+ * a kept run colliding with a left-out one would list the volumes again at every run event */
+static uint64_t app_run_hash(vl_kind kind, const char *label)
 {
-    uint32_t h = 2166136261u ^ (uint32_t)kind;
-    for (const char *p = label; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    uint64_t h = 14695981039346656037ull ^ (uint64_t)kind;
+    for (const char *p = label; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
     return h;
 }
 
@@ -212,7 +213,7 @@ static int app_summary_needs(app *a, const vl_volume *v)
         return 1;
     if (a->keep_built != a->keep_gen) app_keep_build(a);
     if (bsearch(&r, a->keep, a->n_keep, sizeof *a->keep, app_cmp_ptr)) return 1;
-    uint32_t h = app_run_hash(rk, v->run_name);
+    uint64_t h = app_run_hash(rk, v->run_name);
     size_t lo = 0, hi = a->n_dropped;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -252,8 +253,8 @@ static void app_keep_check(void *arg)
     if (!a->volumes_recent || !a->n_dropped) return;
     if (a->keep_built != a->keep_gen) app_keep_build(a);
     for (size_t i = 0; i < a->n_keep; i++) {
-        uint32_t h = app_run_hash(a->keep[i]->kind, a->keep[i]->label ? a->keep[i]->label : "");
-        if (bsearch(&h, a->dropped, a->n_dropped, sizeof *a->dropped, app_cmp_u32)) {
+        uint64_t h = app_run_hash(a->keep[i]->kind, a->keep[i]->label ? a->keep[i]->label : "");
+        if (bsearch(&h, a->dropped, a->n_dropped, sizeof *a->dropped, app_cmp_u64)) {
             a->relisted++;
             app_volumes_again(a);
             return;
@@ -272,6 +273,17 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
     case APP_R_BACKUPS:
     case APP_R_RESTORES: {
         vl_kind kind = h->which == APP_R_BACKUPS ? VL_BACKUP : VL_RESTORE;
+        /* what a summary keeps of the volumes changes with a run's coming, going, phase, times
+         * or schedule, not with a run in flight's counters */
+        int keep_moves = 1;
+        if (a->volumes_recent && type == KC_EV_MODIFIED && obj) {
+            const model_run *was = model_find_run(m, kind, app_key_name(key));
+            const vl_run *o = was ? was->run : NULL, *n = obj;
+            keep_moves = !o || o->phase_id != n->phase_id || o->started != n->started ||
+                         o->completed != n->completed || o->meta.created != n->meta.created ||
+                         strcmp(o->schedule ? o->schedule : "", n->schedule ? n->schedule : "") ||
+                         strcmp(o->meta.uid ? o->meta.uid : "", n->meta.uid ? n->meta.uid : "");
+        }
         if (type == KC_EV_DELETED || !obj) {
             model_remove_run(m, kind, app_key_name(key));
         } else {
@@ -279,7 +291,7 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
             r->kind = kind;
             model_upsert_run(m, r, now, kc_wall_now());
         }
-        if (a->volumes_recent) { /* what a summary keeps of the volumes may change */
+        if (a->volumes_recent && keep_moves) {
             a->keep_gen++;
             if (a->n_dropped && !a->keep_timer)
                 a->keep_timer = kc_loop_timer(a->loop, 0, app_keep_check, a);

@@ -276,7 +276,7 @@ typedef struct app {
     const struct model_run **keep; /* private: those finished runs, sorted by address */
     size_t n_keep, cap_keep;
     unsigned long keep_gen, keep_built; /* private: runs changed / keep built as of */
-    uint32_t *dropped; /* private: (kind, label) hashes of runs whose volumes were left out */
+    uint64_t *dropped; /* private: (kind, label) hashes of runs whose volumes were left out */
     size_t n_dropped, cap_dropped;
     uint64_t keep_timer;    /* private: app_keep_check pending */
     unsigned long relisted; /* the volume lists listed again as a left-out run was read again */

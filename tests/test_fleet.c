@@ -577,6 +577,14 @@ static int relisted_whole(void *arg)
     return r && r->vols.n == 1;
 }
 
+static int64_t live_items;
+
+static int live_moved(void *arg)
+{
+    const model_run *r = model_find_run(((app *)arg)->model, VL_BACKUP, "daily-live");
+    return r && r->run && r->run->items_done != live_items;
+}
+
 START_TEST(summary_holds_only_the_volumes_its_answers_read)
 {
     tu_sim ts;
@@ -605,6 +613,11 @@ START_TEST(summary_holds_only_the_volumes_its_answers_read)
     /* every figure the summaries show, the same as from every volume */
     ck_assert(kc_loop_run_until(ts.loop, same_live, v, 5000));
     same_figures(sa, wa);
+    /* a run in flight's counters moving leave what is kept as it was (no new reckoning) */
+    unsigned long gen = sa->keep_gen;
+    live_items = model_find_run(sa->model, VL_BACKUP, "daily-live")->run->items_done;
+    ck_assert(kc_loop_run_until(ts.loop, live_moved, sa, 10000));
+    ck_assert_uint_eq(sa->keep_gen, gen);
     /* the schedule's newest deleted: daily-02 is in the history now, and its volume is read
      * again (the volume lists listed again) */
     int st = 0;
