@@ -12,7 +12,7 @@
 
 /* One member per selected context, each with its own configuration (kubeconfig: --kubeconfig or
  * NULL) and client on loop. A context that cannot be loaded is a member with its error.
- * summary: members keep the volumes of runs in flight only until shown (the full screen; --once
+ * summary: members keep only the volumes their summaries read until shown (the full screen; --once
  * prints every volume). Only the contexts whose connections fit in the open-file limit, after
  * fd_serve descriptors kept for --serve's connections, are watched (kubeclient/fdbudget.h): the
  * others are counted in f->not_watched. */

@@ -2,6 +2,7 @@
  * namespace, store changes applied to the model (runs, volumes, trackers), and the connection
  * summary for the header lamp. */
 #include "app.h"
+#include "runeta.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,43 +39,6 @@ static const app_res_def app_defs[APP_NREFL] = {
                      kc_repo_release},
     /* only Velero's maintenance jobs (maintenance.go labels them), not the namespace's others */
     [APP_R_JOBS] = {"/apis/batch/v1", "jobs", kc_job_decode_any, kc_job_release, KC_JOB_REPO_LABEL},
-};
-
-/* A fleet's summary keeps the volumes of runs in flight, not the history: a volume in progress,
- * or finished recently (a run in flight started within that time); the rest is kept as a key
- * only (kc_decode_fn's NULL), so that nothing of it is held. */
-static void *app_recent_volume(void *v)
-{
-    vl_volume *vol = v;
-    if (!vol) return NULL;
-    double end = vol->completed > 0 ? vol->completed : vol->started;
-    if (vl_phase_active(vol->phase_id) || vol->phase_id == VL_PH_NEW || end <= 0 ||
-        end >= kc_wall_now() - APP_RECENT_VOLUMES_S)
-        return vol;
-    vl_release_volume(vol);
-    return NULL;
-}
-static void *app_recent_pvb(const cJSON *o)
-{
-    return app_recent_volume(vl_decode_pvb(o));
-}
-static void *app_recent_pvr(const cJSON *o)
-{
-    return app_recent_volume(vl_decode_pvr(o));
-}
-static void *app_recent_du(const cJSON *o)
-{
-    return app_recent_volume(vl_decode_du(o));
-}
-static void *app_recent_dd(const cJSON *o)
-{
-    return app_recent_volume(vl_decode_dd(o));
-}
-static const kc_decode_fn app_recent_decode[APP_NREFL] = {
-    [APP_R_PVBS] = app_recent_pvb,
-    [APP_R_PVRS] = app_recent_pvr,
-    [APP_R_DUS] = app_recent_du,
-    [APP_R_DDS] = app_recent_dd,
 };
 
 /* The (app, which store) pair a store callback gets. */
@@ -140,6 +104,164 @@ static void app_bsl_track(app *a, const char *name, const vl_bsl *b, double wall
     a->bsl_seen[a->n_bsl_seen++] = (struct app_bsl_seen){xstrdup(name), since};
 }
 
+/* ---- what a summary keeps of the volumes ---------------------------------------------------
+ * A fleet's cluster not opened yet (volumes_recent) keeps whole only the volumes its summaries
+ * read (the fleet row, its JSON, the exporter): those not finished (the answers of runs in flight,
+ * health's nodes without a node-agent), those whose run is not finished or not known (yet), and
+ * those of the finished runs an answer reads volumes of: the newest finished run of each (kind,
+ * schedule) (the exporter's last run: its bytes) and the schedules' histories of completed runs
+ * (model_schedule_runs: the run answer's prior reads their bytes). The rest, the volumes of
+ * finished runs no answer reads, the store does not hold at all (KC_STORE_SKIP), not even keys:
+ * 1 000 keys were ~50 KB a context. The runs whose volumes were so
+ * left out are remembered (by a hash): when one of them is read again (a newer one deleted), the
+ * volume lists are listed again. */
+
+static int app_cmp_ptr(const void *x, const void *y)
+{
+    uintptr_t p = (uintptr_t) * (const void *const *)x, q = (uintptr_t) * (const void *const *)y;
+    return (p > q) - (p < q);
+}
+
+static int app_cmp_u64(const void *x, const void *y)
+{
+    uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* (kind, run-name label) as a hash: the runs whose volumes a summary left out. 64 bits (FNV-1a):
+ * a kept run colliding with a left-out one would list the volumes again at every run event */
+static uint64_t app_run_hash(vl_kind kind, const char *label)
+{
+    uint64_t h = 14695981039346656037ull ^ (uint64_t)kind;
+    for (const char *p = label; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h;
+}
+
+static void app_keep_add(app *a, const model_run *r)
+{
+    if (a->n_keep == a->cap_keep) {
+        a->cap_keep = a->cap_keep ? a->cap_keep * 2 : 16;
+        a->keep = xrealloc(a->keep, a->cap_keep * sizeof *a->keep);
+    }
+    a->keep[a->n_keep++] = r;
+}
+
+static int app_cmp_finished(const void *x, const void *y)
+{
+    const model_run *p = *(const model_run *const *)x, *q = *(const model_run *const *)y;
+    if (p->kind != q->kind) return (int)p->kind - (int)q->kind;
+    int c =
+        strcmp(p->run->schedule ? p->run->schedule : "", q->run->schedule ? q->run->schedule : "");
+    if (c) return c;
+    return (p->run->completed < q->run->completed) - (p->run->completed > q->run->completed);
+}
+
+/* The finished runs whose volumes an answer reads (above), as of the model's runs now. */
+static void app_keep_build(app *a)
+{
+    const model *m = a->model;
+    a->n_keep = 0;
+    const model_run **fin = xcalloc(m->n_runs ? m->n_runs : 1, sizeof *fin);
+    size_t nf = 0;
+    const model_run *pick[RE_HISTORY_MAX];
+    for (size_t i = 0; i < m->n_runs; i++) {
+        const model_run *r = m->runs[i];
+        const vl_run *x = r->run;
+        if (!x) continue;
+        if (vl_phase_terminal(x->phase_id)) {
+            fin[nf++] = r;
+        } else if (r->kind == VL_BACKUP && x->schedule && *x->schedule) {
+            /* the history this run's answer reads */
+            double start = x->started > 0 ? x->started : x->meta.created;
+            size_t n = model_schedule_runs(m, VL_BACKUP, x->schedule, start, pick, RE_HISTORY_MAX);
+            for (size_t k = 0; k < n; k++) app_keep_add(a, pick[k]);
+        }
+    }
+    /* by (kind, schedule), newest end first: each group's newest (ties too), and the history a
+     * run of the schedule starting now would read */
+    qsort(fin, nf, sizeof *fin, app_cmp_finished);
+    for (size_t i = 0; i < nf;) {
+        size_t j = i;
+        while (j < nf && fin[j]->kind == fin[i]->kind &&
+               !strcmp(fin[j]->run->schedule ? fin[j]->run->schedule : "",
+                       fin[i]->run->schedule ? fin[i]->run->schedule : "")) {
+            if (fin[j]->run->completed == fin[i]->run->completed) app_keep_add(a, fin[j]);
+            j++;
+        }
+        const char *sch = fin[i]->run->schedule;
+        if (fin[i]->kind == VL_BACKUP && sch && *sch) {
+            size_t n = model_schedule_runs(m, VL_BACKUP, sch, 0, pick, RE_HISTORY_MAX);
+            for (size_t k = 0; k < n; k++) app_keep_add(a, pick[k]);
+        }
+        i = j;
+    }
+    free(fin);
+    if (a->n_keep > 1) qsort(a->keep, a->n_keep, sizeof *a->keep, app_cmp_ptr);
+    a->keep_built = a->keep_gen;
+}
+
+/* 1 when a summary keeps volume v whole (above). Remembers the run of one it does not. */
+static int app_summary_needs(app *a, const vl_volume *v)
+{
+    if (!vl_phase_terminal(v->phase_id)) return 1;
+    if (!v->run_name || !*v->run_name) return 0; /* finished, and of no run */
+    vl_kind rk = v->kind == VL_PVR || v->kind == VL_DD ? VL_RESTORE : VL_BACKUP;
+    const model_run *r = model_find_run(a->model, rk, v->run_name);
+    /* not there (yet; or its label is not its name), not finished, or another run of that name */
+    if (!r || !r->run || !vl_phase_terminal(r->run->phase_id) ||
+        (v->run_uid_hash && r->uid_hash && v->run_uid_hash != r->uid_hash))
+        return 1;
+    if (a->keep_built != a->keep_gen) app_keep_build(a);
+    if (bsearch(&r, a->keep, a->n_keep, sizeof *a->keep, app_cmp_ptr)) return 1;
+    uint64_t h = app_run_hash(rk, v->run_name);
+    size_t lo = 0, hi = a->n_dropped;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->dropped[mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < a->n_dropped && a->dropped[lo] == h) return 0;
+    if (a->n_dropped == a->cap_dropped) {
+        a->cap_dropped = a->cap_dropped ? a->cap_dropped * 2 : 16;
+        a->dropped = xrealloc(a->dropped, a->cap_dropped * sizeof *a->dropped);
+    }
+    memmove(&a->dropped[lo + 1], &a->dropped[lo], (a->n_dropped - lo) * sizeof *a->dropped);
+    a->dropped[lo] = h;
+    a->n_dropped++;
+    return 0;
+}
+
+static void *app_summary_decode(void *arg, const cJSON *o)
+{
+    app_hook *h = arg;
+    vl_volume *v = app_defs[h->which].decode(o);
+    if (!v || !h->a->volumes_recent || app_summary_needs(h->a, v)) return v;
+    vl_release_volume(v);
+    return KC_STORE_SKIP; /* not even its key */
+}
+
+static void app_volumes_again(app *a);
+
+/* The runs changed: when an answer now reads the volumes of a run the summary left out, list
+ * the volumes again (from the loop, not from under a store's callback). */
+static void app_keep_check(void *arg)
+{
+    app *a = arg;
+    a->keep_timer = 0;
+    if (!a->volumes_recent || !a->n_dropped) return;
+    if (a->keep_built != a->keep_gen) app_keep_build(a);
+    for (size_t i = 0; i < a->n_keep; i++) {
+        uint64_t h = app_run_hash(a->keep[i]->kind, a->keep[i]->label ? a->keep[i]->label : "");
+        if (bsearch(&h, a->dropped, a->n_dropped, sizeof *a->dropped, app_cmp_u64)) {
+            a->relisted++;
+            app_volumes_again(a);
+            return;
+        }
+    }
+}
+
 static void app_on_store(void *arg, kc_event_type type, const char *key, void *obj)
 {
     app_hook *h = arg;
@@ -151,12 +273,28 @@ static void app_on_store(void *arg, kc_event_type type, const char *key, void *o
     case APP_R_BACKUPS:
     case APP_R_RESTORES: {
         vl_kind kind = h->which == APP_R_BACKUPS ? VL_BACKUP : VL_RESTORE;
+        /* what a summary keeps of the volumes changes with a run's coming, going, phase, times
+         * or schedule, not with a run in flight's counters */
+        int keep_moves = 1;
+        if (a->volumes_recent && type == KC_EV_MODIFIED && obj) {
+            const model_run *was = model_find_run(m, kind, app_key_name(key));
+            const vl_run *o = was ? was->run : NULL, *n = obj;
+            keep_moves = !o || o->phase_id != n->phase_id || o->started != n->started ||
+                         o->completed != n->completed || o->meta.created != n->meta.created ||
+                         strcmp(o->schedule ? o->schedule : "", n->schedule ? n->schedule : "") ||
+                         strcmp(o->meta.uid ? o->meta.uid : "", n->meta.uid ? n->meta.uid : "");
+        }
         if (type == KC_EV_DELETED || !obj) {
             model_remove_run(m, kind, app_key_name(key));
         } else {
             vl_run *r = obj;
             r->kind = kind;
             model_upsert_run(m, r, now, kc_wall_now());
+        }
+        if (a->volumes_recent && keep_moves) {
+            a->keep_gen++;
+            if (a->n_dropped && !a->keep_timer)
+                a->keep_timer = kc_loop_timer(a->loop, 0, app_keep_check, a);
         }
         break;
     }
@@ -358,6 +496,7 @@ static void app_flight_start(app *a)
                  {APP_R_PVRS, 1, "velero.io/restore-name"},
                  {APP_R_DDS, 1, "velero.io/restore-name"}};
     app_flight_forget_runs(a);
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]); /* a summary's */
     const model *m = a->model;
     for (size_t i = 0; i < m->n_runs; i++) {
         const model_run *r = m->runs[i];
@@ -422,6 +561,9 @@ static void app_release_timer(void *arg)
     app *a = arg;
     a->release_timer = 0;
     app_release_history(a);
+    /* a history not held (a summary's) may be in already, its last news having come while an
+     * in-flight reflector's callback could not end the phase */
+    app_advance(a, 0);
 }
 
 void app_frame_drawn(app *a)
@@ -518,13 +660,13 @@ app *app_new_summary(kc_loop *loop, kc_client *client, const char *context, cons
     return app_start(loop, client, context, server, ns, 1);
 }
 
-/* Store and reflector i (the decoder: whole, or a summary's recent volumes). */
+/* Store and reflector i (the decoder: whole, or what a summary keeps of the volumes). */
 static void app_watch(app *a, int i)
 {
     app_hook *hooks = a->hooks;
-    kc_decode_fn dec =
-        a->volumes_recent && app_recent_decode[i] ? app_recent_decode[i] : app_defs[i].decode;
-    a->stores[i] = kc_store_new(dec, app_defs[i].release);
+    a->stores[i] = kc_store_new(app_defs[i].decode, app_defs[i].release);
+    if (a->volumes_recent && i >= APP_R_PVBS && i <= APP_R_DDS)
+        kc_store_set_decoder(a->stores[i], app_summary_decode, &hooks[i]);
     kc_store_on_change(a->stores[i], app_on_store, &hooks[i]);
     kc_reflector_opts o = {0};
     o.api_path = app_defs[i].api_path;
@@ -532,9 +674,12 @@ static void app_watch(app *a, int i)
     o.label_selector = app_defs[i].label_selector;
     o.ns = a->ns;
     /* in flight first: the history's lists go out with the runs list, so that their bytes
-     * travel meanwhile, but are read only when the runs in flight are whole (app_advance) */
-    o.held =
-        app_flight_first && a->load_phase < APP_LOAD_HISTORY && i >= APP_R_PVBS && i <= APP_R_DDS;
+     * travel meanwhile, but are read only when the runs in flight are whole (app_advance). Not
+     * a summary's: a held answer costs what libcurl keeps of a paused transfer (what it had
+     * read and inflated, ~160 KB a list here), 660 KB a context at 300 contexts, twice what the
+     * context holds after; and a summary holds little of the history, which is cheap to skip */
+    o.held = app_flight_first && !a->volumes_recent && a->load_phase < APP_LOAD_HISTORY &&
+             i >= APP_R_PVBS && i <= APP_R_DDS;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
     kc_reflector_on_status(a->refl[i], app_on_status, &hooks[i]);
 }
@@ -552,6 +697,15 @@ void app_load_all_volumes(app *a)
 {
     if (!a || !a->volumes_recent) return;
     a->volumes_recent = 0;
+    app_volumes_again(a);
+}
+
+/* The four volume lists listed again into new stores (whole, or what a summary keeps). */
+static void app_volumes_again(app *a)
+{
+    if (a->keep_timer) kc_loop_cancel(a->loop, a->keep_timer);
+    a->keep_timer = 0;
+    a->n_dropped = 0; /* decided again as they come */
     static const vl_kind kinds[] = {
         [APP_R_PVBS] = VL_PVB, [APP_R_PVRS] = VL_PVR, [APP_R_DUS] = VL_DU, [APP_R_DDS] = VL_DD};
     /* the in-flight lists fed the stores that go: listed again, whole or in flight first */
@@ -594,9 +748,12 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         app_watch(a, i);
     }
     /* every list goes out at once; in flight first, the history's are held (app_watch) until
-     * the runs in flight are whole (app_advance) */
+     * the runs in flight are whole (app_advance); a summary's go out when the runs are listed
+     * (app_flight_start), so that what it keeps of them is decided knowing their runs */
     if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
-    for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
+    for (int i = 0; i < APP_NREFL; i++)
+        if (!(recent && app_flight_first && i >= APP_R_PVBS && i <= APP_R_DDS))
+            kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }
@@ -606,6 +763,9 @@ void app_free(app *a)
     if (!a) return;
     kc_liveness_free(a->liveness);
     if (a->release_timer) kc_loop_cancel(a->loop, a->release_timer);
+    if (a->keep_timer) kc_loop_cancel(a->loop, a->keep_timer);
+    free(a->keep);
+    free(a->dropped);
     app_flight_free(a, -1);
     app_flight_forget_runs(a);
     for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) app_flight_filter_off(a, i);

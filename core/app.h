@@ -269,10 +269,18 @@ typedef struct app {
     char *cacert;              /* --cacert FILE's PEM text (owned), NULL when none */
     int stop; /* a signal asked the program to end: --once's waits give up at once */
     size_t cacert_len;
-    /* A cluster of a fleet not opened yet: its volume stores keep only the volumes a summary
-     * needs (in progress, or finished within APP_RECENT_VOLUMES_S: those of runs in flight),
-     * not the history of every finished run; app_load_all_volumes lists them all. */
+    /* A cluster of a fleet not opened yet: its volume stores keep whole only the volumes a
+     * summary's answers read (app.c: those not finished, of runs not finished or not known, of
+     * each (kind, schedule)'s newest finished run and of the schedules' histories), the others'
+     * not at all; app_load_all_volumes lists them all. */
     int volumes_recent;
+    const struct model_run **keep; /* private: those finished runs, sorted by address */
+    size_t n_keep, cap_keep;
+    unsigned long keep_gen, keep_built; /* private: runs changed / keep built as of */
+    uint64_t *dropped; /* private: (kind, label) hashes of runs whose volumes were left out */
+    size_t n_dropped, cap_dropped;
+    uint64_t keep_timer;    /* private: app_keep_check pending */
+    unsigned long relisted; /* the volume lists listed again as a left-out run was read again */
     /* storage locations seen Unavailable: since when veltop saw it so (first sight), by name;
      * forgotten when one is Available again */
     struct app_bsl_seen *bsl_seen;
@@ -310,8 +318,6 @@ void app_frame_drawn(app *a);
 #define APP_FLIGHT_MAX_NAMES 50
 #define APP_FLIGHT_MAX_BYTES 4096
 
-#define APP_RECENT_VOLUMES_S (2 * 86400.0)
-
 /* When veltop first saw storage location name Unavailable (unix seconds), 0 when it is not (or
  * not known). */
 double app_bsl_unavailable_since(const app *a, const char *name);
@@ -320,7 +326,7 @@ double app_bsl_unavailable_since(const app *a, const char *name);
 app *app_new(kc_loop *loop, kc_client *client, const char *context, const char *server,
              const char *ns);
 void app_free(app *a);
-/* The same, for a fleet's cluster not shown yet: volumes_recent (above). */
+/* The same, for a fleet's cluster not shown yet: what a summary reads (volumes_recent above). */
 app *app_new_summary(kc_loop *loop, kc_client *client, const char *context, const char *server,
                      const char *ns);
 /* The cluster is opened: every volume from now on (its four volume lists listed again, whole).

@@ -157,8 +157,8 @@ typedef struct fleet {
     kc_loop *loop;
     fleet_member **m;
     size_t n;
-    /* 1: members are added as summaries (app_new_summary: the volumes of runs in flight, not
-     * every finished one), loaded whole when a screen opens one (app_load_all_volumes) */
+    /* 1: members are added as summaries (app_new_summary: the volumes their answers read, not
+     * every finished run's), loaded whole when a screen opens one (app_load_all_volumes) */
     int summary;
     /* contexts asked for and left out: the open-file limit (fd_limit) cannot hold their
      * connections (kubeclient/fdbudget.h); every surface says so, never "unreachable" */

@@ -23,6 +23,8 @@ typedef struct {
 
 struct kc_store {
     kc_decode_fn decode;
+    void *(*decode_with)(void *arg, const cJSON *obj); /* kc_store_set_decoder, else decode */
+    void *decode_arg;
     kc_release_fn release;
     entry **buckets;
     size_t nbuckets, len;
@@ -169,6 +171,21 @@ void kc_store_set_filter(kc_store *s, int (*keep)(void *arg, const cJSON *obj), 
     s->keep_arg = arg;
 }
 
+void kc_store_set_decoder(kc_store *s, void *(*decode)(void *arg, const cJSON *obj), void *arg)
+{
+    s->decode_with = decode;
+    s->decode_arg = arg;
+}
+
+char kc_store_skip[1];
+
+static void delete_at(kc_store *s, entry **pp, void *last);
+
+static void *store_decode(kc_store *s, const cJSON *obj)
+{
+    return s->decode_with ? s->decode_with(s->decode_arg, obj) : s->decode ? s->decode(obj) : NULL;
+}
+
 unsigned long kc_store_dropped(const kc_store *s)
 {
     return s->dropped;
@@ -186,7 +203,11 @@ void kc_store_upsert(kc_store *s, const cJSON *obj)
         s->dropped++;
         return;
     }
-    void *dec = s->decode ? s->decode(obj) : NULL;
+    void *dec = store_decode(s, obj);
+    if (dec == KC_STORE_SKIP) { /* not held, not even its key: gone if it was */
+        if (e) delete_at(s, pp, NULL);
+        return;
+    }
     if (e) {
         void *old = e->obj;
         e->obj = dec;
@@ -233,7 +254,8 @@ void kc_store_remove(kc_store *s, const cJSON *obj)
     entry **pp = find(s, ns, name, NULL);
     if (!*pp) return;
     /* The DELETED event carries the object's final state: listeners see that one. */
-    delete_at(s, pp, s->decode ? s->decode(obj) : NULL);
+    void *last = store_decode(s, obj);
+    delete_at(s, pp, last == KC_STORE_SKIP ? NULL : last);
 }
 
 void kc_store_replace_begin(kc_store *s)

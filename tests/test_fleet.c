@@ -8,6 +8,7 @@
 
 #include "ctxsel.h"
 #include "fleet.h"
+#include "metrics.h"
 #include "testutil.h"
 
 #define T0  1704626400.0 /* 2024-01-07T11:20:00Z */
@@ -426,7 +427,7 @@ START_TEST(summary_keeps_volumes_of_runs_in_flight_until_opened)
     tu_sim_connect(&ts);
     app *a = app_new_summary(ts.loop, ts.client, "c", ts.server, "velero");
     ck_assert(kc_loop_run_until(ts.loop, vols_listed, a, 20000));
-    /* the live one's and the recent one's; three days old is history */
+    /* the live one's, and the newest finished run's (of no schedule: the exporter's last run) */
     ck_assert_uint_eq(a->model->n_vols, 2);
     model_refresh_volumes(a->model);
     ck_assert_int_eq(model_find_run(a->model, VL_BACKUP, "old-1")->vols.n, 0);
@@ -442,6 +443,193 @@ START_TEST(summary_keeps_volumes_of_runs_in_flight_until_opened)
     app_load_all_volumes(a); /* whole already: nothing to do */
     ck_assert_uint_eq(a->model->n_vols, 3);
     app_free(a);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
+/* ---- what a summary keeps, against what its answers read ---- */
+
+static int vols_done(app *a, size_t runs)
+{
+    return a->load_phase == APP_LOAD_DONE && a->model->n_runs == runs && a->model->n_vols >= 1;
+}
+
+static int both_done(void *arg)
+{
+    app **v = arg;
+    return vols_done(v[0], 15) && vols_done(v[1], 15);
+}
+
+static int run_vols(app *a, const char *run)
+{
+    model_refresh_volumes(a->model);
+    const model_run *r = model_find_run(a->model, VL_BACKUP, run);
+    ck_assert_msg(r != NULL, "no run %s", run);
+    return r->vols.n;
+}
+
+/* Both apps saw the same state of what moves (the run in flight's items, its volume's bytes). */
+static int same_live(void *arg)
+{
+    app **v = arg;
+    const model_run *r[2];
+    for (int k = 0; k < 2; k++) r[k] = model_find_run(v[k]->model, VL_BACKUP, "daily-live");
+    if (!r[0] || !r[1] || !r[0]->run || !r[1]->run ||
+        r[0]->run->items_done != r[1]->run->items_done)
+        return 0;
+    model_volume *mv[2][2];
+    for (int k = 0; k < 2; k++)
+        if (model_run_volumes(v[k]->model, r[k], mv[k], 2) != 1) return 0;
+    return mv[0][0]->vol->bytes_done == mv[1][0]->vol->bytes_done;
+}
+
+/* Two apps' rate trackers sample the same changes at their own arrival times: their ETAs agree
+ * to within that jitter, not to the bit. */
+static double eta_tol(double eta)
+{
+    return 0.01 * fabs(eta) + 1;
+}
+
+static void same_answers(const run_answer *x, size_t nx, const run_answer *y, size_t ny)
+{
+    ck_assert_uint_eq(nx, ny);
+    for (size_t i = 0; i < nx; i++) {
+        const run_answer *p = &x[i], *q = NULL;
+        for (size_t k = 0; k < ny; k++)
+            if (!strcmp(y[k].run->name, p->run->name)) q = &y[k];
+        ck_assert_msg(q != NULL, "no answer for %s", p->run->name);
+        ck_assert_int_eq(p->bytes_known, q->bytes_known);
+        ck_assert_int_eq(p->bytes_done, q->bytes_done);
+        ck_assert_int_eq(p->bytes_total, q->bytes_total);
+        ck_assert_int_eq(p->n_volumes, q->n_volumes);
+        ck_assert_int_eq(p->eta_kind, q->eta_kind);
+        ck_assert_int_eq(p->from_history, q->from_history);
+        ck_assert_double_eq_tol(p->eta, q->eta, eta_tol(q->eta));
+        ck_assert_int_eq(p->hist.n, q->hist.n);
+        ck_assert_double_eq_tol(p->hist.bytes_med, q->hist.bytes_med, 1e-6);
+        ck_assert_int_eq(p->stalled, q->stalled);
+        ck_assert_int_eq(p->n_diag, q->n_diag);
+    }
+}
+
+/* The row (fleet_member_summary) and the exporter's answers (runs in flight, last runs) of a
+ * summary app and of a whole one over the same cluster, at the same instant. */
+static void same_figures(app *sa, app *wa)
+{
+    double now = (double)kc_now_ms() / 1000.0, wall = kc_wall_now();
+    fleet_sum s[2];
+    app *v[2] = {sa, wa};
+    run_answer *fl[2], *last[2];
+    size_t nfl[2], nlast[2];
+    for (int k = 0; k < 2; k++) {
+        fleet_member fm = {.context = v[k]->context,
+                           .ns = v[k]->ns,
+                           .client = v[k]->client,
+                           .app = v[k],
+                           .started = now - 10,
+                           .find_state = 2};
+        fleet_member_summary(&fm, now, wall, &s[k]);
+        health *h = health_of_app(v[k], wall);
+        ans_ctx c;
+        answer_ctx_of_app(v[k], h, now, wall, &c);
+        fl[k] = mx_run_answers(&c, v[k]->model, &nfl[k]);
+        last[k] = mx_last_runs(&c, v[k]->model, &nlast[k]);
+        health_free(h);
+    }
+    ck_assert_int_eq(s[0].lamp, s[1].lamp);
+    ck_assert_int_eq(s[0].n_active, 1);
+    ck_assert_int_eq(s[0].n_active, s[1].n_active);
+    ck_assert_int_eq(s[0].n_stalled, s[1].n_stalled);
+    ck_assert_int_eq(s[0].n_eta_unknown, s[1].n_eta_unknown);
+    ck_assert_str_eq(s[0].last_name, s[1].last_name);
+    ck_assert_int_eq(s[0].last_eta_kind, s[1].last_eta_kind);
+    ck_assert_double_eq_tol(s[0].last_eta, s[1].last_eta, eta_tol(s[1].last_eta));
+    ck_assert_int_eq(s[0].day_completed, s[1].day_completed);
+    ck_assert_int_eq(s[0].warn, s[1].warn);
+    ck_assert_int_eq(s[0].wrong, s[1].wrong);
+    ck_assert_int_eq(s[0].health, s[1].health);
+    ck_assert_str_eq(s[0].health_unknown, s[1].health_unknown);
+    ck_assert_int_eq(s[0].n_overdue, s[1].n_overdue);
+    ck_assert_str_eq(s[0].sched_name, s[1].sched_name);
+    fleet_verdict j[2];
+    fleet_judge(&s[0], &j[0]);
+    fleet_judge(&s[1], &j[1]);
+    ck_assert_str_eq(j[0].why, j[1].why);
+    ck_assert_int_eq(fleet_exit_one(&j[0]), fleet_exit_one(&j[1]));
+    same_answers(fl[0], nfl[0], fl[1], nfl[1]);
+    same_answers(last[0], nlast[0], last[1], nlast[1]);
+    /* the run in flight's ETA leans on its schedule's history, bytes included */
+    ck_assert_int_eq(fl[0][0].hist.n, 10);
+    ck_assert(fl[0][0].hist.bytes_med > 0);
+    for (int k = 0; k < 2; k++) {
+        free(fl[k]);
+        free(last[k]);
+    }
+}
+
+/* The volume lists listed again, with the deleted run gone and daily-02's volume whole. */
+static int relisted_whole(void *arg)
+{
+    app *a = arg;
+    if (a->relisted != 1 || a->load_phase != APP_LOAD_DONE || a->model->n_runs != 14) return 0;
+    model_refresh_volumes(a->model);
+    const model_run *r = model_find_run(a->model, VL_BACKUP, "daily-02");
+    return r && r->vols.n == 1;
+}
+
+static int64_t live_items;
+
+static int live_moved(void *arg)
+{
+    const model_run *r = model_find_run(((app *)arg)->model, VL_BACKUP, "daily-live");
+    return r && r->run && r->run->items_done != live_items;
+}
+
+START_TEST(summary_holds_only_the_volumes_its_answers_read)
+{
+    tu_sim ts;
+    tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/fleet-keep.yaml"});
+    tu_sim_connect(&ts);
+    app *sa = app_new_summary(ts.loop, ts.client, "c", ts.server, "velero");
+    app *wa = app_new(ts.loop, ts.client, "c", ts.server, "velero");
+    app *v[2] = {sa, wa};
+    ck_assert(kc_loop_run_until(ts.loop, both_done, v, 20000));
+    /* whole: the run in flight's, the schedule's last ten (the history its ETA reads), the
+     * newest run of no schedule (the exporter's last run); the rest not even as keys */
+    ck_assert_uint_eq(kc_store_len(sa->stores[APP_R_PVBS]), 12);
+    ck_assert_uint_eq(wa->model->n_vols, 15);
+    ck_assert_uint_eq(sa->model->n_vols, 12);
+    ck_assert_int_eq(run_vols(sa, "daily-live"), 1);
+    ck_assert_int_eq(run_vols(sa, "recent-1"), 1);
+    char name[16];
+    for (int i = 3; i <= 12; i++) {
+        snprintf(name, sizeof name, "daily-%02d", i);
+        ck_assert_int_eq(run_vols(sa, name), 1);
+    }
+    ck_assert_int_eq(run_vols(sa, "daily-01"), 0);
+    ck_assert_int_eq(run_vols(sa, "daily-02"), 0);
+    ck_assert_int_eq(run_vols(sa, "old-1"), 0);
+    ck_assert_int_eq(run_vols(wa, "daily-01"), 1);
+    /* every figure the summaries show, the same as from every volume */
+    ck_assert(kc_loop_run_until(ts.loop, same_live, v, 5000));
+    same_figures(sa, wa);
+    /* a run in flight's counters moving leave what is kept as it was (no new reckoning) */
+    unsigned long gen = sa->keep_gen;
+    live_items = model_find_run(sa->model, VL_BACKUP, "daily-live")->run->items_done;
+    ck_assert(kc_loop_run_until(ts.loop, live_moved, sa, 10000));
+    ck_assert_uint_eq(sa->keep_gen, gen);
+    /* the schedule's newest deleted: daily-02 is in the history now, and its volume is read
+     * again (the volume lists listed again) */
+    int st = 0;
+    char *msg = NULL;
+    cJSON_Delete(simstore_delete(vsim_store(ts.sim), "backups", "velero", "daily-12", &st, &msg));
+    free(msg);
+    ck_assert(kc_loop_run_until(ts.loop, relisted_whole, sa, 20000));
+    ck_assert_uint_eq(sa->relisted, 1);
+    ck_assert_int_eq(run_vols(sa, "daily-02"), 1);
+    ck_assert_int_eq(run_vols(sa, "daily-01"), 0);
+    app_free(wa);
+    app_free(sa);
     tu_sim_stop(&ts);
 }
 END_TEST
@@ -462,6 +650,7 @@ int main(void)
     TCase *sim = tcase_create("sim");
     tcase_set_timeout(sim, 60);
     tcase_add_test(sim, summary_keeps_volumes_of_runs_in_flight_until_opened);
+    tcase_add_test(sim, summary_holds_only_the_volumes_its_answers_read);
     suite_add_tcase(s, sim);
     return tu_run_suite(s);
 }

@@ -112,6 +112,43 @@ START_TEST(callbacks_for_add_update_delete)
 }
 END_TEST
 
+/* Holds things whose value is at least *min, the others not at all. */
+static void *decode_at_least(void *arg, const cJSON *obj)
+{
+    thing *t = thing_decode(obj);
+    if (t->value >= *(int *)arg) return t;
+    thing_release(t);
+    return KC_STORE_SKIP;
+}
+
+START_TEST(a_decoder_with_an_argument_may_hold_nothing)
+{
+    live_things = 0;
+    recorder r = {0};
+    int min = 10;
+    kc_store *s = kc_store_new(thing_decode, thing_release);
+    kc_store_set_decoder(s, decode_at_least, &min);
+    kc_store_on_change(s, on_change, &r);
+    upsert(s, "velero", "small", 1);  /* not held, not even its key */
+    upsert(s, "velero", "big", 20);   /* held */
+    upsert(s, "velero", "small", 11); /* decoded again: held now */
+    ck_assert_uint_eq(kc_store_len(s), 2);
+    upsert(s, "velero", "big", 2);    /* no longer held: deleted, with its last held state */
+    removeo(s, "velero", "small", 3); /* its final state is skipped: the held one is told */
+    removeo(s, "velero", "never", 0);
+    ck_assert_uint_eq(kc_store_len(s), 0);
+    ck_assert_str_eq(kc_buf_cstr(&r.log), "ADDED velero/big=20;ADDED velero/small=11;"
+                                          "DELETED velero/big=20;DELETED velero/small=11;");
+    ck_assert_int_eq(live_things, 0);
+    kc_store_set_decoder(s, NULL, NULL); /* the store's own again */
+    upsert(s, "velero", "small", 1);
+    ck_assert_uint_eq(kc_store_len(s), 1);
+    kc_store_free(s);
+    ck_assert_int_eq(live_things, 0);
+    kc_buf_free(&r.log);
+}
+END_TEST
+
 START_TEST(replace_deletes_what_the_list_no_longer_has)
 {
     live_things = 0;
@@ -247,6 +284,7 @@ int main(void)
     tcase_add_test(tc, many_objects_grow_the_table);
     tcase_add_test(tc, objects_without_a_name_are_ignored);
     tcase_add_test(tc, a_filter_drops_what_it_refuses);
+    tcase_add_test(tc, a_decoder_with_an_argument_may_hold_nothing);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -21,6 +21,13 @@ void kc_store_off_change(kc_store *s, kc_store_fn fn, void *arg);
  * counts as listed for a re-list). For a store fed by two reflectors at once (a part watched, the
  * whole listed), where a list can bring a state older than one a watch already brought. */
 void kc_store_set_filter(kc_store *s, int (*keep)(void *arg, const cJSON *obj), void *arg);
+/* Decodes with decode(arg, obj) instead of the kc_store_new decoder (NULL: that one again): for a
+ * store whose owner decides what to keep from what it knows besides the object. Its objects are
+ * released as before. It may also return KC_STORE_SKIP: the object is not held at all, not even
+ * its key (one that was is deleted, listeners told); a later event for it is decoded again. */
+extern char kc_store_skip[1];
+#define KC_STORE_SKIP ((void *)kc_store_skip)
+void kc_store_set_decoder(kc_store *s, void *(*decode)(void *arg, const cJSON *obj), void *arg);
 unsigned long kc_store_dropped(const kc_store *s); /* upserts the guard dropped */
 
 void *kc_store_get(kc_store *s, const char *ns, const char *name);
