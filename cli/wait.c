@@ -15,6 +15,7 @@
 #include "format.h"
 #include "health.h"
 #include "logderive.h"
+#include "opsfetch.h"
 #include "kubeclient/util.h"
 #include "sanitize.h"
 
@@ -326,10 +327,18 @@ static int wait_follow(app *a, vl_kind kind, const char *name, const wait_opts *
  * live log among them (log-derived rows say when a total is final: "10/10", not "10/~10"). */
 int wait_run(app *a, vl_kind kind, const char *name, const wait_opts *o, FILE *out, FILE *err)
 {
-    int own = !a->derive, rc = wait_follow(a, kind, name, o, out, err);
+    int own = !a->derive, own_ops = !a->opsfetch;
+    /* the plugin operations of a run waiting on them, as the screen and --serve read them (a
+     * DownloadRequest): what moves beside a stalled data mover */
+    if (own_ops) a->opsfetch = opsfetch_new(a);
+    int rc = wait_follow(a, kind, name, o, out, err);
     if (own) {
         logderive_free(a->derive);
         a->derive = NULL;
+    }
+    if (own_ops) {
+        opsfetch_free(a->opsfetch);
+        a->opsfetch = NULL;
     }
     return rc;
 }
