@@ -398,8 +398,9 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
         }
         struct {
             int c, floor;
-        } give[] = {{C_SCHED, sched_head + 1}, {C_CTX, 24}, {C_SCHED, (int)strlen(titles[C_SCHED])}};
-        int over = need_all + FLEET_WHY_MIN_WIDE - cols;
+        } give[] = {
+            {C_SCHED, sched_head + 1}, {C_CTX, 24}, {C_SCHED, (int)strlen(titles[C_SCHED])}};
+        int over = need_all + FLEET_WHY_MIN_WIDE + 1 - cols; /* WHY ends a column short */
         for (size_t g = 0; g < sizeof give / sizeof give[0] && over > 0; g++) {
             int can = wd[give[g].c] - give[g].floor;
             if (can <= 0) continue;
