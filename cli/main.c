@@ -870,7 +870,7 @@ int main(int argc, char **argv)
         char serr[512] = "";
         size_t nd;
         const vsim_fleet_def *defs = vsim_fleet_demo(&nd);
-        vf = vsim_fleet_start(defs, nd, speed, 1, serr, sizeof serr);
+        vf = vsim_fleet_start(defs, nd, speed, -1, 1, serr, sizeof serr);
         if (!vf) {
             san_error("cannot start the demo clusters: %s", serr);
             curl_global_cleanup();

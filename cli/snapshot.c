@@ -305,11 +305,12 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
         cJSON_AddStringToObject(o, "kind", r->kind == VL_BACKUP ? "Backup" : "Restore");
         snapshot_add_str(o, "name", mr->name);
         snapshot_add_str(o, "phase", r->phase);
-        int hp = r->has_progress || r->items_total || r->items_done;
-        snapshot_add_num(o, "itemsDone", (double)r->items_done, hp);
-        snapshot_add_num(o, "itemsTotal", (double)r->items_total, hp);
-        /* the total is Velero's estimate while it may still change (shown "~N") */
-        cJSON_AddBoolToObject(o, "itemsTotalEstimated", hp && model_run_total_estimated(mr));
+        run_answer ans;
+        answer_run(c, mr, &ans);
+        snapshot_add_num(o, "itemsDone", (double)ans.items_done, ans.items_known);
+        snapshot_add_num(o, "itemsTotal", (double)ans.items_total, ans.items_known);
+        /* the total is Velero's estimate while it may still change (shown "~N"): the answer's */
+        cJSON_AddBoolToObject(o, "itemsTotalEstimated", ans.items_estimated);
         snapshot_add_time(o, "started", r->started);
         snapshot_add_time(o, "completed", r->completed);
         cJSON_AddNumberToObject(o, "errors", (double)r->errors);
@@ -317,8 +318,6 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
         snapshot_add_str(o, "failureReason", r->failure_reason);
         double rate = snapshot_rate(mr, wall);
         snapshot_add_num(o, "itemsPerSecond", rate, rate >= 0);
-        run_answer ans;
-        answer_run(c, mr, &ans);
         snapshot_add_answer(o, &ans);
         size_t nres;
         const model_res *mres = model_run_resources(mr, &nres, NULL);
@@ -441,19 +440,20 @@ static size_t snapshot_rows(const ans_ctx *c, const char *context, char ***cells
             for (int k = T_ITEMS; k < T_N; k++) row[k] = xstrdup("-");
             continue;
         }
-        int hp = r->has_progress || r->items_total || r->items_done;
-        /* the screen's formatters, exact (a table for scripts has no width to fit) */
-        row[T_ITEMS] = hp ? xstrdup(fmt_count_pair(b, sizeof b, r->items_done, r->items_total,
-                                                   model_run_total_estimated(mr), INT_MAX))
-                          : xstrdup("-");
+        run_answer ans;
+        answer_run(c, mr, &ans);
+        /* the screen's formatters, exact (a table for scripts has no width to fit), of the
+         * answer's items */
+        row[T_ITEMS] = ans.items_known
+                           ? xstrdup(fmt_count_pair(b, sizeof b, ans.items_done, ans.items_total,
+                                                    ans.items_estimated, INT_MAX))
+                           : xstrdup("-");
         size_t nres, done = 0;
         const model_res *res = model_run_resources(mr, &nres, NULL);
         for (size_t j = 0; j < nres; j++) done += res[j].total > 0 && res[j].done >= res[j].total;
         row[T_RES] = nres ? xasprintf("%zu/%zu", done, nres) : xstrdup("-");
         double rate = snapshot_rate(mr, wall);
         row[T_RATE] = xstrdup(fmt_rate(b, sizeof b, rate));
-        run_answer ans;
-        answer_run(c, mr, &ans);
         row[T_ETA] = xstrdup(answer_eta_cell(b, sizeof b, &ans, 0));
         char b2[32];
         /* volume bytes as the answer knows them: "?" for a total not known yet */

@@ -14,6 +14,8 @@
 
 #include "format.h"
 #include "health.h"
+#include "logderive.h"
+#include "opsfetch.h"
 #include "kubeclient/util.h"
 #include "sanitize.h"
 
@@ -318,7 +320,31 @@ static int wait_columns(FILE *out)
     return 80;
 }
 
+static int wait_follow(app *a, vl_kind kind, const char *name, const wait_opts *o, FILE *out,
+                       FILE *err);
+
+/* As the screen and --serve: the run's items are judged on the same facts, the Velero server's
+ * live log among them (log-derived rows say when a total is final: "10/10", not "10/~10"). */
 int wait_run(app *a, vl_kind kind, const char *name, const wait_opts *o, FILE *out, FILE *err)
+{
+    int own = !a->derive, own_ops = !a->opsfetch;
+    /* the plugin operations of a run waiting on them, as the screen and --serve read them (a
+     * DownloadRequest): what moves beside a stalled data mover */
+    if (own_ops) a->opsfetch = opsfetch_new(a);
+    int rc = wait_follow(a, kind, name, o, out, err);
+    if (own) {
+        logderive_free(a->derive);
+        a->derive = NULL;
+    }
+    if (own_ops) {
+        opsfetch_free(a->opsfetch);
+        a->opsfetch = NULL;
+    }
+    return rc;
+}
+
+static int wait_follow(app *a, vl_kind kind, const char *name, const wait_opts *o, FILE *out,
+                       FILE *err)
 {
     int refl = kind == VL_BACKUP ? APP_R_BACKUPS : APP_R_RESTORES;
     double start = wait_mono(), synced_at = 0, printed_at = 0;
@@ -355,7 +381,19 @@ int wait_run(app *a, vl_kind kind, const char *name, const wait_opts *o, FILE *o
             }
             continue;
         }
-        if (!synced_at) synced_at = now;
+        if (!synced_at) {
+            synced_at = now;
+            /* the first line says what --once says: the log read so far, whole (within --once's
+             * 5 s), then followed */
+            if (!a->derive) {
+                int64_t ms = 5000;
+                if (o->timeout_s > 0 && (o->timeout_s - (now - start)) * 1000 < ms)
+                    ms = (int64_t)((o->timeout_s - (now - start)) * 1000);
+                logderive_once(a, ms > 0 ? ms : 0, 0, NULL, NULL);
+                a->derive = logderive_new(a);
+            }
+            now = wait_mono();
+        }
         if (conn.stale_since > 0 && now - conn.stale_since > WAIT_DOWN_S) {
             if (shown) fputc('\n', out);
             wait_error(err, "the cluster has been unreachable for %.0f s: %s",

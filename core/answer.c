@@ -349,6 +349,12 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
         a->stalled = ANS_UNKNOWN;
         a->stalled_why = ANS_WHY_NO_EVIDENCE;
     }
+    /* nothing seen moves, but plugin operations it did not read may (a snapshot without
+     * --details): whether the run moves is theirs to say, not a stall */
+    if (e.ops_unseen && a->stalled == ANS_YES) {
+        a->stalled = ANS_UNKNOWN;
+        a->stalled_why = ANS_WHY_NO_RATE;
+    }
     /* everything done and the phase not moving on for long: stuck, whatever the trackers say */
     if (a->stalled != ANS_YES && fw >= DIAG_DONE_WAIT_S &&
         !a->missing) { /* volumes it cannot see may be what moves */
@@ -394,11 +400,12 @@ void answer_run(const ans_ctx *c, const model_run *r, run_answer *a)
     } else if (e.eta < 0 || (e.unknown_only && !e.from_history)) {
         /* nothing to project: what is left is unknown (volumes not sized, or with no rate
          * anywhere to time them by), or waits on what cannot be seen */
-        a->eta_why =
-            e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT &&
-                    !(r->item_ops && r->item_ops->known) /* read: no rate yet */
-                ? ANS_WHY_NO_RATE
-                : e.unknown_only && ans_unsized_left(&e) ? ANS_WHY_UNSIZED : ANS_WHY_NO_EVIDENCE;
+        a->eta_why = (e.waiting == RE_DATAMOVER && e.part[RE_DATAMOVER].state == RE_ABSENT &&
+                      !(r->item_ops && r->item_ops->known)) /* read: no rate yet */
+                             || e.ops_unseen
+                         ? ANS_WHY_NO_RATE
+                     : e.unknown_only && ans_unsized_left(&e) ? ANS_WHY_UNSIZED
+                                                              : ANS_WHY_NO_EVIDENCE;
         a->from_history = 0;
     } else {
         a->eta_kind = ANS_ETA_ESTIMATE;

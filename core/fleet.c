@@ -154,7 +154,8 @@ void fleet_summarize(const ans_ctx *c, const health *h, double wall, fleet_sum *
         out->health = health_judge(h, sum, sizeof sum);
         health_unknown(h, out->health_unknown, sizeof out->health_unknown);
         /* the pods are the answers' own (answer.h: "pods forbidden"), the backups the runs' */
-        static const health_input own[] = {HEALTH_IN_SCHEDULES, HEALTH_IN_BSLS, HEALTH_IN_REPOS};
+        static const health_input own[] = {HEALTH_IN_SCHEDULES, HEALTH_IN_BSLS, HEALTH_IN_REPOS,
+                                           HEALTH_IN_JOBS};
         size_t o = 0;
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
             const char *why = h->unread[own[i]];

@@ -295,7 +295,7 @@ const vl_bsl *health_bsl(const health *h, const char *name)
 }
 
 static const char *const health_in_names[HEALTH_NIN] = {
-    "schedules", "backups", "backupstoragelocations", "pods", "backuprepositories"};
+    "schedules", "backups", "backupstoragelocations", "pods", "backuprepositories", "jobs"};
 
 const char *health_input_name(health_input in)
 {
@@ -333,7 +333,7 @@ char *health_unknown(const health *h, char *buf, size_t n)
     /* the pods first: the most common list a user may not read; lists that fail for the same
      * reason (an unreachable server) are named together */
     static const health_input order[] = {HEALTH_IN_PODS, HEALTH_IN_BACKUPS, HEALTH_IN_SCHEDULES,
-                                         HEALTH_IN_BSLS, HEALTH_IN_REPOS};
+                                         HEALTH_IN_BSLS, HEALTH_IN_REPOS,   HEALTH_IN_JOBS};
     enum { NO = sizeof order / sizeof order[0] };
     int said[NO] = {0};
     for (size_t i = 0; i < NO && o < n; i++) {
@@ -453,11 +453,10 @@ health *health_of_app(app *a, double wall)
     for (size_t i = 0; i < h->n_bsl; i++)
         h->bsl_since[i] = app_bsl_unavailable_since(a, h->bsl[i]->meta.name);
     h->repos = repo_build(a->stores[APP_R_REPOS], h->now);
-    static const int refl[HEALTH_NIN] = {[HEALTH_IN_SCHEDULES] = APP_R_SCHEDULES,
-                                         [HEALTH_IN_BACKUPS] = APP_R_BACKUPS,
-                                         [HEALTH_IN_BSLS] = APP_R_BSLS,
-                                         [HEALTH_IN_PODS] = APP_R_PODS,
-                                         [HEALTH_IN_REPOS] = APP_R_REPOS};
+    static const int refl[HEALTH_NIN] = {
+        [HEALTH_IN_SCHEDULES] = APP_R_SCHEDULES, [HEALTH_IN_BACKUPS] = APP_R_BACKUPS,
+        [HEALTH_IN_BSLS] = APP_R_BSLS,           [HEALTH_IN_PODS] = APP_R_PODS,
+        [HEALTH_IN_REPOS] = APP_R_REPOS,         [HEALTH_IN_JOBS] = APP_R_JOBS};
     for (int i = 0; i < HEALTH_NIN; i++) {
         const kc_refl_status *st = kc_reflector_status(a->refl[refl[i]]);
         if (st->synced) continue;

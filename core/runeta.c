@@ -501,6 +501,11 @@ void runeta_compute(const model *m, const model_run *r, double now, double wall,
     /* waiting on plugin operations with no data mover in sight (another plugin's): their
      * progress is not ours to see, the end is unknown */
     int unseen_ops = waiting_ops && dm->state == RE_ABSENT;
+    /* ... or besides the data movers: the status counts more operations in flight than data
+     * movers left, and their artifact was not read (a snapshot without --details) */
+    if (waiting_ops && !(r->item_ops && r->item_ops->known) &&
+        x->ops_attempted - x->ops_completed - x->ops_failed > (int64_t)(dm->n - dm->n_done))
+        unseen_ops = out->ops_unseen = 1;
     /* ... unless their artifact was read: the operations no data mover counts already (another
      * plugin's, in its own units) end when their nCompleted reaches nTotal at their rate; one
      * without an ETA leaves the end unknown */

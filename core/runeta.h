@@ -74,6 +74,10 @@ typedef struct runeta {
     int ops_left;
     double ops_eta;
     int end_from_ops; /* they end last: the ETA is theirs */
+    /* waiting on plugin operations whose artifact was not read (a snapshot without --details)
+     * while the status counts more of them in flight than data movers left: another plugin's
+     * may be what moves, so nothing seen stalled makes the run stalled (stalled unknown) */
+    int ops_unseen;
 } runeta;
 
 /* Seconds Finalizing is assumed to take without history, and the item-operation sync period

@@ -108,6 +108,10 @@ static const char usage[] =
     "  --clock-skew SECONDS      the cluster's clock is off the real one by this much (negative:\n"
     "                            behind): every timestamp and the Date header of every answer\n"
     "                            say so\n"
+    "  --freeze-at SECONDS       the simulated clock stands still SECONDS past the start, from\n"
+    "                            the start: every run is where the scenario has it then and\n"
+    "                            stays there (tests that compare two reads; with --fleet, every\n"
+    "                            cluster)\n"
     "  --help                    this text\n"
     "\n"
     "Besides the Kubernetes API (discovery, velero.io/v1 and v2alpha1 resources, the Velero\n"
@@ -122,7 +126,8 @@ static int run_fleet(const vsim_opts *o, sigset_t *set)
     char err[1024] = "";
     size_t n;
     const vsim_fleet_def *defs = vsim_fleet_demo(&n);
-    vsim_fleet *f = vsim_fleet_start(defs, n, o->speed, o->quiet, err, sizeof err);
+    vsim_fleet *f = vsim_fleet_start(defs, n, o->speed, o->freeze ? o->freeze_at : -1, o->quiet,
+                                     err, sizeof err);
     if (!f) {
         fprintf(stderr, "veltop-sim: %s\n", err);
         return 1;
@@ -176,6 +181,7 @@ int main(int argc, char **argv)
         {"passive", no_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"clock-skew", required_argument, NULL, 'K'},
+        {"freeze-at", required_argument, NULL, 1000},
         {"context-name", required_argument, NULL, 'C'},
         {"velero-namespace", required_argument, NULL, 'N'},
         {"fleet", required_argument, NULL, 'F'},
@@ -207,6 +213,15 @@ int main(int argc, char **argv)
                         optarg);
                 return 2;
             }
+            break;
+        case 1000:
+            o.freeze_at = strtod(optarg, &end);
+            if (!*optarg || *end || !isfinite(o.freeze_at) || o.freeze_at < 0) {
+                fprintf(stderr, "veltop-sim: bad --freeze-at '%s': expected seconds (0 or more)\n",
+                        optarg);
+                return 2;
+            }
+            o.freeze = 1;
             break;
         case 'K':
             o.clock_skew = strtod(optarg, &end);

@@ -85,6 +85,7 @@ static double sim_wall(const simctl *c)
 static double sim_now(const simctl *c)
 {
     if (c->opts.manual) return c->manual_now;
+    if (c->opts.freeze) return c->epoch + c->opts.freeze_at;
     return c->epoch + (double)(kc_now_ms() - c->t0_ms) / 1000.0 * c->opts.speed;
 }
 

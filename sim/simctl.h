@@ -22,6 +22,9 @@ typedef struct simctl_opts {
     int helm;   /* the Helm chart's pod labels instead of `velero install`'s (--layout helm) */
     int manual; /* (i9) no thread, no real clock: the caller moves time with simctl_advance */
     double clock_skew; /* the cluster's clock minus the real one (s): every timestamp is off */
+    int freeze;        /* the simulated clock stands at epoch + freeze_at for good (--freeze-at):
+                        * every run stays where it is then, for tests comparing two reads */
+    double freeze_at;
 } simctl_opts;
 
 /* Loads the scenario and starts the controller thread. NULL with err on a bad scenario. */

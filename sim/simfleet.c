@@ -57,8 +57,8 @@ static int vf_dead_port(int *sock)
     return ntohs(a.sin_port);
 }
 
-vsim_fleet *vsim_fleet_start(const vsim_fleet_def *defs, size_t n, double speed, int quiet,
-                             char *err, size_t errlen)
+vsim_fleet *vsim_fleet_start(const vsim_fleet_def *defs, size_t n, double speed, double freeze_at,
+                             int quiet, char *err, size_t errlen)
 {
     vsim_fleet *f = xcalloc(1, sizeof *f);
     f->m = xcalloc(n ? n : 1, sizeof *f->m);
@@ -80,6 +80,8 @@ vsim_fleet *vsim_fleet_start(const vsim_fleet_def *defs, size_t n, double speed,
         vsim_opts o = {0};
         o.scenario = defs[i].world;
         o.speed = speed;
+        o.freeze = freeze_at >= 0;
+        o.freeze_at = freeze_at;
         o.quiet = quiet;
         o.faults = defs[i].faults;
         o.velero_ns = defs[i].velero_ns;

@@ -23,8 +23,8 @@ typedef struct vsim_fleet_def {
 const vsim_fleet_def *vsim_fleet_demo(size_t *n);
 
 /* Starts every cluster (speed, quiet as vsim_opts). NULL with err on failure. */
-vsim_fleet *vsim_fleet_start(const vsim_fleet_def *defs, size_t n, double speed, int quiet,
-                             char *err, size_t errlen);
+vsim_fleet *vsim_fleet_start(const vsim_fleet_def *defs, size_t n, double speed, double freeze_at,
+                             int quiet, char *err, size_t errlen);
 void vsim_fleet_stop(vsim_fleet *f); /* NULL is a no-op */
 size_t vsim_fleet_len(const vsim_fleet *f);
 const vsim_fleet_def *vsim_fleet_member(const vsim_fleet *f, size_t i);

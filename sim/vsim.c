@@ -231,6 +231,8 @@ vsim *vsim_start(const vsim_opts *opts, char *err, size_t errlen)
         .quiet = opts->quiet,
         .helm = opts->helm,
         .clock_skew = opts->clock_skew,
+        .freeze = opts->freeze,
+        .freeze_at = opts->freeze_at,
     };
     simctl *c = simctl_start(v->store, &co, err, errlen);
     if (!c) goto fail;

@@ -36,6 +36,8 @@ typedef struct vsim_opts {
     const struct sim_rbac *rbac; /* --rbac: only what these rules allow (rbac.h); NULL = all.
                                     Borrowed: must outlive the sim. */
     const char *record; /* --record FILE: one JSON line per API request that writes; NULL none */
+    int freeze;         /* --freeze-at: the simulated clock stands at freeze_at s past the start */
+    double freeze_at;
 } vsim_opts;
 
 /* Starts serving (own threads) and running the controller. NULL with err filled on failure. */

@@ -255,6 +255,8 @@ static w_role fleet_lamp_role(const fleet_sum *s)
 }
 
 enum { C_LAMP, C_CTX, C_VER, C_FLIGHT, C_DAY, C_SCHED, C_BSL, C_AGENTS, C_WARN, C_WHY, C_N };
+#define FLEET_ALL_COLS     160 /* from this width on, every column shows */
+#define FLEET_WHY_MIN_WIDE 20  /* ... and WHY has at least this much, other columns giving way */
 
 /* The cells of one row, in buffers of 96 (the why and context are drawn from the summary). */
 static void fleet_cells(const fleet_sum *s, char cell[C_N][96], int utf8)
@@ -377,13 +379,38 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
         if (cw > wd[C_CTX]) wd[C_CTX] = cw;
     }
     if (wd[C_CTX] > 40) wd[C_CTX] = 40;
-    /* narrow terminals: the version, node-agents, locations, schedules and the last 24 h go
-     * first (the health screen has them), then the context is cut: the lamp, the context, what
-     * is in flight and WHY stay */
     int show[C_N];
     for (int c = 0; c < C_N; c++) show[c] = 1;
+    /* the column budget. From FLEET_ALL_COLS columns on every column shows and WHY takes what
+     * is left (W wraps it, Right scrolls it); when that is under FLEET_WHY_MIN_WIDE, the
+     * schedules' detail (after ";") gives way, then the context is cut to 24, then the
+     * schedules to their title: each is whole one key away (the health screen, the list).
+     * Narrower, the version, node-agents, locations, schedules and the last 24 h go first (the
+     * health screen has them), then the context is cut: the lamp, the context, what is in
+     * flight and WHY stay, WHY with 30 columns or more. */
+    int need_all = 1;
+    for (int c = 0; c < C_WHY; c++) need_all += wd[c] + 2;
+    if (cols >= FLEET_ALL_COLS) {
+        int sched_head = (int)strlen(titles[C_SCHED]);
+        for (size_t i = 0; i < st->n; i++) {
+            int h = (int)strcspn(cells[i][C_SCHED], ";");
+            if (h > sched_head) sched_head = h;
+        }
+        struct {
+            int c, floor;
+        } give[] = {
+            {C_SCHED, sched_head + 1}, {C_CTX, 24}, {C_SCHED, (int)strlen(titles[C_SCHED])}};
+        int over = need_all + FLEET_WHY_MIN_WIDE + 1 - cols; /* WHY ends a column short */
+        for (size_t g = 0; g < sizeof give / sizeof give[0] && over > 0; g++) {
+            int can = wd[give[g].c] - give[g].floor;
+            if (can <= 0) continue;
+            if (can > over) can = over;
+            wd[give[g].c] -= can;
+            over -= can;
+        }
+    }
     static const int drop[] = {C_VER, C_AGENTS, C_BSL, C_SCHED, C_DAY};
-    for (size_t d = 0;; d++) {
+    for (size_t d = 0; cols < FLEET_ALL_COLS; d++) {
         int need = 1;
         for (int c = 0; c < C_WHY; c++)
             if (show[c]) need += wd[c] + 2;
@@ -450,6 +477,8 @@ static void fleet_draw(ui_screen *sc, ui *u, WINDOW *w, int rows, int cols)
                 w_text(w, y, x, room, whys[i], selected ? base : why_a);
             else if (c == C_WHY)
                 w_text_from(w, y, x, room, st->hx, whys[i], selected ? base : why_a);
+            else if (c == C_SCHED) /* cut with an ellipsis where the budget narrowed it */
+                w_text(w, y, x, room, cells[i][c], a);
             else
                 w_print(w, y, x, room, a, "%s", cells[i][c]);
             x += wd[c] + 2;

@@ -361,9 +361,10 @@ static void list_draw_row(ui *u, WINDOW *w, int y, model_run *r, int selected, c
     w_bar_in(w, y, xp[C_BAR], wd[C_BAR], frac,
              vl_phase_terminal(x->phase_id) ? w_phase_role(x->phase_id) : W_BAR_FILL,
              selected ? base : 0);
-    if (x->has_progress || x->items_total > 0) {
-        /* big counts: abbreviated whole to fit, never cut (list_cells sized the column) */
-        fmt_count_pair(buf, sizeof buf, x->items_done, x->items_total, model_run_total_estimated(r),
+    if (ans.items_known) {
+        /* the answer's items, "~" as every surface marks an estimate; big counts abbreviated
+         * whole to fit, never cut (list_cells sized the column) */
+        fmt_count_pair(buf, sizeof buf, ans.items_done, ans.items_total, ans.items_estimated,
                        wd[C_ITEMS]);
         w_print(w, y, xp[C_ITEMS], wd[C_ITEMS], base, "%s", buf);
     } else
@@ -429,11 +430,13 @@ static void list_cells(ui *u, const view *v, int page, int *need_min, int *need_
         const model_run *r = v->rows[v->top + i];
         const vl_run *x = r->run;
         if (!x) continue;
-        int est = model_run_total_estimated(r);
-        int lo = (int)strlen(fmt_count_pair(b, sizeof b, x->items_done, x->items_total, est, 0));
+        run_answer a; /* as the row draws them: the run's answer */
+        ui_answer(u, r, &a);
+        int est = a.items_estimated;
+        int lo = (int)strlen(fmt_count_pair(b, sizeof b, a.items_done, a.items_total, est, 0));
         LC_NEED(
             C_ITEMS, lo,
-            (int)strlen(fmt_count_pair(b, sizeof b, x->items_done, x->items_total, est, INT_MAX)));
+            (int)strlen(fmt_count_pair(b, sizeof b, a.items_done, a.items_total, est, INT_MAX)));
         lo = (int)strlen(fmt_count_pair(b, sizeof b, x->errors, x->warnings, 0, 0));
         LC_NEED(C_EW, lo,
                 (int)strlen(fmt_count_pair(b, sizeof b, x->errors, x->warnings, 0, INT_MAX)));
@@ -449,16 +452,12 @@ static void list_cells(ui *u, const view *v, int page, int *need_min, int *need_
         if (r->kind == VL_BACKUP && (x->phase_id == VL_PH_NEW || x->phase_id == VL_PH_QUEUED ||
                                      x->phase_id == VL_PH_READY_TO_START)) {
             /* the queue's short answer across RATE and ETA, whole when there is room */
-            run_answer a;
-            ui_answer(u, r, &a);
             char *c = san_str(queue_why_short(b, sizeof b, &a.queue));
             /* " ≈21:40" after it when there is no STARTED column (7 columns) */
             int hi = san_width(c) - 1 - list_col_width[C_ETA] + (a.queue.start_known ? 7 : 0);
             free(c);
             LC_NEED(C_RATE, 0, hi);
-        } else if (vl_phase_active(x->phase_id)) { /* as the row draws them: the run's answer */
-            run_answer a;
-            ui_answer(u, r, &a);
+        } else if (vl_phase_active(x->phase_id)) {
             if (a.stalled == ANS_YES) { /* "stalled 59m59s" across RATE and ETA */
                 char d[32];
                 snprintf(b, sizeof b, "stalled %s", fmt_duration(d, sizeof d, a.stalled_for));

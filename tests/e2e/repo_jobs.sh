@@ -4,8 +4,10 @@
 # and one running for 2 minutes; db's succeeded 31 minutes ago after 45 s; the long-named
 # repository's Job found by the SHA3-224 label Velero gives it; logs none. --once --json lists
 # them per repository; the health screen says them under each repository's row (80x24, 200x50);
-# `l` on a repository row opens its newest Job's pod log in the pager (running: followed). With jobs forbidden:
-# "maintenance jobs: unknown (forbidden)" and maintenanceJobs null, never none.
+# `l` on a repository row opens its newest Job's pod log in the pager (running: followed). With
+# jobs forbidden: "maintenance jobs: unknown (forbidden)" and maintenanceJobs null, never none;
+# with a Role without jobs (--rbac), --once exits 5 and names "jobs forbidden" (stderr, JSON
+# incomplete, health unknown).
 . "$(dirname "$0")/tui_lib.bash" || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 0; }
 tui_sim_start --scenario "$FIXTURES_DIR/scenarios/repo_jobs.yaml" --quiet
@@ -82,4 +84,45 @@ tui_wait '^Repositories \(4\)'
 n=$(tui_screen | grep -c '^    maintenance jobs: unknown (forbidden)$')
 [ "$n" = 4 ] || tui_fail "$n rows say 'maintenance jobs: unknown (forbidden)', want 4"
 tui_screen | grep -q 'maintenance jobs: none' && tui_fail "a forbidden list shown as none"
+tui_server_stop
+tui_sim_kill
+TUI_SIM_PORT=""
+
+# ---- a Role without batch/v1 jobs (the sim's RBAC): the maintenance jobs are part of the health
+# answer, so --once says the answer is not whole in every way it says so: exit 5, stderr and
+# JSON's "incomplete" name the list, health unknown with why (not only the lamp's "forbidden")
+cat >"$TUI_DIR/nojobs.yaml" <<'YAML'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: velero-viewer-without-jobs
+rules:
+  - apiGroups: [velero.io]
+    resources: ["*"]
+    verbs: [get, list, watch]
+  - apiGroups: [""]
+    resources: [pods, pods/log]
+    verbs: [get, list, watch]
+  - apiGroups: [apps]
+    resources: [daemonsets]
+    verbs: [get, list, watch]
+YAML
+tui_sim_start --scenario "$FIXTURES_DIR/scenarios/repo_jobs.yaml" --rbac "$TUI_DIR/nojobs.yaml" --quiet
+st=0
+"$VELTOP" --kubeconfig "$KC" --once >"$TUI_DIR/r.txt" 2>"$TUI_DIR/r.err" || st=$?
+[ "$st" = 5 ] || tui_fail "--once with jobs forbidden by RBAC: exit $st, want 5"
+grep -qx 'veltop: incomplete: not visible: jobs forbidden' "$TUI_DIR/r.err" ||
+    tui_fail "--once stderr: $(cat "$TUI_DIR/r.err")"
+st=0
+"$VELTOP" --kubeconfig "$KC" --once --json >"$TUI_DIR/r.json" 2>/dev/null || st=$?
+[ "$st" = 5 ] || tui_fail "--once --json with jobs forbidden by RBAC: exit $st, want 5"
+python3 - "$TUI_DIR/r.json" <<'PY' || tui_fail "--once --json, jobs forbidden by RBAC: $(cat "$TUI_DIR/r.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["lamp"] == "forbidden", d["lamp"]
+assert d["incomplete"] == ["jobs forbidden"], d["incomplete"]
+assert d["health"]["unknown"] == "cannot read jobs: forbidden", d["health"]
+for x in d["repositories"]:
+    assert x["maintenanceJobs"] is None and x["maintenanceJobsUnknown"] == "forbidden", x
+PY
 echo PASS

@@ -2,7 +2,9 @@
 # surfaces_every.sh: one answer, every surface. Over scenario surfaces.yaml (a run with a known
 # end, a slow steady run, a stalled volume beside a moving one, a stalled run, a volume with no
 # totalBytes, a Queued backup), at one instant, each surface says of each run what `--once --json`
-# says: the phase, stalled or not, what its end waits on, the kind of ETA (estimate, with or
+# says: the phase, the items as "done/total" with "~" exactly where the answer's total is an
+# estimate (a run whose item pass is over: "10/10", not "10/~10"), stalled or not, what its end
+# waits on, the kind of ETA (estimate, with or
 # without a caveat; a promise; none) and the ETA itself within 15 % (and the seconds between the
 # looks). The surfaces: the list, the detail and volumes screens, the `--once` table, `--wait`
 # piped (one per run; on a terminal, the same line fitted to its width: wait_line.sh), `--serve`'s series, the fleet's summary of the context,
@@ -50,10 +52,10 @@ VPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); p
 SERVE_PID=$!
 tui_wait '● live'
 # every run in its state: drill's ETA counts, stuck is stalled, unsized has moved bytes
-tui_wait 'R drill +InProgress +.* 20/~?20 +[0-9.]+/s +[0-9hms]+ ' 30
-tui_wait 'B.?stuck +InProgress +.* 10/~?10 +stalled [0-9]+s ' 60
+tui_wait 'R drill +InProgress +.* 20/20 +[0-9.]+/s +[0-9hms]+ ' 30
+tui_wait 'B.?stuck +InProgress +.* 10/10 +stalled [0-9]+s ' 60
 tui_wait 'B.?unsized +InProgress .* [0-9.]+ [MG]iB/\?' 30
-tui_wait 'B.?mixed +InProgress +.* 10/~?10 +[0-9.]+/s +[0-9hms]+\+ ' 30
+tui_wait 'B.?mixed +InProgress +.* 10/10 +[0-9.]+/s +[0-9hms]+\+ ' 30
 # the exporter renders at most every few seconds while no scraper's pace is known (serve.c):
 # the instant starts when its series have caught up with the screen
 for _ in $(seq 1 150); do
@@ -118,6 +120,18 @@ assert once["stuck"]["etaReason"] == "stalled" and once["unsized"]["etaReason"] 
 assert once["waiting"]["phase"] == "Queued" and [d["code"] for d in once["waiting"]["diagnosis"]] == ["queued"]
 assert once["unsized"]["bytesTotal"] is None
 
+# the items, "done/total", "~" where the total is an estimate: the item pass of drill, mixed,
+# stuck and unsized is over (its log-derived rows count every item done), slow's is not
+def items(name):
+    r = once[name]
+    if r["itemsDone"] is None:
+        return "-"
+    return "%d/%s%d" % (r["itemsDone"], "~" if r["itemsTotalEstimated"] else "", r["itemsTotal"])
+for n in ("drill", "mixed", "stuck", "unsized"):
+    assert once[n]["itemsTotalEstimated"] is False and items(n) == "%d/%d" % ((20,) * 2 if n == "drill" else (10,) * 2), \
+        f"--once --json {n}: items {items(n)}"
+assert once["slow"]["itemsTotalEstimated"] is True and items("slow").startswith(tuple("0123456789")) and "/~400" in items("slow"), items("slow")
+
 def near(a, b, what):
     assert abs(a - b) <= max(3 + SPAN, 0.15 * b), f"{what}: {a} s against --once --json's {b} s"
 
@@ -141,6 +155,10 @@ for line in open(D + "/list.txt"):
         continue
     name, phase, rest = m.group(2), m.group(3), m.group(5).split()
     assert phase == once[name]["phase"], f"list {name}: phase {phase}"
+    if name != "slow":  # slow's count moves between the looks; its "~" does not
+        assert m.group(4) == items(name), f"list {name}: items {m.group(4)}, --once --json {items(name)}"
+    else:
+        assert "/~" in m.group(4), f"list slow: items {m.group(4)}"
     q = once[name].get("queue")
     if q:  # a waiting backup: its position and what holds it in place of a rate and an ETA
         short = " ".join(rest)
@@ -165,6 +183,10 @@ for line in lines[1:]:
     row = {c: line[a:b].strip() for c, a, b in zip(cols, starts, starts[1:] + [None])}
     n = row["NAME"]
     assert row["PHASE"] == once[n]["phase"], f"table {n}: phase"
+    if n in once and n != "slow":
+        assert row["ITEMS"] == items(n), f"table {n}: items {row['ITEMS']}, --once --json {items(n)}"
+    elif n == "slow":
+        assert "/~" in row["ITEMS"], f"table slow: items {row['ITEMS']}"
     if n in once and once[n]["phase"] != "Completed":
         cell(n, row["ETA"], "stall", "--once table")
 
@@ -175,6 +197,11 @@ for line in open(D + "/wait.txt"):
     n, phase, rest = m.group(2), m.group(3), m.group(4)
     r = ref(n)
     assert phase == r["phase"], f"--wait {n}: phase {phase}"
+    it = re.search(r"(?:^|  )items (\S+)", rest)
+    if n == "slow":
+        assert it and "/~" in it.group(1), f"--wait slow: items in {rest}"
+    else:
+        assert (it.group(1) if it else "-") == items(n), f"--wait {n}: items {it and it.group(1)}, --once --json {items(n)}: {rest}"
     assert bool(re.search(r"(?:^|  )stalled \d", rest)) == bool(r["stalled"]), f"--wait {n} (stalled {r['stalled']}): {rest}"
     e = re.search(r"eta (done in ~(\S+) \(at [^)]*\)(?:, (.*?))?(?=  |$)|done in ≥ (\S+)|none|unknown[^ ]*|-)", rest)
     assert e, f"--wait {n}: no eta in {rest}"
@@ -207,6 +234,8 @@ for n in ("drill", "slow", "mixed", "stuck", "unsized"):
     r = ref(n)
     ph = series("veltop_run_info", n)
     assert len(ph) == 1 and ph[0][0]["phase"] == r["phase"], f"--serve {n}: info {ph}"
+    est = series("veltop_run_items_expected_estimated", n)
+    assert [v for _, v in est] == [1.0 if once[n]["itemsTotalEstimated"] else 0.0], f"--serve {n}: items estimated {est}"
     stl = series("veltop_run_stalled", n)
     assert [v for _, v in stl] == [1.0 if r["stalled"] else 0.0], f"--serve {n}: stalled {stl}"
     eta = series("veltop_run_eta_seconds", n)
@@ -251,6 +280,7 @@ PY
 # the unsized one: the same ETA kind and caveat, the stalled volume is stalled on both
 tui_keys / m i x e d Enter Enter
 tui_wait '^Backup mixed +InProgress'
+tui_wait '^Items .* 10 of 10 +100%' 5 # the item pass is over: no "~", as every surface says
 tui_wait '^Rate .*ETA done in ~[0-9hms]+ \(at [0-9:]+\), a volume is stalled'
 tui_screen | grep -Eq '^ +PVB payments/app-0:cache .* stalled [0-9]+s' || tui_fail "detail: cache not stalled"
 tui_keys v

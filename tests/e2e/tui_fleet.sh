@@ -128,8 +128,29 @@ tui_wait '^ {40,}Velero is in namespace$'
 tui_wait '^ {40,}openshift-adp \(--namespace-for$'
 tui_wait '^ {40,}ns-e=openshift-adp\)$'
 tui_keys W
-tui_resize 240 30
+# the column budget, header lines exact (the widest cells: overdue-c's schedules, 47 columns; the
+# healthy ones' "1, last ~33m..s"): at 80 and 120 the version, node agents, locations and
+# schedules (at 80 the last 24 h too) give way to a WHY of 30 or more; from 160 on every column
+# shows and WHY takes what is left (160 used to drop the version)
+header_is() { # cols line
+    tui_resize "$1" 30
+    local end=$((SECONDS + 20))
+    until tui_screen | grep -Fxq -- "$2"; do
+        [ "$SECONDS" -le "$end" ] || tui_fail "header at $1 columns: '$(tui_screen | grep -E '^ LAMP ')', want '$2'"
+        sleep 0.1
+    done
+}
+ALL=' LAMP            CONTEXT    VELERO   IN FLIGHT        24H OK/PF/F  SCHEDULES                                        BSL  AGENTS     WHY'
+header_is 80 ' LAMP            CONTEXT    IN FLIGHT           WHY'
+header_is 120 ' LAMP            CONTEXT    IN FLIGHT        24H OK/PF/F     WHY'
+header_is 160 "$ALL"
+# every cell whole, and WHY beside them (cut: Right and W show the rest)
+tui_wait '^ ● live +overdue-c +v1\.18\.2 +none +1/0/0 +1, 1 overdue, 1 restorable stale; nightly never +1/1 +3/3 +1 schedule overdue, 1 s[^ ]*…$'
+tui_wait '^ ● forbidden +forbid-d +\? +1, last ~[0-9]+m[0-9]+s +2/0/0 +1, 0 overdue; hourly 30m[0-9]+s/1h00m +1/1 +\? +forbidden: pods: pods is f[^ ]*…$'
+header_is 200 "$ALL"
+header_is 240 "$ALL"
 tui_wait '^ 9 clusters: .*1 unreachable\)$'
+echo "fleet columns at 80, 120, 160, 200, 240: ok"
 
 # alerts name the context: the stalled restore rang with its context in the title and the env
 for _ in $(seq 1 100); do grep -q 'restore-drill' "$NOTE" 2>/dev/null && break; sleep 0.1; done
