@@ -172,13 +172,25 @@ shot disconnected-80x24 80 24
 # (queue.yaml: 5 queued, limit 2, an overlap), the detail of a schedule's backup with its
 # restorable line (restorable.yaml), the health screen's repositories with their maintenance
 # jobs (repo_jobs.yaml) and a job's pod log
+# fresh_session COLS ROWS ARGS...: veltop ARGS in a new "shots" session on a tmux server of its
+# own: the old server is killed and a new socket name taken, so that the new session never
+# reaches a server on its way out ("server exited unexpectedly"); tmux 3.3a also ends the server
+# on a second -x/-y session beside a window-size manual one.
+SESSIONS=0
+fresh_session() {
+    cols=$1 rows=$2
+    shift 2
+    tmux -L "$SOCK" kill-server 2>/dev/null || true
+    SESSIONS=$((SESSIONS + 1))
+    SOCK="veltop-shots-$$-$SESSIONS"
+    tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x "$cols" -y "$rows" \
+        env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" "$@"
+    tmux -L "$SOCK" set-option -g window-size manual >/dev/null
+}
 scenario_start() { # scenario file: a sim of its own, veltop in a fresh session at 200x50
-    tmux -L "$SOCK" kill-session -t shots 2>/dev/null || true
     [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null || true
     sim_start "$SRC/tests/fixtures/scenarios/$1" "$1"
-    tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x 200 -y 50 \
-        env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --kubeconfig "$TMP/kc-$1"
-    tmux -L "$SOCK" set-option -g window-size manual >/dev/null
+    fresh_session 200 50 --kubeconfig "$TMP/kc-$1"
     wait_for 'live'
 }
 scenario_start queue.yaml
@@ -236,10 +248,7 @@ SIM_PID=""
 
 # the fleet screen: veltop --demo --fleet (seven simulated clusters in-process), once the stalled
 # restore is called stalled
-tmux -L "$SOCK" kill-session -t shots
-tmux -L "$SOCK" -f /dev/null new-session -d -s shots -x 160 -y 20 \
-    env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color TZ=UTC "$VELTOP" --demo --fleet
-tmux -L "$SOCK" set-option -g window-size manual >/dev/null
+fresh_session 160 20 --demo --fleet
 wait_for 'fleet of 7 contexts'
 wait_for '1 stalled restore'
 shot fleet-160x20 160 20
