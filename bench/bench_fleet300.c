@@ -234,6 +234,11 @@ static void fleet_core(const char *path, const char *what, int runs, int active)
             }
         }
     }
+    if (getenv("BENCH_SHOW_ERRORS")) /* the contexts that did not end, and why */
+        for (size_t i = 0, shown = 0; i < nn && shown < 10; i++)
+            if (!final[i])
+                shown++, printf("%s: not done: %s lamp %d listed %d in flight %d: %s\n", what,
+                                names[i], (int)s[i].lamp, s[i].listed, s[i].n_active, s[i].why);
     double all = 0, all_listed = 0;
     for (size_t i = 0; i < nn; i++) {
         if (final[i] > all) all = final[i];

@@ -328,7 +328,7 @@ char *snapshot_json(const ans_ctx *c, const char *context, const char *server, c
         char *cut = r->resources_cut && mr->n_res
                         ? xasprintf("status.resourceProgress cut at %d resource types: %zu "
                                     "more left out",
-                                    KC_CAP_RESOURCE_ROWS, r->resources_cut)
+                                    KC_CAP_RESOURCE_ROWS, (size_t)r->resources_cut)
                         : NULL;
         snapshot_add_str(o, "resourcesNote",
                          cut            ? cut

@@ -54,7 +54,9 @@ typedef struct model_seen {
 #define MODEL_MOVES_MAX 12 /* phase changes kept per run (then the last is overwritten) */
 
 typedef struct model_run {
-    vl_kind kind;      /* VL_BACKUP or VL_RESTORE */
+    vl_kind kind : 8; /* VL_BACKUP or VL_RESTORE */
+    /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
+    uint8_t alert_seen, alert_phase, alert_stalled;
     uint32_t uid_hash; /* vl_uid_hash of its uid, 0 none (here, not in a padded slot of its own) */
     char *name;        /* owned copy of meta.name (raw; sanitise before display) */
     const char *label; /* the value its volumes' run-name label holds: name, or GetValidName(name)
@@ -62,14 +64,12 @@ typedef struct model_run {
     const vl_run *run; /* current decoded state; owned by the store (or the test) */
     est *items;        /* tracker of items_done */
     double attached;   /* monotonic seconds when first seen */
-    int seeded, finished;
     /* per resource, from status.resourceProgress (vl_run.resources), in the order given */
     model_res *res;
-    size_t n_res;
     /* Hook for runs without resourceProgress: per-resource progress derived from the Velero
      * log (h7's log parser calls model_run_set_derived). Shown when n_res == 0. */
     model_res *derived;
-    size_t n_derived;
+    uint32_t n_res, n_derived;
     /* Why the per-resource rows are missing or incomplete (malloc'd, NULL: nothing to say), for
      * --once: "not fetched: ...", a download's error, "cut at ..." (model_run_set_note). */
     char *res_note;
@@ -82,17 +82,16 @@ typedef struct model_run {
     model_seen first_seen;
     model_seen *moves; /* allocated at the first change (most runs never change while watched) */
     uint8_t n_moves;
-    /* alert.c's memory of what it last saw of this run (phase, stalled), 0 = not seen yet */
-    int alert_seen, alert_phase, alert_stalled;
-    int derived_from_log; /* 1 once derived rows were set: the detail screen says so */
-    size_t pos;           /* private: index in model.runs */
+    uint8_t seeded, finished;
+    uint8_t derived_from_log; /* 1 once derived rows were set: the detail screen says so */
+    uint32_t pos;             /* private: index in model.runs */
 
     /* the model holding it (its clock: model_wall_span) */
     const struct model *owner;
     /* private: its volumes, rebuilt by one pass over every volume when what joins volumes to
      * runs changed (model_run_volumes), not a pass per run and call */
     struct model_volume **joined;
-    size_t n_joined, cap_joined;
+    uint32_t n_joined, cap_joined;
     /* private: what places it in its schedule's history (model_schedule_runs), 0 not there */
     uint64_t hist_key;
 } model_run;

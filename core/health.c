@@ -435,7 +435,7 @@ static void health_why(const kc_refl_status *st, char *buf, size_t n)
     else if (st->last_status == 401)
         snprintf(buf, n, "unauthorized");
     else if (st->last_error[0]) { /* cut to fit (snprintf "%s" trips -Wformat-truncation) */
-        size_t k = strnlen(st->last_error, sizeof st->last_error);
+        size_t k = strlen(st->last_error);
         if (k >= n) k = n - 1;
         memcpy(buf, st->last_error, k);
         buf[k] = 0;

@@ -251,7 +251,7 @@ static const model_key *model_keys_find(const model_key *k, size_t nk, const cha
  * Rows are found by name through sorted indexes, O((rows + nin) log): a list of thousands of
  * resource types (KC_CAP_RESOURCE_ROWS) costs no quadratic search. New names are appended in
  * input order; a name given twice updates its row twice, the last one wins. */
-static void model_res_feed(model_res **res, size_t *n, const vl_res_progress *in, size_t nin,
+static void model_res_feed(model_res **res, uint32_t *n, const vl_res_progress *in, size_t nin,
                            const unsigned char *flags, double now, est *idle, const est *shared)
 {
     size_t n0 = *n, nk;
@@ -546,7 +546,7 @@ static model_run *model_join_run(const model *m, const model_volume *v)
     return r && model_volume_of(v, r) ? r : NULL;
 }
 
-static void model_join_push(model_volume ***list, size_t *n, size_t *cap, model_volume *v)
+static void model_join_push(model_volume ***list, uint32_t *n, uint32_t *cap, model_volume *v)
 {
     if (*n == *cap) {
         *cap = *cap + *cap / 2 + 2; /* 2, 5, 9: a backup of five volumes wastes no slot */

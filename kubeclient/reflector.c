@@ -48,8 +48,9 @@ struct kc_reflector {
     int watching; /* r->req is a watch */
     int64_t watch_started;
     unsigned long watch_events;
-    int stop; /* what the line handler asked for: 0, STOP_RELIST, STOP_ERROR */
-    char stop_msg[512];
+    int stop;       /* what the line handler asked for: 0, STOP_RELIST, STOP_ERROR */
+    char *stop_msg; /* why the watch stops (malloc'd when it does) */
+    char *error;    /* st.last_error's text when it is not "" (malloc'd) */
     int stop_code;
 
     int started;
@@ -76,6 +77,21 @@ static void copy_str(char *dst, size_t n, const char *src)
     if (k >= n) k = n - 1;
     memcpy(dst, src, k);
     dst[k] = 0;
+}
+
+/* st.last_error = msg, cut as copy_str to KC_REFL_ERROR_MAX; NULL or "" clears it. */
+static void set_error(kc_reflector *r, const char *msg)
+{
+    char *e = NULL; /* made before the old one goes: msg may be it */
+    if (msg && *msg) {
+        size_t k = strnlen(msg, KC_REFL_ERROR_MAX - 1);
+        e = xmalloc(k + 1);
+        memcpy(e, msg, k);
+        e[k] = 0;
+    }
+    free(r->error);
+    r->error = e;
+    r->st.last_error = e ? e : "";
 }
 
 static void notify(kc_reflector *r)
@@ -121,6 +137,7 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     r->rng = (uint64_t)kc_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)r;
     if (!r->rng) r->rng = 1;
     r->st.state = KC_REFL_SYNCING;
+    r->st.last_error = "";
     /* the first list may come from the server's cache, as client-go's (resourceVersion=0) */
     snprintf(r->list_rv, sizeof r->list_rv, "0");
     return r;
@@ -138,6 +155,8 @@ void kc_reflector_free(kc_reflector *r)
     free(r->label_q);
     free(r->field_q);
     free(r->cont);
+    free(r->stop_msg);
+    free(r->error);
     free(r);
 }
 
@@ -210,11 +229,11 @@ static void fail(kc_reflector *r, next_step next, const char *msg, int status, l
      * "unauthorized: ..." already), never mistaken for an outage: it waits out the same backoff
      * (to its max), and the liveness probe's answer does not cut its pause short (kickable) */
     if (status == 403 && strncmp(msg, "forbidden", 9)) {
-        char named[sizeof r->st.last_error];
+        char named[KC_REFL_ERROR_MAX];
         snprintf(named, sizeof named, "forbidden: %.*s", (int)(sizeof named - 12), msg);
-        copy_str(r->st.last_error, sizeof r->st.last_error, named);
+        set_error(r, named);
     } else {
-        copy_str(r->st.last_error, sizeof r->st.last_error, msg);
+        set_error(r, msg);
     }
     r->st.last_status = status;
     if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
@@ -243,7 +262,7 @@ static int64_t on_retry(void *arg, const kc_err *err, long retry_after_s, int at
     if (r->watching) r->watch_started = now + d;
     r->st.attempt++;
     r->st.next_try_ms = now + d;
-    copy_str(r->st.last_error, sizeof r->st.last_error, err->msg);
+    set_error(r, err->msg);
     r->st.last_status = err->code;
     r->st.throttled = 1;
     if (!r->st.stale_since_ms) r->st.stale_since_ms = now;
@@ -255,7 +274,7 @@ static int64_t on_retry(void *arg, const kc_err *err, long retry_after_s, int at
 /* The resource does not exist (404): nothing to retry. */
 static void give_up(kc_reflector *r, const char *msg, int status)
 {
-    copy_str(r->st.last_error, sizeof r->st.last_error, msg);
+    set_error(r, msg);
     r->st.last_status = status;
     r->st.state = KC_REFL_FAILED;
     notify(r);
@@ -484,8 +503,9 @@ static int on_line(void *arg, const char *line, size_t n)
             r->stop = STOP_RELIST;
         } else {
             r->stop = STOP_ERROR;
-            snprintf(r->stop_msg, sizeof r->stop_msg, "the watch failed: %s (code %d)",
-                     msg ? msg : "no message", r->stop_code);
+            free(r->stop_msg);
+            r->stop_msg = xasprintf("the watch failed: %.*s (code %d)", KC_REFL_ERROR_MAX,
+                                    msg ? msg : "no message", r->stop_code);
             for (char *p = r->stop_msg; *p; p++)
                 if ((unsigned char)*p < 0x20) *p = ' ';
         }
@@ -538,7 +558,7 @@ static void watch_headers(void *arg, long status)
     r->st.state = KC_REFL_LIVE;
     r->st.attempt = 0;
     r->st.throttled = 0;
-    r->st.last_error[0] = 0;
+    set_error(r, NULL);
     r->st.last_status = 0;
     r->st.next_try_ms = 0;
     /* headers are not data: a watch from an expired resourceVersion opens and then says 410.
@@ -556,8 +576,8 @@ static void watch_data(void *arg, const char *data, size_t n)
         /* an event was dropped: the store cannot be trusted until a re-list */
         r->stop = STOP_ERROR;
         r->stop_code = -1;
-        snprintf(r->stop_msg, sizeof r->stop_msg, "a watch event larger than %zu bytes was refused",
-                 r->max_line);
+        free(r->stop_msg);
+        r->stop_msg = xasprintf("a watch event larger than %zu bytes was refused", r->max_line);
     }
     if (!r->stop) return;
     kc_request_cancel(r->req);

@@ -449,7 +449,9 @@ vl_run *vl_run_decode(const cJSON *obj, vl_kind hint)
     vl_meta_decode(&r->meta, obj, NULL, NULL);
     const cJSON *spec = vl_get(obj, "spec"), *st = vl_get(obj, "status");
 
-    r->phase = vl_phase_text(st, &r->phase_id);
+    vl_phase ph;
+    r->phase = vl_phase_text(st, &ph);
+    r->phase_id = ph;
     const char *loc = vl_cstr(spec, "storageLocation");
     if (!loc) loc = vl_label(&r->meta, "velero.io/storage-location");
     r->storage_location = vl_intern(loc);
@@ -457,8 +459,11 @@ vl_run *vl_run_decode(const cJSON *obj, vl_kind hint)
     if (!sched) sched = vl_label(&r->meta, "velero.io/schedule-name");
     r->schedule = vl_intern(sched);
     if (!backup) r->backup_name = vl_shared(spec, "backupName");
-    r->included_ns = vl_strv(spec, "includedNamespaces", &r->n_included_ns);
-    r->excluded_ns = vl_strv(spec, "excludedNamespaces", &r->n_excluded_ns);
+    size_t n;
+    r->included_ns = vl_strv(spec, "includedNamespaces", &n);
+    r->n_included_ns = (uint32_t)n;
+    r->excluded_ns = vl_strv(spec, "excludedNamespaces", &n);
+    r->n_excluded_ns = (uint32_t)n;
     r->ttl = vl_shared(spec, "ttl");
     r->item_op_timeout = vl_shared(spec, "itemOperationTimeout");
 
@@ -477,7 +482,8 @@ vl_run *vl_run_decode(const cJSON *obj, vl_kind hint)
     r->errors = vl_int(st, "errors");
     r->warnings = vl_int(st, "warnings");
     r->failure_reason = vl_shared(st, "failureReason");
-    r->validation_errors = vl_strv(st, "validationErrors", &r->n_validation_errors);
+    r->validation_errors = vl_strv(st, "validationErrors", &n);
+    r->n_validation_errors = (uint32_t)n;
     r->queue_position = vl_int(st, "queuePosition");
     const cJSON *hooks = vl_get(st, "hookStatus");
     r->hooks_attempted = vl_int(hooks, "hooksAttempted");

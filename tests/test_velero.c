@@ -467,6 +467,29 @@ START_TEST(volume_record_stays_small)
 }
 END_TEST
 
+/* A fleet holds every context's runs decoded (60 000 for 300 contexts of 200): the counts, the
+ * kind, the phase id and the two flags sit where padding was (392 bytes, a 400-byte malloc chunk,
+ * before; 344, a 352-byte one, now), and every value still fits: the last phase and kind, both
+ * flags and a count past 16 bits. */
+START_TEST(run_record_carries_no_padding)
+{
+    ck_assert_uint_le(sizeof(vl_run), 344);
+    vl_run r = {0};
+    r.kind = VL_RESTORE;
+    r.phase_id = VL_PH_CANCELED;
+    r.has_progress = 1;
+    r.has_resource_progress = 1;
+    r.n_included_ns = 70000;
+    r.resources_cut = 70001;
+    ck_assert_int_eq(r.kind, VL_RESTORE);
+    ck_assert_int_eq(r.phase_id, VL_PH_CANCELED);
+    ck_assert_int_eq(r.has_progress, 1);
+    ck_assert_int_eq(r.has_resource_progress, 1);
+    ck_assert_uint_eq(r.n_included_ns, 70000);
+    ck_assert_uint_eq(r.resources_cut, 70001);
+}
+END_TEST
+
 START_TEST(phases_classify)
 {
     static const struct {
@@ -607,6 +630,7 @@ int main(void)
     Suite *s = suite_create("velero");
     TCase *tc = tcase_create("decode");
     tcase_add_test(tc, backup_with_every_field);
+    tcase_add_test(tc, run_record_carries_no_padding);
     tcase_add_test(tc, restore_with_every_field);
     tcase_add_test(tc, backup_with_no_fields_is_new_and_zero);
     tcase_add_test(tc, empty_progress_is_present_and_zero);

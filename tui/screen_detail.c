@@ -964,7 +964,7 @@ static void detail_draw(ui_screen *s, ui *u, WINDOW *w, int rows, int cols)
     char cutbuf[120];
     if (!from_log && run->resources_cut) { /* caps.h: say so, never a silent cut */
         snprintf(cutbuf, sizeof cutbuf, "cut at %d resource types: %zu more left out",
-                 KC_CAP_RESOURCE_ROWS, run->resources_cut);
+                 KC_CAP_RESOURCE_ROWS, (size_t)run->resources_cut);
         src = cutbuf;
     }
     char title[320];

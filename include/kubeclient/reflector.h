@@ -12,12 +12,17 @@ typedef enum {
     KC_REFL_FAILED    /* will not retry (e.g. the resource does not exist) */
 } kc_refl_state;
 
+enum { KC_REFL_ERROR_MAX = 512 }; /* kc_refl_status.last_error's bound, with its NUL */
+
 typedef struct kc_refl_status {
     kc_refl_state state;
-    int attempt;          /* consecutive failures */
-    int64_t next_try_ms;  /* monotonic time of the next try when RETRYING */
-    char last_error[512]; /* person-readable; empty when none */
-    int last_status;      /* HTTP status of the last failure */
+    int attempt;         /* consecutive failures */
+    int64_t next_try_ms; /* monotonic time of the next try when RETRYING */
+    /* person-readable, at most KC_REFL_ERROR_MAX - 1 bytes; "" when none, never NULL. The
+     * reflector's own text (a fleet holds 13 reflectors a context, and most never fail): valid
+     * until its next change of status */
+    const char *last_error;
+    int last_status; /* HTTP status of the last failure */
     char resource_version[64];
     int synced;              /* the first list completed at least once */
     unsigned long events;    /* watch events applied */

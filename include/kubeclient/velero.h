@@ -83,38 +83,40 @@ typedef struct vl_res_progress {
     int64_t processed, total;
 } vl_res_progress;
 
-/* Backup or Restore. */
+/* Backup or Restore. A fleet holds 200 of these a context (60 000 for 300 contexts): the counts
+ * are 32 bits (a JSON array's size is an int), and they, the kind, the phase and the two flags
+ * share the slots that were padding, so the record stays within 344 bytes (test_velero). */
 typedef struct vl_run {
-    vl_kind kind; /* VL_BACKUP or VL_RESTORE */
     vl_meta meta;
-    char *phase; /* the text as given ("New" when empty) */
-    vl_phase phase_id;
+    char *phase; /* the text as given ("New" when empty); its id in phase_id below */
     /* spec */
     char *storage_location; /* backup spec.storageLocation (or label velero.io/storage-location) */
     char *schedule;         /* label velero.io/schedule-name, or restore spec.scheduleName */
     char *backup_name;      /* restore spec.backupName */
     char **included_ns, **excluded_ns;
-    size_t n_included_ns, n_excluded_ns;
+    uint32_t n_included_ns, n_excluded_ns;
     char *ttl;
     char *item_op_timeout; /* spec.itemOperationTimeout (a Go duration), NULL when absent */
     /* status */
     double started, completed, expiration;
-    int has_progress;                /* status.progress present */
     int64_t items_total, items_done; /* totalItems, itemsBackedUp / itemsRestored */
     int64_t errors, warnings;
     char *failure_reason;
     char **validation_errors;
-    size_t n_validation_errors;
     int64_t queue_position;
     int64_t hooks_attempted, hooks_failed;
     int64_t ops_attempted, ops_completed, ops_failed; /* backup/restoreItemOperations* */
     int64_t snapshots_attempted, snapshots_completed;
     int64_t csi_snapshots_attempted, csi_snapshots_completed;
     char *format_version;
-    int has_resource_progress;  /* status.resourceProgress present */
     vl_res_progress *resources; /* in the order given */
-    size_t n_resources;
-    size_t resources_cut; /* entries of resourceProgress past KC_CAP_RESOURCE_ROWS, left out */
+    uint32_t n_resources;
+    uint32_t resources_cut; /* entries of resourceProgress past KC_CAP_RESOURCE_ROWS, left out */
+    uint32_t n_validation_errors;
+    vl_kind kind : 8;                   /* VL_BACKUP or VL_RESTORE */
+    vl_phase phase_id : 8;              /* phase's id */
+    unsigned has_progress : 1;          /* status.progress present */
+    unsigned has_resource_progress : 1; /* status.resourceProgress present */
 } vl_run;
 
 /* What a volume keeps of its metadata. 50 000 volume objects are held at once, so a volume keeps
