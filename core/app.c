@@ -204,6 +204,15 @@ static void app_advance(app *a, int from_flight);
 static void app_on_status(void *arg, const kc_refl_status *st)
 {
     app_hook *h = arg;
+    app *a = h->a;
+    if ((h->which == APP_R_BACKUPS || h->which == APP_R_RESTORES) && a->link == APP_LINK_UNKNOWN &&
+        st->first_headers_ms >= 0) {
+        a->link = st->first_headers_ms >= APP_SLOW_LINK_MS ? APP_LINK_SLOW : APP_LINK_FAST;
+        /* a slow link: the history's lists go out now, held (app_watch), so that their bytes
+         * travel while the runs in flight are listed; a fast one: at app_release_history */
+        if (a->link == APP_LINK_SLOW)
+            for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]);
+    }
     if (st->state == KC_REFL_LIVE) app_retry_others(h->a, h->which);
     h->a->gen_status++;
     app_advance(h->a, 0);
@@ -414,7 +423,10 @@ static void app_release_history(app *a)
 {
     if (a->release_timer) kc_loop_cancel(a->loop, a->release_timer);
     a->release_timer = 0;
-    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_release(a->refl[i]);
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
+        kc_reflector_release(a->refl[i]);
+        kc_reflector_start(a->refl[i]); /* not asked for yet (a fast link): now, not held */
+    }
 }
 
 static void app_release_timer(void *arg)
@@ -531,8 +543,9 @@ static void app_watch(app *a, int i)
     o.resource = app_defs[i].resource;
     o.label_selector = app_defs[i].label_selector;
     o.ns = a->ns;
-    /* in flight first: the history's lists go out with the runs list, so that their bytes
-     * travel meanwhile, but are read only when the runs in flight are whole (app_advance) */
+    /* in flight first: the history's lists are read only when the runs in flight are whole
+     * (app_advance); over a slow link they go out before, held, so that their bytes travel
+     * meanwhile (APP_LINK_*) */
     o.held =
         app_flight_first && a->load_phase < APP_LOAD_HISTORY && i >= APP_R_PVBS && i <= APP_R_DDS;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
@@ -565,7 +578,8 @@ void app_load_all_volumes(app *a)
         kc_store_foreach(a->stores[i], app_forget_volume, p); /* the model borrows them */
         kc_store_free(a->stores[i]);
         app_watch(a, i);
-        kc_reflector_start(a->refl[i]); /* held (app_watch) until in flight is in */
+        /* held (app_watch) until in flight is in; over a fast link not asked for till then */
+        if (started || a->link == APP_LINK_SLOW) kc_reflector_start(a->refl[i]);
     }
     if (!started) { /* not begun yet, or in flight: in flight first again */
         a->load_phase = APP_LOAD_RUNS;
@@ -593,10 +607,11 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         hooks[i].which = i;
         app_watch(a, i);
     }
-    /* every list goes out at once; in flight first, the history's are held (app_watch) until
-     * the runs in flight are whole (app_advance) */
+    /* every list goes out at once but, in flight first, the history's: those when the link is
+     * known (app_on_status), or once the runs in flight are whole (app_release_history) */
     if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
-    for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
+    for (int i = 0; i < APP_NREFL; i++)
+        if (!app_flight_first || i < APP_R_PVBS || i > APP_R_DDS) kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }

@@ -31,6 +31,9 @@ typedef struct kc_refl_status {
      * a failure yet, whatever the state says */
     int throttled;
     long listed; /* objects of the list under way (or the last one) so far, pages together */
+    /* ms from sending the first list request to its 2xx answer's headers (the server's round
+     * trip: the connection, the request, the server's start of the answer); -1 until known */
+    int64_t first_headers_ms;
 } kc_refl_status;
 
 typedef struct kc_reflector kc_reflector;
