@@ -208,10 +208,11 @@ static void app_on_status(void *arg, const kc_refl_status *st)
     if ((h->which == APP_R_BACKUPS || h->which == APP_R_RESTORES) && a->link == APP_LINK_UNKNOWN &&
         st->first_headers_ms >= 0) {
         a->link = st->first_headers_ms >= APP_SLOW_LINK_MS ? APP_LINK_SLOW : APP_LINK_FAST;
-        /* a slow link: the history's lists go out now, held (app_watch), so that their bytes
-         * travel while the runs in flight are listed; a fast one: at app_release_history */
-        if (a->link == APP_LINK_SLOW)
-            for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]);
+        /* a slow link: the history's held lists stay under way, their bytes travelling while
+         * the runs in flight are listed; a fast one: withdrawn, asked for again at
+         * app_release_history */
+        if (a->link == APP_LINK_FAST && a->load_phase < APP_LOAD_HISTORY)
+            for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_withdraw(a->refl[i]);
     }
     if (st->state == KC_REFL_LIVE) app_retry_others(h->a, h->which);
     h->a->gen_status++;
@@ -425,7 +426,7 @@ static void app_release_history(app *a)
     a->release_timer = 0;
     for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
         kc_reflector_release(a->refl[i]);
-        kc_reflector_start(a->refl[i]); /* not asked for yet (a fast link): now, not held */
+        kc_reflector_start(a->refl[i]); /* withdrawn (a fast link): asked for now, not held */
     }
 }
 
@@ -543,9 +544,9 @@ static void app_watch(app *a, int i)
     o.resource = app_defs[i].resource;
     o.label_selector = app_defs[i].label_selector;
     o.ns = a->ns;
-    /* in flight first: the history's lists are read only when the runs in flight are whole
-     * (app_advance); over a slow link they go out before, held, so that their bytes travel
-     * meanwhile (APP_LINK_*) */
+    /* in flight first: the history's lists go out with the runs list, but are read only when
+     * the runs in flight are whole (app_advance); over a slow link their bytes travel
+     * meanwhile, over a fast one they are withdrawn (APP_LINK_*) */
     o.held =
         app_flight_first && a->load_phase < APP_LOAD_HISTORY && i >= APP_R_PVBS && i <= APP_R_DDS;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
@@ -579,7 +580,7 @@ void app_load_all_volumes(app *a)
         kc_store_free(a->stores[i]);
         app_watch(a, i);
         /* held (app_watch) until in flight is in; over a fast link not asked for till then */
-        if (started || a->link == APP_LINK_SLOW) kc_reflector_start(a->refl[i]);
+        if (started || a->link != APP_LINK_FAST) kc_reflector_start(a->refl[i]);
     }
     if (!started) { /* not begun yet, or in flight: in flight first again */
         a->load_phase = APP_LOAD_RUNS;
@@ -607,11 +608,10 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         hooks[i].which = i;
         app_watch(a, i);
     }
-    /* every list goes out at once but, in flight first, the history's: those when the link is
-     * known (app_on_status), or once the runs in flight are whole (app_release_history) */
+    /* every list goes out at once; in flight first, the history's are held (app_watch) until
+     * the runs in flight are whole (app_advance), or withdrawn over a fast link (APP_LINK_*) */
     if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
-    for (int i = 0; i < APP_NREFL; i++)
-        if (!app_flight_first || i < APP_R_PVBS || i > APP_R_DDS) kc_reflector_start(a->refl[i]);
+    for (int i = 0; i < APP_NREFL; i++) kc_reflector_start(a->refl[i]);
     a->liveness = kc_liveness_new(client, &(kc_liveness_opts){.on_back = app_on_back, .arg = a});
     return a;
 }

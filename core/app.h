@@ -294,11 +294,12 @@ typedef struct app {
     int link;               /* APP_LINK_*: when the history's lists go out (in flight first) */
 } app;
 
-/* In flight first, the history's lists go out when the link is known (app_on_status): over a
- * slow one with the runs list's answer (held: their bytes travel meanwhile), over a fast one
- * only once the runs in flight are whole (app_release_history): there they would all be in
- * at once, and the server encoding them shares the cores with the lists that matter first.
- * Slow: the first runs list's answer began APP_SLOW_LINK_MS or more after it was asked for. */
+/* In flight first, the history's lists go out held with the runs list; when the first runs
+ * list's answer begins (app_on_status) the link is known: over a slow one they stay under way
+ * (their bytes travel meanwhile), over a fast one they are withdrawn (kc_reflector_withdraw) and
+ * asked for again once the runs in flight are whole (app_release_history): there they would
+ * all be in at once, the server encoding them beside the lists that matter first. Slow: that
+ * answer began APP_SLOW_LINK_MS or more after the list was asked for. */
 enum { APP_LINK_UNKNOWN, APP_LINK_FAST, APP_LINK_SLOW };
 #define APP_SLOW_LINK_MS 20
 
@@ -308,7 +309,7 @@ enum {
     APP_LOAD_HISTORY, /* those are in (and watched); listing every volume */
     APP_LOAD_DONE     /* every volume list is in */
 };
-/* The history's lists are held (kc_reflector_opts.held), or not asked for (APP_LINK_*), until
+/* The history's lists are held (kc_reflector_opts.held), or withdrawn (APP_LINK_*), until
  * the runs in flight are whole; with hold_for_frame, until a frame showed them (app_frame_drawn),
  * or this long after they were. */
 #define APP_HISTORY_HOLD_MS 500

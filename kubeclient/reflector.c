@@ -162,6 +162,16 @@ void kc_reflector_release(kc_reflector *r)
     if (r->req && !r->watching) kc_request_release(r->req);
 }
 
+void kc_reflector_withdraw(kc_reflector *r)
+{
+    /* a list that failed (not held) and waits to try again is left to its retry */
+    if (!r || !r->held || !r->started || r->watching || !r->req) return;
+    kc_request_cancel(r->req);
+    r->req = NULL;
+    r->started = 0;
+    r->st.first_headers_ms = -1;
+}
+
 void kc_reflector_start(kc_reflector *r)
 {
     if (r->started) return;

@@ -238,9 +238,11 @@ START_TEST(history_lists_go_out_first_but_are_read_after_the_runs_in_flight)
 END_TEST
 
 /* Over a fast link (loopback, no delay: the runs list answers within APP_SLOW_LINK_MS) the
- * history's lists are not asked for until a frame showed the runs in flight whole (a screen:
+ * history's lists, asked for with the runs, are withdrawn as soon as the runs list's answer
+ * begins, and asked for again only once a frame showed the runs in flight whole (a screen:
  * hold_for_frame, app_frame_drawn): the server does not encode them beside the lists that matter
- * first. So the history's slow datauploads list (1.5 s, slow=) answers 1.5 s after that frame. */
+ * first. So none is under way at that frame (its first_headers_ms is -1 again), and the
+ * history's slow datauploads list (1.5 s, slow=) answers 1.5 s after the frame. */
 START_TEST(a_fast_link_asks_for_the_history_after_the_runs_in_flight)
 {
     tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/inflight_first.yaml",
@@ -255,7 +257,7 @@ START_TEST(a_fast_link_asks_for_the_history_after_the_runs_in_flight)
     ck_assert_int_eq(a->link, APP_LINK_FAST);
     ck_assert_msg(!early, "history read before the runs in flight were whole");
     ck_assert_msg(pvb_headers < 0,
-                  "the history's list was asked for before the frame (answered in %lld ms)",
+                  "the history's list under way before the frame (answered in %lld ms)",
                   (long long)pvb_headers);
     ck_assert_uint_eq(run_vols(a, "live-1"), 1);
     ck_assert_uint_eq(run_vols(a, "old-1"), 0);
@@ -265,7 +267,7 @@ START_TEST(a_fast_link_asks_for_the_history_after_the_runs_in_flight)
     void *p[2] = {a, &want};
     ck_assert(kc_loop_run_until(ts.loop, phase_at_least, p, 10000));
     int64_t waited = kc_now_ms() - t_frame;
-    ck_assert_msg(waited >= 1400, "the history came %lld ms after the frame: asked for before it",
+    ck_assert_msg(waited >= 1400, "the history came %lld ms after the frame: under way before it",
                   (long long)waited);
     ck_assert_int_ge(kc_reflector_status(a->refl[APP_R_PVBS])->first_headers_ms, 0);
     ck_assert_uint_eq(run_vols(a, "old-1"), 1);
