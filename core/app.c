@@ -342,6 +342,16 @@ static void app_advance(app *a, int from_flight);
 static void app_on_status(void *arg, const kc_refl_status *st)
 {
     app_hook *h = arg;
+    app *a = h->a;
+    if ((h->which == APP_R_BACKUPS || h->which == APP_R_RESTORES) && a->link == APP_LINK_UNKNOWN &&
+        st->first_headers_ms >= 0) {
+        a->link = st->first_headers_ms >= APP_SLOW_LINK_MS ? APP_LINK_SLOW : APP_LINK_FAST;
+        /* a slow link: the history's held lists stay under way, their bytes travelling while
+         * the runs in flight are listed; a fast one: withdrawn, asked for again at
+         * app_release_history */
+        if (a->link == APP_LINK_FAST && a->load_phase < APP_LOAD_HISTORY)
+            for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_withdraw(a->refl[i]);
+    }
     if (st->state == KC_REFL_LIVE) app_retry_others(h->a, h->which);
     h->a->gen_status++;
     app_advance(h->a, 0);
@@ -553,7 +563,10 @@ static void app_release_history(app *a)
 {
     if (a->release_timer) kc_loop_cancel(a->loop, a->release_timer);
     a->release_timer = 0;
-    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_release(a->refl[i]);
+    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
+        kc_reflector_release(a->refl[i]);
+        kc_reflector_start(a->refl[i]); /* withdrawn (a fast link): asked for now, not held */
+    }
 }
 
 static void app_release_timer(void *arg)
@@ -673,11 +686,12 @@ static void app_watch(app *a, int i)
     o.resource = app_defs[i].resource;
     o.label_selector = app_defs[i].label_selector;
     o.ns = a->ns;
-    /* in flight first: the history's lists go out with the runs list, so that their bytes
-     * travel meanwhile, but are read only when the runs in flight are whole (app_advance). Not
-     * a summary's: a held answer costs what libcurl keeps of a paused transfer (what it had
-     * read and inflated, ~160 KB a list here), 660 KB a context at 300 contexts, twice what the
-     * context holds after; and a summary holds little of the history, which is cheap to skip */
+    /* in flight first: the history's lists go out with the runs list, but are read only when
+     * the runs in flight are whole (app_advance); over a slow link their bytes travel
+     * meanwhile, over a fast one they are withdrawn (APP_LINK_*). Not a summary's: a held
+     * answer costs what libcurl keeps of a paused transfer (what it had read and inflated,
+     * ~160 KB a list here), 660 KB a context at 300 contexts, twice what the context holds
+     * after; and a summary holds little of the history, which is cheap to skip */
     o.held = app_flight_first && !a->volumes_recent && a->load_phase < APP_LOAD_HISTORY &&
              i >= APP_R_PVBS && i <= APP_R_DDS;
     a->refl[i] = kc_reflector_new(a->client, &o, a->stores[i]);
@@ -719,7 +733,8 @@ static void app_volumes_again(app *a)
         kc_store_foreach(a->stores[i], app_forget_volume, p); /* the model borrows them */
         kc_store_free(a->stores[i]);
         app_watch(a, i);
-        kc_reflector_start(a->refl[i]); /* held (app_watch) until in flight is in */
+        /* held (app_watch) until in flight is in; over a fast link not asked for till then */
+        if (started || a->link != APP_LINK_FAST) kc_reflector_start(a->refl[i]);
     }
     if (!started) { /* not begun yet, or in flight: in flight first again */
         a->load_phase = APP_LOAD_RUNS;
@@ -748,8 +763,9 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
         app_watch(a, i);
     }
     /* every list goes out at once; in flight first, the history's are held (app_watch) until
-     * the runs in flight are whole (app_advance); a summary's go out when the runs are listed
-     * (app_flight_start), so that what it keeps of them is decided knowing their runs */
+     * the runs in flight are whole (app_advance), or withdrawn over a fast link (APP_LINK_*); a
+     * summary's go out when the runs are listed (app_flight_start), so that what it keeps of
+     * them is decided knowing their runs */
     if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
     for (int i = 0; i < APP_NREFL; i++)
         if (!(recent && app_flight_first && i >= APP_R_PVBS && i <= APP_R_DDS))

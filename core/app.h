@@ -298,7 +298,17 @@ typedef struct app {
     size_t n_flight_rv[4];
     uint64_t release_timer; /* the runs in flight are whole, the history's lists still held */
     int hold_for_frame;     /* a screen draws this app: the history waits for app_frame_drawn */
+    int link;               /* APP_LINK_*: when the history's lists go out (in flight first) */
 } app;
+
+/* In flight first, the history's lists go out held with the runs list; when the first runs
+ * list's answer begins (app_on_status) the link is known: over a slow one they stay under way
+ * (their bytes travel meanwhile), over a fast one they are withdrawn (kc_reflector_withdraw) and
+ * asked for again once the runs in flight are whole (app_release_history): there they would
+ * all be in at once, the server encoding them beside the lists that matter first. Slow: that
+ * answer began APP_SLOW_LINK_MS or more after the list was asked for. */
+enum { APP_LINK_UNKNOWN, APP_LINK_FAST, APP_LINK_SLOW };
+#define APP_SLOW_LINK_MS 20
 
 enum {
     APP_LOAD_RUNS,    /* listing backups and restores; no volume list started */
@@ -306,9 +316,9 @@ enum {
     APP_LOAD_HISTORY, /* those are in (and watched); listing every volume */
     APP_LOAD_DONE     /* every volume list is in */
 };
-/* The history's lists are asked for with the runs but held (kc_reflector_opts.held) until the
- * runs in flight are whole; with hold_for_frame, until a frame showed them (app_frame_drawn), or
- * this long after they were. */
+/* The history's lists are held (kc_reflector_opts.held), or withdrawn (APP_LINK_*), until
+ * the runs in flight are whole; with hold_for_frame, until a frame showed them (app_frame_drawn),
+ * or this long after they were. */
 #define APP_HISTORY_HOLD_MS 500
 /* A renderer drew a frame with the model's volumes current: the history's held lists may be
  * read now (in flight first). */

@@ -40,9 +40,10 @@ struct kc_reflector {
     int pages, max_pages;  /* pages of this list so far; the cap (caps.h) */
     long items, max_items; /* objects of this list so far (pages together); the cap (caps.h) */
     int replacing;
-    int additive;        /* kc_reflector_opts.additive */
-    int held;            /* kc_reflector_opts.held, until kc_reflector_release */
-    kc_listsplit *split; /* the page's items as they arrive (listsplit.h) */
+    int additive;         /* kc_reflector_opts.additive */
+    int held;             /* kc_reflector_opts.held, until kc_reflector_release */
+    int64_t list_sent_ms; /* when the first list request went out (first_headers_ms) */
+    kc_listsplit *split;  /* the page's items as they arrive (listsplit.h) */
     /* watching */
     kc_ndjson *framer;
     int watching; /* r->req is a watch */
@@ -138,6 +139,7 @@ kc_reflector *kc_reflector_new(kc_client *c, const kc_reflector_opts *o, kc_stor
     if (!r->rng) r->rng = 1;
     r->st.state = KC_REFL_SYNCING;
     r->st.last_error = "";
+    r->st.first_headers_ms = -1;
     /* the first list may come from the server's cache, as client-go's (resourceVersion=0) */
     snprintf(r->list_rv, sizeof r->list_rv, "0");
     return r;
@@ -177,6 +179,16 @@ void kc_reflector_release(kc_reflector *r)
     if (!r || !r->held) return;
     r->held = 0;
     if (r->req && !r->watching) kc_request_release(r->req);
+}
+
+void kc_reflector_withdraw(kc_reflector *r)
+{
+    /* a list that failed (not held) and waits to try again is left to its retry */
+    if (!r || !r->held || !r->started || r->watching || !r->req) return;
+    kc_request_cancel(r->req);
+    r->req = NULL;
+    r->started = 0;
+    r->st.first_headers_ms = -1;
 }
 
 void kc_reflector_start(kc_reflector *r)
@@ -427,6 +439,17 @@ static void list_done(void *arg, const kc_response *resp, const kc_err *err)
         start_watch(r);
 }
 
+/* The first list's answer began: how long the server took to answer (first_headers_ms). */
+static void list_headers(void *arg, long status)
+{
+    kc_reflector *r = arg;
+    (void)status;
+    if (r->st.first_headers_ms >= 0) return;
+    int64_t ms = kc_now_ms() - r->list_sent_ms;
+    r->st.first_headers_ms = ms > 0 ? ms : 0;
+    notify(r);
+}
+
 static void start_list(kc_reflector *r)
 {
     kc_buf q = {0};
@@ -471,9 +494,11 @@ static void start_list(kc_reflector *r)
     /* streamed: a resourceVersion=0 list is the whole list in one answer, whatever the limit;
      * over a slow link that takes what it takes, so no deadline for the whole answer, only for
      * silence (as a page of 500 had 60 s, a list now has 60 s between bytes) */
+    if (r->st.first_headers_ms < 0) r->list_sent_ms = kc_now_ms();
     kc_request_opts o = {.path = kc_buf_cstr(&q),
                          .stream = 1,
                          .low_speed_secs = 60,
+                         .on_headers = list_headers,
                          .on_retry = on_retry,
                          .hold = r->held};
     r->req = kc_client_request(r->c, &o, list_data, list_done, r);

@@ -180,7 +180,8 @@ START_TEST(in_flight_volumes_come_before_the_history)
 }
 END_TEST
 
-/* Every loop pass until the runs in flight are whole: has anything of the history been read? */
+/* Every loop pass until the runs in flight are whole: has anything of the history been read?
+ * p[2]: the whole podvolumebackups list's first_headers_ms then (-1: not asked for yet). */
 static int flight_whole_watching_history(void *arg)
 {
     void **p = arg;
@@ -192,29 +193,36 @@ static int flight_whole_watching_history(void *arg)
     if (a->load_phase < APP_LOAD_HISTORY &&
         (listed || (old && model_run_volumes(a->model, old, NULL, 0))))
         *(int *)p[1] = 1;
+    *(int64_t *)p[2] = kc_reflector_status(a->refl[APP_R_PVBS])->first_headers_ms;
     return a->load_phase >= APP_LOAD_HISTORY;
 }
 
-/* The history's lists go out with the runs list, but are read only when the runs in flight are
- * whole. Every datauploads list answers 1.5 s late (slow=), the in-flight one too, so the runs in
- * flight are whole after 1.5 s; the whole podvolumebackups list (the finished run's volume) has
- * answered long before, and is not read until then. The history is in soon after the runs in
- * flight, not 1.5 s later: its slow datauploads list was asked for with the runs, not only then
- * (over a slow link its bytes travel meanwhile). */
+/* Over a slow link the history's lists go out with the runs list's answer, but are read only
+ * when the runs in flight are whole. The sim's link has a 15 ms one-way delay (30 ms round trip:
+ * APP_SLOW_LINK_MS 20 is under it), and every datauploads list answers 1.5 s late (slow=), the
+ * in-flight one too, so the runs in flight are whole after 1.5 s; the whole podvolumebackups
+ * list (the finished run's volume) has answered long before, and is not read until then. The
+ * history is in soon after the runs in flight, not 1.5 s later: its slow datauploads list was
+ * asked for with the runs, not only then (its bytes travel meanwhile). (This test ran on an
+ * unslowed loopback before the link decided the order; there the history now waits.) */
 START_TEST(history_lists_go_out_first_but_are_read_after_the_runs_in_flight)
 {
     tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/inflight_first.yaml",
-                                  .faults = "slow=datauploads"});
+                                  .faults = "slow=datauploads",
+                                  .latency_ms = 15});
     tu_sim_connect(&ts);
     int64_t t0 = kc_now_ms();
     app *a = app_new(ts.loop, ts.client, "ctx", "srv", "velero");
     int early = 0;
-    void *q[2] = {a, &early};
+    int64_t pvb_headers = -1;
+    void *q[3] = {a, &early, &pvb_headers};
     ck_assert(kc_loop_run_until(ts.loop, flight_whole_watching_history, q, 10000));
     int64_t t_flight = kc_now_ms();
+    ck_assert_int_eq(a->link, APP_LINK_SLOW);
     ck_assert_msg(t_flight - t0 >= 1400, "the runs in flight whole after %lld ms",
                   (long long)(t_flight - t0));
     ck_assert_msg(!early, "history read before the runs in flight were whole");
+    ck_assert_msg(pvb_headers >= 0, "the history's list was not asked for with the runs");
     ck_assert_uint_eq(run_vols(a, "live-1"), 1);
     int want = APP_LOAD_DONE;
     void *p[2] = {a, &want};
@@ -222,6 +230,46 @@ START_TEST(history_lists_go_out_first_but_are_read_after_the_runs_in_flight)
     int64_t waited = kc_now_ms() - t_flight;
     ck_assert_msg(waited < 1000, "the history came %lld ms after the runs in flight",
                   (long long)waited);
+    ck_assert_uint_eq(run_vols(a, "old-1"), 1);
+    ck_assert_uint_eq(run_vols(a, "live-1"), 1);
+    app_free(a);
+    tu_sim_stop(&ts);
+}
+END_TEST
+
+/* Over a fast link (loopback, no delay: the runs list answers within APP_SLOW_LINK_MS) the
+ * history's lists, asked for with the runs, are withdrawn as soon as the runs list's answer
+ * begins, and asked for again only once a frame showed the runs in flight whole (a screen:
+ * hold_for_frame, app_frame_drawn): the server does not encode them beside the lists that matter
+ * first. So none is under way at that frame (its first_headers_ms is -1 again), and the
+ * history's slow datauploads list (1.5 s, slow=) answers 1.5 s after the frame. */
+START_TEST(a_fast_link_asks_for_the_history_after_the_runs_in_flight)
+{
+    tu_sim_start(&ts, (vsim_opts){.scenario = FIXTURES_DIR "/scenarios/inflight_first.yaml",
+                                  .faults = "slow=datauploads"});
+    tu_sim_connect(&ts);
+    app *a = app_new(ts.loop, ts.client, "ctx", "srv", "velero");
+    a->hold_for_frame = 1;
+    int early = 0;
+    int64_t pvb_headers = -1;
+    void *q[3] = {a, &early, &pvb_headers};
+    ck_assert(kc_loop_run_until(ts.loop, flight_whole_watching_history, q, 10000));
+    ck_assert_int_eq(a->link, APP_LINK_FAST);
+    ck_assert_msg(!early, "history read before the runs in flight were whole");
+    ck_assert_msg(pvb_headers < 0,
+                  "the history's list under way before the frame (answered in %lld ms)",
+                  (long long)pvb_headers);
+    ck_assert_uint_eq(run_vols(a, "live-1"), 1);
+    ck_assert_uint_eq(run_vols(a, "old-1"), 0);
+    app_frame_drawn(a);
+    int64_t t_frame = kc_now_ms();
+    int want = APP_LOAD_DONE;
+    void *p[2] = {a, &want};
+    ck_assert(kc_loop_run_until(ts.loop, phase_at_least, p, 10000));
+    int64_t waited = kc_now_ms() - t_frame;
+    ck_assert_msg(waited >= 1400, "the history came %lld ms after the frame: under way before it",
+                  (long long)waited);
+    ck_assert_int_ge(kc_reflector_status(a->refl[APP_R_PVBS])->first_headers_ms, 0);
     ck_assert_uint_eq(run_vols(a, "old-1"), 1);
     ck_assert_uint_eq(run_vols(a, "live-1"), 1);
     app_free(a);
@@ -294,6 +342,7 @@ int main(void)
     tcase_add_test(tc, in_flight_volumes_come_before_the_history);
     tcase_add_test(tc, once_lists_everything_at_once);
     tcase_add_test(tc, history_lists_go_out_first_but_are_read_after_the_runs_in_flight);
+    tcase_add_test(tc, a_fast_link_asks_for_the_history_after_the_runs_in_flight);
     tcase_add_test(tc, in_flight_selectors_use_the_label_value);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

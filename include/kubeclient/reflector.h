@@ -36,6 +36,9 @@ typedef struct kc_refl_status {
      * a failure yet, whatever the state says */
     int throttled;
     long listed; /* objects of the list under way (or the last one) so far, pages together */
+    /* ms from sending the first list request to its 2xx answer's headers (the server's round
+     * trip: the connection, the request, the server's start of the answer); -1 until known */
+    int64_t first_headers_ms;
 } kc_refl_status;
 
 typedef struct kc_reflector kc_reflector;
@@ -68,6 +71,10 @@ void kc_reflector_start(kc_reflector *r);
 void kc_reflector_free(kc_reflector *r);
 /* Ends kc_reflector_opts.held: the list under way is read from the loop's next pass. */
 void kc_reflector_release(kc_reflector *r);
+/* A held reflector started and not released, its list under way: that list is cancelled (the
+ * server stops sending it) and the reflector is as if never started (kc_reflector_start asks
+ * again, first_headers_ms -1). A no-op otherwise (e.g. waiting to retry a failed list). */
+void kc_reflector_withdraw(kc_reflector *r);
 const kc_refl_status *kc_reflector_status(const kc_reflector *r);
 /* The server answers again (another reflector of it is back): a reflector waiting out its own
  * backoff after a connection failure or a 5xx tries now, once (its backoff keeps growing if it
