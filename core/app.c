@@ -506,7 +506,10 @@ static void app_flight_start(app *a)
                  {APP_R_PVRS, 1, "velero.io/restore-name"},
                  {APP_R_DDS, 1, "velero.io/restore-name"}};
     app_flight_forget_runs(a);
-    for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]); /* a summary's */
+    /* a summary's history lists go out now (app_start did not start them); a screen's went out
+     * held with the runs list, and over a fast link were withdrawn until app_release_history */
+    if (a->volumes_recent)
+        for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]);
     const model *m = a->model;
     for (size_t i = 0; i < m->n_runs; i++) {
         const model_run *r = m->runs[i];

@@ -7,6 +7,7 @@
 #include "kubeclient/ndjson.h"
 #include "kubeclient/util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,7 +447,7 @@ static void list_headers(void *arg, long status)
     (void)status;
     if (r->st.first_headers_ms >= 0) return;
     int64_t ms = kc_now_ms() - r->list_sent_ms;
-    r->st.first_headers_ms = ms > 0 ? ms : 0;
+    r->st.first_headers_ms = ms <= 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
     notify(r);
 }
 

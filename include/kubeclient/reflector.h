@@ -35,10 +35,12 @@ typedef struct kc_refl_status {
      * after that wait (client-go's rest client, up to KC_BACKOFF_RETRY_AFTER_TRIES times): not
      * a failure yet, whatever the state says */
     int throttled;
-    long listed; /* objects of the list under way (or the last one) so far, pages together */
     /* ms from sending the first list request to its 2xx answer's headers (the server's round
-     * trip: the connection, the request, the server's start of the answer); -1 until known */
-    int64_t first_headers_ms;
+     * trip: the connection, the request, the server's start of the answer); -1 until known.
+     * An int beside throttled: the struct's padding, not 8 bytes more (a fleet holds 13 a
+     * context) */
+    int first_headers_ms;
+    long listed; /* objects of the list under way (or the last one) so far, pages together */
 } kc_refl_status;
 
 typedef struct kc_reflector kc_reflector;
