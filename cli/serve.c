@@ -233,8 +233,14 @@ static void serve_render(serve *s)
         cl[i].h = hs[i];
         ans_ctx c;
         answer_ctx_of_app(a, hs[i], now, wall, &c);
-        _Static_assert(sizeof cl[i].incomplete == sizeof c.missing_why, "one list of lists");
-        memcpy(cl[i].incomplete, c.missing_why, sizeof cl[i].incomplete);
+        _Static_assert(sizeof cl[i].incomplete ==
+                           sizeof c.missing_why + HEALTH_NIN * sizeof c.missing_why[0],
+                       "one list of lists");
+        memcpy(cl[i].incomplete, c.missing_why, sizeof c.missing_why);
+        for (int k = 0; k < HEALTH_NIN; k++) { /* the lists health needs, as --once says them */
+            char *e = cl[i].incomplete[5 + k];
+            if (!health_incomplete(hs[i], (health_input)k, e, sizeof cl[i].incomplete[0])) e[0] = 0;
+        }
         live[i] = mx_run_answers(&c, a->model, &cl[i].n_runs);
         cl[i].runs = live[i];
         last[i] = mx_last_runs(&c, a->model, &cl[i].n_last);
