@@ -237,7 +237,15 @@ static void serve_render(serve *s)
                            sizeof c.missing_why + HEALTH_NIN * sizeof c.missing_why[0],
                        "one list of lists");
         memcpy(cl[i].incomplete, c.missing_why, sizeof c.missing_why);
-        for (int k = 0; k < HEALTH_NIN; k++) { /* the lists health needs, as --once says them */
+        /* the lists health needs, as --once says them, once their list failed (not while the
+         * first list is on its way: the answers' own lists are said the same way) */
+        for (int r = 0; r < APP_NREFL; r++) {
+            int k = health_input_of_list(r);
+            const kc_refl_status *st = kc_reflector_status(a->refl[r]);
+            if (k < 0 || st->synced ||
+                !(st->state == KC_REFL_FAILED || st->state == KC_REFL_RETRYING ||
+                  (st->attempt > 0 && st->last_error[0])))
+                continue;
             char *e = cl[i].incomplete[5 + k];
             if (!health_incomplete(hs[i], (health_input)k, e, sizeof cl[i].incomplete[0])) e[0] = 0;
         }
