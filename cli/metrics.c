@@ -780,9 +780,10 @@ static void mx_clusters(mx_w *w, const mx_cluster *cl, size_t ncl)
             for (size_t i = 0; i < cl[c].n_runs; i++) n += cl[c].runs[i].active != 0;
             mx_gauge(w, &cl[c], "veltop_cluster_runs_in_flight", (double)n);
         }
-    mx_family(w, "veltop_cluster_incomplete_info",
-              "A list the answers need that could not be read, as --once --json's incomplete "
-              "says it (\"pods forbidden\"): the figures that need it are absent, not 0.");
+    mx_family(
+        w, "veltop_cluster_incomplete_info",
+        "A list the answers or health need that could not be read, as --once --json's incomplete "
+        "says it (\"pods forbidden\"): the figures that need it are absent, not 0.");
     for (size_t c = 0; c < ncl; c++)
         for (size_t i = 0; i < sizeof cl[c].incomplete / sizeof cl[c].incomplete[0]; i++) {
             if (!cl[c].incomplete[i][0]) continue;

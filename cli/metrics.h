@@ -48,9 +48,10 @@ typedef struct mx_cluster {
     size_t n_runs;
     const run_answer *last; /* answers of the newest finished run per (kind, schedule) */
     size_t n_last;
-    /* what could not be read, as --once --json's top-level "incomplete" says it ("pods
-     * forbidden", a copy of ans_ctx's missing_why): "" entries are none */
-    char incomplete[5][128];
+    /* what could not be read, as --once --json's top-level "incomplete" says it: ans_ctx's
+     * missing_why ("pods forbidden"), then each list health is made of that was not read
+     * (health_incomplete: "jobs forbidden"); "" entries are none */
+    char incomplete[5 + HEALTH_NIN][128];
     /* the model and the instant the answers were judged at (ans_ctx's now and wall): the
      * volumes of the runs in flight (veltop_volume_*); m NULL: no volume series */
     const model *m;

@@ -233,8 +233,22 @@ static void serve_render(serve *s)
         cl[i].h = hs[i];
         ans_ctx c;
         answer_ctx_of_app(a, hs[i], now, wall, &c);
-        _Static_assert(sizeof cl[i].incomplete == sizeof c.missing_why, "one list of lists");
-        memcpy(cl[i].incomplete, c.missing_why, sizeof cl[i].incomplete);
+        _Static_assert(sizeof cl[i].incomplete ==
+                           sizeof c.missing_why + HEALTH_NIN * sizeof c.missing_why[0],
+                       "one list of lists");
+        memcpy(cl[i].incomplete, c.missing_why, sizeof c.missing_why);
+        /* the lists health needs, as --once says them, once their list failed (not while the
+         * first list is on its way: the answers' own lists are said the same way) */
+        for (int r = 0; r < APP_NREFL; r++) {
+            int k = health_input_of_list(r);
+            const kc_refl_status *st = kc_reflector_status(a->refl[r]);
+            if (k < 0 || st->synced ||
+                !(st->state == KC_REFL_FAILED || st->state == KC_REFL_RETRYING ||
+                  (st->attempt > 0 && st->last_error[0])))
+                continue;
+            char *e = cl[i].incomplete[5 + k];
+            if (!health_incomplete(hs[i], (health_input)k, e, sizeof cl[i].incomplete[0])) e[0] = 0;
+        }
         live[i] = mx_run_answers(&c, a->model, &cl[i].n_runs);
         cl[i].runs = live[i];
         last[i] = mx_last_runs(&c, a->model, &cl[i].n_last);

@@ -153,17 +153,13 @@ void fleet_summarize(const ans_ctx *c, const health *h, double wall, fleet_sum *
         fl_health(c->m, h, wall, out);
         out->health = health_judge(h, sum, sizeof sum);
         health_unknown(h, out->health_unknown, sizeof out->health_unknown);
-        /* the pods are the answers' own (answer.h: "pods forbidden"), the backups the runs' */
-        static const health_input own[] = {HEALTH_IN_SCHEDULES, HEALTH_IN_BSLS, HEALTH_IN_REPOS,
-                                           HEALTH_IN_JOBS};
         size_t o = 0;
-        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
-            const char *why = h->unread[own[i]];
-            if (!why[0] || o >= sizeof out->lists_unread) continue;
-            o += (size_t)snprintf(
-                out->lists_unread + o, sizeof out->lists_unread - o, "%s%s%s%.160s", o ? ", " : "",
-                health_input_name(own[i]),
-                strcmp(why, "forbidden") && strcmp(why, "unauthorized") ? ": " : " ", why);
+        for (int i = 0; i < HEALTH_NIN; i++) {
+            char one[200];
+            const char *what = health_incomplete(h, (health_input)i, one, sizeof one);
+            if (!what || o >= sizeof out->lists_unread) continue;
+            o += (size_t)snprintf(out->lists_unread + o, sizeof out->lists_unread - o, "%s%s",
+                                  o ? ", " : "", what);
         }
     }
     out->wrong = out->day_failed || out->day_partial || out->n_stalled || out->n_overdue ||

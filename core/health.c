@@ -295,7 +295,50 @@ const vl_bsl *health_bsl(const health *h, const char *name)
 }
 
 static const char *const health_in_names[HEALTH_NIN] = {
-    "schedules", "backups", "backupstoragelocations", "pods", "backuprepositories", "jobs"};
+    "schedules",          "backups", "backupstoragelocations",  "pods",
+    "backuprepositories", "jobs",    "volumesnapshotlocations", "daemonsets"};
+
+/* Each list the app reads (APP_R_*) as the health input it is (HI: + 1), or ELSEWHERE when
+ * another answer says it is not read: the restores are the runs (the lamp, --once's exit 1),
+ * the volumes the answers' own (answer.c: "podvolumebackups forbidden"). A list left out is 0:
+ * health_input_of_list says -2 and test_health fails. */
+#define HI(in)    ((signed char)((in) + 1))
+#define ELSEWHERE ((signed char)-1)
+static const signed char health_in_of_list[APP_NREFL] = {
+    [APP_R_BACKUPS] = HI(HEALTH_IN_BACKUPS),
+    [APP_R_RESTORES] = ELSEWHERE,
+    [APP_R_PVBS] = ELSEWHERE,
+    [APP_R_PVRS] = ELSEWHERE,
+    [APP_R_DUS] = ELSEWHERE,
+    [APP_R_DDS] = ELSEWHERE,
+    [APP_R_SCHEDULES] = HI(HEALTH_IN_SCHEDULES),
+    [APP_R_BSLS] = HI(HEALTH_IN_BSLS),
+    [APP_R_VSLS] = HI(HEALTH_IN_VSLS),
+    [APP_R_PODS] = HI(HEALTH_IN_PODS),
+    [APP_R_DAEMONSETS] = HI(HEALTH_IN_DAEMONSETS),
+    [APP_R_REPOS] = HI(HEALTH_IN_REPOS),
+    [APP_R_JOBS] = HI(HEALTH_IN_JOBS),
+};
+#undef HI
+#undef ELSEWHERE
+
+int health_input_of_list(int refl)
+{
+    if (refl < 0 || refl >= APP_NREFL) return -2;
+    int v = health_in_of_list[refl];
+    return v > 0 ? v - 1 : v < 0 ? -1 : -2;
+}
+
+const char *health_incomplete(const health *h, health_input in, char *buf, size_t n)
+{
+    /* the pods are the answers' own (answer.h: "pods forbidden"), the backups the runs' */
+    if (in >= HEALTH_NIN || in == HEALTH_IN_PODS || in == HEALTH_IN_BACKUPS) return NULL;
+    const char *why = h->unread[in];
+    if (!why[0]) return NULL;
+    snprintf(buf, n, "%s%s%.160s", health_in_names[in],
+             strcmp(why, "forbidden") && strcmp(why, "unauthorized") ? ": " : " ", why);
+    return buf;
+}
 
 const char *health_input_name(health_input in)
 {
@@ -332,9 +375,11 @@ char *health_unknown(const health *h, char *buf, size_t n)
     buf[0] = 0;
     /* the pods first: the most common list a user may not read; lists that fail for the same
      * reason (an unreachable server) are named together */
-    static const health_input order[] = {HEALTH_IN_PODS, HEALTH_IN_BACKUPS, HEALTH_IN_SCHEDULES,
-                                         HEALTH_IN_BSLS, HEALTH_IN_REPOS,   HEALTH_IN_JOBS};
+    static const health_input order[] = {HEALTH_IN_PODS, HEALTH_IN_BACKUPS,   HEALTH_IN_SCHEDULES,
+                                         HEALTH_IN_BSLS, HEALTH_IN_VSLS,      HEALTH_IN_REPOS,
+                                         HEALTH_IN_JOBS, HEALTH_IN_DAEMONSETS};
     enum { NO = sizeof order / sizeof order[0] };
+    _Static_assert((int)NO == (int)HEALTH_NIN, "every input is said when it is not read");
     int said[NO] = {0};
     for (size_t i = 0; i < NO && o < n; i++) {
         const char *why = h->unread[order[i]];
@@ -453,16 +498,13 @@ health *health_of_app(app *a, double wall)
     for (size_t i = 0; i < h->n_bsl; i++)
         h->bsl_since[i] = app_bsl_unavailable_since(a, h->bsl[i]->meta.name);
     h->repos = repo_build(a->stores[APP_R_REPOS], h->now);
-    static const int refl[HEALTH_NIN] = {
-        [HEALTH_IN_SCHEDULES] = APP_R_SCHEDULES, [HEALTH_IN_BACKUPS] = APP_R_BACKUPS,
-        [HEALTH_IN_BSLS] = APP_R_BSLS,           [HEALTH_IN_PODS] = APP_R_PODS,
-        [HEALTH_IN_REPOS] = APP_R_REPOS,         [HEALTH_IN_JOBS] = APP_R_JOBS};
-    for (int i = 0; i < HEALTH_NIN; i++) {
-        const kc_refl_status *st = kc_reflector_status(a->refl[refl[i]]);
-        if (st->synced) continue;
+    for (int i = 0; i < APP_NREFL; i++) { /* every list health is made of (health_in_of_list) */
+        int in = health_input_of_list(i);
+        const kc_refl_status *st = kc_reflector_status(a->refl[i]);
+        if (in < 0 || st->synced) continue;
         char why[sizeof h->unread[0]];
         health_why(st, why, sizeof why);
-        health_set_unread(h, (health_input)i, why);
+        health_set_unread(h, (health_input)in, why);
     }
     { /* the repositories' maintenance jobs: unknown with why while their list is not read */
         const kc_refl_status *jst = kc_reflector_status(a->refl[APP_R_JOBS]);

@@ -49,12 +49,15 @@ typedef enum {
     HEALTH_IN_SCHEDULES,
     HEALTH_IN_BACKUPS, /* a schedule's last success, its trend and overdue come from them */
     HEALTH_IN_BSLS,
-    HEALTH_IN_PODS,  /* the Velero server and the node-agents */
-    HEALTH_IN_REPOS, /* backuprepositories: maintenance (repos) */
-    HEALTH_IN_JOBS,  /* batch/v1 jobs: the repositories' maintenance jobs (repos), shown under
-                      * each repository: not read, the health answer is not whole, as the lamp
-                      * (forbidden) and --once's exit status (5) already said */
+    HEALTH_IN_PODS,       /* the Velero server and the node-agents */
+    HEALTH_IN_REPOS,      /* backuprepositories: maintenance (repos) */
+    HEALTH_IN_JOBS,       /* batch/v1 jobs: the repositories' maintenance jobs (repos), shown under
+                           * each repository: not read, the health answer is not whole, as the lamp
+                           * (forbidden) and --once's exit status (5) already said */
+    HEALTH_IN_VSLS,       /* volumesnapshotlocations: shown beside the BSLs */
+    HEALTH_IN_DAEMONSETS, /* apps/v1 daemonsets: how many node-agents there should be */
     HEALTH_NIN
+    /* every list the app reads is a health input or said elsewhere: health_input_of_list */
 } health_input;
 
 /* The one judgement of health (health_judge): every surface says this word. */
@@ -117,6 +120,14 @@ void health_set_unread(health *h, health_input in, const char *why);
 /* The name of an input's list: "schedules", "backups", "backupstoragelocations", "pods",
  * "backuprepositories". */
 const char *health_input_name(health_input in);
+/* The health input a list the app reads (APP_R_*) is; -1 when another answer says it is not
+ * read (the restores: the runs, --once's exit 1; the volumes: the answers' own "incomplete");
+ * -2 for a list no one names (a bug: test_health checks every list is one or the other). */
+int health_input_of_list(int refl);
+/* What "incomplete" says of an input not read ("jobs forbidden", "schedules: <the error>"),
+ * the same words in --once's stderr and JSON and --serve's veltop_cluster_incomplete_info; NULL
+ * when it was read, or when the answers name it (pods: "pods forbidden") or the runs (backups). */
+const char *health_incomplete(const health *h, health_input in, char *buf, size_t n);
 /* What h could not see, into buf: "cannot read pods: forbidden; cannot read schedules: ...",
  * lists with the same reason together ("cannot read pods, backups: forbidden"); "" when every
  * input was read. Returns buf. */

@@ -471,6 +471,44 @@ START_TEST(unread_inputs_make_health_unknown)
 }
 END_TEST
 
+/* Every list the app reads is named when it cannot be read: a health input (each exactly once,
+ * "incomplete" then says it unless the runs or the answers do), or an answer's own list. */
+START_TEST(every_list_is_named_when_unread)
+{
+    int seen[HEALTH_NIN] = {0};
+    for (int i = 0; i < APP_NREFL; i++) {
+        int in = health_input_of_list(i);
+        ck_assert_msg(in != -2, "list %d (APP_R_*) is neither a health input nor an answer's", i);
+        if (in >= 0) seen[in]++;
+    }
+    for (int in = 0; in < HEALTH_NIN; in++) ck_assert_int_eq(seen[in], 1);
+    ck_assert_int_eq(health_input_of_list(APP_R_VSLS), HEALTH_IN_VSLS);
+    ck_assert_int_eq(health_input_of_list(APP_R_DAEMONSETS), HEALTH_IN_DAEMONSETS);
+    ck_assert_int_eq(health_input_of_list(APP_R_RESTORES), -1);
+    ck_assert_int_eq(health_input_of_list(APP_R_PVBS), -1);
+    ck_assert_int_eq(health_input_of_list(APP_NREFL), -2);
+
+    model *m = model_new();
+    health *h = health_build(m, NULL, NULL, NULL, NULL, 1, T_NOW);
+    char buf[256];
+    health_set_unread(h, HEALTH_IN_DAEMONSETS, "forbidden");
+    health_set_unread(h, HEALTH_IN_VSLS, "connection refused");
+    ck_assert_str_eq(health_incomplete(h, HEALTH_IN_DAEMONSETS, buf, sizeof buf),
+                     "daemonsets forbidden");
+    ck_assert_str_eq(health_incomplete(h, HEALTH_IN_VSLS, buf, sizeof buf),
+                     "volumesnapshotlocations: connection refused");
+    ck_assert_ptr_null(health_incomplete(h, HEALTH_IN_JOBS, buf, sizeof buf));
+    health_set_unread(h, HEALTH_IN_PODS, "forbidden"); /* the answers say "pods forbidden" */
+    ck_assert_ptr_null(health_incomplete(h, HEALTH_IN_PODS, buf, sizeof buf));
+    ck_assert_int_eq(health_judge(h, buf, sizeof buf), HEALTH_UNKNOWN);
+    ck_assert_str_eq(health_unknown(h, buf, sizeof buf),
+                     "cannot read pods, daemonsets: forbidden; cannot read "
+                     "volumesnapshotlocations: connection refused");
+    health_free(h);
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("health");
@@ -483,6 +521,7 @@ int main(void)
     tcase_add_test(tc, schedule_outcomes_count_the_last_ten);
     tcase_add_test(tc, node_agents_count_against_the_daemonset);
     tcase_add_test(tc, unread_inputs_make_health_unknown);
+    tcase_add_test(tc, every_list_is_named_when_unread);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -519,6 +519,7 @@ static void hd_locations(hd *d, const health *h, double wall)
     snprintf(title, sizeof title, "Storage locations (%zu BSL, %zu VSL)", h->n_bsl, h->n_vsl);
     hd_title(d, title, extra, w_attr(W_BAD));
     if (h->unread[HEALTH_IN_BSLS][0]) hd_unread(d, h, HEALTH_IN_BSLS);
+    if (h->unread[HEALTH_IN_VSLS][0]) hd_unread(d, h, HEALTH_IN_VSLS);
     static const char *const names[] = {"NAME",    "KIND",   "PHASE",  "VALIDATED",
                                         "DEFAULT", "ACCESS", "MESSAGE"};
     static const int full[] = {2, 20, 25, 38, 50, 58, 69}, tiny[] = {2, 14, 19, 31, 43, 51, 51};
@@ -651,6 +652,7 @@ static void hd_pods(hd *d, const health *h, double wall)
                          ? A_REVERSE
                          : 0);
         hd_unread(d, h, HEALTH_IN_PODS);
+        if (h->unread[HEALTH_IN_DAEMONSETS][0]) hd_unread(d, h, HEALTH_IN_DAEMONSETS);
         return;
     }
     /* counted against the DaemonSet's desired number, as its own status says */
@@ -675,6 +677,8 @@ static void hd_pods(hd *d, const health *h, double wall)
                      ? A_REVERSE
                      : 0;
     hd_title_sel(d, title, extra, w_attr(W_BAD), ds_sel);
+    /* counted against the pods seen: how many there should be is unknown */
+    if (h->unread[HEALTH_IN_DAEMONSETS][0]) hd_unread(d, h, HEALTH_IN_DAEMONSETS);
     if (!h->n_agents && missing <= 0) {
         r = hd_row(d);
         if (r >= 0)
