@@ -501,7 +501,9 @@ health *health_of_app(app *a, double wall)
     for (int i = 0; i < APP_NREFL; i++) { /* every list health is made of (health_in_of_list) */
         int in = health_input_of_list(i);
         const kc_refl_status *st = kc_reflector_status(a->refl[i]);
-        if (in < 0 || st->synced) continue;
+        /* a resource the server does not have (404) has no objects to miss: none, as the
+         * answers' own lists (answer.c); forbidden, unauthorised or failing lists hide them */
+        if (in < 0 || st->synced || st->last_status == 404) continue;
         char why[sizeof h->unread[0]];
         health_why(st, why, sizeof why);
         health_set_unread(h, (health_input)in, why);
@@ -509,9 +511,10 @@ health *health_of_app(app *a, double wall)
     { /* the repositories' maintenance jobs: unknown with why while their list is not read */
         const kc_refl_status *jst = kc_reflector_status(a->refl[APP_R_JOBS]);
         char jwhy[sizeof h->unread[0]] = "";
-        if (!jst->synced) health_why(jst, jwhy, sizeof jwhy);
+        int jobs_absent = jst->last_status == 404; /* no Jobs API: no maintenance jobs */
+        if (!jst->synced && !jobs_absent) health_why(jst, jwhy, sizeof jwhy);
         if (h->repos)
-            repo_add_jobs(h->repos, a->stores[APP_R_JOBS], jst->synced, jwhy,
+            repo_add_jobs(h->repos, a->stores[APP_R_JOBS], jst->synced || jobs_absent, jwhy,
                           h->pods_known ? a->stores[APP_R_PODS] : NULL);
     }
     const kc_refl_status *rst = kc_reflector_status(a->refl[APP_R_RESTORES]);
