@@ -54,6 +54,7 @@ struct ui {
     unsigned long seen_gen, seen_status;
     long seen_second;
     int64_t last_frame_ms;
+    int flight_drawn; /* the frame of the runs in flight whole was drawn (unpaced, once) */
     char msg[256];
     double msg_until;
     int sigpipe[2];
@@ -1024,8 +1025,11 @@ int ui_run(ui *u)
     while (!u->quit) {
         int64_t now_ms = kc_now_ms();
         int wait;
+        /* the runs in flight are whole and the history waits for a frame of them: that frame
+         * is the one the user opened veltop for, and is not paced behind the rows' frames */
+        int flight_frame = u->app->release_timer && !u->flight_drawn;
         if (u->dirty) {
-            wait = (int)(u->last_frame_ms + UI_FRAME_MS - now_ms);
+            wait = flight_frame ? 0 : (int)(u->last_frame_ms + UI_FRAME_MS - now_ms);
             if (wait < 0) wait = 0;
         } else {
             struct timespec ts;
@@ -1044,7 +1048,9 @@ int ui_run(ui *u)
         if (ui_model(u)->gen != u->seen_gen || u->app->gen_status != u->seen_status) u->dirty = 1;
         ui_screen *top = ui_top(u);
         if (top && top->fleet_wide && ui_fleet_gen(u) != u->seen_fleet) u->dirty = 1;
-        if (u->dirty && !u->quit && now_ms - u->last_frame_ms >= UI_FRAME_MS) {
+        flight_frame = u->app->release_timer && !u->flight_drawn;
+        if (u->dirty && !u->quit && (flight_frame || now_ms - u->last_frame_ms >= UI_FRAME_MS)) {
+            if (flight_frame) u->flight_drawn = 1;
             /* rows show and sort as the lists arrive (at most a frame every UI_FRAME_MS);
              * volume sums at most 4 times a second (O(volumes)) */
             /* ... and at once when the history waits for a frame of the runs in flight */
