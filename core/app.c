@@ -506,10 +506,6 @@ static void app_flight_start(app *a)
                  {APP_R_PVRS, 1, "velero.io/restore-name"},
                  {APP_R_DDS, 1, "velero.io/restore-name"}};
     app_flight_forget_runs(a);
-    /* a summary's history lists go out now (app_start did not start them); a screen's went out
-     * held with the runs list, and over a fast link were withdrawn until app_release_history */
-    if (a->volumes_recent)
-        for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) kc_reflector_start(a->refl[i]);
     const model *m = a->model;
     for (size_t i = 0; i < m->n_runs; i++) {
         const model_run *r = m->runs[i];
@@ -568,7 +564,7 @@ static void app_release_history(app *a)
     a->release_timer = 0;
     for (int i = APP_R_PVBS; i <= APP_R_DDS; i++) {
         kc_reflector_release(a->refl[i]);
-        kc_reflector_start(a->refl[i]); /* withdrawn (a fast link): asked for now, not held */
+        kc_reflector_start(a->refl[i]); /* withdrawn (a fast link) or a summary's: asked for now */
     }
 }
 
@@ -767,8 +763,8 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
     }
     /* every list goes out at once; in flight first, the history's are held (app_watch) until
      * the runs in flight are whole (app_advance), or withdrawn over a fast link (APP_LINK_*); a
-     * summary's go out when the runs are listed (app_flight_start), so that what it keeps of
-     * them is decided knowing their runs */
+     * summary's go out when its runs in flight are whole (app_release_history), so that what it
+     * keeps of them is decided knowing their runs */
     if (!app_flight_first) a->load_phase = APP_LOAD_HISTORY;
     for (int i = 0; i < APP_NREFL; i++)
         if (!(recent && app_flight_first && i >= APP_R_PVBS && i <= APP_R_DDS))
