@@ -345,7 +345,7 @@ static void app_on_status(void *arg, const kc_refl_status *st)
     app *a = h->a;
     if ((h->which == APP_R_BACKUPS || h->which == APP_R_RESTORES) && a->link == APP_LINK_UNKNOWN &&
         st->first_headers_ms >= 0) {
-        a->link = st->first_headers_ms >= APP_SLOW_LINK_MS ? APP_LINK_SLOW : APP_LINK_FAST;
+        a->link = st->first_headers_ms >= a->slow_link_ms ? APP_LINK_SLOW : APP_LINK_FAST;
         /* a slow link: the history's held lists stay under way, their bytes travelling while
          * the runs in flight are listed; a fast one: withdrawn, asked for again at
          * app_release_history */
@@ -747,6 +747,7 @@ static app *app_start(kc_loop *loop, kc_client *client, const char *context, con
                       const char *ns, int recent)
 {
     app *a = xcalloc(1, sizeof(*a));
+    a->slow_link_ms = APP_SLOW_LINK_MS;
     a->volumes_recent = recent;
     a->loop = loop;
     a->client = client;

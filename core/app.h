@@ -299,6 +299,7 @@ typedef struct app {
     uint64_t release_timer; /* the runs in flight are whole, the history's lists still held */
     int hold_for_frame;     /* a screen draws this app: the history waits for app_frame_drawn */
     int link;               /* APP_LINK_*: when the history's lists go out (in flight first) */
+    int slow_link_ms; /* a runs list answering this late or later: a slow link (APP_SLOW_LINK_MS) */
 } app;
 
 /* In flight first, the history's lists go out held with the runs list; when the first runs
