@@ -263,6 +263,28 @@ static struct MHD_Response *link_date(const simlink *l, struct MHD_Response *r)
     return r;
 }
 
+/* A gzip'd answer read from gz (owned by the response from here): paced on an emulated link. */
+static struct MHD_Response *gz_response(simlink *l, gz_body *gz)
+{
+    struct MHD_Response *r;
+    atomic_fetch_add(&l->gzipped, 1);
+    if (l->o.bandwidth) {
+        paced *p = xcalloc(1, sizeof *p);
+        p->l = l;
+        p->fn = gz_reader;
+        p->cls = gz;
+        p->fr = gz_free;
+        r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(l), paced_reader, p,
+                                              paced_free);
+    } else {
+        gz->count = 1;
+        r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, gz_reader, gz, gz_free);
+    }
+    MHD_add_response_header(r, "Content-Encoding", "gzip");
+    MHD_add_response_header(r, "Vary", "Accept-Encoding");
+    return r;
+}
+
 struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *body, size_t len,
                                              int may_gzip)
 {
@@ -274,22 +296,7 @@ struct MHD_Response *simlink_buffer_response(struct MHD_Connection *c, char *bod
         gz = gz_new(l, body, len);
     struct MHD_Response *r;
     if (gz) {
-        atomic_fetch_add(&l->gzipped, 1);
-        if (l->o.bandwidth) {
-            paced *p = xcalloc(1, sizeof *p);
-            p->l = l;
-            p->fn = gz_reader;
-            p->cls = gz;
-            p->fr = gz_free;
-            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(l), paced_reader, p,
-                                                  paced_free);
-        } else {
-            gz->count = 1;
-            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, gz_reader, gz,
-                                                  gz_free);
-        }
-        MHD_add_response_header(r, "Content-Encoding", "gzip");
-        MHD_add_response_header(r, "Vary", "Accept-Encoding");
+        r = gz_response(l, gz);
     } else if (l && l->o.bandwidth && body) {
         paced *p = xcalloc(1, sizeof *p);
         p->l = l;
@@ -346,22 +353,7 @@ struct MHD_Response *simlink_source_response(struct MHD_Connection *c, size_t le
         gz->src = fn;
         gz->src_cls = cls;
         gz->src_free = fr;
-        atomic_fetch_add(&l->gzipped, 1);
-        if (l->o.bandwidth) {
-            paced *p = xcalloc(1, sizeof *p);
-            p->l = l;
-            p->fn = gz_reader;
-            p->cls = gz;
-            p->fr = gz_free;
-            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, pace_block(l), paced_reader, p,
-                                                  paced_free);
-        } else {
-            gz->count = 1;
-            r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, gz_reader, gz,
-                                                  gz_free);
-        }
-        MHD_add_response_header(r, "Content-Encoding", "gzip");
-        MHD_add_response_header(r, "Vary", "Accept-Encoding");
+        r = gz_response(l, gz);
         return link_date(l, r);
     }
     src_body *b = xcalloc(1, sizeof *b);
